@@ -1,0 +1,99 @@
+//! The app's wasm code in headless Chromium (`./x test`, or `wasm-pack test --headless --chrome`).
+#![cfg(target_arch = "wasm32")]
+
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+use whereabouts_engine::geo::Metres;
+use whereabouts_web::{
+    basemap::{self, Viewport},
+    fatal,
+    protocol::{self, Request, Response},
+    worker,
+};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+#[wasm_bindgen_test]
+fn messages_survive_the_js_boundary() {
+    let request = Request::Ping { nonce: 42 };
+    let value = protocol::encode(&request).unwrap();
+    // Tagged, readable objects in devtools.
+    let tag = js_sys::Reflect::get(&value, &"type".into()).unwrap();
+    assert_eq!(tag.as_string().as_deref(), Some("Ping"));
+    assert_eq!(protocol::decode::<Request>(value).unwrap(), request);
+
+    let response = Response::Fatal {
+        message: "boom".into(),
+    };
+    let back = protocol::decode::<Response>(protocol::encode(&response).unwrap()).unwrap();
+    assert_eq!(back, response);
+}
+
+#[wasm_bindgen_test]
+fn garbage_is_a_decode_error_not_a_panic() {
+    let err = protocol::decode::<Request>(js_sys::Number::from(3).into()).unwrap_err();
+    assert!(err.contains("could not decode"), "{err}");
+}
+
+#[wasm_bindgen_test]
+fn worker_handler_answers_a_ping() {
+    let mut out = Vec::new();
+    worker::handle(Request::Ping { nonce: 7 }, &mut |r| out.push(r));
+    assert_eq!(
+        out,
+        vec![Response::Pong {
+            nonce: 7,
+            engine_version: whereabouts_engine::VERSION.into()
+        }]
+    );
+}
+
+#[wasm_bindgen_test]
+fn fatal_banner_is_visible_and_accumulates() {
+    fatal::show_fatal("first failure");
+    fatal::show_fatal("second failure");
+    let document = web_sys::window().unwrap().document().unwrap();
+    let banner = document
+        .get_element_by_id(fatal::BANNER_ID)
+        .expect("banner shown");
+    assert_eq!(banner.get_attribute("role").as_deref(), Some("alert"));
+    let text = banner.text_content().unwrap();
+    assert!(
+        text.contains("first failure") && text.contains("second failure"),
+        "{text}"
+    );
+    assert_eq!(
+        document
+            .query_selector_all(".fatal-banner")
+            .unwrap()
+            .length(),
+        1
+    );
+}
+
+#[wasm_bindgen_test]
+fn basemap_draws_grid_scale_bar_and_north_arrow() {
+    let document = web_sys::window().unwrap().document().unwrap();
+    let canvas: web_sys::HtmlCanvasElement =
+        document.create_element("canvas").unwrap().unchecked_into();
+    canvas.set_width(400);
+    canvas.set_height(300);
+    let ctx: web_sys::CanvasRenderingContext2d =
+        canvas.get_context("2d").unwrap().unwrap().unchecked_into();
+    let view = Viewport {
+        centre: Metres::new(0.0, 0.0),
+        m_per_px: 4.0,
+        width_px: 400.0,
+        height_px: 300.0,
+    };
+    basemap::draw(&ctx, &view);
+    let pixel = |x: f64, y: f64| ctx.get_image_data(x, y, 1.0, 1.0).unwrap().data().0;
+    // The background colour fills open space.
+    let background = pixel(225.0, 175.0); // a grid cell centre (grid: 200 m = 50 px)
+    assert_eq!(&background[..3], &[0xf4, 0xf1, 0xea]);
+    // The grid line through the origin (x = 200) is drawn.
+    assert_ne!(pixel(200.0, 175.0), background);
+    // The north arrow is dark ink near the top-right corner.
+    let arrow = pixel(376.0, 30.0);
+    assert!(arrow[0] < 100, "arrow pixel {arrow:?}");
+}

@@ -1,0 +1,73 @@
+// The real site, built by `./x build`, in headless Chromium: it renders, its engine worker
+// answers, nothing leaves the origin, and it fits a laptop and a phone.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { startServer } from '../../tools/serve.mjs';
+import { DIST, captureErrors, guardOrigin, launch, screenshotPath } from './harness.mjs';
+
+let server, browser;
+before(async () => {
+  assert.ok(existsSync(join(DIST, 'index.html')), `no built site at ${DIST}: run ./x build first`);
+  server = await startServer(DIST);
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function openApp(viewport) {
+  const context = await browser.newContext({ viewport, deviceScaleFactor: 2 });
+  const guard = await guardOrigin(context, new URL(server.url).origin);
+  const page = await context.newPage();
+  const errors = captureErrors(page);
+  await page.goto(server.url);
+  return { context, guard, page, errors };
+}
+
+test('desktop: renders, the worker round-trips, no request leaves the origin', async () => {
+  const { context, guard, page, errors } = await openApp({ width: 1280, height: 800 });
+  await page.waitForSelector('[data-testid="engine-status"].ready', { timeout: 20000 });
+  const status = await page.textContent('[data-testid="engine-status"]');
+  assert.match(status, /Engine \d+\.\d+\.\d+ running in a Web Worker/);
+
+  assert.equal(await page.title(), 'Whereabouts — location leakage in federated learning');
+  assert.match(await page.textContent('[data-testid="privacy-badge"]'), /Nothing leaves this tab/);
+
+  // The canvas is drawn at device resolution and is not blank.
+  const canvas = await page.evaluate(() => {
+    const c = document.querySelector('[data-testid="map-canvas"]');
+    const ctx = c.getContext('2d');
+    const data = ctx.getImageData(0, 0, c.width, c.height).data;
+    const colours = new Set();
+    for (let i = 0; i < data.length; i += 4 * 97) colours.add(`${data[i]},${data[i + 1]},${data[i + 2]}`);
+    return { w: c.width, cssW: c.clientWidth, colours: colours.size };
+  });
+  assert.equal(canvas.w, canvas.cssW * 2, 'canvas must be drawn at devicePixelRatio');
+  assert.ok(canvas.colours >= 3, `canvas looks blank (${canvas.colours} colours)`);
+
+  // A worker really ran: its scripts were fetched from our origin.
+  assert.ok(guard.requests.some((r) => r.url.endsWith('/worker_loader.js')));
+  assert.ok(guard.requests.some((r) => /worker.*\.wasm$/.test(r.url)));
+
+  await page.screenshot({ path: screenshotPath('desktop'), fullPage: true });
+  assert.deepEqual(guard.violations, [], 'requests left the origin');
+  assert.deepEqual(errors, [], 'the page logged errors');
+  assert.equal(await page.locator('[data-testid="fatal-banner"]').count(), 0);
+  await context.close();
+});
+
+test('phone: the lab stacks and still works', async () => {
+  const { context, guard, page, errors } = await openApp({ width: 390, height: 844 });
+  await page.waitForSelector('[data-testid="engine-status"].ready', { timeout: 20000 });
+  const box = await page.locator('[data-testid="map-canvas"]').boundingBox();
+  assert.ok(box.width <= 390 && box.width > 300, `map width ${box.width} on a 390 px screen`);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth > innerWidth);
+  assert.equal(overflow, false, 'the page scrolls sideways on a phone');
+  await page.screenshot({ path: screenshotPath('phone'), fullPage: true });
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -1,0 +1,72 @@
+// Shared end-to-end harness: the browser, the origin guard, console capture, screenshots.
+import { chromium } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const HERE = dirname(fileURLToPath(import.meta.url));
+export const ROOT = resolve(HERE, '..', '..');
+export const DIST = process.env.WHEREABOUTS_DIST ?? join(ROOT, 'dist');
+export const SHOTS = process.env.WHEREABOUTS_SHOTS ?? join(ROOT, 'target', 'e2e');
+
+/** Debian's Chromium, quiet on a closed network (see ../shared/reference/toolchain.md §4). */
+export async function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/**
+ * Records every request the pages and workers of `context` make. A request to any origin other
+ * than `origin` is a violation: it is recorded and aborted, so it never leaves the machine.
+ */
+export async function guardOrigin(context, origin) {
+  const guard = { origin, requests: [], violations: [] };
+  const check = (url, via) => {
+    let requestOrigin;
+    try {
+      requestOrigin = new URL(url).origin;
+    } catch {
+      requestOrigin = 'unparsable';
+    }
+    // data: and blob: URLs are made inside the page and go nowhere.
+    if (url.startsWith('data:') || url.startsWith('blob:')) return true;
+    const ok = requestOrigin === origin;
+    if (!guard.requests.some((r) => r.url === url && r.via === via)) {
+      guard.requests.push({ url, via, ok });
+      if (!ok) guard.violations.push({ url, via });
+    }
+    return ok;
+  };
+  await context.route('**/*', (route) => {
+    if (check(route.request().url(), 'route')) route.continue();
+    else route.abort('blockedbyclient');
+  });
+  context.on('request', (req) => check(req.url(), 'request'));
+  context.on('websocket', (ws) => check(ws.url(), 'websocket'));
+  return guard;
+}
+
+/** Collects console errors and uncaught page errors (CSP violations are console errors). */
+export function captureErrors(page) {
+  const errors = [];
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') errors.push(`console: ${msg.text()}`);
+  });
+  page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
+  return errors;
+}
+
+export function screenshotPath(name) {
+  mkdirSync(SHOTS, { recursive: true });
+  return join(SHOTS, `${name}.png`);
+}
