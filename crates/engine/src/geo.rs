@@ -97,6 +97,8 @@ impl LocalProjection {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn haversine_matches_a_known_distance() {
