@@ -9,7 +9,10 @@
 //! ChaCha streams, and transcendental functions go through [`libm`] (pure Rust), never through
 //! the platform's C library, so the same seed gives bit-identical numbers natively and in wasm.
 
+pub mod error;
 pub mod geo;
+pub mod rng;
+pub mod world;
 
 /// The engine's version, shown by the app and the CLI so that exported results say what made them.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
