@@ -11,7 +11,9 @@
 
 pub mod error;
 pub mod geo;
+pub mod model;
 pub mod rng;
+pub mod trace;
 pub mod world;
 
 /// The engine's version, shown by the app and the CLI so that exported results say what made them.

@@ -1,0 +1,268 @@
+//! The signal-map model: an MLP from standardised (lat, lon) to RSRP in dBm.
+//!
+//! The paper's model for campus cell x204 (digest 000 §2.1, tuned with Hyperband):
+//! Dense(224, ReLU) → Dropout(0.05) → Dense(640, sigmoid) → Dropout(0.05) → Dense(1, linear).
+//! The default here is smaller and smooth (64 tanh → 64 tanh) so the lab runs live.
+//!
+//! Parameters live in one flat vector, layer by layer `[W₁, b₁, W₂, b₂, …]` with each `W` stored
+//! row-major as (out × in). Model updates, observed gradients and the attack all use this layout.
+
+pub mod train;
+
+use crate::error::ConfigError;
+use crate::rng::Stream;
+use serde::{Deserialize, Serialize};
+
+/// Hidden-layer nonlinearity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Activation {
+    Relu,
+    Sigmoid,
+    Tanh,
+}
+
+impl Activation {
+    pub fn apply(self, z: f64) -> f64 {
+        match self {
+            Activation::Relu => z.max(0.0),
+            Activation::Sigmoid => 1.0 / (1.0 + libm::exp(-z)),
+            Activation::Tanh => libm::tanh(z),
+        }
+    }
+
+    /// dσ/dz expressed through the activation value a = σ(z) (and z for ReLU).
+    pub fn derivative(self, z: f64, a: f64) -> f64 {
+        match self {
+            Activation::Relu => {
+                if z > 0.0 {
+                    1.0
+                } else {
+                    0.0
+                }
+            }
+            Activation::Sigmoid => a * (1.0 - a),
+            Activation::Tanh => 1.0 - a * a,
+        }
+    }
+}
+
+/// One hidden layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Hidden {
+    pub width: usize,
+    pub activation: Activation,
+}
+
+/// The architecture: 2 inputs → hidden layers → 1 linear output.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MlpSpec {
+    pub hidden: Vec<Hidden>,
+    /// Dropout after each hidden layer, during local training only.
+    #[serde(default)]
+    pub dropout: f64,
+}
+
+/// Named architectures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ModelPreset {
+    /// 64 tanh → 64 tanh, no dropout: fast enough to retrain and re-attack while you drag.
+    Small,
+    /// The paper's cell x204 model: 224 ReLU → 640 sigmoid, dropout 0.05.
+    Paper,
+}
+
+impl ModelPreset {
+    pub fn spec(self) -> MlpSpec {
+        match self {
+            ModelPreset::Small => MlpSpec {
+                hidden: vec![
+                    Hidden {
+                        width: 64,
+                        activation: Activation::Tanh,
+                    },
+                    Hidden {
+                        width: 64,
+                        activation: Activation::Tanh,
+                    },
+                ],
+                dropout: 0.0,
+            },
+            ModelPreset::Paper => MlpSpec {
+                hidden: vec![
+                    Hidden {
+                        width: 224,
+                        activation: Activation::Relu,
+                    },
+                    Hidden {
+                        width: 640,
+                        activation: Activation::Sigmoid,
+                    },
+                ],
+                dropout: 0.05,
+            },
+        }
+    }
+}
+
+/// Where one dense layer's parameters sit in the flat vector.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LayerShape {
+    pub inputs: usize,
+    pub outputs: usize,
+    /// Offset of W (out × in, row-major); b follows at `w + inputs·outputs`.
+    pub w: usize,
+    pub b: usize,
+    /// `None` for the linear output layer.
+    pub activation: Option<Activation>,
+}
+
+impl MlpSpec {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.hidden.is_empty() || self.hidden.len() > 6 {
+            return Err(ConfigError::new(
+                "model.hidden",
+                "must have between 1 and 6 hidden layers",
+            ));
+        }
+        if let Some(h) = self.hidden.iter().find(|h| h.width == 0 || h.width > 2048) {
+            return Err(ConfigError::new(
+                "model.hidden",
+                format!("width {} is not between 1 and 2048", h.width),
+            ));
+        }
+        if !(0.0..0.9).contains(&self.dropout) {
+            return Err(ConfigError::new(
+                "model.dropout",
+                "must be at least 0 and below 0.9",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The dense layers, in order, output layer last.
+    pub fn layers(&self) -> Vec<LayerShape> {
+        let mut out = Vec::with_capacity(self.hidden.len() + 1);
+        let mut inputs = 2;
+        let mut offset = 0;
+        let widths = self
+            .hidden
+            .iter()
+            .map(|h| (h.width, Some(h.activation)))
+            .chain(std::iter::once((1, None)));
+        for (outputs, activation) in widths {
+            out.push(LayerShape {
+                inputs,
+                outputs,
+                w: offset,
+                b: offset + inputs * outputs,
+                activation,
+            });
+            offset += inputs * outputs + outputs;
+            inputs = outputs;
+        }
+        out
+    }
+
+    pub fn parameter_count(&self) -> usize {
+        self.layers().last().map_or(0, |l| l.b + l.outputs)
+    }
+
+    /// Keras' defaults (digest 000 §2.1: init unspecified): Glorot-uniform weights, zero biases,
+    /// except the output bias, which starts at `output_bias` (the mean RSRP prior) so the first
+    /// rounds learn the map's shape rather than its −96 dBm offset.
+    pub fn init(&self, output_bias: f32, stream: &mut Stream) -> Vec<f32> {
+        let mut params = vec![0.0f32; self.parameter_count()];
+        for l in self.layers() {
+            let limit = libm::sqrt(6.0 / (l.inputs + l.outputs) as f64);
+            for w in &mut params[l.w..l.b] {
+                *w = stream.range(-limit, limit) as f32;
+            }
+            if l.activation.is_none() {
+                params[l.b] = output_bias;
+            }
+        }
+        params
+    }
+
+    /// Predicts RSRP at a standardised input (no dropout: evaluation mode).
+    pub fn predict(&self, params: &[f32], x: [f32; 2]) -> f32 {
+        let mut a: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
+        for l in self.layers() {
+            let mut next = vec![0.0; l.outputs];
+            for (o, n) in next.iter_mut().enumerate() {
+                let row = &params[l.w + o * l.inputs..l.w + (o + 1) * l.inputs];
+                let z = f64::from(params[l.b + o])
+                    + row
+                        .iter()
+                        .zip(&a)
+                        .map(|(&w, &ai)| f64::from(w) * ai)
+                        .sum::<f64>();
+                *n = l.activation.map_or(z, |act| act.apply(z));
+            }
+            a = next;
+        }
+        a[0] as f32
+    }
+
+    /// ∇_w of the squared error (ŷ(x) − y)² for one example, in the flat layout, computed in
+    /// f64 by explicit backpropagation (no dropout). The reference the attack and the candle
+    /// training are tested against.
+    pub fn example_gradient(&self, params: &[f32], x: [f64; 2], y: f64) -> Vec<f64> {
+        let layers = self.layers();
+        // Forward, keeping pre-activations z and activations a per layer.
+        let mut acts: Vec<Vec<f64>> = vec![x.to_vec()];
+        let mut pre: Vec<Vec<f64>> = Vec::new();
+        for l in &layers {
+            let a = acts.last().unwrap();
+            let z: Vec<f64> = (0..l.outputs)
+                .map(|o| {
+                    let row = &params[l.w + o * l.inputs..l.w + (o + 1) * l.inputs];
+                    f64::from(params[l.b + o])
+                        + row
+                            .iter()
+                            .zip(a)
+                            .map(|(&w, &ai)| f64::from(w) * ai)
+                            .sum::<f64>()
+                })
+                .collect();
+            let a_next = z
+                .iter()
+                .map(|&zi| l.activation.map_or(zi, |act| act.apply(zi)))
+                .collect();
+            pre.push(z);
+            acts.push(a_next);
+        }
+        let mut grad = vec![0.0; self.parameter_count()];
+        let y_hat = acts.last().unwrap()[0];
+        let mut delta = vec![2.0 * (y_hat - y)];
+        for (i, l) in layers.iter().enumerate().rev() {
+            let a_prev = &acts[i];
+            for o in 0..l.outputs {
+                grad[l.b + o] = delta[o];
+                for (j, &aj) in a_prev.iter().enumerate() {
+                    grad[l.w + o * l.inputs + j] = delta[o] * aj;
+                }
+            }
+            if i > 0 {
+                let below = &layers[i - 1];
+                let act = below.activation.expect("hidden layers have activations");
+                delta = (0..l.inputs)
+                    .map(|j| {
+                        let back: f64 = (0..l.outputs)
+                            .map(|o| f64::from(params[l.w + o * l.inputs + j]) * delta[o])
+                            .sum();
+                        back * act.derivative(pre[i - 1][j], acts[i][j])
+                    })
+                    .collect();
+            }
+        }
+        grad
+    }
+}
+
+#[cfg(test)]
+mod tests;
