@@ -9,6 +9,7 @@
 //! ChaCha streams, and transcendental functions go through [`libm`] (pure Rust), never through
 //! the platform's C library, so the same seed gives bit-identical numbers natively and in wasm.
 
+pub mod attack;
 pub mod error;
 pub mod geo;
 pub mod model;

@@ -69,7 +69,11 @@ pub struct MlpSpec {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ModelPreset {
-    /// 64 tanh → 64 tanh, no dropout: fast enough to retrain and re-attack while you drag.
+    /// 64 tanh → 64 sigmoid, no dropout: fast enough to retrain and re-attack while you drag.
+    /// Smooth everywhere (Assumption 3 holds), with the paper's positive sigmoid features before
+    /// the output. Measured on a campus week (FedSGD, round 1): DLG converges to one point
+    /// 40 m from the centroid from every start, −cos = −0.998; with a ReLU first layer (the
+    /// paper's) the landscape has two minima, 64/80 m away.
     Small,
     /// The paper's cell x204 model: 224 ReLU → 640 sigmoid, dropout 0.05.
     Paper,
@@ -86,7 +90,7 @@ impl ModelPreset {
                     },
                     Hidden {
                         width: 64,
-                        activation: Activation::Tanh,
+                        activation: Activation::Sigmoid,
                     },
                 ],
                 dropout: 0.0,
@@ -171,9 +175,13 @@ impl MlpSpec {
         self.layers().last().map_or(0, |l| l.b + l.outputs)
     }
 
-    /// Keras' defaults (digest 000 §2.1: init unspecified): Glorot-uniform weights, zero biases,
-    /// except the output bias, which starts at `output_bias` (the mean RSRP prior) so the first
-    /// rounds learn the map's shape rather than its −96 dBm offset.
+    /// Keras' defaults (digest 000 §2.1: init unspecified): Glorot-uniform weights and zero
+    /// biases; the output bias starts at `output_bias` (0 for Keras' default).
+    ///
+    /// The output bias matters to the attack: starting at 0 dBm, the early model under-predicts
+    /// every −96 dBm label, all residuals share a sign, |ḡ| is large and Lemma 1's weighted
+    /// average is a convex combination near the centroid (Theorem 1). Starting at the mean
+    /// label makes residuals cancel, |ḡ| ≈ 0 and the early attack much weaker (Insight I2).
     pub fn init(&self, output_bias: f32, stream: &mut Stream) -> Vec<f32> {
         let mut params = vec![0.0f32; self.parameter_count()];
         for l in self.layers() {
@@ -208,12 +216,10 @@ impl MlpSpec {
         a[0] as f32
     }
 
-    /// ∇_w of the squared error (ŷ(x) − y)² for one example, in the flat layout, computed in
-    /// f64 by explicit backpropagation (no dropout). The reference the attack and the candle
-    /// training are tested against.
-    pub fn example_gradient(&self, params: &[f32], x: [f64; 2], y: f64) -> Vec<f64> {
+    /// Backpropagation of the squared error (ŷ(x) − y)² for one example, in f64, without
+    /// dropout: the activations a₀ = x, a₁, … and the error signals δₗ = ∂loss/∂zₗ per layer.
+    pub fn backprop(&self, params: &[f32], x: [f64; 2], y: f64) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
         let layers = self.layers();
-        // Forward, keeping pre-activations z and activations a per layer.
         let mut acts: Vec<Vec<f64>> = vec![x.to_vec()];
         let mut pre: Vec<Vec<f64>> = Vec::new();
         for l in &layers {
@@ -236,21 +242,15 @@ impl MlpSpec {
             pre.push(z);
             acts.push(a_next);
         }
-        let mut grad = vec![0.0; self.parameter_count()];
+        let mut deltas = vec![Vec::new(); layers.len()];
         let y_hat = acts.last().unwrap()[0];
         let mut delta = vec![2.0 * (y_hat - y)];
         for (i, l) in layers.iter().enumerate().rev() {
-            let a_prev = &acts[i];
-            for o in 0..l.outputs {
-                grad[l.b + o] = delta[o];
-                for (j, &aj) in a_prev.iter().enumerate() {
-                    grad[l.w + o * l.inputs + j] = delta[o] * aj;
-                }
-            }
             if i > 0 {
-                let below = &layers[i - 1];
-                let act = below.activation.expect("hidden layers have activations");
-                delta = (0..l.inputs)
+                let act = layers[i - 1]
+                    .activation
+                    .expect("hidden layers have activations");
+                let below = (0..l.inputs)
                     .map(|j| {
                         let back: f64 = (0..l.outputs)
                             .map(|o| f64::from(params[l.w + o * l.inputs + j]) * delta[o])
@@ -258,6 +258,25 @@ impl MlpSpec {
                         back * act.derivative(pre[i - 1][j], acts[i][j])
                     })
                     .collect();
+                deltas[i] = std::mem::replace(&mut delta, below);
+            } else {
+                deltas[0] = std::mem::take(&mut delta);
+            }
+        }
+        (acts, deltas)
+    }
+
+    /// ∇_w of the squared error (ŷ(x) − y)² for one example, in the flat layout (f64, no
+    /// dropout): the reference the attack and the candle training are tested against.
+    pub fn example_gradient(&self, params: &[f32], x: [f64; 2], y: f64) -> Vec<f64> {
+        let (acts, deltas) = self.backprop(params, x, y);
+        let mut grad = vec![0.0; self.parameter_count()];
+        for (i, l) in self.layers().iter().enumerate() {
+            for (o, &d) in deltas[i].iter().enumerate() {
+                grad[l.b + o] = d;
+                for (j, &aj) in acts[i].iter().enumerate() {
+                    grad[l.w + o * l.inputs + j] = d * aj;
+                }
             }
         }
         grad

@@ -1,0 +1,26 @@
+//! What the honest-but-curious server does with the updates it receives.
+//!
+//! - [`dlg`]: Algorithm 2, gradient inversion with one dummy point and a cosine loss.
+//! - [`analytic`]: Lemma 1's closed form, and the quantities of Theorems 1–2.
+//! - [`objective`], [`dual`]: the exact, allocation-free DLG loss and its gradient.
+
+pub mod analytic;
+pub mod dlg;
+pub mod dual;
+pub mod objective;
+
+/// Turns a model update into the gradient it stands for: g_obs = (w_before − w_after) / η.
+///
+/// For FedSGD this is exactly ∇ℓ(w_{t−1}; D_t^k); for FedAvg it is the sum of the local steps'
+/// gradients (Insight I3). The sign matters for the cosine: the paper minimises cos(Δw, g′) and
+/// reports values near −1, which is the same as matching g′ to −Δw/η (digest 000 §3.2).
+pub fn observed_gradient(before: &[f32], after: &[f32], learning_rate: f32) -> Vec<f32> {
+    before
+        .iter()
+        .zip(after)
+        .map(|(b, a)| (b - a) / learning_rate)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;
