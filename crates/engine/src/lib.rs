@@ -11,9 +11,12 @@
 
 pub mod attack;
 pub mod error;
+pub mod fl;
 pub mod geo;
+pub mod metrics;
 pub mod model;
 pub mod rng;
+pub mod scenario;
 pub mod trace;
 pub mod world;
 

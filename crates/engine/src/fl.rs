@@ -1,0 +1,157 @@
+//! Online FedAvg (Algorithm 1 of the paper, digest 000 §1.4).
+//!
+//! Each round t: the server picks m = max(⌈C·K_t⌉, 1) of the K_t users that have data in the
+//! round, sends them w_{t−1}; each trains E epochs of mini-batch SGD on its LocalBatch ⊆ D_t^k
+//! (chosen by a [`BatchSelector`]); the server averages w_t = Σ_k (n_t^k / n_t) w_t^k over the
+//! participants (the paper's Σ over k = 1..K is over participants, §1.4) and keeps each
+//! participant's update, which is all the curious server needs.
+
+use crate::model::MlpSpec;
+use crate::model::train::{LocalTraining, TrainError, train_local};
+use crate::rng::Stream;
+use crate::trace::{Dataset, Sample};
+use serde::{Deserialize, Serialize};
+
+/// Picks the LocalBatch from a round's data (defences plug in here; the identity is vanilla).
+pub trait BatchSelector {
+    fn select(&self, round_data: &[Sample], stream: &mut Stream) -> Vec<Sample>;
+}
+
+/// LocalBatch = D_t^k.
+pub struct AllData;
+
+impl BatchSelector for AllData {
+    fn select(&self, round_data: &[Sample], _: &mut Stream) -> Vec<Sample> {
+        round_data.to_vec()
+    }
+}
+
+/// Server-side settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlConfig {
+    pub local: LocalTraining,
+    /// C, the fraction of the round's users that take part.
+    pub client_fraction: f64,
+    /// Cumulative online FL (App. A.3): train on all data so far instead of the round's.
+    pub cumulative: bool,
+}
+
+/// One user's contribution to a round.
+#[derive(Clone, Debug)]
+pub struct Update {
+    pub user: u32,
+    /// The LocalBatch it trained on.
+    pub batch: Vec<Sample>,
+    /// D_t^k before selection (what the metrics compare against).
+    pub round_data: Vec<Sample>,
+    pub params: Vec<f32>,
+    pub steps: usize,
+}
+
+/// What a round produced.
+#[derive(Clone, Debug)]
+pub struct Round {
+    pub index: usize,
+    /// w_{t−1}, the model every participant started from.
+    pub before: Vec<f32>,
+    pub updates: Vec<Update>,
+}
+
+/// Server state across rounds.
+pub struct Federation {
+    pub spec: MlpSpec,
+    pub config: FlConfig,
+    pub global: Vec<f32>,
+    stream: Stream,
+}
+
+impl Federation {
+    pub fn new(spec: MlpSpec, config: FlConfig, initial: Vec<f32>, seed: u64) -> Self {
+        Self {
+            spec,
+            config,
+            global: initial,
+            stream: Stream::new(seed, "federation"),
+        }
+    }
+
+    /// Runs round `t` over `users`; returns `None` if nobody had data.
+    pub fn round(
+        &mut self,
+        data: &Dataset,
+        users: &[u32],
+        t: usize,
+        selector: &dyn BatchSelector,
+    ) -> Result<Option<Round>, (u32, TrainError)> {
+        let mut with_data: Vec<u32> = users
+            .iter()
+            .copied()
+            .filter(|&u| !data.local_data(u, t, false).is_empty())
+            .collect();
+        if with_data.is_empty() {
+            return Ok(None);
+        }
+        let m = ((self.config.client_fraction * with_data.len() as f64).ceil() as usize)
+            .clamp(1, with_data.len());
+        let mut round_stream = self.stream.child(&format!("round-{t}"));
+        if m < with_data.len() {
+            round_stream.shuffle(&mut with_data);
+            with_data.truncate(m);
+            with_data.sort_unstable();
+        }
+        let before = self.global.clone();
+        let mut updates = Vec::with_capacity(with_data.len());
+        for user in with_data {
+            let round_data = data.local_data(user, t, self.config.cumulative).to_vec();
+            let mut user_stream = round_stream.child(&format!("user-{user}"));
+            let batch = selector.select(&round_data, &mut user_stream);
+            if batch.is_empty() {
+                continue;
+            }
+            let result = train_local(
+                &self.spec,
+                &before,
+                &batch,
+                &self.config.local,
+                &mut user_stream,
+            )
+            .map_err(|e| (user, e))?;
+            updates.push(Update {
+                user,
+                batch,
+                round_data,
+                params: result.params,
+                steps: result.steps,
+            });
+        }
+        if updates.is_empty() {
+            return Ok(None);
+        }
+        // n-weighted FedAvg over the participants.
+        let n: usize = updates.iter().map(|u| u.batch.len()).sum();
+        let mut global = vec![0.0f64; before.len()];
+        for u in &updates {
+            let weight = u.batch.len() as f64 / n as f64;
+            for (g, &p) in global.iter_mut().zip(&u.params) {
+                *g += weight * f64::from(p);
+            }
+        }
+        self.global = global.into_iter().map(|g| g as f32).collect();
+        Ok(Some(Round {
+            index: t,
+            before,
+            updates,
+        }))
+    }
+
+    /// Test RMSE of the global model, dB.
+    pub fn rmse(&self, test: &[Sample]) -> Option<f64> {
+        crate::metrics::rmse(test.iter().map(|s| {
+            (
+                f64::from(self.spec.predict(&self.global, s.x)),
+                f64::from(s.y),
+            )
+        }))
+    }
+}

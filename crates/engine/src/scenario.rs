@@ -1,0 +1,520 @@
+//! One configuration, run round by round, reported as a stream of events: the single source of
+//! truth that the CLI writes to JSON and the browser worker posts to the page.
+//!
+//! world → dataset (rounds) → each round: participants train → server aggregates → the server
+//! attacks the target's update (DLG, Lemma 1) → metrics → events.
+
+use crate::attack::dlg::{self, DlgConfig, DlgResult, InitContext};
+use crate::attack::objective::Objective;
+use crate::attack::{analytic, observed_gradient};
+use crate::error::ConfigError;
+use crate::fl::{AllData, Federation, FlConfig};
+use crate::geo::{LatLon, Metres};
+use crate::metrics;
+use crate::model::train::LocalTraining;
+use crate::model::{MlpSpec, ModelPreset};
+use crate::rng::Stream;
+use crate::trace::{Dataset, RoundLength, centroid};
+use crate::world::{Preset, World};
+use serde::{Deserialize, Serialize};
+
+/// Which world, with the few overrides people reach for.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorldChoice {
+    pub preset: Preset,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub users: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weeks: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cell: Option<usize>,
+}
+
+/// The model: a preset, or a full custom spec.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ModelChoice {
+    Preset(ModelPreset),
+    Custom(MlpSpec),
+}
+
+impl ModelChoice {
+    pub fn spec(&self) -> MlpSpec {
+        match self {
+            ModelChoice::Preset(p) => p.spec(),
+            ModelChoice::Custom(s) => s.clone(),
+        }
+    }
+}
+
+/// The starting value of the output bias (see [`MlpSpec::init`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputBias {
+    /// 0, Keras' default and the paper's.
+    Zero,
+    /// The mean training label: a model that starts at the right offset (weakens early attacks).
+    MeanLabel,
+}
+
+/// What the server does with the target's updates.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AttackConfig {
+    /// Run DLG each round.
+    pub dlg: bool,
+    /// Compute Lemma 1's instant reconstruction each round.
+    pub analytic: bool,
+    /// Evaluate Theorems 1–2 on the true batch each round (diagnostics; FedSGD semantics).
+    pub bounds: bool,
+    pub settings: DlgConfig,
+}
+
+impl Default for AttackConfig {
+    fn default() -> Self {
+        Self {
+            dlg: true,
+            analytic: true,
+            bounds: false,
+            settings: DlgConfig::default(),
+        }
+    }
+}
+
+/// Everything a run depends on. The same config gives the same results, bit for bit.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioConfig {
+    pub seed: u64,
+    pub world: WorldChoice,
+    pub model: ModelChoice,
+    pub output_bias: OutputBias,
+    /// T. The paper's default is a week; one day gives a 4-week world 28 rounds to watch.
+    pub round_length: RoundLength,
+    pub fl: FlConfig,
+    /// Stop after this many rounds (None: all rounds with data).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_rounds: Option<usize>,
+    pub test_fraction: f64,
+    /// The user whose updates the server attacks.
+    pub target: u32,
+    /// Users taking part; None = everyone in the world.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub participants: Option<Vec<u32>>,
+    pub attack: AttackConfig,
+}
+
+impl Default for ScenarioConfig {
+    fn default() -> Self {
+        Self {
+            seed: 1,
+            world: WorldChoice {
+                preset: Preset::Campus,
+                users: None,
+                weeks: None,
+                cell: None,
+            },
+            model: ModelChoice::Preset(ModelPreset::Small),
+            output_bias: OutputBias::Zero,
+            round_length: RoundLength::Day,
+            fl: FlConfig {
+                // FedSGD: B = ∞, E = 1, η = 0.001 (the paper's defaults).
+                local: LocalTraining {
+                    batch_size: None,
+                    epochs: 1,
+                    learning_rate: 1e-3,
+                },
+                client_fraction: 1.0,
+                cumulative: false,
+            },
+            max_rounds: None,
+            test_fraction: 0.2,
+            target: 0,
+            participants: Some(vec![0]),
+            attack: AttackConfig::default(),
+        }
+    }
+}
+
+impl ScenarioConfig {
+    /// Parses TOML or JSON (by the first non-blank character) and validates.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let trimmed = text.trim_start();
+        let config: ScenarioConfig = if trimmed.starts_with('{') {
+            serde_json::from_str(text).map_err(|e| format!("invalid JSON config: {e}"))?
+        } else {
+            toml::from_str(text).map_err(|e| format!("invalid TOML config: {e}"))?
+        };
+        config.validate().map_err(|e| e.to_string())?;
+        Ok(config)
+    }
+
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.round_length.validate()?;
+        self.model.spec().validate()?;
+        self.attack.settings.validate()?;
+        let l = &self.fl.local;
+        if !(l.learning_rate.is_finite() && l.learning_rate > 0.0 && l.learning_rate <= 10.0) {
+            return Err(ConfigError::new(
+                "fl.local.learning_rate",
+                "must be in (0, 10]",
+            ));
+        }
+        if l.epochs == 0 || l.epochs > 1000 {
+            return Err(ConfigError::new(
+                "fl.local.epochs",
+                "must be between 1 and 1000",
+            ));
+        }
+        if l.batch_size == Some(0) {
+            return Err(ConfigError::new(
+                "fl.local.batch_size",
+                "must be at least 1 (leave it out for B = ∞)",
+            ));
+        }
+        if !(self.fl.client_fraction > 0.0 && self.fl.client_fraction <= 1.0) {
+            return Err(ConfigError::new("fl.client_fraction", "must be in (0, 1]"));
+        }
+        Ok(())
+    }
+
+    /// The world this scenario runs in.
+    pub fn world_config(&self) -> crate::world::WorldConfig {
+        let mut w = self.world.preset.config(self.seed);
+        if let Some(u) = self.world.users {
+            w.mobility.users = u;
+        }
+        if let Some(wk) = self.world.weeks {
+            w.mobility.weeks = wk;
+        }
+        if let Some(c) = self.world.cell {
+            w.cell = c;
+        }
+        w
+    }
+}
+
+/// A reconstructed location, in both coordinate systems, with its error.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Located {
+    pub position: Metres,
+    pub latlon: LatLon,
+    /// Distance to the round's true centroid, metres.
+    pub error_m: f64,
+}
+
+/// Everything known about one round.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RoundRecord {
+    pub round: usize,
+    /// Unix time of the round's start.
+    pub start_unix: f64,
+    pub participants: Vec<u32>,
+    /// Points in the target's round data D_t (and in its LocalBatch).
+    pub points: usize,
+    pub batch_points: usize,
+    pub true_centroid: Located,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dlg: Option<DlgOutcome>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub analytic: Option<Located>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bounds: Option<analytic::Bounds>,
+    /// Test RMSE of the global model after this round, dB.
+    pub rmse_db: f64,
+}
+
+/// DLG's result for a round.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DlgOutcome {
+    pub reconstruction: Located,
+    #[serde(flatten)]
+    pub result: DlgResult,
+    /// Wall-clock time of the attack, when the driver supplied a clock.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub millis: Option<f64>,
+}
+
+/// Whole-run figures.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub rounds: usize,
+    pub attacked_rounds: usize,
+    pub median_error_m: Option<f64>,
+    pub mean_error_m: Option<f64>,
+    pub analytic_median_error_m: Option<f64>,
+    /// Sliced-Wasserstein EMD (p = 2, 1000 projections) between the target's true locations and
+    /// the non-diverged DLG reconstructions, metres.
+    pub emd_m: Option<f64>,
+    /// The same for uniform random guesses (5 draws).
+    pub random_emd_m: Option<f64>,
+    pub diverged_percent: Option<f64>,
+    pub mean_iterations: Option<f64>,
+    pub final_rmse_db: Option<f64>,
+}
+
+/// What a running scenario reports.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    Started {
+        rounds: usize,
+        users: usize,
+        train_points: usize,
+        test_points: usize,
+        parameters: usize,
+        initial_rmse_db: f64,
+    },
+    Round(Box<RoundRecord>),
+    Finished(Summary),
+}
+
+/// A scenario in progress.
+pub struct Scenario {
+    pub config: ScenarioConfig,
+    pub world: World,
+    pub data: Dataset,
+    pub federation: Federation,
+    pub records: Vec<RoundRecord>,
+    users: Vec<u32>,
+    next_round: usize,
+    total_rounds: usize,
+    previous: Option<Metres>,
+}
+
+impl Scenario {
+    pub fn new(config: ScenarioConfig) -> Result<Self, String> {
+        config.validate().map_err(|e| e.to_string())?;
+        let world = World::generate(&config.world_config()).map_err(|e| e.to_string())?;
+        let data = Dataset::new(
+            &world.measurements,
+            world.projection,
+            config.round_length,
+            config.test_fraction,
+            config.seed,
+        )
+        .map_err(|e| e.to_string())?;
+        let users: Vec<u32> = match &config.participants {
+            Some(list) => list.clone(),
+            None => world.users.iter().map(|u| u.id).collect(),
+        };
+        if let Some(bad) = users
+            .iter()
+            .chain(std::iter::once(&config.target))
+            .find(|&&u| u as usize >= world.users.len())
+        {
+            return Err(format!(
+                "participants/target: user {bad} does not exist (the world has users 0–{})",
+                world.users.len() - 1
+            ));
+        }
+        if !users.contains(&config.target) {
+            return Err(format!(
+                "target: user {} is not among the participants {users:?}",
+                config.target
+            ));
+        }
+        let spec = config.model.spec();
+        let bias = match config.output_bias {
+            OutputBias::Zero => 0.0,
+            OutputBias::MeanLabel => data.mean_label(),
+        };
+        let initial = spec.init(bias, &mut Stream::new(config.seed, "model-init"));
+        let total_rounds = config
+            .max_rounds
+            .map_or(data.rounds(), |m| m.min(data.rounds()));
+        let federation = Federation::new(spec, config.fl.clone(), initial, config.seed);
+        Ok(Self {
+            config,
+            world,
+            data,
+            federation,
+            records: Vec::new(),
+            users,
+            next_round: 0,
+            total_rounds,
+            previous: None,
+        })
+    }
+
+    pub fn total_rounds(&self) -> usize {
+        self.total_rounds
+    }
+
+    pub fn started_event(&self) -> Event {
+        Event::Started {
+            rounds: self.total_rounds,
+            users: self.users.len(),
+            train_points: self.data.train.len(),
+            test_points: self.data.test.len(),
+            parameters: self.federation.spec.parameter_count(),
+            initial_rmse_db: self.federation.rmse(&self.data.test).unwrap_or(f64::NAN),
+        }
+    }
+
+    fn locate(&self, p: Metres, truth: Metres) -> Located {
+        Located {
+            position: p,
+            latlon: self.data.projection.to_latlon(p),
+            error_m: p.distance(&truth),
+        }
+    }
+
+    /// Trains and attacks the next round that has data for the target. Returns `Ok(None)` when
+    /// the run is over. `clock` (milliseconds) times the attack if given.
+    pub fn step(&mut self, clock: Option<&dyn Fn() -> f64>) -> Result<Option<RoundRecord>, String> {
+        while self.next_round < self.total_rounds {
+            let t = self.next_round;
+            self.next_round += 1;
+            let round = self
+                .federation
+                .round(&self.data, &self.users, t, &AllData)
+                .map_err(|(user, e)| format!("round {t}, user {user}: {e}"))?;
+            let Some(round) = round else { continue };
+            let rmse_db = self.federation.rmse(&self.data.test).unwrap_or(f64::NAN);
+            let Some(update) = round.updates.iter().find(|u| u.user == self.config.target) else {
+                continue;
+            };
+            let truth = centroid(&update.round_data).expect("participants have data");
+            let spec = &self.federation.spec;
+            let lr = self.config.fl.local.learning_rate;
+            let g_obs = observed_gradient(&round.before, &update.params, lr);
+            let analytic = if self.config.attack.analytic || self.config.attack.dlg {
+                analytic::reconstruct(spec, &g_obs, &self.data.standardizer)
+            } else {
+                None
+            };
+            let area = self.world.area();
+            let dlg = if self.config.attack.dlg {
+                let settings = &self.config.attack.settings;
+                let ctx = InitContext {
+                    area,
+                    previous: self.previous,
+                    true_centroid: Some(truth),
+                    analytic,
+                };
+                let mut s = Stream::new(self.config.seed, &format!("dlg-init-{t}"));
+                let start = dlg::initial_point(settings.init, &ctx, &mut s);
+                let weights = match settings.weights {
+                    dlg::DummyWeights::PostUpdate => &update.params,
+                    dlg::DummyWeights::PreUpdate => &round.before,
+                };
+                let began = clock.map(|c| c());
+                let mut objective = Objective::new(spec, weights, &g_obs, update.steps);
+                let result = dlg::run(
+                    &mut objective,
+                    settings,
+                    &self.data.standardizer,
+                    area,
+                    start,
+                    self.data.mean_label(),
+                );
+                let millis = clock.zip(began).map(|(c, b)| c() - b);
+                if !result.diverged {
+                    self.previous = Some(result.position);
+                }
+                Some(DlgOutcome {
+                    reconstruction: self.locate(result.position, truth),
+                    result,
+                    millis,
+                })
+            } else {
+                None
+            };
+            let bounds = if self.config.attack.bounds {
+                let mut s = Stream::new(self.config.seed, &format!("bounds-{t}"));
+                analytic::bounds(
+                    spec,
+                    &round.before,
+                    &update.batch,
+                    &self.data.standardizer,
+                    &mut s,
+                )
+            } else {
+                None
+            };
+            let record = RoundRecord {
+                round: t,
+                start_unix: self.data.t0 + t as f64 * self.data.round_s,
+                participants: round.updates.iter().map(|u| u.user).collect(),
+                points: update.round_data.len(),
+                batch_points: update.batch.len(),
+                true_centroid: self.locate(truth, truth),
+                dlg,
+                analytic: analytic
+                    .filter(|_| self.config.attack.analytic)
+                    .map(|p| self.locate(p, truth)),
+                bounds,
+                rmse_db,
+            };
+            self.records.push(record.clone());
+            return Ok(Some(record));
+        }
+        Ok(None)
+    }
+
+    /// Figures over all rounds so far.
+    pub fn summary(&self) -> Summary {
+        let dlg: Vec<&DlgOutcome> = self.records.iter().filter_map(|r| r.dlg.as_ref()).collect();
+        let ok: Vec<&DlgOutcome> = dlg.iter().copied().filter(|d| !d.result.diverged).collect();
+        let errors: Vec<f64> = ok.iter().map(|d| d.reconstruction.error_m).collect();
+        let analytic: Vec<f64> = self
+            .records
+            .iter()
+            .filter_map(|r| r.analytic.as_ref().map(|a| a.error_m))
+            .collect();
+        let truth: Vec<Metres> = self
+            .records
+            .iter()
+            .flat_map(|r| {
+                self.data
+                    .local_data(self.config.target, r.round, false)
+                    .iter()
+                    .map(|s| s.pos)
+            })
+            .collect();
+        let recon: Vec<Metres> = ok.iter().map(|d| d.reconstruction.position).collect();
+        let mut s = Stream::new(self.config.seed, "emd");
+        let emd_m = metrics::sliced_wasserstein(&truth, &recon, 1000, 2.0, &mut s);
+        let random_emd_m = if recon.is_empty() {
+            None
+        } else {
+            metrics::random_guess_emd(&truth, recon.len(), self.world.area(), 5, &mut s)
+        };
+        Summary {
+            rounds: self.next_round,
+            attacked_rounds: self.records.len(),
+            median_error_m: metrics::median(&errors),
+            mean_error_m: (!errors.is_empty())
+                .then(|| errors.iter().sum::<f64>() / errors.len() as f64),
+            analytic_median_error_m: metrics::median(&analytic),
+            emd_m,
+            random_emd_m,
+            diverged_percent: (!dlg.is_empty())
+                .then(|| 100.0 * (dlg.len() - ok.len()) as f64 / dlg.len() as f64),
+            mean_iterations: (!dlg.is_empty()).then(|| {
+                dlg.iter().map(|d| d.result.iterations as f64).sum::<f64>() / dlg.len() as f64
+            }),
+            final_rmse_db: self.records.last().map(|r| r.rmse_db),
+        }
+    }
+
+    /// Runs every remaining round, reporting each event.
+    pub fn run(
+        &mut self,
+        clock: Option<&dyn Fn() -> f64>,
+        on_event: &mut dyn FnMut(&Event),
+    ) -> Result<Summary, String> {
+        on_event(&self.started_event());
+        while let Some(record) = self.step(clock)? {
+            on_event(&Event::Round(Box::new(record)));
+        }
+        let summary = self.summary();
+        on_event(&Event::Finished(summary.clone()));
+        Ok(summary)
+    }
+}
+
+#[cfg(test)]
+mod tests;
