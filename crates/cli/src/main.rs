@@ -1,32 +1,222 @@
-//! `whereabouts`: the native command line over the engine.
+//! `whereabouts`: the native command line over the engine — the same algorithms the browser
+//! runs, for scripted, reproducible experiments.
 
+use clap::{Parser, Subcommand};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use whereabouts_engine::scenario::{Event, Scenario, ScenarioConfig};
+use whereabouts_engine::world::{Preset, World};
 
-const USAGE: &str = "\
-whereabouts — how much of your whereabouts leaks out of federated learning
+#[derive(Parser)]
+#[command(
+    name = "whereabouts",
+    version,
+    about = "How much of your whereabouts leaks out of federated learning — and what stops it"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
 
-USAGE:
-    whereabouts <COMMAND> [OPTIONS]
-
-COMMANDS:
-    version     print the engine version
-    help        print this help
-";
+#[derive(Subcommand)]
+enum Command {
+    /// Generate a synthetic world's measurements as CSV (user,time_unix,lat,lon,rsrp_dbm).
+    Generate {
+        /// campus or metro.
+        #[arg(long, default_value = "campus")]
+        preset: String,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long)]
+        users: Option<usize>,
+        #[arg(long)]
+        weeks: Option<u32>,
+        /// Output file (default: standard output).
+        #[arg(long, short)]
+        out: Option<PathBuf>,
+    },
+    /// Run a scenario (TOML or JSON config) and write the per-round results as JSON.
+    Run {
+        /// The scenario; `whereabouts config` prints a complete example.
+        #[arg(long)]
+        config: PathBuf,
+        /// Output file (default: standard output).
+        #[arg(long, short)]
+        out: Option<PathBuf>,
+        /// Include wall-clock attack times (makes the output differ between runs).
+        #[arg(long)]
+        timings: bool,
+    },
+    /// Print the default scenario config (TOML), a starting point for `run --config`.
+    Config,
+    /// Run DLG on one case file (architecture, weights, observed update, settings).
+    Attack {
+        #[arg(long)]
+        case: PathBuf,
+    },
+    /// Time one DLG iteration for each benchmarked architecture (native).
+    Bench {
+        #[arg(long, default_value_t = 2000)]
+        iterations: usize,
+    },
+}
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
-        None | Some("help" | "-h" | "--help") => {
-            print!("{USAGE}");
-            ExitCode::SUCCESS
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Generate {
+            preset,
+            seed,
+            users,
+            weeks,
+            out,
+        } => generate(&preset, seed, users, weeks, out.as_deref()),
+        Command::Run {
+            config,
+            out,
+            timings,
+        } => run(&config, out.as_deref(), timings),
+        Command::Config => toml_default().map(|t| print!("{t}")),
+        Command::Attack { case } => attack(&case),
+        Command::Bench { iterations } => {
+            bench(iterations);
+            Ok(())
         }
-        Some("version" | "-V" | "--version") => {
-            println!("whereabouts {}", whereabouts_engine::VERSION);
-            ExitCode::SUCCESS
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("whereabouts: {e}");
+            ExitCode::FAILURE
         }
-        Some(other) => {
-            eprintln!("whereabouts: unknown command `{other}`\n\n{USAGE}");
-            ExitCode::from(2)
-        }
+    }
+}
+
+fn read(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn write_out(out: Option<&Path>, text: &str) -> Result<(), String> {
+    match out {
+        Some(path) => std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display())),
+        None => std::io::stdout()
+            .write_all(text.as_bytes())
+            .map_err(|e| e.to_string()),
+    }
+}
+
+fn generate(
+    preset: &str,
+    seed: u64,
+    users: Option<usize>,
+    weeks: Option<u32>,
+    out: Option<&Path>,
+) -> Result<(), String> {
+    let mut config = Preset::parse(preset)
+        .map_err(|e| e.to_string())?
+        .config(seed);
+    if let Some(u) = users {
+        config.mobility.users = u;
+    }
+    if let Some(w) = weeks {
+        config.mobility.weeks = w;
+    }
+    let world = World::generate(&config).map_err(|e| e.to_string())?;
+    let mut csv = String::from("user,time_unix,lat,lon,rsrp_dbm\n");
+    for m in &world.measurements {
+        csv.push_str(&format!(
+            "{},{:.0},{:.7},{:.7},{:.1}\n",
+            m.user, m.time, m.lat, m.lon, m.rsrp_dbm
+        ));
+    }
+    write_out(out, &csv)?;
+    eprintln!(
+        "{} measurements from {} users over {} week(s) ({} preset, seed {seed})",
+        world.measurements.len(),
+        world.users.len(),
+        config.mobility.weeks,
+        preset
+    );
+    Ok(())
+}
+
+fn run(config_path: &Path, out: Option<&Path>, timings: bool) -> Result<(), String> {
+    let config = ScenarioConfig::parse(&read(config_path)?)
+        .map_err(|e| format!("{}: {e}", config_path.display()))?;
+    let mut scenario = Scenario::new(config.clone())?;
+    let total = scenario.total_rounds();
+    let started = std::time::Instant::now();
+    let clock = move || started.elapsed().as_secs_f64() * 1000.0;
+    let progress = std::io::stderr().is_terminal();
+    let mut events = Vec::new();
+    let summary = scenario.run(
+        timings.then_some(&clock as &dyn Fn() -> f64),
+        &mut |event| {
+            if let (true, Event::Round(r)) = (progress, event) {
+                let done = r.round + 1;
+                let width = 30;
+                let filled = width * done / total.max(1);
+                eprint!(
+                    "\r[{}{}] round {done}/{total}",
+                    "#".repeat(filled),
+                    " ".repeat(width - filled)
+                );
+            }
+            events.push(event.clone());
+        },
+    )?;
+    if progress {
+        eprintln!();
+    }
+    let result = serde_json::json!({
+        "engine": whereabouts_engine::VERSION,
+        "config": config,
+        "events": events,
+        "summary": summary,
+    });
+    let text = serde_json::to_string_pretty(&result).map_err(|e| e.to_string())? + "\n";
+    write_out(out, &text)?;
+    let fmt = |v: Option<f64>| v.map_or("–".into(), |v| format!("{v:.1}"));
+    eprintln!(
+        "{} rounds attacked: median error {} m, EMD {} m (random guessing {} m), {}% diverged, RMSE {} dB",
+        summary.attacked_rounds,
+        fmt(summary.median_error_m),
+        fmt(summary.emd_m),
+        fmt(summary.random_emd_m),
+        fmt(summary.diverged_percent),
+        fmt(summary.final_rmse_db)
+    );
+    Ok(())
+}
+
+fn toml_default() -> Result<String, String> {
+    ScenarioConfig::default().to_toml()
+}
+
+fn attack(case_path: &Path) -> Result<(), String> {
+    let text = read(case_path)?;
+    let dir = case_path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let load = move |name: &str| {
+        let p = dir.join(name);
+        std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))
+    };
+    let result = whereabouts_engine::attack::case::run_case(&text, &load)
+        .map_err(|e| format!("{}: {e}", case_path.display()))?;
+    let text = serde_json::to_string_pretty(&result).map_err(|e| e.to_string())?;
+    println!("{text}");
+    Ok(())
+}
+
+fn bench(iterations: usize) {
+    let started = std::time::Instant::now();
+    let now = move || started.elapsed().as_secs_f64() * 1000.0;
+    println!("DLG, one dummy point, cosine loss; native, one thread; {iterations} iterations");
+    for (name, spec) in whereabouts_engine::bench::architectures() {
+        let ms = whereabouts_engine::bench::dlg_ms_per_iteration(&spec, iterations, &now);
+        println!("{name:<45} {:>9.2} µs/iteration", ms * 1000.0);
     }
 }

@@ -1,32 +1,158 @@
 //! The `whereabouts` binary as a user runs it.
 
-use std::process::Command;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use whereabouts_engine::model::ModelPreset;
+use whereabouts_engine::rng::Stream;
 
-fn whereabouts(args: &[&str]) -> std::process::Output {
+fn whereabouts(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_whereabouts"))
         .args(args)
         .output()
         .expect("the binary runs")
 }
 
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("whereabouts-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
 #[test]
 fn version_names_the_engine() {
-    let out = whereabouts(&["version"]);
+    let out = whereabouts(&["--version"]);
     assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(
-        text.trim(),
-        format!("whereabouts {}", whereabouts_engine::VERSION)
-    );
+    assert!(text(&out.stdout).contains(whereabouts_engine::VERSION));
 }
 
 #[test]
 fn unknown_command_is_an_error_with_usage() {
     let out = whereabouts(&["frobnicate"]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("unrecognized subcommand 'frobnicate'"));
+}
+
+#[test]
+fn generate_writes_a_csv_of_the_world() {
+    let path = temp("campus.csv");
+    let out = whereabouts(&[
+        "generate",
+        "--preset",
+        "campus",
+        "--users",
+        "1",
+        "--weeks",
+        "1",
+        "--out",
+        path.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let csv = std::fs::read_to_string(&path).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("user,time_unix,lat,lon,rsrp_dbm"));
+    let rows = lines.count();
+    assert!(rows > 1000, "{rows} rows");
+    assert!(text(&out.stderr).contains(&format!("{rows} measurements")));
+    let bad = whereabouts(&["generate", "--preset", "moon"]);
+    assert!(!bad.status.success());
+    assert!(text(&bad.stderr).contains("unknown preset `moon`"));
+}
+
+#[test]
+fn run_is_reproducible_and_its_config_round_trips() {
+    let config = whereabouts(&["config"]);
+    assert!(config.status.success());
+    let toml = text(&config.stdout).replace("seed = 1", "seed = 3\nmax_rounds = 2");
+    let toml = toml.replace(
+        "[world]\npreset = \"campus\"",
+        "[world]\npreset = \"campus\"\nweeks = 1",
+    );
+    let cfg = temp("quick.toml");
+    std::fs::write(&cfg, toml).unwrap();
+    let run = |out: &PathBuf| {
+        let o = whereabouts(&[
+            "run",
+            "--config",
+            cfg.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        std::fs::read_to_string(out).unwrap()
+    };
+    let (a, b) = (run(&temp("a.json")), run(&temp("b.json")));
+    assert_eq!(a, b, "same config, same JSON");
+    let json: serde_json::Value = serde_json::from_str(&a).unwrap();
+    let events = json["events"].as_array().unwrap();
+    assert_eq!(events.first().unwrap()["event"], "started");
+    let rounds: Vec<_> = events.iter().filter(|e| e["event"] == "round").collect();
+    assert_eq!(rounds.len(), 2);
+    for r in rounds {
+        assert!(r["true_centroid"]["latlon"]["lat"].is_number());
+        assert!(r["dlg"]["reconstruction"]["error_m"].is_number());
+        assert!(r["analytic"]["error_m"].is_number());
+        assert!(r["rmse_db"].is_number());
+    }
+    assert!(json["summary"]["emd_m"].is_number());
+}
+
+#[test]
+fn a_bad_config_names_the_problem_and_fails() {
+    let cfg = temp("bad.toml");
+    let toml = text(&whereabouts(&["config"]).stdout).replace("epochs = 1", "epochs = 0");
+    std::fs::write(&cfg, toml).unwrap();
+    let out = whereabouts(&["run", "--config", cfg.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
     assert!(
-        err.contains("unknown command `frobnicate`") && err.contains("USAGE"),
+        err.contains("bad.toml") && err.contains("fl.local.epochs"),
         "{err}"
     );
+    let missing = whereabouts(&["run", "--config", "/nonexistent/x.toml"]);
+    assert!(text(&missing.stderr).contains("/nonexistent/x.toml"));
+}
+
+/// A case made elsewhere: the exact gradient of one point, inline JSON.
+#[test]
+fn attack_recovers_the_point_behind_a_case_file() {
+    let spec = ModelPreset::Small.spec();
+    let weights = spec.init(0.0, &mut Stream::new(1, "w"));
+    let (x, y) = ([0.6, -0.4], -101.0);
+    let g: Vec<f32> = spec
+        .example_gradient(&weights, x, y)
+        .iter()
+        .map(|&v| v as f32)
+        .collect();
+    let case = serde_json::json!({
+        "model": "small",
+        "weights": weights,
+        "update": { "kind": "gradient", "values": g },
+        "standardizer": { "mean": [0.0, 0.0], "sd": [500.0, 500.0] },
+        "start": [-700.0, 600.0],
+    });
+    let path = temp("case.json");
+    std::fs::write(&path, case.to_string()).unwrap();
+    let out = whereabouts(&["attack", "--case", path.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (e, n) = (
+        r["dlg"]["position"]["east"].as_f64().unwrap(),
+        r["dlg"]["position"]["north"].as_f64().unwrap(),
+    );
+    assert!(
+        (e - 300.0).abs() < 2.0 && (n + 200.0).abs() < 2.0,
+        "{e}, {n}"
+    );
+    assert!((r["dlg"]["label_dbm"].as_f64().unwrap() + 101.0).abs() < 0.5);
+
+    let broken = serde_json::json!({ "model": "small", "weights": [1.0, 2.0],
+        "update": { "kind": "gradient", "values": g } });
+    std::fs::write(&path, broken.to_string()).unwrap();
+    let out = whereabouts(&["attack", "--case", path.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("weights: 2 numbers, but the model has 4417 parameters"));
 }

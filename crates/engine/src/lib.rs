@@ -10,6 +10,7 @@
 //! the platform's C library, so the same seed gives bit-identical numbers natively and in wasm.
 
 pub mod attack;
+pub mod bench;
 pub mod error;
 pub mod fl;
 pub mod geo;

@@ -138,9 +138,17 @@ impl Default for ScenarioConfig {
 }
 
 impl ScenarioConfig {
+    /// The config as TOML (settings left at `None` are omitted).
+    pub fn to_toml(&self) -> Result<String, String> {
+        toml::to_string(self).map_err(|e| format!("cannot write TOML: {e}"))
+    }
+
     /// Parses TOML or JSON (by the first non-blank character) and validates.
     pub fn parse(text: &str) -> Result<Self, String> {
         let trimmed = text.trim_start();
+        if trimmed.is_empty() {
+            return Err("the config is empty (`whereabouts config` prints a complete one)".into());
+        }
         let config: ScenarioConfig = if trimmed.starts_with('{') {
             serde_json::from_str(text).map_err(|e| format!("invalid JSON config: {e}"))?
         } else {

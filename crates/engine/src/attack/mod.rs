@@ -5,6 +5,7 @@
 //! - [`objective`], [`dual`]: the exact, allocation-free DLG loss and its gradient.
 
 pub mod analytic;
+pub mod case;
 pub mod dlg;
 pub mod dual;
 pub mod objective;

@@ -63,6 +63,12 @@ pub struct Objective<'a> {
     /// Activations per layer (index 0 = input) and activation derivatives per hidden layer.
     acts: Vec<Vec<D4>>,
     slopes: Vec<Vec<D4>>,
+    /// Per layer: the inputs that are not identically zero (a ReLU that is off contributes
+    /// exact zeros to every pass, so skipping it changes no sum), and those inputs compacted.
+    active: Vec<Vec<usize>>,
+    compact: Vec<Vec<D4>>,
+    /// Per layer: Gₗ aₗ₋₁ + gbₗ, fused into the forward pass.
+    observed_product: Vec<Vec<D4>>,
     delta: Vec<D4>,
     back: Vec<D4>,
 }
@@ -89,6 +95,15 @@ impl<'a> Objective<'a> {
                 .chain(layers.iter().map(|l| vec![D4::ZERO; l.outputs]))
                 .collect(),
             slopes: layers.iter().map(|l| vec![D4::ZERO; l.outputs]).collect(),
+            active: layers
+                .iter()
+                .map(|l| Vec::with_capacity(l.inputs))
+                .collect(),
+            compact: layers
+                .iter()
+                .map(|l| Vec::with_capacity(l.inputs))
+                .collect(),
+            observed_product: layers.iter().map(|l| vec![D4::ZERO; l.outputs]).collect(),
             delta: Vec::with_capacity(widest),
             back: vec![D4::ZERO; widest],
             mean_residual2: observed[last.b] / steps.max(1) as f32,
@@ -108,19 +123,35 @@ impl<'a> Objective<'a> {
     pub fn evaluate(&mut self, x: [f32; 2], y: f32, mode: LabelMode) -> Evaluation {
         let w = self.weights;
         let g = self.observed;
-        // Forward pass on duals.
+        // Forward pass on duals, with the observed product Ga computed alongside.
         self.acts[0][0] = D4::variable(x[0], 0);
         self.acts[0][1] = D4::variable(x[1], 1);
         for (li, l) in self.layers.iter().enumerate() {
             let (below, above) = self.acts.split_at_mut(li + 1);
             let input = &below[li];
+            let active = &mut self.active[li];
+            let compact = &mut self.compact[li];
+            active.clear();
+            compact.clear();
+            for (j, &a) in input.iter().enumerate() {
+                let live = a != D4::ZERO || (li > 0 && self.slopes[li - 1][j] != D4::ZERO);
+                if live {
+                    active.push(j);
+                    compact.push(a);
+                }
+            }
             let out = &mut above[0];
+            let ga_out = &mut self.observed_product[li];
             for (o, slot) in out.iter_mut().enumerate() {
                 let row = &w[l.w + o * l.inputs..l.w + (o + 1) * l.inputs];
+                let grow = &g[l.w + o * l.inputs..l.w + (o + 1) * l.inputs];
                 let mut z = D4::constant(w[l.b + o]);
-                for (a, &wi) in input.iter().zip(row) {
-                    z = z.add_scaled(*a, wi);
+                let mut ga = D4::constant(g[l.b + o]);
+                for (&j, &a) in active.iter().zip(compact.iter()) {
+                    z = z.add_scaled(a, row[j]);
+                    ga = ga.add_scaled(a, grow[j]);
                 }
+                ga_out[o] = ga;
                 *slot = match l.activation {
                     None => z,
                     Some(act) => {
@@ -149,33 +180,33 @@ impl<'a> Objective<'a> {
         self.delta.push(residual2);
         for li in (0..self.layers.len()).rev() {
             let l = self.layers[li];
-            let input = &self.acts[li];
             let mut input_norm2 = D4::constant(1.0);
-            for a in input {
+            for a in &self.compact[li] {
                 input_norm2 += *a * *a;
             }
-            for (o, &d) in self.delta.iter().enumerate() {
-                let grow = &g[l.w + o * l.inputs..l.w + (o + 1) * l.inputs];
-                let mut ga = D4::constant(g[l.b + o]);
-                for (a, &gi) in input.iter().zip(grow) {
-                    ga = ga.add_scaled(*a, gi);
-                }
+            for (&d, &ga) in self.delta.iter().zip(&self.observed_product[li]) {
                 dot += d * ga;
                 norm2 += d * d * input_norm2;
             }
             if li > 0 {
-                let back = &mut self.back[..l.inputs];
+                let active = &self.active[li];
+                let back = &mut self.back[..active.len()];
                 back.fill(D4::ZERO);
                 for (o, &d) in self.delta.iter().enumerate() {
+                    if d == D4::ZERO {
+                        continue;
+                    }
                     let row = &w[l.w + o * l.inputs..l.w + (o + 1) * l.inputs];
-                    for (b, &wi) in back.iter_mut().zip(row) {
-                        *b = b.add_scaled(d, wi);
+                    for (b, &j) in back.iter_mut().zip(active) {
+                        *b = b.add_scaled(d, row[j]);
                     }
                 }
                 let slopes = &self.slopes[li - 1];
                 self.delta.clear();
-                self.delta
-                    .extend(back.iter().zip(slopes).map(|(&b, &s)| b * s));
+                self.delta.resize(l.inputs, D4::ZERO);
+                for (&b, &j) in back.iter().zip(active) {
+                    self.delta[j] = b * slopes[j];
+                }
             }
         }
 

@@ -338,3 +338,38 @@ fn dlg_settings_are_validated() {
     };
     assert_eq!(cfg.validate().unwrap_err().field, "attack.max_iterations");
 }
+
+/// A PyTorch `nn.Sequential` saved with safetensors (`0.weight` (out, in), `0.bias`, `2.weight`…)
+/// reads into the flat layout, and shape mistakes are named.
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+fn safetensors_in_pytorch_naming_read_into_the_flat_layout() {
+    use candle_core::{Device, Tensor};
+    use std::collections::HashMap;
+    let spec = spec(ModelPreset::Small);
+    let flat = spec.init(0.0, &mut Stream::new(8, "w"));
+    let mut tensors = HashMap::new();
+    for (i, l) in spec.layers().iter().enumerate() {
+        let idx = 2 * i; // Linear, activation, Linear, …
+        let w = Tensor::from_slice(&flat[l.w..l.b], (l.outputs, l.inputs), &Device::Cpu).unwrap();
+        let b = Tensor::from_slice(&flat[l.b..l.b + l.outputs], l.outputs, &Device::Cpu).unwrap();
+        tensors.insert(format!("net.{idx}.weight"), w);
+        tensors.insert(format!("net.{idx}.bias"), b);
+    }
+    let path = std::env::temp_dir().join(format!("whereabouts-{}.safetensors", std::process::id()));
+    candle_core::safetensors::save(&tensors, &path).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(super::case::from_safetensors(&bytes, &spec).unwrap(), flat);
+    let paper = ModelPreset::Paper.spec();
+    let e = super::case::from_safetensors(&bytes, &paper).unwrap_err();
+    assert!(
+        e.contains("has shape [64, 2], the model needs [224, 2]"),
+        "{e}"
+    );
+    assert!(
+        super::case::from_safetensors(b"not safetensors", &spec)
+            .unwrap_err()
+            .contains("not a readable")
+    );
+    let _ = std::fs::remove_file(path);
+}

@@ -1,0 +1,20 @@
+//! DLG speed in headless Chromium: a benchmark, not a test — ignored by `./x test`, run by
+//! `./x bench` (release build), which prints µs per iteration for BENCHMARKS.md.
+#![cfg(target_arch = "wasm32")]
+
+use wasm_bindgen_test::*;
+use whereabouts_engine::bench::{architectures, dlg_ms_per_iteration};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+#[wasm_bindgen_test]
+#[ignore = "a benchmark: run with ./x bench"]
+fn dlg_iteration_time_in_the_browser() {
+    let performance = web_sys::window().unwrap().performance().unwrap();
+    let now = move || performance.now();
+    console_log!("DLG, one dummy point, cosine loss; wasm in headless Chromium; 2000 iterations");
+    for (name, spec) in architectures() {
+        let ms = dlg_ms_per_iteration(&spec, 2000, &now);
+        console_log!("BENCH {name:<45} {:>9.2} µs/iteration", ms * 1000.0);
+    }
+}
