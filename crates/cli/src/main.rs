@@ -47,6 +47,9 @@ enum Command {
         /// Include wall-clock attack times (makes the output differ between runs).
         #[arg(long)]
         timings: bool,
+        /// Keep the attack-progress events (the DLG path is in each round's `trail` anyway).
+        #[arg(long)]
+        progress_events: bool,
     },
     /// Print the default scenario config (TOML), a starting point for `run --config`.
     Config,
@@ -76,7 +79,8 @@ fn main() -> ExitCode {
             config,
             out,
             timings,
-        } => run(&config, out.as_deref(), timings),
+            progress_events,
+        } => run(&config, out.as_deref(), timings, progress_events),
         Command::Config => toml_default().map(|t| print!("{t}")),
         Command::Attack { case } => attack(&case),
         Command::Bench { iterations } => {
@@ -141,7 +145,12 @@ fn generate(
     Ok(())
 }
 
-fn run(config_path: &Path, out: Option<&Path>, timings: bool) -> Result<(), String> {
+fn run(
+    config_path: &Path,
+    out: Option<&Path>,
+    timings: bool,
+    progress_events: bool,
+) -> Result<(), String> {
     let config = ScenarioConfig::parse(&read(config_path)?)
         .map_err(|e| format!("{}: {e}", config_path.display()))?;
     let mut scenario = Scenario::new(config.clone())?;
@@ -163,7 +172,9 @@ fn run(config_path: &Path, out: Option<&Path>, timings: bool) -> Result<(), Stri
                     " ".repeat(width - filled)
                 );
             }
-            events.push(event.clone());
+            if progress_events || !matches!(event, Event::AttackProgress { .. }) {
+                events.push(event.clone());
+            }
         },
     )?;
     if progress {

@@ -274,6 +274,20 @@ pub enum Event {
         parameters: usize,
         initial_rmse_db: f64,
     },
+    /// Local training and aggregation of a round are done.
+    RoundTrained {
+        round: usize,
+        participants: Vec<u32>,
+        rmse_db: f64,
+    },
+    /// DLG is under way on the target's update (every `trail_every` iterations).
+    AttackProgress {
+        round: usize,
+        iteration: usize,
+        position: Metres,
+        neg_cosine: f64,
+    },
+    /// The round's attacks finished: reconstructions and metrics.
     Round(Box<RoundRecord>),
     Finished(Summary),
 }
@@ -369,9 +383,14 @@ impl Scenario {
         }
     }
 
-    /// Trains and attacks the next round that has data for the target. Returns `Ok(None)` when
-    /// the run is over. `clock` (milliseconds) times the attack if given.
-    pub fn step(&mut self, clock: Option<&dyn Fn() -> f64>) -> Result<Option<RoundRecord>, String> {
+    /// Trains and attacks the next round that has data for the target, reporting
+    /// `RoundTrained` and `AttackProgress` events as it goes. Returns `Ok(None)` when the run is
+    /// over. `clock` (milliseconds) times the attack if given.
+    pub fn step(
+        &mut self,
+        clock: Option<&dyn Fn() -> f64>,
+        on_event: &mut dyn FnMut(&Event),
+    ) -> Result<Option<RoundRecord>, String> {
         while self.next_round < self.total_rounds {
             let t = self.next_round;
             self.next_round += 1;
@@ -381,6 +400,11 @@ impl Scenario {
                 .map_err(|(user, e)| format!("round {t}, user {user}: {e}"))?;
             let Some(round) = round else { continue };
             let rmse_db = self.federation.rmse(&self.data.test).unwrap_or(f64::NAN);
+            on_event(&Event::RoundTrained {
+                round: t,
+                participants: round.updates.iter().map(|u| u.user).collect(),
+                rmse_db,
+            });
             let Some(update) = round.updates.iter().find(|u| u.user == self.config.target) else {
                 continue;
             };
@@ -410,13 +434,21 @@ impl Scenario {
                 };
                 let began = clock.map(|c| c());
                 let mut objective = Objective::new(spec, weights, &g_obs, update.steps);
-                let result = dlg::run(
+                let result = dlg::run_observed(
                     &mut objective,
                     settings,
                     &self.data.standardizer,
                     area,
                     start,
                     self.data.mean_label(),
+                    &mut |iteration, position, neg_cosine| {
+                        on_event(&Event::AttackProgress {
+                            round: t,
+                            iteration,
+                            position,
+                            neg_cosine,
+                        })
+                    },
                 );
                 let millis = clock.zip(began).map(|(c, b)| c() - b);
                 if !result.diverged {
@@ -515,7 +547,7 @@ impl Scenario {
         on_event: &mut dyn FnMut(&Event),
     ) -> Result<Summary, String> {
         on_event(&self.started_event());
-        while let Some(record) = self.step(clock)? {
+        while let Some(record) = self.step(clock, on_event)? {
             on_event(&Event::Round(Box::new(record)));
         }
         let summary = self.summary();

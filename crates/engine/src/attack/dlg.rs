@@ -176,6 +176,27 @@ pub fn run(
     start: Metres,
     prior_label: f32,
 ) -> DlgResult {
+    run_observed(
+        objective,
+        cfg,
+        standardizer,
+        area,
+        start,
+        prior_label,
+        &mut |_, _, _| {},
+    )
+}
+
+/// [`run`], reporting (iteration, position, −cos) every `trail_every` iterations as it goes.
+pub fn run_observed(
+    objective: &mut Objective,
+    cfg: &DlgConfig,
+    standardizer: &Standardizer,
+    area: (Metres, Metres),
+    start: Metres,
+    prior_label: f32,
+    on_progress: &mut dyn FnMut(usize, Metres, f64),
+) -> DlgResult {
     let x0 = standardizer.to_input(start);
     let mut v = [f64::from(x0[0]), f64::from(x0[1]), f64::from(prior_label)];
     let mut m1 = [0.0f64; 3];
@@ -221,10 +242,11 @@ pub fn run(
         }
         let moved = next.distance(&position);
         position = next;
+        last = objective.evaluate([v[0] as f32, v[1] as f32], v[2] as f32, cfg.label);
         if cfg.trail_every > 0 && it % cfg.trail_every == 0 {
             trail.push(position);
+            on_progress(it, position, -f64::from(last.cosine));
         }
-        last = objective.evaluate([v[0] as f32, v[1] as f32], v[2] as f32, cfg.label);
         if moved < cfg.tolerance_m {
             still += 1;
             if still >= cfg.patience {

@@ -55,6 +55,20 @@ fn events_describe_every_round_and_the_model_learns() {
         .collect();
     assert_eq!(records.len(), 7);
     assert!(matches!(events.last(), Some(Event::Finished(_))));
+    // Each round: trained, then attack progress, then the finished record.
+    let trained = events
+        .iter()
+        .position(|e| matches!(e, Event::RoundTrained { round: 0, .. }));
+    let progress = events
+        .iter()
+        .position(|e| matches!(e, Event::AttackProgress { round: 0, .. }));
+    let finished = events
+        .iter()
+        .position(|e| matches!(e, Event::Round(r) if r.round == 0));
+    assert!(
+        trained < progress && progress < finished,
+        "{trained:?} {progress:?} {finished:?}"
+    );
     for r in &records {
         let dlg = r.dlg.as_ref().expect("DLG ran");
         assert!(r.points > 0 && dlg.result.iterations > 0);
