@@ -81,7 +81,7 @@ fn main() -> ExitCode {
             timings,
             progress_events,
         } => run(&config, out.as_deref(), timings, progress_events),
-        Command::Config => toml_default().map(|t| print!("{t}")),
+        Command::Config => ScenarioConfig::default().to_toml().map(|t| print!("{t}")),
         Command::Attack { case } => attack(&case),
         Command::Bench { iterations } => {
             bench(iterations);
@@ -199,10 +199,6 @@ fn run(
         fmt(summary.final_rmse_db)
     );
     Ok(())
-}
-
-fn toml_default() -> Result<String, String> {
-    ScenarioConfig::default().to_toml()
 }
 
 fn attack(case_path: &Path) -> Result<(), String> {

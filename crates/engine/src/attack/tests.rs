@@ -133,6 +133,23 @@ fn the_attack_gradient_is_exact() {
     }
 }
 
+/// One campus user's week, cut into rounds of `round_length`.
+fn one_user_week(seed: u64, round_length: RoundLength) -> (World, Dataset) {
+    let mut c = Preset::Campus.config(seed);
+    c.mobility.users = 1;
+    c.mobility.weeks = 1;
+    let world = World::generate(&c).unwrap();
+    let data = Dataset::new(
+        &world.measurements,
+        world.projection,
+        round_length,
+        0.2,
+        seed,
+    )
+    .unwrap();
+    (world, data)
+}
+
 fn unit_standardizer() -> Standardizer {
     Standardizer {
         mean: [0.0, 0.0],
@@ -219,18 +236,7 @@ fn dlg_recovers_a_single_point_and_its_label() {
 /// wherever it starts.
 #[test]
 fn fedsgd_dlg_lands_near_the_batch_centroid_from_any_start() {
-    let mut c = Preset::Campus.config(21);
-    c.mobility.users = 1;
-    c.mobility.weeks = 1;
-    let world = World::generate(&c).unwrap();
-    let data = Dataset::new(
-        &world.measurements,
-        world.projection,
-        RoundLength::Week,
-        0.2,
-        21,
-    )
-    .unwrap();
+    let (world, data) = one_user_week(21, RoundLength::Week);
     for (preset, within) in [(ModelPreset::Small, 60.0), (ModelPreset::Paper, 90.0)] {
         let spec = spec(preset);
         let w0 = spec.init(0.0, &mut Stream::new(21, "init"));
@@ -294,18 +300,7 @@ fn fedsgd_dlg_lands_near_the_batch_centroid_from_any_start() {
 
 #[test]
 fn theorem1_identity_and_bound_hold_on_a_real_batch() {
-    let mut c = Preset::Campus.config(9);
-    c.mobility.users = 1;
-    c.mobility.weeks = 1;
-    let world = World::generate(&c).unwrap();
-    let data = Dataset::new(
-        &world.measurements,
-        world.projection,
-        RoundLength::Day,
-        0.2,
-        9,
-    )
-    .unwrap();
+    let (_, data) = one_user_week(9, RoundLength::Day);
     let spec = spec(ModelPreset::Small);
     let w0 = spec.init(0.0, &mut Stream::new(9, "init"));
     let batch = data.local_data(0, 1, false);

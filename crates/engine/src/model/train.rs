@@ -10,7 +10,7 @@
 use super::MlpSpec;
 use crate::rng::Stream;
 use crate::trace::Sample;
-use candle_core::{DType, Device, Tensor, Var};
+use candle_core::{Device, Tensor, Var};
 use serde::{Deserialize, Serialize};
 
 /// Local optimisation settings.
@@ -145,6 +145,6 @@ fn dropout(h: Tensor, p: f64, stream: &mut Stream, dev: &Device) -> candle_core:
     let mask: Vec<f32> = (0..h.elem_count())
         .map(|_| if stream.chance(p) { 0.0 } else { keep })
         .collect();
-    let mask = Tensor::from_vec(mask, h.shape(), dev)?.to_dtype(DType::F32)?;
+    let mask = Tensor::from_vec(mask, h.shape(), dev)?;
     h * mask
 }
