@@ -58,12 +58,14 @@ pub struct Round {
     pub updates: Vec<Update>,
 }
 
-/// Server state across rounds.
+/// Server state across rounds. Every round's randomness comes from its own stream, derived
+/// from the seed and the round index, so any round can be re-run from a checkpoint of the
+/// global model (the lab does this when the visitor edits a trajectory) with the same result.
 pub struct Federation {
     pub spec: MlpSpec,
     pub config: FlConfig,
     pub global: Vec<f32>,
-    stream: Stream,
+    seed: u64,
 }
 
 impl Federation {
@@ -72,8 +74,76 @@ impl Federation {
             spec,
             config,
             global: initial,
-            stream: Stream::new(seed, "federation"),
+            seed,
         }
+    }
+
+    /// The users of `users` that take part in round `t`: those with data, of which the server
+    /// picks m = max(⌈C·K_t⌉, 1) (Algorithm 1), sorted.
+    pub fn participants(&self, data: &Dataset, users: &[u32], t: usize) -> Vec<u32> {
+        let mut with_data: Vec<u32> = users
+            .iter()
+            .copied()
+            .filter(|&u| !data.local_data(u, t, false).is_empty())
+            .collect();
+        if with_data.is_empty() {
+            return with_data;
+        }
+        let m = ((self.config.client_fraction * with_data.len() as f64).ceil() as usize)
+            .clamp(1, with_data.len());
+        if m < with_data.len() {
+            let mut s = Stream::new(self.seed, &format!("federation-round-{t}"));
+            s.shuffle(&mut with_data);
+            with_data.truncate(m);
+            with_data.sort_unstable();
+        }
+        with_data
+    }
+
+    /// One participant's local training in round `t`, starting from `before` (w_{t−1});
+    /// `None` if its LocalBatch is empty.
+    pub fn local_update(
+        &self,
+        data: &Dataset,
+        user: u32,
+        t: usize,
+        before: &[f32],
+        selector: &dyn BatchSelector,
+    ) -> Result<Option<Update>, (u32, TrainError)> {
+        let round_data = data.local_data(user, t, self.config.cumulative).to_vec();
+        let mut user_stream = Stream::new(self.seed, &format!("federation-round-{t}-user-{user}"));
+        let batch = selector.select(&round_data, &mut user_stream);
+        if batch.is_empty() {
+            return Ok(None);
+        }
+        let result = train_local(
+            &self.spec,
+            before,
+            &batch,
+            &self.config.local,
+            &mut user_stream,
+        )
+        .map_err(|e| (user, e))?;
+        Ok(Some(Update {
+            user,
+            batch,
+            round_data,
+            params: result.params,
+            steps: result.steps,
+        }))
+    }
+
+    /// n-weighted FedAvg of the participants' models: w_t = Σ_k (n_t^k / n_t) w_t^k.
+    pub fn aggregate(updates: &[Update], dimension: usize) -> Vec<f32> {
+        let n: usize = updates.iter().map(|u| u.batch.len()).sum();
+        let mut global = vec![0.0f64; dimension];
+        for u in updates {
+            let weight = u.batch.len() as f64 / n as f64;
+            for (g, &p) in global.iter_mut().zip(&u.params) {
+                *g += weight * f64::from(p);
+            }
+        }
+        global.into_iter().map(|g| g as f32).collect()
     }
 
     /// Runs round `t` over `users`; returns `None` if nobody had data.
@@ -84,60 +154,17 @@ impl Federation {
         t: usize,
         selector: &dyn BatchSelector,
     ) -> Result<Option<Round>, (u32, TrainError)> {
-        let mut with_data: Vec<u32> = users
-            .iter()
-            .copied()
-            .filter(|&u| !data.local_data(u, t, false).is_empty())
-            .collect();
-        if with_data.is_empty() {
-            return Ok(None);
-        }
-        let m = ((self.config.client_fraction * with_data.len() as f64).ceil() as usize)
-            .clamp(1, with_data.len());
-        let mut round_stream = self.stream.child(&format!("round-{t}"));
-        if m < with_data.len() {
-            round_stream.shuffle(&mut with_data);
-            with_data.truncate(m);
-            with_data.sort_unstable();
-        }
         let before = self.global.clone();
-        let mut updates = Vec::with_capacity(with_data.len());
-        for user in with_data {
-            let round_data = data.local_data(user, t, self.config.cumulative).to_vec();
-            let mut user_stream = round_stream.child(&format!("user-{user}"));
-            let batch = selector.select(&round_data, &mut user_stream);
-            if batch.is_empty() {
-                continue;
+        let mut updates = Vec::new();
+        for user in self.participants(data, users, t) {
+            if let Some(update) = self.local_update(data, user, t, &before, selector)? {
+                updates.push(update);
             }
-            let result = train_local(
-                &self.spec,
-                &before,
-                &batch,
-                &self.config.local,
-                &mut user_stream,
-            )
-            .map_err(|e| (user, e))?;
-            updates.push(Update {
-                user,
-                batch,
-                round_data,
-                params: result.params,
-                steps: result.steps,
-            });
         }
         if updates.is_empty() {
             return Ok(None);
         }
-        // n-weighted FedAvg over the participants.
-        let n: usize = updates.iter().map(|u| u.batch.len()).sum();
-        let mut global = vec![0.0f64; before.len()];
-        for u in &updates {
-            let weight = u.batch.len() as f64 / n as f64;
-            for (g, &p) in global.iter_mut().zip(&u.params) {
-                *g += weight * f64::from(p);
-            }
-        }
-        self.global = global.into_iter().map(|g| g as f32).collect();
+        self.global = Self::aggregate(&updates, before.len());
         Ok(Some(Round {
             index: t,
             before,

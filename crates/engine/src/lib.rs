@@ -14,11 +14,13 @@ pub mod bench;
 pub mod error;
 pub mod fl;
 pub mod geo;
+pub mod lab;
 pub mod metrics;
 pub mod model;
 pub mod rng;
 pub mod scenario;
 pub mod trace;
+pub mod trajectory;
 pub mod world;
 
 /// The engine's version, shown by the app and the CLI so that exported results say what made them.

@@ -8,13 +8,14 @@ use crate::attack::dlg::{self, DlgConfig, DlgResult, InitContext};
 use crate::attack::objective::Objective;
 use crate::attack::{analytic, observed_gradient};
 use crate::error::ConfigError;
-use crate::fl::{AllData, Federation, FlConfig};
+use crate::fl::{AllData, Federation, FlConfig, Update};
 use crate::geo::{LatLon, Metres};
 use crate::metrics;
 use crate::model::train::LocalTraining;
 use crate::model::{MlpSpec, ModelPreset};
 use crate::rng::Stream;
 use crate::trace::{Dataset, RoundLength, centroid};
+use crate::trajectory::Trajectory;
 use crate::world::{Preset, World};
 use serde::{Deserialize, Serialize};
 
@@ -103,6 +104,10 @@ pub struct ScenarioConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub participants: Option<Vec<u32>>,
     pub attack: AttackConfig,
+    /// The target's data drawn as a path (the lab) instead of its synthetic routine. The run
+    /// then lasts as long as the trajectory (unless `max_rounds` is shorter).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trajectory: Option<Trajectory>,
 }
 
 impl Default for ScenarioConfig {
@@ -133,6 +138,7 @@ impl Default for ScenarioConfig {
             target: 0,
             participants: Some(vec![0]),
             attack: AttackConfig::default(),
+            trajectory: None,
         }
     }
 }
@@ -309,7 +315,7 @@ impl Scenario {
     pub fn new(config: ScenarioConfig) -> Result<Self, String> {
         config.validate().map_err(|e| e.to_string())?;
         let world = World::generate(&config.world_config()).map_err(|e| e.to_string())?;
-        let data = Dataset::new(
+        let mut data = Dataset::new(
             &world.measurements,
             world.projection,
             config.round_length,
@@ -343,9 +349,17 @@ impl Scenario {
             OutputBias::MeanLabel => data.mean_label(),
         };
         let initial = spec.init(bias, &mut Stream::new(config.seed, "model-init"));
-        let total_rounds = config
-            .max_rounds
-            .map_or(data.rounds(), |m| m.min(data.rounds()));
+        let mut rounds = data.rounds();
+        if let Some(trajectory) = &config.trajectory {
+            trajectory
+                .validate(world.area())
+                .map_err(|e| e.to_string())?;
+            let measurements = trajectory.measurements(&world, config.target, config.seed);
+            data.replace_user(config.target, &measurements);
+            let last = measurements.last().map_or(data.t0, |m| m.time);
+            rounds = data.round_of(last) + 1;
+        }
+        let total_rounds = config.max_rounds.map_or(rounds, |m| m.min(rounds));
         let federation = Federation::new(spec, config.fl.clone(), initial, config.seed);
         Ok(Self {
             config,
@@ -375,14 +389,6 @@ impl Scenario {
         }
     }
 
-    fn locate(&self, p: Metres, truth: Metres) -> Located {
-        Located {
-            position: p,
-            latlon: self.data.projection.to_latlon(p),
-            error_m: p.distance(&truth),
-        }
-    }
-
     /// Trains and attacks the next round that has data for the target, reporting
     /// `RoundTrained` and `AttackProgress` events as it goes. Returns `Ok(None)` when the run is
     /// over. `clock` (milliseconds) times the attack if given.
@@ -408,64 +414,55 @@ impl Scenario {
             let Some(update) = round.updates.iter().find(|u| u.user == self.config.target) else {
                 continue;
             };
-            let truth = centroid(&update.round_data).expect("participants have data");
-            let spec = &self.federation.spec;
-            let lr = self.config.fl.local.learning_rate;
-            let g_obs = observed_gradient(&round.before, &update.params, lr);
-            let analytic = if self.config.attack.analytic || self.config.attack.dlg {
-                analytic::reconstruct(spec, &g_obs, &self.data.standardizer)
-            } else {
-                None
-            };
             let area = self.world.area();
-            let dlg = if self.config.attack.dlg {
-                let settings = &self.config.attack.settings;
-                let ctx = InitContext {
-                    area,
-                    previous: self.previous,
-                    true_centroid: Some(truth),
-                    analytic,
-                };
-                let mut s = Stream::new(self.config.seed, &format!("dlg-init-{t}"));
-                let start = dlg::initial_point(settings.init, &ctx, &mut s);
-                let weights = match settings.weights {
-                    dlg::DummyWeights::PostUpdate => &update.params,
-                    dlg::DummyWeights::PreUpdate => &round.before,
-                };
-                let began = clock.map(|c| c());
-                let mut objective = Objective::new(spec, weights, &g_obs, update.steps);
-                let result = dlg::run_observed(
-                    &mut objective,
-                    settings,
-                    &self.data.standardizer,
-                    area,
-                    start,
-                    self.data.mean_label(),
-                    &mut |iteration, position, neg_cosine| {
-                        on_event(&Event::AttackProgress {
-                            round: t,
-                            iteration,
-                            position,
-                            neg_cosine,
-                        })
-                    },
-                );
-                let millis = clock.zip(began).map(|(c, b)| c() - b);
-                if !result.diverged {
-                    self.previous = Some(result.position);
+            let inputs = AttackInputs::new(
+                &self.config,
+                &self.federation.spec,
+                &self.data,
+                area,
+                t,
+                &round.before,
+                update,
+                self.previous,
+            );
+            let dlg = match inputs.start {
+                Some(start) => {
+                    let settings = &self.config.attack.settings;
+                    let began = clock.map(|c| c());
+                    let mut objective = Objective::new(
+                        &self.federation.spec,
+                        &inputs.weights,
+                        &inputs.g_obs,
+                        update.steps,
+                    );
+                    let result = dlg::run_observed(
+                        &mut objective,
+                        settings,
+                        &self.data.standardizer,
+                        area,
+                        start,
+                        self.data.mean_label(),
+                        &mut |iteration, position, neg_cosine| {
+                            on_event(&Event::AttackProgress {
+                                round: t,
+                                iteration,
+                                position,
+                                neg_cosine,
+                            })
+                        },
+                    );
+                    let millis = clock.zip(began).map(|(c, b)| c() - b);
+                    Some(inputs.outcome(&self.data, result, millis))
                 }
-                Some(DlgOutcome {
-                    reconstruction: self.locate(result.position, truth),
-                    result,
-                    millis,
-                })
-            } else {
-                None
+                None => None,
             };
+            if let Some(d) = dlg.as_ref().filter(|d| !d.result.diverged) {
+                self.previous = Some(d.reconstruction.position);
+            }
             let bounds = if self.config.attack.bounds {
                 let mut s = Stream::new(self.config.seed, &format!("bounds-{t}"));
                 analytic::bounds(
-                    spec,
+                    &self.federation.spec,
                     &round.before,
                     &update.batch,
                     &self.data.standardizer,
@@ -474,20 +471,8 @@ impl Scenario {
             } else {
                 None
             };
-            let record = RoundRecord {
-                round: t,
-                start_unix: self.data.t0 + t as f64 * self.data.round_s,
-                participants: round.updates.iter().map(|u| u.user).collect(),
-                points: update.round_data.len(),
-                batch_points: update.batch.len(),
-                true_centroid: self.locate(truth, truth),
-                dlg,
-                analytic: analytic
-                    .filter(|_| self.config.attack.analytic)
-                    .map(|p| self.locate(p, truth)),
-                bounds,
-                rmse_db,
-            };
+            let participants = round.updates.iter().map(|u| u.user).collect();
+            let record = inputs.record(&self.data, participants, update, dlg, bounds, rmse_db);
             self.records.push(record.clone());
             return Ok(Some(record));
         }
@@ -496,48 +481,13 @@ impl Scenario {
 
     /// Figures over all rounds so far.
     pub fn summary(&self) -> Summary {
-        let dlg: Vec<&DlgOutcome> = self.records.iter().filter_map(|r| r.dlg.as_ref()).collect();
-        let ok: Vec<&DlgOutcome> = dlg.iter().copied().filter(|d| !d.result.diverged).collect();
-        let errors: Vec<f64> = ok.iter().map(|d| d.reconstruction.error_m).collect();
-        let analytic: Vec<f64> = self
-            .records
-            .iter()
-            .filter_map(|r| r.analytic.as_ref().map(|a| a.error_m))
-            .collect();
-        let truth: Vec<Metres> = self
-            .records
-            .iter()
-            .flat_map(|r| {
-                self.data
-                    .local_data(self.config.target, r.round, false)
-                    .iter()
-                    .map(|s| s.pos)
-            })
-            .collect();
-        let recon: Vec<Metres> = ok.iter().map(|d| d.reconstruction.position).collect();
-        let mut s = Stream::new(self.config.seed, "emd");
-        let emd_m = metrics::sliced_wasserstein(&truth, &recon, 1000, 2.0, &mut s);
-        let random_emd_m = if recon.is_empty() {
-            None
-        } else {
-            metrics::random_guess_emd(&truth, recon.len(), self.world.area(), 5, &mut s)
-        };
-        Summary {
-            rounds: self.next_round,
-            attacked_rounds: self.records.len(),
-            median_error_m: metrics::median(&errors),
-            mean_error_m: (!errors.is_empty())
-                .then(|| errors.iter().sum::<f64>() / errors.len() as f64),
-            analytic_median_error_m: metrics::median(&analytic),
-            emd_m,
-            random_emd_m,
-            diverged_percent: (!dlg.is_empty())
-                .then(|| 100.0 * (dlg.len() - ok.len()) as f64 / dlg.len() as f64),
-            mean_iterations: (!dlg.is_empty()).then(|| {
-                dlg.iter().map(|d| d.result.iterations as f64).sum::<f64>() / dlg.len() as f64
-            }),
-            final_rmse_db: self.records.last().map(|r| r.rmse_db),
-        }
+        summarize(
+            &self.config,
+            &self.data,
+            self.world.area(),
+            &self.records,
+            self.next_round,
+        )
     }
 
     /// Runs every remaining round, reporting each event.
@@ -558,3 +508,151 @@ impl Scenario {
 
 #[cfg(test)]
 mod tests;
+
+/// What the server derives from the target's update of round `t` before attacking it. Shared by
+/// [`Scenario`] and the lab's incremental driver so both give the same numbers.
+pub(crate) struct AttackInputs {
+    pub round: usize,
+    pub truth: Metres,
+    /// g_obs = (w_before − w_after)/η.
+    pub g_obs: Vec<f32>,
+    /// Lemma 1's estimate (also DLG's default starting point).
+    pub analytic: Option<Metres>,
+    /// Where the dummy gradient is taken (pre- or post-update weights).
+    pub weights: Vec<f32>,
+    /// DLG's starting point, when DLG runs.
+    pub start: Option<Metres>,
+}
+
+impl AttackInputs {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        config: &ScenarioConfig,
+        spec: &MlpSpec,
+        data: &Dataset,
+        area: (Metres, Metres),
+        t: usize,
+        before: &[f32],
+        update: &Update,
+        previous: Option<Metres>,
+    ) -> Self {
+        let truth = centroid(&update.round_data).expect("participants have data");
+        let g_obs = observed_gradient(before, &update.params, config.fl.local.learning_rate);
+        let analytic = if config.attack.analytic || config.attack.dlg {
+            analytic::reconstruct(spec, &g_obs, &data.standardizer)
+        } else {
+            None
+        };
+        let settings = &config.attack.settings;
+        let start = config.attack.dlg.then(|| {
+            let ctx = InitContext {
+                area,
+                previous,
+                true_centroid: Some(truth),
+                analytic,
+            };
+            let mut s = Stream::new(config.seed, &format!("dlg-init-{t}"));
+            dlg::initial_point(settings.init, &ctx, &mut s)
+        });
+        let weights = match settings.weights {
+            dlg::DummyWeights::PostUpdate => update.params.clone(),
+            dlg::DummyWeights::PreUpdate => before.to_vec(),
+        };
+        Self {
+            round: t,
+            truth,
+            g_obs,
+            analytic: analytic.filter(|_| config.attack.analytic),
+            weights,
+            start,
+        }
+    }
+
+    pub fn locate(&self, data: &Dataset, p: Metres) -> Located {
+        Located {
+            position: p,
+            latlon: data.projection.to_latlon(p),
+            error_m: p.distance(&self.truth),
+        }
+    }
+
+    pub fn outcome(&self, data: &Dataset, result: DlgResult, millis: Option<f64>) -> DlgOutcome {
+        DlgOutcome {
+            reconstruction: self.locate(data, result.position),
+            result,
+            millis,
+        }
+    }
+
+    pub fn record(
+        &self,
+        data: &Dataset,
+        participants: Vec<u32>,
+        update: &Update,
+        dlg: Option<DlgOutcome>,
+        bounds: Option<analytic::Bounds>,
+        rmse_db: f64,
+    ) -> RoundRecord {
+        RoundRecord {
+            round: self.round,
+            start_unix: data.t0 + self.round as f64 * data.round_s,
+            participants,
+            points: update.round_data.len(),
+            batch_points: update.batch.len(),
+            true_centroid: self.locate(data, self.truth),
+            dlg,
+            analytic: self.analytic.map(|p| self.locate(data, p)),
+            bounds,
+            rmse_db,
+        }
+    }
+}
+
+/// Whole-run figures over `records` (see [`Summary`]).
+pub(crate) fn summarize(
+    config: &ScenarioConfig,
+    data: &Dataset,
+    area: (Metres, Metres),
+    records: &[RoundRecord],
+    rounds_run: usize,
+) -> Summary {
+    let dlg: Vec<&DlgOutcome> = records.iter().filter_map(|r| r.dlg.as_ref()).collect();
+    let ok: Vec<&DlgOutcome> = dlg.iter().copied().filter(|d| !d.result.diverged).collect();
+    let errors: Vec<f64> = ok.iter().map(|d| d.reconstruction.error_m).collect();
+    let analytic: Vec<f64> = records
+        .iter()
+        .filter_map(|r| r.analytic.as_ref().map(|a| a.error_m))
+        .collect();
+    let truth: Vec<Metres> = records
+        .iter()
+        .flat_map(|r| {
+            data.local_data(config.target, r.round, false)
+                .iter()
+                .map(|s| s.pos)
+        })
+        .collect();
+    let recon: Vec<Metres> = ok.iter().map(|d| d.reconstruction.position).collect();
+    let mut s = Stream::new(config.seed, "emd");
+    let emd_m = metrics::sliced_wasserstein(&truth, &recon, 1000, 2.0, &mut s);
+    let random_emd_m = if recon.is_empty() {
+        None
+    } else {
+        metrics::random_guess_emd(&truth, recon.len(), area, 5, &mut s)
+    };
+    Summary {
+        rounds: rounds_run,
+        attacked_rounds: records.len(),
+        median_error_m: metrics::median(&errors),
+        mean_error_m: (!errors.is_empty())
+            .then(|| errors.iter().sum::<f64>() / errors.len() as f64),
+        analytic_median_error_m: metrics::median(&analytic),
+        emd_m,
+        random_emd_m,
+        diverged_percent: (!dlg.is_empty())
+            .then(|| 100.0 * (dlg.len() - ok.len()) as f64 / dlg.len() as f64),
+        mean_iterations: (!dlg.is_empty()).then(|| {
+            dlg.iter().map(|d| d.result.iterations as f64).sum::<f64>() / dlg.len() as f64
+        }),
+        final_rmse_db: records.last().map(|r| r.rmse_db),
+    }
+}

@@ -173,6 +173,29 @@ impl Dataset {
         })
     }
 
+    /// Replaces `user`'s training data by `measurements` (all kept for training: the held-out
+    /// test set stays the cell's own, so edits to one user's data never move the split of the
+    /// others). The standardiser and the round calendar are unchanged.
+    pub fn replace_user(&mut self, user: u32, measurements: &[Measurement]) {
+        self.train.retain(|s| s.user != user);
+        let at = self.train.partition_point(|s| s.user < user);
+        let mut mine: Vec<Sample> = measurements
+            .iter()
+            .map(|m| {
+                let pos = self.projection.to_metres(LatLon::new(m.lat, m.lon));
+                Sample {
+                    user,
+                    time: m.time,
+                    pos,
+                    x: self.standardizer.to_input(pos),
+                    y: m.rsrp_dbm as f32,
+                }
+            })
+            .collect();
+        mine.sort_by(|a, b| a.time.total_cmp(&b.time));
+        self.train.splice(at..at, mine);
+    }
+
     /// The round a time falls in.
     pub fn round_of(&self, time: f64) -> usize {
         ((time - self.t0) / self.round_s).floor().max(0.0) as usize

@@ -197,82 +197,168 @@ pub fn run_observed(
     prior_label: f32,
     on_progress: &mut dyn FnMut(usize, Metres, f64),
 ) -> DlgResult {
-    let x0 = standardizer.to_input(start);
-    let mut v = [f64::from(x0[0]), f64::from(x0[1]), f64::from(prior_label)];
-    let mut m1 = [0.0f64; 3];
-    let mut m2 = [0.0f64; 3];
-    let (beta1, beta2, eps) = (0.9f64, 0.999f64, 1e-8f64);
-    let learn_label = !matches!(cfg.label, LabelMode::Analytic);
-    let mut trail = vec![start];
-    let mut still = 0;
-    let mut converged = false;
-    let mut iterations = 0;
-    let mut last = objective.evaluate([x0[0], x0[1]], prior_label, cfg.label);
-    let mut position = start;
-    for it in 1..=cfg.max_iterations {
-        let grad = last.loss.tangents();
-        let mut step = [0.0f64; 3];
-        for k in 0..3 {
-            if k == 2 && !learn_label {
-                continue;
-            }
-            let gk = f64::from(grad[k]);
-            step[k] = match cfg.optimizer {
-                Optimizer::Sgd { lr } => lr * gk,
-                Optimizer::Adam { lr } => {
-                    m1[k] = beta1 * m1[k] + (1.0 - beta1) * gk;
-                    m2[k] = beta2 * m2[k] + (1.0 - beta2) * gk * gk;
-                    let mh = m1[k] / (1.0 - libm::pow(beta1, it as f64));
-                    let vh = m2[k] / (1.0 - libm::pow(beta2, it as f64));
-                    lr * mh / (libm::sqrt(vh) + eps)
-                }
-            };
+    let mut run = DlgRun::new(objective, cfg, standardizer, start, prior_label);
+    while !run.advance(objective, cfg, standardizer, usize::MAX, on_progress) {}
+    run.finish(area)
+}
+
+/// A DLG optimisation that can be advanced a few iterations at a time (the browser worker
+/// interleaves attacks with new requests) and gives exactly [`run_observed`]'s result.
+///
+/// The [`Objective`] is passed to every call rather than held, so the caller may rebuild it
+/// between slices from the same weights and update.
+#[derive(Clone, Debug)]
+pub struct DlgRun {
+    start: Metres,
+    /// (x′₀, x′₁, y′) in standardised units and dBm.
+    v: [f64; 3],
+    m1: [f64; 3],
+    m2: [f64; 3],
+    iterations: usize,
+    still: usize,
+    converged: bool,
+    finished: bool,
+    position: Metres,
+    trail: Vec<Metres>,
+    cosine: f32,
+    label: f32,
+    tangents: [f32; 3],
+}
+
+impl DlgRun {
+    pub fn new(
+        objective: &mut Objective,
+        cfg: &DlgConfig,
+        standardizer: &Standardizer,
+        start: Metres,
+        prior_label: f32,
+    ) -> Self {
+        let x0 = standardizer.to_input(start);
+        let last = objective.evaluate([x0[0], x0[1]], prior_label, cfg.label);
+        Self {
+            start,
+            v: [f64::from(x0[0]), f64::from(x0[1]), f64::from(prior_label)],
+            m1: [0.0; 3],
+            m2: [0.0; 3],
+            iterations: 0,
+            still: 0,
+            converged: false,
+            finished: false,
+            position: start,
+            trail: vec![start],
+            cosine: last.cosine,
+            label: last.label,
+            tangents: last.loss.tangents(),
         }
-        for k in 0..3 {
-            v[k] -= step[k];
-        }
-        iterations = it;
-        let next = standardizer.to_metres([v[0], v[1]]);
-        if !(next.east.is_finite() && next.north.is_finite())
-            || v[0].abs() > 1e4
-            || v[1].abs() > 1e4
-        {
-            position = next;
-            break;
-        }
-        let moved = next.distance(&position);
-        position = next;
-        last = objective.evaluate([v[0] as f32, v[1] as f32], v[2] as f32, cfg.label);
-        if cfg.trail_every > 0 && it % cfg.trail_every == 0 {
-            trail.push(position);
-            on_progress(it, position, -f64::from(last.cosine));
-        }
-        if moved < cfg.tolerance_m {
-            still += 1;
-            if still >= cfg.patience {
-                converged = true;
+    }
+
+    /// The dummy's current location.
+    pub fn position(&self) -> Metres {
+        self.position
+    }
+
+    pub fn iterations(&self) -> usize {
+        self.iterations
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Runs up to `budget` more iterations; true once the attack has stopped (converged, hit
+    /// the iteration cap, or left the plane).
+    pub fn advance(
+        &mut self,
+        objective: &mut Objective,
+        cfg: &DlgConfig,
+        standardizer: &Standardizer,
+        budget: usize,
+        on_progress: &mut dyn FnMut(usize, Metres, f64),
+    ) -> bool {
+        let (beta1, beta2, eps) = (0.9f64, 0.999f64, 1e-8f64);
+        let learn_label = !matches!(cfg.label, LabelMode::Analytic);
+        let mut done = 0;
+        while !self.finished && done < budget {
+            if self.iterations >= cfg.max_iterations {
+                self.finished = true;
                 break;
             }
-        } else {
-            still = 0;
+            let it = self.iterations + 1;
+            done += 1;
+            // x′₀, x′₁, and y′ when the label is learned.
+            let lanes = if learn_label { 3 } else { 2 };
+            for k in 0..lanes {
+                let gk = f64::from(self.tangents[k]);
+                let step = match cfg.optimizer {
+                    Optimizer::Sgd { lr } => lr * gk,
+                    Optimizer::Adam { lr } => {
+                        self.m1[k] = beta1 * self.m1[k] + (1.0 - beta1) * gk;
+                        self.m2[k] = beta2 * self.m2[k] + (1.0 - beta2) * gk * gk;
+                        let mh = self.m1[k] / (1.0 - libm::pow(beta1, it as f64));
+                        let vh = self.m2[k] / (1.0 - libm::pow(beta2, it as f64));
+                        lr * mh / (libm::sqrt(vh) + eps)
+                    }
+                };
+                self.v[k] -= step;
+            }
+            self.iterations = it;
+            let next = standardizer.to_metres([self.v[0], self.v[1]]);
+            if !(next.east.is_finite() && next.north.is_finite())
+                || self.v[0].abs() > 1e4
+                || self.v[1].abs() > 1e4
+            {
+                self.position = next;
+                self.finished = true;
+                break;
+            }
+            let moved = next.distance(&self.position);
+            self.position = next;
+            let last = objective.evaluate(
+                [self.v[0] as f32, self.v[1] as f32],
+                self.v[2] as f32,
+                cfg.label,
+            );
+            self.cosine = last.cosine;
+            self.label = last.label;
+            self.tangents = last.loss.tangents();
+            if cfg.trail_every > 0 && it.is_multiple_of(cfg.trail_every) {
+                self.trail.push(self.position);
+                on_progress(it, self.position, -f64::from(last.cosine));
+            }
+            if moved < cfg.tolerance_m {
+                self.still += 1;
+                if self.still >= cfg.patience {
+                    self.converged = true;
+                    self.finished = true;
+                }
+            } else {
+                self.still = 0;
+            }
         }
+        if self.iterations >= cfg.max_iterations {
+            self.finished = true;
+        }
+        self.finished
     }
-    if trail.last() != Some(&position) {
-        trail.push(position);
-    }
-    let (lo, hi) = area;
-    let inside = position.east >= lo.east
-        && position.east <= hi.east
-        && position.north >= lo.north
-        && position.north <= hi.north;
-    DlgResult {
-        start,
-        position,
-        label_dbm: f64::from(last.label),
-        iterations,
-        converged,
-        diverged: !inside || !last.cosine.is_finite(),
-        neg_cosine: -f64::from(last.cosine),
-        trail,
+
+    /// The result so far (normally called once [`advance`](Self::advance) returned true).
+    pub fn finish(mut self, area: (Metres, Metres)) -> DlgResult {
+        if self.trail.last() != Some(&self.position) {
+            self.trail.push(self.position);
+        }
+        let (lo, hi) = area;
+        let p = self.position;
+        let inside =
+            p.east >= lo.east && p.east <= hi.east && p.north >= lo.north && p.north <= hi.north;
+        DlgResult {
+            start: self.start,
+            position: p,
+            label_dbm: f64::from(self.label),
+            iterations: self.iterations,
+            converged: self.converged,
+            diverged: !inside || !self.cosine.is_finite(),
+            neg_cosine: -f64::from(self.cosine),
+            trail: self.trail,
+        }
     }
 }

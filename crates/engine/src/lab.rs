@@ -1,0 +1,591 @@
+//! The Signal-map lab's driver: the same federation and attacks as [`Scenario`], computed
+//! incrementally so the browser stays live.
+//!
+//! - Work comes in small slices ([`Lab::work`] stops at a deadline), so the worker can read the
+//!   visitor's next message between slices; a DLG attack is resumed where it stopped
+//!   ([`DlgRun`]).
+//! - Rounds are computed only as far as the visitor has asked ([`Lab::want`]), in order: a
+//!   round's attack finishes before the next round trains (Init::Previous needs it).
+//! - Editing the trajectory ([`Lab::set_trajectory`]) keeps every round before the first one
+//!   whose data changed (their checkpoints are still valid), retrains only the target in that
+//!   round (the other participants' updates depend on w_{t−1} alone) and reports its instant
+//!   Lemma 1 reconstruction at once; DLG and the later rounds follow in the background.
+//!
+//! The results are those of [`Scenario::run`] on the same config, bit for bit (tested).
+
+use crate::attack::analytic;
+use crate::attack::dlg::DlgRun;
+use crate::attack::objective::Objective;
+use crate::fl::{AllData, Federation, Update};
+use crate::geo::{LatLon, Metres};
+use crate::rng::Stream;
+use crate::scenario::{AttackInputs, OutputBias, RoundRecord, ScenarioConfig, Summary, summarize};
+use crate::trace::{Dataset, Sample};
+use crate::trajectory::Trajectory;
+use crate::world::World;
+use serde::{Deserialize, Serialize};
+
+/// What the map needs to know about the world.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WorldView {
+    pub origin: LatLon,
+    /// (south-west, north-east) corners of the area of interest, plane metres.
+    pub area: (Metres, Metres),
+    pub towers: Vec<Metres>,
+    /// Index of the learned cell in `towers`.
+    pub cell: usize,
+    pub users: usize,
+    pub start_unix: f64,
+    pub round_s: f64,
+}
+
+/// The global model's predicted RSRP on a grid over the area (row 0 = north).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HeatMap {
+    pub round: Option<usize>,
+    pub cols: usize,
+    pub rows: usize,
+    pub values_dbm: Vec<f32>,
+}
+
+/// What the lab reports.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum LabEvent {
+    /// The trajectory changed: rounds from `first_changed` on are being recomputed.
+    Edited {
+        first_changed: usize,
+        total_rounds: usize,
+    },
+    /// Round `round` is trained. `target` is present when the visitor took part.
+    Trained {
+        round: usize,
+        rmse_db: f64,
+        participants: Vec<u32>,
+        target: Option<TargetRound>,
+    },
+    /// DLG positions since the last report for `round`.
+    Progress {
+        round: usize,
+        iteration: usize,
+        trail: Vec<Metres>,
+    },
+    /// The round's attacks are done.
+    Attacked(Box<RoundRecord>),
+}
+
+/// The target's side of a trained round: its data and the instant reconstruction.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TargetRound {
+    /// Positions of D_t (the round's measurements), plane metres.
+    pub points: Vec<Metres>,
+    pub truth: Metres,
+    pub analytic: Option<Metres>,
+    /// DLG's starting point, when DLG runs.
+    pub dlg_start: Option<Metres>,
+}
+
+enum Attack {
+    /// No DLG (analytic only), or DLG finished: the record is final.
+    Done(Box<RoundRecord>),
+    Running {
+        inputs: Box<AttackInputs>,
+        run: Box<DlgRun>,
+        steps: usize,
+        millis: f64,
+        reported: usize,
+    },
+}
+
+struct LabRound {
+    before: Vec<f32>,
+    after: Vec<f32>,
+    updates: Vec<Update>,
+    rmse_db: f64,
+    attack: Option<Attack>,
+}
+
+/// An incremental run of one lab configuration.
+pub struct Lab {
+    config: ScenarioConfig,
+    world: World,
+    data: Dataset,
+    federation: Federation,
+    users: Vec<u32>,
+    initial: Vec<f32>,
+    total_rounds: usize,
+    rounds: Vec<LabRound>,
+    wanted: usize,
+}
+
+/// DLG iterations between two looks at the clock.
+const SLICE_ITERATIONS: usize = 16;
+
+impl Lab {
+    /// A lab for `config`, which must carry a trajectory (the visitor is the target).
+    pub fn new(config: ScenarioConfig) -> Result<Self, String> {
+        if config.trajectory.is_none() {
+            return Err("the lab needs a trajectory".into());
+        }
+        // Scenario::new validates everything and builds the same world and data.
+        let scenario = crate::scenario::Scenario::new(config.clone())?;
+        let total_rounds = scenario.total_rounds();
+        let crate::scenario::Scenario {
+            world,
+            data,
+            federation,
+            ..
+        } = scenario;
+        let users = match &config.participants {
+            Some(list) => list.clone(),
+            None => world.users.iter().map(|u| u.id).collect(),
+        };
+        let initial = federation.global.clone();
+        Ok(Self {
+            config,
+            world,
+            data,
+            federation,
+            users,
+            initial,
+            total_rounds,
+            rounds: Vec::new(),
+            wanted: 0,
+        })
+    }
+
+    pub fn config(&self) -> &ScenarioConfig {
+        &self.config
+    }
+
+    pub fn total_rounds(&self) -> usize {
+        self.total_rounds
+    }
+
+    pub fn parameters(&self) -> usize {
+        self.federation.spec.parameter_count()
+    }
+
+    pub fn world_view(&self) -> WorldView {
+        WorldView {
+            origin: self.world.config.origin,
+            area: self.world.area(),
+            towers: self.world.towers.iter().map(|t| t.position).collect(),
+            cell: self.world.config.cell,
+            users: self.world.users.len(),
+            start_unix: self.data.t0,
+            round_s: self.data.round_s,
+        }
+    }
+
+    /// Test RMSE of the initial model, dB.
+    pub fn initial_rmse_db(&self) -> f64 {
+        rmse(&self.federation, &self.initial, &self.data.test)
+    }
+
+    /// Compute rounds 0..`rounds` (capped at the run's length).
+    pub fn want(&mut self, rounds: usize) {
+        self.wanted = rounds.min(self.total_rounds);
+    }
+
+    pub fn wanted(&self) -> usize {
+        self.wanted
+    }
+
+    /// Rounds trained so far.
+    pub fn trained(&self) -> usize {
+        self.rounds.len()
+    }
+
+    /// True while some wanted round is not fully trained and attacked.
+    pub fn busy(&self) -> bool {
+        self.rounds.len() < self.wanted || self.running().is_some()
+    }
+
+    fn running(&self) -> Option<usize> {
+        self.rounds
+            .iter()
+            .position(|r| matches!(r.attack, Some(Attack::Running { .. })))
+    }
+
+    /// Finished round records, in round order.
+    pub fn records(&self) -> Vec<RoundRecord> {
+        self.rounds
+            .iter()
+            .filter_map(|r| match &r.attack {
+                Some(Attack::Done(record)) => Some((**record).clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    pub fn summary(&self) -> Summary {
+        let done = self
+            .rounds
+            .iter()
+            .take_while(|r| !matches!(r.attack, Some(Attack::Running { .. })))
+            .count();
+        summarize(
+            &self.config,
+            &self.data,
+            self.world.area(),
+            &self.records(),
+            done,
+        )
+    }
+
+    /// The target's training data of round `t`.
+    pub fn round_data(&self, t: usize) -> &[Sample] {
+        self.data
+            .local_data(self.config.target, t, self.config.fl.cumulative)
+    }
+
+    /// Replaces the visitor's trajectory. Returns the first round whose data changed (`None`
+    /// if nothing did). If that round was already trained, its target update is retrained now
+    /// and reported (with Lemma 1's reconstruction) before this returns; later rounds are
+    /// dropped and recomputed by [`work`](Self::work).
+    pub fn set_trajectory(
+        &mut self,
+        trajectory: Trajectory,
+        emit: &mut dyn FnMut(LabEvent),
+    ) -> Result<Option<usize>, String> {
+        trajectory
+            .validate(self.world.area())
+            .map_err(|e| e.to_string())?;
+        let target = self.config.target;
+        let old = self.data.clone();
+        let measurements = trajectory.measurements(&self.world, target, self.config.seed);
+        self.data.replace_user(target, &measurements);
+        let last = measurements.last().map_or(self.data.t0, |m| m.time);
+        let rounds = self.data.round_of(last) + 1;
+        let old_total = self.total_rounds;
+        self.total_rounds = self.config.max_rounds.map_or(rounds, |m| m.min(rounds));
+        self.config.trajectory = Some(trajectory);
+        let cumulative = self.config.fl.cumulative;
+        let first = (0..old_total.max(self.total_rounds)).find(|&t| {
+            old.local_data(target, t, cumulative) != self.data.local_data(target, t, cumulative)
+        });
+        let Some(first) = first.or_else(|| {
+            (old_total != self.total_rounds).then_some(old_total.min(self.total_rounds))
+        }) else {
+            return Ok(None);
+        };
+        emit(LabEvent::Edited {
+            first_changed: first,
+            total_rounds: self.total_rounds,
+        });
+        self.wanted = self.wanted.min(self.total_rounds);
+        if first < self.rounds.len() {
+            let old_round = self.rounds.swap_remove(first);
+            self.rounds.truncate(first);
+            if first < self.total_rounds {
+                self.train_round(first, Some(old_round), emit)?;
+            }
+        }
+        Ok(Some(first))
+    }
+
+    /// Does the next piece of wanted work until `now()` passes `deadline` (milliseconds).
+    /// Returns true if work remains.
+    pub fn work(
+        &mut self,
+        now: &dyn Fn() -> f64,
+        deadline: f64,
+        emit: &mut dyn FnMut(LabEvent),
+    ) -> Result<bool, String> {
+        loop {
+            if !self.busy() {
+                return Ok(false);
+            }
+            if now() >= deadline {
+                return Ok(true);
+            }
+            if let Some(t) = self.running() {
+                self.advance_attack(t, now, deadline, emit);
+            } else {
+                self.train_round(self.rounds.len(), None, emit)?;
+            }
+        }
+    }
+
+    /// Runs every wanted round to the end (tests, benchmarks).
+    pub fn finish(&mut self, emit: &mut dyn FnMut(LabEvent)) -> Result<(), String> {
+        while self.work(&|| 0.0, f64::INFINITY, emit)? {}
+        Ok(())
+    }
+
+    /// Trains round `t` (all earlier rounds trained). `reuse`: the round as it was before an
+    /// edit of the target's data, whose other participants' updates are still valid.
+    fn train_round(
+        &mut self,
+        t: usize,
+        reuse: Option<LabRound>,
+        emit: &mut dyn FnMut(LabEvent),
+    ) -> Result<(), String> {
+        let before = self
+            .rounds
+            .last()
+            .map_or_else(|| self.initial.clone(), |r| r.after.clone());
+        let participants = self.federation.participants(&self.data, &self.users, t);
+        let mut updates = Vec::with_capacity(participants.len());
+        for &user in &participants {
+            let kept = reuse.as_ref().and_then(|r| {
+                (user != self.config.target)
+                    .then(|| r.updates.iter().find(|u| u.user == user))
+                    .flatten()
+            });
+            let update = match kept {
+                Some(u) => Some(u.clone()),
+                None => self
+                    .federation
+                    .local_update(&self.data, user, t, &before, &AllData)
+                    .map_err(|(user, e)| format!("round {t}, user {user}: {e}"))?,
+            };
+            updates.extend(update);
+        }
+        let after = if updates.is_empty() {
+            before.clone()
+        } else {
+            Federation::aggregate(&updates, before.len())
+        };
+        let rmse_db = rmse(&self.federation, &after, &self.data.test);
+        let previous = self.previous_reconstruction();
+        let target = updates.iter().find(|u| u.user == self.config.target);
+        let inputs = target.map(|u| {
+            AttackInputs::new(
+                &self.config,
+                &self.federation.spec,
+                &self.data,
+                self.world.area(),
+                t,
+                &before,
+                u,
+                previous,
+            )
+        });
+        emit(LabEvent::Trained {
+            round: t,
+            rmse_db,
+            participants: updates.iter().map(|u| u.user).collect(),
+            target: inputs.as_ref().zip(target).map(|(i, u)| TargetRound {
+                points: u.round_data.iter().map(|s| s.pos).collect(),
+                truth: i.truth,
+                analytic: i.analytic,
+                dlg_start: i.start,
+            }),
+        });
+        let attack = match (inputs, target) {
+            (Some(inputs), Some(update)) => Some(match inputs.start {
+                Some(start) => {
+                    let mut objective = Objective::new(
+                        &self.federation.spec,
+                        &inputs.weights,
+                        &inputs.g_obs,
+                        update.steps,
+                    );
+                    let run = DlgRun::new(
+                        &mut objective,
+                        &self.config.attack.settings,
+                        &self.data.standardizer,
+                        start,
+                        self.data.mean_label(),
+                    );
+                    Attack::Running {
+                        inputs: Box::new(inputs),
+                        run: Box::new(run),
+                        steps: update.steps,
+                        millis: 0.0,
+                        reported: 1,
+                    }
+                }
+                None => {
+                    let record = self.record(&inputs, &before, &updates, None, rmse_db);
+                    emit(LabEvent::Attacked(Box::new(record.clone())));
+                    Attack::Done(Box::new(record))
+                }
+            }),
+            _ => None,
+        };
+        self.rounds.push(LabRound {
+            before,
+            after,
+            updates,
+            rmse_db,
+            attack,
+        });
+        Ok(())
+    }
+
+    fn advance_attack(
+        &mut self,
+        t: usize,
+        now: &dyn Fn() -> f64,
+        deadline: f64,
+        emit: &mut dyn FnMut(LabEvent),
+    ) {
+        let area = self.world.area();
+        let round = &mut self.rounds[t];
+        let Some(Attack::Running {
+            inputs,
+            run,
+            steps,
+            millis,
+            reported,
+        }) = round.attack.as_mut()
+        else {
+            return;
+        };
+        let settings = &self.config.attack.settings;
+        let mut objective = Objective::new(
+            &self.federation.spec,
+            &inputs.weights,
+            &inputs.g_obs,
+            *steps,
+        );
+        let mut trail = Vec::new();
+        let mut iteration = run.iterations();
+        loop {
+            let began = now();
+            let finished = run.advance(
+                &mut objective,
+                settings,
+                &self.data.standardizer,
+                SLICE_ITERATIONS,
+                &mut |it, p, _| {
+                    iteration = it;
+                    trail.push(p);
+                },
+            );
+            *millis += now() - began;
+            if finished || now() >= deadline {
+                break;
+            }
+        }
+        *reported += trail.len();
+        if !trail.is_empty() {
+            emit(LabEvent::Progress {
+                round: t,
+                iteration,
+                trail,
+            });
+        }
+        if !run.is_finished() {
+            return;
+        }
+        let Some(Attack::Running {
+            inputs,
+            run,
+            millis,
+            ..
+        }) = round.attack.take()
+        else {
+            unreachable!("matched above")
+        };
+        let result = run.finish(area);
+        let outcome = inputs.outcome(&self.data, result, Some(millis));
+        let round = &self.rounds[t];
+        let record = self.record(
+            &inputs,
+            &round.before,
+            &round.updates,
+            Some(outcome),
+            round.rmse_db,
+        );
+        emit(LabEvent::Attacked(Box::new(record.clone())));
+        self.rounds[t].attack = Some(Attack::Done(Box::new(record)));
+    }
+
+    fn record(
+        &self,
+        inputs: &AttackInputs,
+        before: &[f32],
+        updates: &[Update],
+        dlg: Option<crate::scenario::DlgOutcome>,
+        rmse_db: f64,
+    ) -> RoundRecord {
+        let update = updates
+            .iter()
+            .find(|u| u.user == self.config.target)
+            .expect("the target took part");
+        let bounds = if self.config.attack.bounds {
+            let mut s = Stream::new(self.config.seed, &format!("bounds-{}", inputs.round));
+            analytic::bounds(
+                &self.federation.spec,
+                before,
+                &update.batch,
+                &self.data.standardizer,
+                &mut s,
+            )
+        } else {
+            None
+        };
+        inputs.record(
+            &self.data,
+            updates.iter().map(|u| u.user).collect(),
+            update,
+            dlg,
+            bounds,
+            rmse_db,
+        )
+    }
+
+    /// The last non-diverged DLG reconstruction (Init::Previous).
+    fn previous_reconstruction(&self) -> Option<Metres> {
+        self.rounds.iter().rev().find_map(|r| match &r.attack {
+            Some(Attack::Done(record)) => record
+                .dlg
+                .as_ref()
+                .filter(|d| !d.result.diverged)
+                .map(|d| d.reconstruction.position),
+            _ => None,
+        })
+    }
+
+    /// The global model's prediction over the area after round `round` (`None`: the initial
+    /// model), on a grid of about `cells` cells shaped like the area.
+    pub fn heat_map(&self, round: Option<usize>, cells: usize) -> Option<HeatMap> {
+        let params = match round {
+            None => &self.initial,
+            Some(t) => &self.rounds.get(t)?.after,
+        };
+        let (lo, hi) = self.world.area();
+        let (w, h) = (hi.east - lo.east, hi.north - lo.north);
+        let cols = ((cells.max(4) as f64 * w / h).sqrt().round() as usize).clamp(2, 256);
+        let rows = (cells.max(4) / cols).clamp(2, 256);
+        let mut values_dbm = Vec::with_capacity(cols * rows);
+        for r in 0..rows {
+            for c in 0..cols {
+                let p = Metres::new(
+                    lo.east + (c as f64 + 0.5) * w / cols as f64,
+                    hi.north - (r as f64 + 0.5) * h / rows as f64,
+                );
+                let x = self.data.standardizer.to_input(p);
+                values_dbm.push(self.federation.spec.predict(params, x));
+            }
+        }
+        Some(HeatMap {
+            round,
+            cols,
+            rows,
+            values_dbm,
+        })
+    }
+
+    /// Whether the model starts at the mean label (shown in the lab's explanation).
+    pub fn output_bias(&self) -> OutputBias {
+        self.config.output_bias
+    }
+}
+
+fn rmse(federation: &Federation, params: &[f32], test: &[Sample]) -> f64 {
+    crate::metrics::rmse(test.iter().map(|s| {
+        (
+            f64::from(federation.spec.predict(params, s.x)),
+            f64::from(s.y),
+        )
+    }))
+    .unwrap_or(f64::NAN)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,162 @@
+use super::*;
+use crate::scenario::{Event, Scenario, WorldChoice};
+use crate::trajectory::TrajectoryPreset;
+use crate::world::Preset;
+use std::cell::Cell;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+fn config() -> ScenarioConfig {
+    ScenarioConfig {
+        seed: 4,
+        world: WorldChoice {
+            preset: Preset::Campus,
+            users: Some(3),
+            weeks: Some(1),
+            cell: None,
+        },
+        participants: Some(vec![0, 1, 2]),
+        max_rounds: Some(3),
+        trajectory: Some(TrajectoryPreset::Commute.trajectory(900.0, 850.0)),
+        ..ScenarioConfig::default()
+    }
+}
+
+/// Records without the wall-clock time, which only the lab measures.
+fn timeless(mut records: Vec<RoundRecord>) -> Vec<RoundRecord> {
+    for r in &mut records {
+        if let Some(d) = r.dlg.as_mut() {
+            d.millis = None;
+        }
+    }
+    records
+}
+
+fn scenario_records(config: ScenarioConfig) -> Vec<RoundRecord> {
+    let mut s = Scenario::new(config).unwrap();
+    let mut records = Vec::new();
+    s.run(None, &mut |e| {
+        if let Event::Round(r) = e {
+            records.push((**r).clone())
+        }
+    })
+    .unwrap();
+    records
+}
+
+#[test]
+fn the_lab_gives_the_scenarios_numbers() {
+    let mut lab = Lab::new(config()).unwrap();
+    assert_eq!(lab.total_rounds(), 3);
+    lab.want(usize::MAX);
+    let mut events = Vec::new();
+    lab.finish(&mut |e| events.push(e)).unwrap();
+    let records = lab.records();
+    assert_eq!(records.len(), 3);
+    assert_eq!(timeless(records), scenario_records(config()));
+    // Each round: trained (with the instant reconstruction), progress, then attacked.
+    assert!(
+        matches!(&events[0], LabEvent::Trained { round: 0, target: Some(t), .. } if t.analytic.is_some())
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, LabEvent::Progress { round: 0, .. }))
+    );
+    assert!(matches!(events.last(), Some(LabEvent::Attacked(r)) if r.round == 2));
+    assert_eq!(lab.summary().attacked_rounds, 3);
+}
+
+#[test]
+fn an_edit_recomputes_from_the_first_changed_round_only() {
+    let mut lab = Lab::new(config()).unwrap();
+    lab.want(3);
+    lab.finish(&mut |_| {}).unwrap();
+    let old = lab.records();
+    // Waypoint 12 is 36 h in: legs 11 and 12 lie in day 1 (round 1).
+    let mut moved = config().trajectory.unwrap();
+    moved.waypoints[12] = Metres::new(200.0, -300.0);
+    let mut events = Vec::new();
+    let first = lab
+        .set_trajectory(moved.clone(), &mut |e| events.push(e))
+        .unwrap();
+    assert_eq!(first, Some(1));
+    // Reported before any background work: the edit and round 1's instant reconstruction.
+    assert!(matches!(
+        events[0],
+        LabEvent::Edited {
+            first_changed: 1,
+            total_rounds: 3
+        }
+    ));
+    let LabEvent::Trained {
+        round: 1,
+        target: Some(t),
+        ..
+    } = &events[1]
+    else {
+        panic!("{:?}", events[1])
+    };
+    assert!(
+        t.points
+            .iter()
+            .any(|p| p.distance(&Metres::new(200.0, -300.0)) < 30.0)
+    );
+    assert_eq!(lab.trained(), 2);
+    assert_eq!(timeless(lab.records())[0], timeless(old.clone())[0]);
+    lab.finish(&mut |_| {}).unwrap();
+    let mut fresh = config();
+    fresh.trajectory = Some(moved);
+    let new = timeless(lab.records());
+    assert_eq!(new, scenario_records(fresh));
+    assert_ne!(new[1], timeless(old)[1]);
+    // The same trajectory again changes nothing.
+    let same = lab.config().trajectory.clone().unwrap();
+    assert_eq!(lab.set_trajectory(same, &mut |_| {}).unwrap(), None);
+}
+
+#[test]
+fn work_stops_at_the_deadline_and_resumes() {
+    let mut lab = Lab::new(config()).unwrap();
+    lab.want(1);
+    let clock = Cell::new(0.0);
+    let now = || {
+        clock.set(clock.get() + 1.0);
+        clock.get()
+    };
+    let mut slices = 0;
+    while lab.work(&now, clock.get() + 4.0, &mut |_| {}).unwrap() {
+        slices += 1;
+        assert!(slices < 10_000);
+    }
+    assert!(slices > 1, "the attack should take several slices");
+    assert!(!lab.busy());
+    let mut one = config();
+    one.max_rounds = Some(1);
+    assert_eq!(timeless(lab.records()), scenario_records(one));
+}
+
+#[test]
+fn bad_trajectories_are_refused_and_change_nothing() {
+    let mut lab = Lab::new(config()).unwrap();
+    lab.want(1);
+    lab.finish(&mut |_| {}).unwrap();
+    let mut bad = config().trajectory.unwrap();
+    bad.waypoints[0] = Metres::new(1e6, 0.0);
+    let e = lab.set_trajectory(bad, &mut |_| {}).unwrap_err();
+    assert!(e.contains("outside the area"), "{e}");
+    assert_eq!(lab.trained(), 1);
+    assert_eq!(lab.config().trajectory, config().trajectory);
+}
+
+#[test]
+fn the_heat_map_covers_the_area_in_dbm() {
+    let mut lab = Lab::new(config()).unwrap();
+    lab.want(1);
+    lab.finish(&mut |_| {}).unwrap();
+    let h = lab.heat_map(Some(0), 600).unwrap();
+    assert_eq!(h.values_dbm.len(), h.cols * h.rows);
+    assert!(h.cols * h.rows <= 600 && h.cols * h.rows > 400);
+    assert!(h.values_dbm.iter().all(|v| v.is_finite()));
+    assert!(lab.heat_map(Some(5), 600).is_none());
+}
