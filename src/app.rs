@@ -1,14 +1,17 @@
 //! The page: header, the lab (map canvas, controls, results) and the privacy footer.
 
 use crate::{
-    basemap::{self, Viewport},
     bridge::{EngineBridge, WORKER_URL},
     fatal,
+    lab::{
+        self,
+        controls::{Controls, Playback},
+        map::LabMap,
+        results::Results,
+    },
     protocol::{Request, Response},
 };
-use leptos::{ev, html, prelude::*};
-use wasm_bindgen::JsCast;
-use whereabouts_engine::geo::Metres;
+use leptos::prelude::*;
 
 /// What the page knows about its engine worker.
 #[derive(Clone, Debug, PartialEq)]
@@ -38,8 +41,7 @@ pub fn App() -> impl IntoView {
     let (status, set_status) = signal(EngineStatus::Starting);
     let ping_sent_at = StoredValue::new(0.0_f64);
 
-    let bridge = EngineBridge::spawn(WORKER_URL, move |response| match response {
-        Response::Ready { .. } => {}
+    let on_other = move |response| match response {
         Response::Pong { engine_version, .. } => set_status.set(EngineStatus::Ready {
             version: engine_version,
             round_trip_ms: js_sys::Date::now() - ping_sent_at.get_value(),
@@ -51,18 +53,24 @@ pub fn App() -> impl IntoView {
             fatal::show_fatal(&format!("The engine stopped: {message}"));
             set_status.set(EngineStatus::Failed(message));
         }
-    });
-    match &bridge {
-        Ok(bridge) => {
-            ping_sent_at.set_value(js_sys::Date::now());
-            if let Err(e) = bridge.send(&Request::Ping { nonce: 1 }) {
-                set_status.set(EngineStatus::Failed(e));
+        _ => {}
+    };
+    let lab = lab::create(
+        |on_response| match EngineBridge::spawn(WORKER_URL, on_response) {
+            Ok(bridge) => {
+                ping_sent_at.set_value(js_sys::Date::now());
+                if let Err(e) = bridge.send(&Request::Ping { nonce: 1 }) {
+                    set_status.set(EngineStatus::Failed(e));
+                }
+                Some(bridge)
             }
-        }
-        Err(e) => set_status.set(EngineStatus::Failed(e.clone())),
-    }
-    // The worker lives as long as the page.
-    let _bridge = StoredValue::new_local(bridge.ok());
+            Err(e) => {
+                set_status.set(EngineStatus::Failed(e));
+                None
+            }
+        },
+        on_other,
+    );
 
     view! {
         <header class="site-header">
@@ -93,26 +101,20 @@ pub fn App() -> impl IntoView {
             </details>
         </header>
         <main class="lab" aria-label="Signal-map lab">
-            <section class="map-panel" aria-label="Map">
-                <MapCanvas/>
-            </section>
+            <div class="stage">
+                <section class="map-panel" aria-label="Map">
+                    <LabMap state=lab/>
+                </section>
+                <Playback state=lab/>
+                <p class="status" data-testid="engine-status" aria-live="polite"
+                    class:ready=move || matches!(status.get(), EngineStatus::Ready { .. })
+                    class:failed=move || matches!(status.get(), EngineStatus::Failed(_))>
+                    {move || status.get().describe()}
+                </p>
+                <Results state=lab/>
+            </div>
             <aside class="side">
-                <section class="panel controls" aria-labelledby="controls-title">
-                    <h2 id="controls-title">"Controls"</h2>
-                    <p class="hint">
-                        "Federated learning of a signal map: phones learn to predict signal
-                        strength from location and share only model updates. The server is
-                        honest but curious."
-                    </p>
-                </section>
-                <section class="panel results" aria-labelledby="results-title">
-                    <h2 id="results-title">"Results"</h2>
-                    <p class="status" data-testid="engine-status" aria-live="polite"
-                        class:ready=move || matches!(status.get(), EngineStatus::Ready { .. })
-                        class:failed=move || matches!(status.get(), EngineStatus::Failed(_))>
-                        {move || status.get().describe()}
-                    </p>
-                </section>
+                <Controls state=lab/>
             </aside>
         </main>
         <footer class="site-footer">
@@ -121,55 +123,5 @@ pub fn App() -> impl IntoView {
                 Yang, Zhang, Psounis, Markopoulou) and related work, in Rust and WebAssembly."
             </p>
         </footer>
-    }
-}
-
-/// The map: a canvas sized to its box at the screen's pixel density.
-#[component]
-fn MapCanvas() -> impl IntoView {
-    let canvas_ref = NodeRef::<html::Canvas>::new();
-    let view_state = StoredValue::new(Viewport {
-        centre: Metres::new(0.0, 0.0),
-        m_per_px: 4.0,
-        width_px: 0.0,
-        height_px: 0.0,
-    });
-
-    let redraw = move || {
-        let Some(canvas) = canvas_ref.get_untracked() else {
-            return;
-        };
-        let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
-        let (w, h) = (canvas.client_width() as f64, canvas.client_height() as f64);
-        if w <= 0.0 || h <= 0.0 {
-            return;
-        }
-        canvas.set_width((w * dpr).round() as u32);
-        canvas.set_height((h * dpr).round() as u32);
-        let Ok(Some(ctx)) = canvas.get_context("2d") else {
-            return;
-        };
-        let Ok(ctx) = ctx.dyn_into::<web_sys::CanvasRenderingContext2d>() else {
-            return;
-        };
-        let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
-        view_state.update_value(|v| {
-            v.width_px = w;
-            v.height_px = h;
-        });
-        basemap::draw(&ctx, &view_state.get_value());
-    };
-
-    Effect::new(move |_| {
-        if canvas_ref.get().is_some() {
-            redraw();
-        }
-    });
-    let resize = window_event_listener(ev::resize, move |_| redraw());
-    on_cleanup(move || resize.remove());
-
-    view! {
-        <canvas node_ref=canvas_ref class="map" data-testid="map-canvas" role="img"
-            aria-label="Map of the synthetic world on a metric grid"></canvas>
     }
 }

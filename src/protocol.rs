@@ -2,9 +2,15 @@
 //!
 //! Messages cross the worker boundary as plain JS objects made by `serde-wasm-bindgen` (no JSON
 //! strings), tagged by `type` so they stay readable in the browser's devtools.
+//!
+//! Lab messages carry a `generation`: the page bumps it whenever it starts a new lab (new
+//! config), and drops any response of an older generation still in flight.
 
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
+use whereabouts_engine::lab::{HeatMap, LabEvent, WorldView};
+use whereabouts_engine::scenario::{ScenarioConfig, Summary};
+use whereabouts_engine::trajectory::Trajectory;
 
 /// What the page asks of the engine.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -12,6 +18,21 @@ use wasm_bindgen::JsValue;
 pub enum Request {
     /// A round-trip check: the worker answers [`Response::Pong`] with the same nonce.
     Ping { nonce: u32 },
+    /// Start a lab for `config` (which carries the visitor's trajectory), computing rounds
+    /// 0..`want`.
+    LabStart {
+        generation: u32,
+        config: Box<ScenarioConfig>,
+        want: usize,
+    },
+    /// The visitor edited the trajectory; `edit` numbers the edits (latency measurement).
+    LabTrajectory {
+        generation: u32,
+        edit: u32,
+        trajectory: Trajectory,
+    },
+    /// Compute rounds 0..`rounds`.
+    LabWant { generation: u32, rounds: usize },
 }
 
 /// What the engine tells the page.
@@ -26,6 +47,29 @@ pub enum Response {
     Rejected { reason: String },
     /// The engine panicked; the worker is dead and the page must say so.
     Fatal { message: String },
+    /// A lab is ready: what the map needs.
+    LabStarted {
+        generation: u32,
+        world: WorldView,
+        total_rounds: usize,
+        parameters: usize,
+        initial_rmse_db: f64,
+        heat: Option<HeatMap>,
+    },
+    /// Progress of the lab's computation.
+    Lab { generation: u32, event: LabEvent },
+    /// An edit was applied (after its instant results were sent).
+    LabEdited {
+        generation: u32,
+        edit: u32,
+        first_changed: Option<usize>,
+    },
+    /// The model's prediction map after a round.
+    LabHeat { generation: u32, heat: HeatMap },
+    /// All wanted rounds are done.
+    LabIdle { generation: u32, summary: Summary },
+    /// The lab could not do what was asked; what was on screen stays.
+    LabError { generation: u32, message: String },
 }
 
 /// Encodes a message for `postMessage`.

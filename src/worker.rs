@@ -1,20 +1,215 @@
 //! The engine worker: receives [`Request`]s, runs engine code, posts [`Response`]s.
 //!
-//! The message handler ([`handle`]) is a plain function so it is tested without a worker; the
-//! glue in [`start`] only moves messages across the boundary.
+//! [`Engine`] holds the lab and does its work in slices ([`Engine::pump`]) so that a message
+//! from the page (a dragged waypoint, pause) is read within one slice; it is plain Rust, tested
+//! without a worker. The glue in [`start`] moves messages across the boundary and schedules the
+//! next slice through a `MessageChannel` (unlike `setTimeout(0)`, not clamped to 4 ms).
 
 use crate::protocol::{self, Request, Response};
+use std::{cell::RefCell, rc::Rc};
 use wasm_bindgen::{JsCast, JsValue, closure::Closure};
-use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+use web_sys::{DedicatedWorkerGlobalScope, MessageChannel, MessageEvent};
+use whereabouts_engine::lab::{HeatMap, Lab, LabEvent};
 
-/// Answers one request. Long-running requests will answer with several responses (progress,
-/// then a result), hence the `emit` callback.
+/// How long one slice of background work may run, in milliseconds.
+pub const SLICE_MS: f64 = 8.0;
+
+/// Multiply-adds the heat map may cost (a few milliseconds in the browser).
+const HEAT_BUDGET: usize = 3_000_000;
+
+/// The worker's state: at most one lab.
+#[derive(Default)]
+pub struct Engine {
+    generation: u32,
+    lab: Option<Lab>,
+    /// The lab went idle and the page has been told.
+    idle_reported: bool,
+}
+
+impl Engine {
+    /// Answers one request. Lab requests answer at once with what is instant (a start, the
+    /// edited round's Lemma 1 reconstruction); the rest comes from [`pump`](Self::pump).
+    pub fn handle(&mut self, request: Request, emit: &mut dyn FnMut(Response)) {
+        match request {
+            Request::Ping { nonce } => emit(Response::Pong {
+                nonce,
+                engine_version: whereabouts_engine::VERSION.to_string(),
+            }),
+            Request::LabStart {
+                generation,
+                config,
+                want,
+            } => {
+                self.generation = generation;
+                match Lab::new(*config) {
+                    Ok(mut lab) => {
+                        lab.want(want);
+                        emit(Response::LabStarted {
+                            generation,
+                            world: lab.world_view(),
+                            total_rounds: lab.total_rounds(),
+                            parameters: lab.parameters(),
+                            initial_rmse_db: lab.initial_rmse_db(),
+                            heat: heat(&lab, None),
+                        });
+                        self.lab = Some(lab);
+                        self.idle_reported = false;
+                    }
+                    Err(message) => {
+                        self.lab = None;
+                        emit(Response::LabError {
+                            generation,
+                            message,
+                        })
+                    }
+                }
+            }
+            Request::LabTrajectory {
+                generation,
+                edit,
+                trajectory,
+            } => {
+                let Some(lab) = self.current(generation) else {
+                    return;
+                };
+                let mut trained = Vec::new();
+                let result = lab.set_trajectory(trajectory, &mut |event| {
+                    if let LabEvent::Trained { round, .. } = &event {
+                        trained.push(*round);
+                    }
+                    emit(Response::Lab { generation, event })
+                });
+                match result {
+                    Ok(first_changed) => {
+                        emit(Response::LabEdited {
+                            generation,
+                            edit,
+                            first_changed,
+                        });
+                        for round in trained {
+                            if let Some(heat) = heat(lab, Some(round)) {
+                                emit(Response::LabHeat { generation, heat });
+                            }
+                        }
+                        self.idle_reported = false;
+                    }
+                    Err(message) => emit(Response::LabError {
+                        generation,
+                        message,
+                    }),
+                }
+            }
+            Request::LabWant { generation, rounds } => {
+                if let Some(lab) = self.current(generation) {
+                    lab.want(rounds);
+                    self.idle_reported = false;
+                }
+            }
+        }
+    }
+
+    fn current(&mut self, generation: u32) -> Option<&mut Lab> {
+        (generation == self.generation)
+            .then_some(self.lab.as_mut())
+            .flatten()
+    }
+
+    /// True if [`pump`](Self::pump) has something to do.
+    pub fn has_work(&self) -> bool {
+        self.lab
+            .as_ref()
+            .is_some_and(|lab| lab.busy() || !self.idle_reported)
+    }
+
+    /// Works until `now()` passes `deadline` (milliseconds); true if work remains.
+    pub fn pump(
+        &mut self,
+        now: &dyn Fn() -> f64,
+        deadline: f64,
+        emit: &mut dyn FnMut(Response),
+    ) -> bool {
+        let generation = self.generation;
+        let Some(lab) = self.lab.as_mut() else {
+            return false;
+        };
+        let mut trained = Vec::new();
+        let result = lab.work(now, deadline, &mut |event| {
+            if let LabEvent::Trained { round, .. } = &event {
+                trained.push(*round);
+            }
+            emit(Response::Lab { generation, event })
+        });
+        for round in trained {
+            if let Some(heat) = heat(lab, Some(round)) {
+                emit(Response::LabHeat { generation, heat });
+            }
+        }
+        match result {
+            Ok(true) => true,
+            Ok(false) => {
+                if !self.idle_reported {
+                    self.idle_reported = true;
+                    emit(Response::LabIdle {
+                        generation,
+                        summary: lab.summary(),
+                    });
+                }
+                false
+            }
+            Err(message) => {
+                // A diverging model: stop this lab, keep what the page shows.
+                self.lab = None;
+                emit(Response::LabError {
+                    generation,
+                    message,
+                });
+                false
+            }
+        }
+    }
+}
+
+fn heat(lab: &Lab, round: Option<usize>) -> Option<HeatMap> {
+    let cells = (HEAT_BUDGET / lab.parameters().max(1)).clamp(48, 1600);
+    lab.heat_map(round, cells)
+}
+
+/// Answers one request with a fresh engine (kept for quick checks of the boundary).
 pub fn handle(request: Request, emit: &mut dyn FnMut(Response)) {
-    match request {
-        Request::Ping { nonce } => emit(Response::Pong {
-            nonce,
-            engine_version: whereabouts_engine::VERSION.to_string(),
-        }),
+    Engine::default().handle(request, emit);
+}
+
+struct Glue {
+    engine: RefCell<Engine>,
+    scope: DedicatedWorkerGlobalScope,
+    channel: MessageChannel,
+    scheduled: RefCell<bool>,
+}
+
+impl Glue {
+    fn now(&self) -> f64 {
+        self.scope
+            .performance()
+            .map_or_else(js_sys::Date::now, |p| p.now())
+    }
+
+    fn schedule(&self) {
+        if !*self.scheduled.borrow() && self.engine.borrow().has_work() {
+            *self.scheduled.borrow_mut() = true;
+            if let Err(e) = self.channel.port2().post_message(&JsValue::NULL) {
+                web_sys::console::error_2(&"worker: could not schedule work".into(), &e);
+            }
+        }
+    }
+
+    fn slice(&self) {
+        *self.scheduled.borrow_mut() = false;
+        let deadline = self.now() + SLICE_MS;
+        let now = || self.now();
+        self.engine
+            .borrow_mut()
+            .pump(&now, deadline, &mut |r| post(&self.scope, &r));
+        self.schedule();
     }
 }
 
@@ -22,14 +217,38 @@ pub fn handle(request: Request, emit: &mut dyn FnMut(Response)) {
 pub fn start() {
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     install_panic_reporter(scope.clone());
+    let channel = match MessageChannel::new() {
+        Ok(c) => c,
+        Err(e) => {
+            let message = format!("the worker cannot schedule work: {e:?}");
+            post(&scope, &Response::Fatal { message });
+            return;
+        }
+    };
+    let glue = Rc::new(Glue {
+        engine: RefCell::new(Engine::default()),
+        scope: scope.clone(),
+        channel,
+        scheduled: RefCell::new(false),
+    });
 
-    let post_scope = scope.clone();
+    let slice_glue = glue.clone();
+    let on_slice = Closure::<dyn FnMut(MessageEvent)>::new(move |_: MessageEvent| {
+        slice_glue.slice();
+    });
+    glue.channel
+        .port1()
+        .set_onmessage(Some(on_slice.as_ref().unchecked_ref()));
+    on_slice.forget();
+
+    let msg_glue = glue.clone();
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
-        let mut emit = |response: Response| post(&post_scope, &response);
+        let mut emit = |response: Response| post(&msg_glue.scope, &response);
         match protocol::decode::<Request>(event.data()) {
-            Ok(request) => handle(request, &mut emit),
+            Ok(request) => msg_glue.engine.borrow_mut().handle(request, &mut emit),
             Err(reason) => emit(Response::Rejected { reason }),
         }
+        msg_glue.schedule();
     });
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget();

@@ -42,7 +42,8 @@ pub struct Trajectory {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TrajectoryPreset {
-    /// Five weekdays: home at night, work 9 to 6, the same route both ways.
+    /// Five weekdays: home at night, work 9 to 6, lunch and the evening somewhere different
+    /// each day.
     Commute,
     /// Two days out and about: a park, the shops, a friend's place, home at night.
     Weekend,
@@ -86,8 +87,13 @@ impl TrajectoryPreset {
         // Legs of 3 h: the k-th waypoint of a day is where one is at 0, 3, 6, …, 21 h.
         let waypoints = match self {
             Self::Commute => {
-                let day = [home, home, home, work, work, work, corner, home];
-                let mut w: Vec<Metres> = day.iter().cycle().take(5 * 8).copied().collect();
+                let cafe = at(0.30, 0.55);
+                let gym = at(-0.20, 0.10);
+                let lunch = [cafe, work, shops, cafe, park];
+                let evening = [gym, shops, corner, friend, park];
+                let mut w: Vec<Metres> = (0..5)
+                    .flat_map(|d| [home, home, home, work, lunch[d], work, evening[d], home])
+                    .collect();
                 w.push(home);
                 w
             }

@@ -1,0 +1,250 @@
+//! The lab's controls: playback, the path tools, the settings (with explanations) and layers.
+
+use super::LabState;
+use super::draw::Layers;
+use super::settings::{FIELDS, Field, Kind, Section};
+use leptos::{ev, prelude::*};
+use whereabouts_engine::trajectory::TrajectoryPreset;
+
+fn is_hidden(state: LabState, key: &'static str) -> impl Fn() -> bool + Copy {
+    move || state.hidden.with(|h| h.iter().any(|k| k == key))
+}
+
+/// Play / pause / step / reset and the round timeline.
+#[component]
+pub fn Playback(state: LabState) -> impl IntoView {
+    let total = move || state.scene.with(|s| s.total_rounds);
+    let shown = move || state.wanted.get().min(total());
+    let current = move || {
+        state
+            .selected
+            .get()
+            .unwrap_or_else(|| shown().saturating_sub(1))
+    };
+    let label = move || {
+        if total() == 0 {
+            "No rounds yet".to_string()
+        } else if shown() == 0 {
+            format!("{} rounds ready to play", total())
+        } else {
+            format!("Round {} of {}", current() + 1, total())
+        }
+    };
+    // Space toggles play unless typing in a field.
+    let keys = window_event_listener(ev::keydown, move |e| {
+        let typing = e
+            .target()
+            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+            .is_some_and(|el| {
+                matches!(
+                    el.tag_name().as_str(),
+                    "INPUT" | "SELECT" | "TEXTAREA" | "BUTTON"
+                )
+            });
+        if e.key() == " " && !typing {
+            e.prevent_default();
+            state.toggle_play();
+        }
+    });
+    on_cleanup(move || keys.remove());
+    view! {
+        <div class="playback" class:hidden=is_hidden(state, "playback") role="group" aria-label="Playback">
+            <button type="button" class="primary" data-testid="play"
+                aria-label=move || if state.playing.get() { "Pause" } else { "Play" }
+                on:click=move |_| state.toggle_play()>
+                {move || if state.playing.get() { "❚❚ Pause" } else { "▶ Play" }}
+            </button>
+            <button type="button" data-testid="step" on:click=move |_| state.step()
+                title="Train and attack one more round">"Step"</button>
+            <button type="button" data-testid="reset" on:click=move |_| state.reset()
+                title="Back to round 0">"Reset"</button>
+            <input type="range" data-testid="timeline" aria-label="Round shown" min="0"
+                prop:max=move || shown().saturating_sub(1).to_string()
+                prop:value=move || current().to_string()
+                prop:disabled=move || shown() < 2
+                on:input=move |e| {
+                    if let Ok(v) = event_target_value(&e).parse::<usize>() {
+                        state.playing.set(false);
+                        state.selected.set(if v + 1 >= shown() { None } else { Some(v) });
+                    }
+                }/>
+            <span class="round-label" data-testid="round-label" aria-live="polite">{label}</span>
+        </div>
+    }
+}
+
+/// The settings panel.
+#[component]
+pub fn Controls(state: LabState) -> impl IntoView {
+    let error = RwSignal::new(None::<(&'static str, String)>);
+    let section = move |s: Section| {
+        FIELDS
+            .iter()
+            .filter(move |f| f.section == s)
+            .map(move |f| view! { <FieldControl state field=*f error/> })
+            .collect_view()
+    };
+    let stats = move || {
+        let n = state.editor.with(|e| e.waypoints.len());
+        let (len, legs) = state.editor.with(|e| {
+            (
+                e.waypoints
+                    .windows(2)
+                    .map(|w| w[0].distance(&w[1]))
+                    .sum::<f64>(),
+                e.waypoints.len().saturating_sub(1).max(1),
+            )
+        });
+        if n == 0 {
+            return "No path: click or drag on the map to draw where you went.".to_string();
+        }
+        let hours = legs as f64 * state.settings.with(|s| s.leg_minutes) / 60.0;
+        format!(
+            "{n} waypoints · {:.1} km · {} → {} rounds",
+            len / 1000.0,
+            if hours >= 48.0 {
+                format!("{:.1} days", hours / 24.0)
+            } else {
+                format!("{hours:.0} h")
+            },
+            state.scene.with(|s| s.total_rounds)
+        )
+    };
+    let undo = move |_| {
+        if state.editor.try_update(|e| e.undo()).unwrap_or(false) {
+            state.path_changed();
+        }
+    };
+    let redo = move |_| {
+        if state.editor.try_update(|e| e.redo()).unwrap_or(false) {
+            state.path_changed();
+        }
+    };
+    let clear = move |_| {
+        state.playing.set(false);
+        state.editor.update(|e| e.replace(Vec::new()));
+        state.wanted.set(0);
+        state.save_url();
+        state.restart();
+    };
+    let new_world = move |_| {
+        let seed = (js_sys::Math::random() * 1e9).floor() as u64;
+        if let Err(e) = state.set_field("seed", &seed.to_string()) {
+            error.set(Some(("seed", e)));
+        }
+    };
+    let layer = move |name: &'static str,
+                      label: &'static str,
+                      get: fn(&Layers) -> bool,
+                      set: fn(&mut Layers, bool)| {
+        view! {
+            <label class="check">
+                <input type="checkbox" data-testid=format!("layer-{name}")
+                    prop:checked=move || state.layers.with(get)
+                    on:change=move |e| { let on = event_target_checked(&e); state.layers.update(|l| set(l, on)); }/>
+                {label}
+            </label>
+        }
+    };
+    view! {
+        <section class="panel controls" aria-labelledby="controls-title">
+            <h2 id="controls-title">"Your trajectory"</h2>
+            <p class="hint">"Phones learn a signal map from location and share only model updates. Draw where you went; the honest-but-curious server tries to recover it from your updates."</p>
+            <div class="tools" class:hidden=is_hidden(state, "presets")>
+                <select data-testid="preset" aria-label="Ready-made trajectory"
+                    on:change=move |e| {
+                        if let Some(p) = TrajectoryPreset::parse(&event_target_value(&e)) {
+                            state.load_preset(p);
+                        }
+                    }>
+                    <option value="" selected>"Ready-made trajectories…"</option>
+                    {TrajectoryPreset::ALL.iter().map(|p| view! { <option value=p.name()>{p.label()}</option> }).collect_view()}
+                </select>
+            </div>
+            <div class="tools" class:hidden=is_hidden(state, "draw")>
+                <button type="button" data-testid="undo" on:click=undo
+                    prop:disabled=move || !state.editor.with(|e| e.can_undo())>"Undo"</button>
+                <button type="button" data-testid="redo" on:click=redo
+                    prop:disabled=move || !state.editor.with(|e| e.can_redo())>"Redo"</button>
+                <button type="button" data-testid="clear" on:click=clear>"Clear"</button>
+            </div>
+            <p class="stats" data-testid="path-stats">{stats}</p>
+            {section(Section::Trajectory)}
+            <h2>"Federated learning"</h2>
+            {section(Section::Federation)}
+            <h2>"The server's attack"</h2>
+            {section(Section::Attack)}
+            <h2>"World"</h2>
+            {section(Section::World)}
+            <button type="button" class:hidden=is_hidden(state, "seed") data-testid="new-world" on:click=new_world>"New world"</button>
+            <h2 class:hidden=is_hidden(state, "layers")>"Map layers"</h2>
+            <div class="layers" class:hidden=is_hidden(state, "layers")>
+                {layer("heat", "Predicted signal (heat map)", |l| l.heat, |l, v| l.heat = v)}
+                {layer("points", "Your measurements, by round", |l| l.points, |l, v| l.points = v)}
+                {layer("centroids", "True batch centroids", |l| l.centroids, |l, v| l.centroids = v)}
+                {layer("dlg", "DLG reconstructions", |l| l.dlg, |l, v| l.dlg = v)}
+                {layer("analytic", "Analytic reconstructions", |l| l.analytic, |l, v| l.analytic = v)}
+                {layer("errors", "Error lines", |l| l.errors, |l, v| l.errors = v)}
+                {layer("trail", "DLG optimisation trail", |l| l.trail, |l, v| l.trail = v)}
+            </div>
+        </section>
+    }
+}
+
+#[component]
+fn FieldControl(
+    state: LabState,
+    field: Field,
+    error: RwSignal<Option<(&'static str, String)>>,
+) -> impl IntoView {
+    let key = field.key;
+    let id = format!("field-{key}");
+    let value = move || state.settings.with(|s| s.get(key));
+    let apply = move |v: String| match state.set_field(key, &v) {
+        Ok(()) => error.set(None),
+        Err(e) => error.set(Some((key, e))),
+    };
+    let message = move || {
+        error.with(|e| {
+            e.as_ref()
+                .filter(|(k, _)| *k == key)
+                .map(|(_, m)| m.clone())
+        })
+    };
+    let input = match field.kind {
+        Kind::Number { .. } => view! {
+            <input id=id.clone() type="text" inputmode="decimal" data-testid=format!("input-{key}")
+                prop:value=value
+                aria-invalid=move || message().is_some().to_string()
+                on:change=move |e| apply(event_target_value(&e))/>
+        }
+        .into_any(),
+        Kind::Select(options) => view! {
+            <select id=id.clone() data-testid=format!("input-{key}") on:change=move |e| apply(event_target_value(&e))>
+                {options.iter().map(|(v, l)| {
+                    let v = *v;
+                    view! { <option value=v selected=move || value() == v>{*l}</option> }
+                }).collect_view()}
+            </select>
+        }
+        .into_any(),
+        Kind::Toggle => view! {
+            <input id=id.clone() type="checkbox" data-testid=format!("input-{key}")
+                prop:checked=move || value() == "1"
+                on:change=move |e| apply(if event_target_checked(&e) { "1".into() } else { "0".into() })/>
+        }
+        .into_any(),
+    };
+    view! {
+        <div class="field" class:hidden=is_hidden(state, key) class:toggle=matches!(field.kind, Kind::Toggle)>
+            <label for=id>{field.label}</label>
+            <details class="help">
+                <summary aria-label=format!("About {}", field.label)>"?"</summary>
+                <p>{field.help}</p>
+            </details>
+            {input}
+            <p class="field-error" role="alert" data-testid=format!("error-{key}")
+                class:hidden=move || message().is_none()>{message}</p>
+        </div>
+    }
+}

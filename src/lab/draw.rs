@@ -1,0 +1,407 @@
+//! Drawing the lab's layers on the map canvas (on top of [`crate::basemap`]).
+
+use super::scene::{RoundView, Scene};
+use crate::basemap::{self, Viewport, format_distance};
+use wasm_bindgen::{Clamped, JsCast};
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
+use whereabouts_engine::geo::Metres;
+use whereabouts_engine::lab::HeatMap;
+
+/// Which layers are on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Layers {
+    pub heat: bool,
+    pub points: bool,
+    pub centroids: bool,
+    pub dlg: bool,
+    pub analytic: bool,
+    pub errors: bool,
+    pub trail: bool,
+}
+
+impl Default for Layers {
+    fn default() -> Self {
+        Self {
+            heat: true,
+            points: true,
+            centroids: true,
+            dlg: true,
+            analytic: true,
+            errors: true,
+            trail: true,
+        }
+    }
+}
+
+/// Colours of rounds, cycled: distinct, readable on the light basemap.
+pub const ROUND_COLOURS: [&str; 8] = [
+    "#2563eb", "#16a34a", "#9333ea", "#0891b2", "#ca8a04", "#db2777", "#4f46e5", "#65a30d",
+];
+pub const DLG_COLOUR: &str = "#d1242f";
+pub const ANALYTIC_COLOUR: &str = "#ea580c";
+
+pub fn round_colour(t: usize) -> &'static str {
+    ROUND_COLOURS[t % ROUND_COLOURS.len()]
+}
+
+/// The colour scale of a heat map: its own finite min and max, dBm (an untrained model predicts
+/// values far from real RSRP, so a fixed scale would show one flat colour for most rounds).
+pub fn heat_range(h: &HeatMap) -> (f32, f32) {
+    let (lo, hi) = h
+        .values_dbm
+        .iter()
+        .filter(|v| v.is_finite())
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), &v| {
+            (a.min(v), b.max(v))
+        });
+    if lo.is_finite() && hi > lo {
+        (lo, hi)
+    } else if lo.is_finite() {
+        (lo - 1.0, lo + 1.0)
+    } else {
+        (-120.0, -70.0)
+    }
+}
+
+/// A viridis-like ramp, t in [0, 1].
+pub fn heat_rgb(t: f32) -> [u8; 3] {
+    const STOPS: [[f32; 3]; 5] = [
+        [68.0, 1.0, 84.0],
+        [59.0, 82.0, 139.0],
+        [33.0, 145.0, 140.0],
+        [94.0, 201.0, 98.0],
+        [253.0, 231.0, 37.0],
+    ];
+    let t = if t.is_finite() {
+        t.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let x = t * 4.0;
+    let i = (x.floor() as usize).min(3);
+    let f = x - i as f32;
+    let (a, b) = (STOPS[i], STOPS[i + 1]);
+    [0, 1, 2].map(|k| (a[k] + f * (b[k] - a[k])).round() as u8)
+}
+
+/// Everything one frame shows.
+pub struct Frame<'a> {
+    pub view: &'a Viewport,
+    pub scene: &'a Scene,
+    pub path: &'a [Metres],
+    /// Rounds 0..visible are drawn.
+    pub visible: usize,
+    pub selected: Option<usize>,
+    pub layers: Layers,
+    /// Show the path's editing handles.
+    pub editing: bool,
+    pub active_waypoint: Option<usize>,
+}
+
+pub fn draw(ctx: &CanvasRenderingContext2d, heat_canvas: &HtmlCanvasElement, f: &Frame) {
+    basemap::draw(ctx, f.view);
+    if let Some(world) = &f.scene.world {
+        let shown = f.selected.or(f.visible.checked_sub(1));
+        if let (true, Some(h)) = (f.layers.heat, f.scene.heat_for(shown)) {
+            draw_heat(ctx, heat_canvas, f.view, world.area, h);
+        }
+        draw_area(ctx, f.view, world.area);
+        for (i, t) in world.towers.iter().enumerate() {
+            draw_tower(ctx, f.view, *t, i == world.cell);
+        }
+    }
+    let rounds: Vec<&RoundView> = f
+        .scene
+        .rounds
+        .iter()
+        .filter(|r| r.round < f.visible)
+        .collect();
+    let dim = |r: &RoundView| f.selected.is_some_and(|s| s != r.round) || r.stale;
+    if f.layers.points {
+        for r in &rounds {
+            if let Some(t) = &r.target {
+                ctx.set_global_alpha(if dim(r) { 0.25 } else { 0.75 });
+                ctx.set_fill_style_str(round_colour(r.round));
+                for p in &t.points {
+                    let (x, y) = f.view.to_screen(*p);
+                    ctx.fill_rect(x - 1.5, y - 1.5, 3.0, 3.0);
+                }
+            }
+        }
+        ctx.set_global_alpha(1.0);
+    }
+    draw_path(ctx, f);
+    for r in &rounds {
+        let Some(t) = &r.target else { continue };
+        ctx.set_global_alpha(if dim(r) { 0.35 } else { 1.0 });
+        let selected = f.selected.is_none_or(|s| s == r.round);
+        if f.layers.errors {
+            if let (true, Some(p)) = (f.layers.dlg, r.dlg_position()) {
+                error_line(
+                    ctx,
+                    f.view,
+                    p,
+                    t.truth,
+                    DLG_COLOUR,
+                    selected && r.record.is_some(),
+                );
+            }
+            if let (true, Some(a)) = (f.layers.analytic, t.analytic) {
+                error_line(
+                    ctx,
+                    f.view,
+                    a,
+                    t.truth,
+                    ANALYTIC_COLOUR,
+                    selected && !f.layers.dlg,
+                );
+            }
+        }
+        // One trail at a time: the selected round's, else the newest round's.
+        let focused = f
+            .selected
+            .map_or(r.round + 1 == f.visible, |s| s == r.round);
+        if f.layers.trail && r.trail.len() > 1 && (focused || r.record.is_none()) {
+            draw_trail(ctx, f.view, &r.trail);
+        }
+        if f.layers.centroids {
+            let (x, y) = f.view.to_screen(t.truth);
+            circle(ctx, x, y, 6.5, round_colour(r.round), "#ffffff", 2.0);
+        }
+        if let (true, Some(a)) = (f.layers.analytic, t.analytic) {
+            let (x, y) = f.view.to_screen(a);
+            ctx.set_stroke_style_str(ANALYTIC_COLOUR);
+            ctx.set_line_width(2.5);
+            ctx.stroke_rect(x - 5.0, y - 5.0, 10.0, 10.0);
+        }
+        if let (true, Some(p)) = (f.layers.dlg, r.dlg_position()) {
+            let (x, y) = f.view.to_screen(p);
+            diamond(ctx, x, y, if r.record.is_some() { 7.5 } else { 5.5 });
+        }
+    }
+    ctx.set_global_alpha(1.0);
+}
+
+fn draw_heat(
+    ctx: &CanvasRenderingContext2d,
+    heat_canvas: &HtmlCanvasElement,
+    view: &Viewport,
+    area: (Metres, Metres),
+    h: &HeatMap,
+) {
+    if h.cols == 0 || h.rows == 0 || h.values_dbm.len() != h.cols * h.rows {
+        return;
+    }
+    let (lo, hi) = heat_range(h);
+    let mut rgba = Vec::with_capacity(h.cols * h.rows * 4);
+    for v in &h.values_dbm {
+        let [r, g, b] = heat_rgb((v - lo) / (hi - lo));
+        rgba.extend([r, g, b, 255]);
+    }
+    heat_canvas.set_width(h.cols as u32);
+    heat_canvas.set_height(h.rows as u32);
+    let Ok(Some(hctx)) = heat_canvas.get_context("2d") else {
+        return;
+    };
+    let Ok(hctx) = hctx.dyn_into::<CanvasRenderingContext2d>() else {
+        return;
+    };
+    let Ok(image) =
+        ImageData::new_with_u8_clamped_array_and_sh(Clamped(&rgba), h.cols as u32, h.rows as u32)
+    else {
+        return;
+    };
+    let _ = hctx.put_image_data(&image, 0.0, 0.0);
+    let (x0, y0) = view.to_screen(Metres::new(area.0.east, area.1.north));
+    let (x1, y1) = view.to_screen(Metres::new(area.1.east, area.0.north));
+    ctx.set_image_smoothing_enabled(true);
+    ctx.set_global_alpha(0.5);
+    let _ = ctx.draw_image_with_html_canvas_element_and_dw_and_dh(
+        heat_canvas,
+        x0,
+        y0,
+        x1 - x0,
+        y1 - y0,
+    );
+    ctx.set_global_alpha(1.0);
+}
+
+fn draw_area(ctx: &CanvasRenderingContext2d, view: &Viewport, area: (Metres, Metres)) {
+    let (x0, y0) = view.to_screen(Metres::new(area.0.east, area.1.north));
+    let (x1, y1) = view.to_screen(Metres::new(area.1.east, area.0.north));
+    ctx.set_stroke_style_str("#8a7f6a");
+    ctx.set_line_width(1.5);
+    let dash = js_sys::Array::of2(&6.0.into(), &4.0.into());
+    let _ = ctx.set_line_dash(&dash);
+    ctx.stroke_rect(x0, y0, x1 - x0, y1 - y0);
+    let _ = ctx.set_line_dash(&js_sys::Array::new());
+    ctx.set_fill_style_str("#6b604c");
+    ctx.set_font("12px system-ui, sans-serif");
+    let _ = ctx.fill_text("area of interest", x0 + 6.0, y0 + 16.0);
+}
+
+fn draw_tower(ctx: &CanvasRenderingContext2d, view: &Viewport, p: Metres, learned: bool) {
+    let (x, y) = view.to_screen(p);
+    ctx.begin_path();
+    ctx.move_to(x, y - 9.0);
+    ctx.line_to(x + 7.0, y + 5.0);
+    ctx.line_to(x - 7.0, y + 5.0);
+    ctx.close_path();
+    ctx.set_fill_style_str(if learned { "#1f2328" } else { "#a39a88" });
+    ctx.fill();
+    if learned {
+        ctx.set_font("bold 11px system-ui, sans-serif");
+        let _ = ctx.fill_text("cell", x + 9.0, y + 4.0);
+    }
+}
+
+fn draw_path(ctx: &CanvasRenderingContext2d, f: &Frame) {
+    if f.path.is_empty() {
+        return;
+    }
+    ctx.set_stroke_style_str("rgba(31,35,40,0.7)");
+    ctx.set_line_width(2.0);
+    ctx.set_line_join("round");
+    ctx.begin_path();
+    for (i, p) in f.path.iter().enumerate() {
+        let (x, y) = f.view.to_screen(*p);
+        if i == 0 {
+            ctx.move_to(x, y);
+        } else {
+            ctx.line_to(x, y);
+        }
+    }
+    ctx.stroke();
+    if f.editing {
+        for w in f.path.windows(2) {
+            let m = Metres::new(
+                (w[0].east + w[1].east) / 2.0,
+                (w[0].north + w[1].north) / 2.0,
+            );
+            if w[0].distance(&w[1]) / f.view.m_per_px >= 24.0 {
+                let (x, y) = f.view.to_screen(m);
+                circle(
+                    ctx,
+                    x,
+                    y,
+                    3.5,
+                    "rgba(255,255,255,0.8)",
+                    "rgba(31,35,40,0.45)",
+                    1.0,
+                );
+            }
+        }
+    }
+    for (i, p) in f.path.iter().enumerate() {
+        let (x, y) = f.view.to_screen(*p);
+        let active = f.active_waypoint == Some(i);
+        let r = if active { 7.0 } else { 4.5 };
+        circle(
+            ctx,
+            x,
+            y,
+            r,
+            "#ffffff",
+            "#1f2328",
+            if active { 2.5 } else { 1.5 },
+        );
+    }
+    if let Some(first) = f.path.first() {
+        let (x, y) = f.view.to_screen(*first);
+        ctx.set_fill_style_str("#1f2328");
+        ctx.set_font("bold 11px system-ui, sans-serif");
+        let _ = ctx.fill_text("start", x + 8.0, y - 8.0);
+    }
+}
+
+fn draw_trail(ctx: &CanvasRenderingContext2d, view: &Viewport, trail: &[Metres]) {
+    ctx.set_stroke_style_str(DLG_COLOUR);
+    ctx.set_line_width(1.5);
+    ctx.begin_path();
+    for (i, p) in trail.iter().enumerate() {
+        let (x, y) = view.to_screen(*p);
+        if i == 0 {
+            ctx.move_to(x, y);
+        } else {
+            ctx.line_to(x, y);
+        }
+    }
+    ctx.stroke();
+    let (x, y) = view.to_screen(trail[0]);
+    circle(ctx, x, y, 4.0, "#ffffff", DLG_COLOUR, 1.5);
+}
+
+fn error_line(
+    ctx: &CanvasRenderingContext2d,
+    view: &Viewport,
+    from: Metres,
+    to: Metres,
+    colour: &str,
+    label: bool,
+) {
+    let (x0, y0) = view.to_screen(from);
+    let (x1, y1) = view.to_screen(to);
+    ctx.set_stroke_style_str(colour);
+    ctx.set_line_width(1.5);
+    let _ = ctx.set_line_dash(&js_sys::Array::of2(&4.0.into(), &3.0.into()));
+    ctx.begin_path();
+    ctx.move_to(x0, y0);
+    ctx.line_to(x1, y1);
+    ctx.stroke();
+    let _ = ctx.set_line_dash(&js_sys::Array::new());
+    if label {
+        let text = format_distance(from.distance(&to).max(1.0));
+        let (mx, my) = ((x0 + x1) / 2.0 + 6.0, (y0 + y1) / 2.0 - 6.0);
+        ctx.set_font("bold 12px system-ui, sans-serif");
+        let w = ctx.measure_text(&text).map_or(40.0, |m| m.width());
+        ctx.set_fill_style_str("rgba(255,255,255,0.9)");
+        ctx.fill_rect(mx - 3.0, my - 12.0, w + 6.0, 16.0);
+        ctx.set_fill_style_str(colour);
+        let _ = ctx.fill_text(&text, mx, my);
+    }
+}
+
+fn circle(
+    ctx: &CanvasRenderingContext2d,
+    x: f64,
+    y: f64,
+    r: f64,
+    fill: &str,
+    stroke: &str,
+    width: f64,
+) {
+    ctx.begin_path();
+    let _ = ctx.arc(x, y, r, 0.0, std::f64::consts::TAU);
+    ctx.set_fill_style_str(fill);
+    ctx.fill();
+    ctx.set_stroke_style_str(stroke);
+    ctx.set_line_width(width);
+    ctx.stroke();
+}
+
+fn diamond(ctx: &CanvasRenderingContext2d, x: f64, y: f64, r: f64) {
+    ctx.begin_path();
+    ctx.move_to(x, y - r);
+    ctx.line_to(x + r, y);
+    ctx.line_to(x, y + r);
+    ctx.line_to(x - r, y);
+    ctx.close_path();
+    ctx.set_fill_style_str(DLG_COLOUR);
+    ctx.fill();
+    ctx.set_stroke_style_str("#ffffff");
+    ctx.set_line_width(1.5);
+    ctx.stroke();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_heat_ramp_runs_from_purple_to_yellow() {
+        assert_eq!(heat_rgb(0.0), [68, 1, 84]);
+        assert_eq!(heat_rgb(1.0), [253, 231, 37]);
+        assert_eq!(heat_rgb(f32::NAN), [68, 1, 84]);
+        assert_eq!(heat_rgb(2.0), [253, 231, 37]);
+    }
+}

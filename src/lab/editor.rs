@@ -1,0 +1,188 @@
+//! Editing the visitor's path: waypoints, hit tests on screen, undo and redo.
+//!
+//! Pure logic (no DOM), so it is tested natively; the map component turns pointer events into
+//! these calls.
+
+use crate::basemap::Viewport;
+use whereabouts_engine::geo::Metres;
+
+/// Undo steps kept.
+const HISTORY: usize = 100;
+
+/// The path being drawn, with its history.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PathEditor {
+    pub waypoints: Vec<Metres>,
+    undo: Vec<Vec<Metres>>,
+    redo: Vec<Vec<Metres>>,
+}
+
+impl PathEditor {
+    pub fn new(waypoints: Vec<Metres>) -> Self {
+        Self {
+            waypoints,
+            ..Self::default()
+        }
+    }
+
+    /// Records `before` (the path before a finished gesture) as an undo step.
+    pub fn commit(&mut self, before: Vec<Metres>) {
+        if before == self.waypoints {
+            return;
+        }
+        self.undo.push(before);
+        if self.undo.len() > HISTORY {
+            self.undo.remove(0);
+        }
+        self.redo.clear();
+    }
+
+    /// Replaces the whole path as one undoable step.
+    pub fn replace(&mut self, waypoints: Vec<Metres>) {
+        let before = std::mem::replace(&mut self.waypoints, waypoints);
+        self.commit(before);
+    }
+
+    pub fn can_undo(&self) -> bool {
+        !self.undo.is_empty()
+    }
+
+    pub fn can_redo(&self) -> bool {
+        !self.redo.is_empty()
+    }
+
+    pub fn undo(&mut self) -> bool {
+        match self.undo.pop() {
+            Some(previous) => {
+                self.redo
+                    .push(std::mem::replace(&mut self.waypoints, previous));
+                true
+            }
+            None => false,
+        }
+    }
+
+    pub fn redo(&mut self) -> bool {
+        match self.redo.pop() {
+            Some(next) => {
+                self.undo.push(std::mem::replace(&mut self.waypoints, next));
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The waypoint under the screen point (the topmost, i.e. last drawn, wins).
+    pub fn hit_waypoint(&self, view: &Viewport, x: f64, y: f64, radius_px: f64) -> Option<usize> {
+        self.waypoints.iter().enumerate().rev().find_map(|(i, p)| {
+            let (px, py) = view.to_screen(*p);
+            ((px - x).hypot(py - y) <= radius_px).then_some(i)
+        })
+    }
+
+    /// The midpoints of the legs, where a new waypoint can be pulled out.
+    pub fn midpoints(&self) -> Vec<Metres> {
+        self.waypoints
+            .windows(2)
+            .map(|w| {
+                Metres::new(
+                    (w[0].east + w[1].east) / 2.0,
+                    (w[0].north + w[1].north) / 2.0,
+                )
+            })
+            .collect()
+    }
+
+    /// The leg whose midpoint handle is under the screen point (legs shorter than 3 handle
+    /// radii on screen have no handle).
+    pub fn hit_midpoint(&self, view: &Viewport, x: f64, y: f64, radius_px: f64) -> Option<usize> {
+        self.midpoints().iter().enumerate().find_map(|(k, m)| {
+            let (a, b) = (self.waypoints[k], self.waypoints[k + 1]);
+            if a.distance(&b) / view.m_per_px < 3.0 * radius_px {
+                return None;
+            }
+            let (px, py) = view.to_screen(*m);
+            ((px - x).hypot(py - y) <= radius_px).then_some(k)
+        })
+    }
+
+    /// Inserts a waypoint in the middle of leg `k`; returns its index.
+    pub fn insert_mid(&mut self, k: usize) -> usize {
+        let m = self.midpoints()[k];
+        self.waypoints.insert(k + 1, m);
+        k + 1
+    }
+
+    pub fn delete(&mut self, i: usize) {
+        if i < self.waypoints.len() {
+            let before = self.waypoints.clone();
+            self.waypoints.remove(i);
+            self.commit(before);
+        }
+    }
+}
+
+/// Keeps a point inside the area of interest (the visitor's path must stay in the cell).
+pub fn clamp_to(area: (Metres, Metres), p: Metres) -> Metres {
+    let (lo, hi) = area;
+    Metres::new(
+        p.east.clamp(lo.east, hi.east),
+        p.north.clamp(lo.north, hi.north),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn view() -> Viewport {
+        Viewport {
+            centre: Metres::new(0.0, 0.0),
+            m_per_px: 2.0,
+            width_px: 400.0,
+            height_px: 300.0,
+        }
+    }
+
+    #[test]
+    fn hits_find_waypoints_and_leg_handles() {
+        let e = PathEditor::new(vec![Metres::new(0.0, 0.0), Metres::new(200.0, 0.0)]);
+        // (0,0) is at the centre of the screen; 200 m east is 100 px right.
+        assert_eq!(e.hit_waypoint(&view(), 203.0, 151.0, 8.0), Some(0));
+        assert_eq!(e.hit_waypoint(&view(), 300.0, 150.0, 8.0), Some(1));
+        assert_eq!(e.hit_waypoint(&view(), 250.0, 150.0, 8.0), None);
+        assert_eq!(e.hit_midpoint(&view(), 250.0, 152.0, 8.0), Some(0));
+    }
+
+    #[test]
+    fn undo_and_redo_walk_the_history() {
+        let mut e = PathEditor::new(vec![Metres::new(0.0, 0.0)]);
+        e.replace(vec![Metres::new(1.0, 1.0), Metres::new(2.0, 2.0)]);
+        let i = e.insert_mid(0);
+        assert_eq!(e.waypoints[i], Metres::new(1.5, 1.5));
+        e.commit(vec![Metres::new(1.0, 1.0), Metres::new(2.0, 2.0)]);
+        e.delete(0);
+        assert_eq!(e.waypoints.len(), 2);
+        assert!(e.undo());
+        assert_eq!(e.waypoints.len(), 3);
+        assert!(e.undo());
+        assert_eq!(e.waypoints.len(), 2);
+        assert!(e.undo());
+        assert_eq!(e.waypoints, vec![Metres::new(0.0, 0.0)]);
+        assert!(!e.undo());
+        assert!(e.redo() && e.redo());
+        assert_eq!(e.waypoints.len(), 3);
+        // A new edit drops the redo branch.
+        e.replace(vec![]);
+        assert!(!e.can_redo());
+    }
+
+    #[test]
+    fn points_are_kept_inside_the_area() {
+        let area = (Metres::new(-900.0, -850.0), Metres::new(900.0, 850.0));
+        assert_eq!(
+            clamp_to(area, Metres::new(1000.0, -2000.0)),
+            Metres::new(900.0, -850.0)
+        );
+    }
+}

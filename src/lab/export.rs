@@ -1,0 +1,146 @@
+//! Exports made in the tab: the results as CSV or JSON, the map as PNG. Downloads go through
+//! `blob:`/`data:` URLs of this page; nothing is sent anywhere.
+
+use super::LabState;
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use whereabouts_engine::scenario::RoundRecord;
+
+/// The finished rounds as CSV (one line per round; metres on the local plane and WGS84).
+pub fn records_csv(records: &[RoundRecord]) -> String {
+    let mut out = String::from(
+        "round,start_unix,points,true_lat,true_lon,dlg_lat,dlg_lon,dlg_error_m,dlg_iterations,dlg_diverged,analytic_lat,analytic_lon,analytic_error_m,rmse_db\n",
+    );
+    let opt = |v: Option<f64>, digits: usize| v.map_or(String::new(), |v| format!("{v:.digits$}"));
+    for r in records {
+        let d = r.dlg.as_ref();
+        let a = r.analytic.as_ref();
+        out.push_str(&format!(
+            "{},{:.0},{},{:.6},{:.6},{},{},{},{},{},{},{},{},{:.3}\n",
+            r.round,
+            r.start_unix,
+            r.points,
+            r.true_centroid.latlon.lat,
+            r.true_centroid.latlon.lon,
+            opt(d.map(|d| d.reconstruction.latlon.lat), 6),
+            opt(d.map(|d| d.reconstruction.latlon.lon), 6),
+            opt(d.map(|d| d.reconstruction.error_m), 2),
+            d.map_or(String::new(), |d| d.result.iterations.to_string()),
+            d.map_or(String::new(), |d| d.result.diverged.to_string()),
+            opt(a.map(|a| a.latlon.lat), 6),
+            opt(a.map(|a| a.latlon.lon), 6),
+            opt(a.map(|a| a.error_m), 2),
+            r.rmse_db,
+        ));
+    }
+    out
+}
+
+fn records(state: LabState) -> Vec<RoundRecord> {
+    let wanted = state.wanted.get_untracked();
+    state.scene.with_untracked(|s| {
+        s.rounds
+            .iter()
+            .filter(|r| r.round < wanted && !r.stale)
+            .filter_map(|r| r.record.clone())
+            .collect()
+    })
+}
+
+pub fn csv(state: LabState) {
+    download(
+        "whereabouts-rounds.csv",
+        "text/csv",
+        &records_csv(&records(state)),
+    );
+}
+
+pub fn json(state: LabState) {
+    let path = state.editor.with_untracked(|e| e.waypoints.clone());
+    let config = state.settings.with_untracked(|s| s.to_config(&path));
+    let doc = serde_json::json!({
+        "engine_version": whereabouts_engine::VERSION,
+        "url_query": state.query(),
+        "config": config,
+        "records": records(state),
+        "summary": state.scene.with_untracked(|s| s.summary.clone()),
+    });
+    match serde_json::to_string_pretty(&doc) {
+        Ok(text) => download("whereabouts-run.json", "application/json", &text),
+        Err(e) => state
+            .notice
+            .set(Some(format!("Could not export JSON: {e}"))),
+    }
+}
+
+pub fn png() {
+    let Some(canvas) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.query_selector("[data-testid=map-canvas]").ok().flatten())
+        .and_then(|e| e.dyn_into::<web_sys::HtmlCanvasElement>().ok())
+    else {
+        return;
+    };
+    if let Ok(url) = canvas.to_data_url_with_type("image/png") {
+        click_link("whereabouts-map.png", &url);
+    }
+}
+
+fn download(name: &str, mime: &str, text: &str) {
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options) else {
+        return;
+    };
+    if let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) {
+        click_link(name, &url);
+        let _ = web_sys::Url::revoke_object_url(&url);
+    }
+}
+
+fn click_link(name: &str, url: &str) {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let Ok(a) = document.create_element("a") else {
+        return;
+    };
+    let a: web_sys::HtmlAnchorElement = a.unchecked_into();
+    a.set_href(url);
+    a.set_download(name);
+    a.click();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use whereabouts_engine::lab::Lab;
+    use whereabouts_engine::scenario::{ScenarioConfig, WorldChoice};
+    use whereabouts_engine::trajectory::TrajectoryPreset;
+    use whereabouts_engine::world::Preset;
+
+    #[test]
+    fn csv_has_a_header_and_a_line_per_round() {
+        let mut lab = Lab::new(ScenarioConfig {
+            world: WorldChoice {
+                preset: Preset::Campus,
+                users: Some(1),
+                weeks: Some(1),
+                cell: None,
+            },
+            max_rounds: Some(2),
+            trajectory: Some(TrajectoryPreset::Weekend.trajectory(900.0, 850.0)),
+            ..ScenarioConfig::default()
+        })
+        .unwrap();
+        lab.want(2);
+        lab.finish(&mut |_| {}).unwrap();
+        let csv = records_csv(&lab.records());
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines.len(), 3);
+        let columns = lines[0].split(',').count();
+        assert!(lines.iter().all(|l| l.split(',').count() == columns));
+        assert!(lines[1].starts_with("0,"));
+    }
+}

@@ -1,0 +1,378 @@
+//! The Signal-map lab: draw a trajectory, watch the server reconstruct it round by round.
+//!
+//! State lives here as signals; the engine runs in the worker ([`crate::worker`]) and reports
+//! events that [`scene::Scene`] accumulates. The map ([`map`]), controls ([`controls`]) and
+//! results ([`results`]) only read and edit that state.
+
+pub mod controls;
+pub mod draw;
+pub mod editor;
+pub mod export;
+pub mod map;
+pub mod results;
+pub mod scene;
+pub mod settings;
+
+use crate::bridge::EngineBridge;
+use crate::protocol::{Request, Response};
+use draw::Layers;
+use editor::PathEditor;
+use leptos::prelude::*;
+use scene::Scene;
+use settings::LabSettings;
+use std::time::Duration;
+use whereabouts_engine::trajectory::TrajectoryPreset;
+
+/// Area half-sizes of the campus world (the presets are placed in it before the world loads).
+pub const CAMPUS_HALF: (f64, f64) = (900.0, 850.0);
+
+/// Pause between rounds while playing, so each round can be seen.
+const PLAY_PAUSE: Duration = Duration::from_millis(350);
+
+/// Interaction latency of the last edit, milliseconds (shown, and read by the benchmark).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Latency {
+    pub edit: u32,
+    /// Edit sent → the edited round's Lemma 1 reconstruction received.
+    pub analytic_ms: Option<f64>,
+    /// Edit sent → the edited round's DLG finished.
+    pub dlg_ms: Option<f64>,
+}
+
+/// Everything the lab's parts share (all `Copy` handles).
+#[derive(Clone, Copy)]
+pub struct LabState {
+    pub settings: RwSignal<LabSettings>,
+    pub editor: RwSignal<PathEditor>,
+    pub hidden: RwSignal<Vec<String>>,
+    pub scene: RwSignal<Scene>,
+    /// Rounds 0..wanted are requested (and drawn).
+    pub wanted: RwSignal<usize>,
+    pub playing: RwSignal<bool>,
+    /// The round the timeline shows; `None` follows the latest.
+    pub selected: RwSignal<Option<usize>>,
+    pub layers: RwSignal<Layers>,
+    /// Problems with the URL or the last attempted change.
+    pub notice: RwSignal<Option<String>>,
+    pub latency: RwSignal<Latency>,
+    bridge: StoredValue<Option<EngineBridge>, LocalStorage>,
+    generation: StoredValue<u32>,
+    edit: StoredValue<(u32, f64, Option<usize>)>,
+    play_timer: StoredValue<bool>,
+}
+
+impl LabState {
+    fn send(&self, request: Request) {
+        self.bridge.with_value(|b| {
+            if let Some(b) = b
+                && let Err(e) = b.send(&request)
+            {
+                self.notice.set(Some(e));
+            }
+        });
+    }
+
+    /// Starts a fresh lab with the current settings and path (keeps `wanted` rounds).
+    pub fn restart(&self) {
+        let path = self.editor.with_untracked(|e| e.waypoints.clone());
+        let generation = self.generation.get_value() + 1;
+        self.generation.set_value(generation);
+        if path.is_empty() {
+            self.scene.update(|s| {
+                *s = Scene {
+                    world: s.world.clone(),
+                    ..Scene::default()
+                }
+            });
+            return;
+        }
+        let config = self.settings.with_untracked(|s| s.to_config(&path));
+        self.send(Request::LabStart {
+            generation,
+            config: Box::new(config),
+            want: self.wanted.get_untracked(),
+        });
+    }
+
+    /// Sends the edited path (cheap: only the rounds it touches are recomputed).
+    pub fn path_changed(&self) {
+        let path = self.editor.with_untracked(|e| e.waypoints.clone());
+        if path.is_empty() || self.scene.with_untracked(|s| s.total_rounds == 0) {
+            self.restart();
+            return;
+        }
+        let (edit, ..) = self.edit.get_value();
+        let edit = edit + 1;
+        self.edit.set_value((edit, now_ms(), None));
+        let trajectory = self
+            .settings
+            .with_untracked(|s| s.to_config(&path))
+            .trajectory
+            .expect("the lab config has a trajectory");
+        self.send(Request::LabTrajectory {
+            generation: self.generation.get_value(),
+            edit,
+            trajectory,
+        });
+        self.save_url();
+    }
+
+    pub fn want(&self, rounds: usize) {
+        self.wanted.set(rounds);
+        self.send(Request::LabWant {
+            generation: self.generation.get_value(),
+            rounds,
+        });
+    }
+
+    /// Play / pause.
+    pub fn toggle_play(&self) {
+        let playing = !self.playing.get_untracked();
+        self.playing.set(playing);
+        if playing {
+            self.selected.set(None);
+            let total = self.scene.with_untracked(|s| s.total_rounds);
+            if self.wanted.get_untracked() >= total && total > 0 {
+                // At the end: play again from the start.
+                self.reset();
+                self.playing.set(true);
+            }
+            self.advance_if_ready();
+        }
+    }
+
+    /// One more round, paused.
+    pub fn step(&self) {
+        self.playing.set(false);
+        self.selected.set(None);
+        let total = self.scene.with_untracked(|s| s.total_rounds);
+        let wanted = self.wanted.get_untracked();
+        if wanted < total {
+            self.want(wanted + 1);
+        }
+    }
+
+    /// Back to round 0: a fresh run of the same configuration.
+    pub fn reset(&self) {
+        self.playing.set(false);
+        self.selected.set(None);
+        self.wanted.set(0);
+        self.restart();
+    }
+
+    /// While playing: ask for the next round once the current one is done.
+    fn advance_if_ready(&self) {
+        if !self.playing.get_untracked() || self.play_timer.get_value() {
+            return;
+        }
+        let (done, total) = self
+            .scene
+            .with_untracked(|s| (s.finished_through(), s.total_rounds));
+        let wanted = self.wanted.get_untracked();
+        if total == 0 || done < wanted {
+            return;
+        }
+        if wanted >= total {
+            self.playing.set(false);
+            return;
+        }
+        let state = *self;
+        let first = wanted == 0;
+        self.play_timer.set_value(true);
+        set_timeout(
+            move || {
+                state.play_timer.set_value(false);
+                if state.playing.get_untracked() {
+                    state.want(state.wanted.get_untracked() + 1);
+                }
+            },
+            if first { Duration::ZERO } else { PLAY_PAUSE },
+        );
+    }
+
+    /// Writes the configuration, seed and path into the address bar (replaceState: no
+    /// history spam, and a reload keeps the drawing).
+    pub fn save_url(&self) {
+        let query = self.query();
+        if let Some(w) = web_sys::window()
+            && let Ok(history) = w.history()
+        {
+            let _ = history.replace_state_with_url(
+                &wasm_bindgen::JsValue::NULL,
+                "",
+                Some(&format!("?{query}")),
+            );
+        }
+    }
+
+    pub fn query(&self) -> String {
+        let path = self.editor.with_untracked(|e| e.waypoints.clone());
+        let hidden = self.hidden.get_untracked();
+        self.settings.with_untracked(|s| s.to_query(&path, &hidden))
+    }
+
+    /// Applies a control's new value, or explains why not (the old value stays).
+    pub fn set_field(&self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = self.settings.get_untracked();
+        next.set(key, value)?;
+        let path = self.editor.with_untracked(|e| e.waypoints.clone());
+        if !path.is_empty() {
+            next.to_config(&path)
+                .validate()
+                .map_err(|e| e.to_string())?;
+        }
+        self.settings.set(next);
+        self.save_url();
+        self.restart();
+        Ok(())
+    }
+
+    pub fn load_preset(&self, preset: TrajectoryPreset) {
+        let t = preset.trajectory(CAMPUS_HALF.0, CAMPUS_HALF.1);
+        self.editor.update(|e| e.replace(t.waypoints));
+        self.settings.update(|s| {
+            s.leg_minutes = t.leg_minutes;
+            s.sample_minutes = t.sample_minutes;
+        });
+        self.save_url();
+        self.restart();
+    }
+
+    fn on_response(&self, response: Response) {
+        let current = self.generation.get_value();
+        match response {
+            Response::LabStarted {
+                generation,
+                world,
+                total_rounds,
+                parameters,
+                initial_rmse_db,
+                heat,
+            } if generation == current => {
+                self.scene.set(Scene::started(
+                    generation,
+                    world,
+                    total_rounds,
+                    parameters,
+                    initial_rmse_db,
+                    heat,
+                ));
+                self.notice.set(None);
+                if self.wanted.get_untracked() > total_rounds {
+                    self.wanted.set(total_rounds);
+                }
+                self.advance_if_ready();
+            }
+            Response::Lab { generation, event } if generation == current => {
+                let (edit, sent, focus) = self.edit.get_value();
+                match &event {
+                    whereabouts_engine::lab::LabEvent::Trained { round, target, .. }
+                        if focus.is_none() && target.is_some() && sent > 0.0 =>
+                    {
+                        self.edit.set_value((edit, sent, Some(*round)));
+                        self.latency.set(Latency {
+                            edit,
+                            analytic_ms: Some(now_ms() - sent),
+                            dlg_ms: None,
+                        });
+                    }
+                    whereabouts_engine::lab::LabEvent::Attacked(r) if focus == Some(r.round) => {
+                        self.latency.update(|l| l.dlg_ms = Some(now_ms() - sent));
+                        self.edit.set_value((edit, 0.0, None));
+                    }
+                    _ => {}
+                }
+                let attacked = matches!(event, whereabouts_engine::lab::LabEvent::Attacked(_));
+                self.scene.update(|s| s.apply(event));
+                if attacked {
+                    self.advance_if_ready();
+                }
+            }
+            Response::LabEdited {
+                generation,
+                edit,
+                first_changed: None,
+            } if generation == current && self.edit.get_value().0 == edit => {
+                // Nothing changed: no latency to measure.
+                self.edit.set_value((edit, 0.0, None));
+            }
+            Response::LabHeat { generation, heat } if generation == current => {
+                self.scene.update(|s| s.set_heat(heat));
+            }
+            Response::LabIdle {
+                generation,
+                summary,
+            } if generation == current => {
+                self.scene.update(|s| s.summary = Some(summary));
+                self.advance_if_ready();
+            }
+            Response::LabError {
+                generation,
+                message,
+            } if generation == current => {
+                self.playing.set(false);
+                self.scene.update(|s| s.error = Some(message.clone()));
+                self.notice.set(Some(message));
+            }
+            _ => {}
+        }
+    }
+}
+
+pub fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or_else(js_sys::Date::now, |p| p.now())
+}
+
+/// Creates the lab's state from the URL and wires it to the engine. `on_other` receives the
+/// responses that are not the lab's (Ready, Pong, Fatal…).
+pub fn create(
+    spawn: impl FnOnce(Box<dyn Fn(Response)>) -> Option<EngineBridge>,
+    on_other: impl Fn(Response) + 'static,
+) -> LabState {
+    let query = web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .unwrap_or_default();
+    let parsed = LabSettings::from_query(&query);
+    let path = parsed.path.clone().unwrap_or_else(|| {
+        TrajectoryPreset::Commute
+            .trajectory(CAMPUS_HALF.0, CAMPUS_HALF.1)
+            .waypoints
+    });
+    let notice = (!parsed.problems.is_empty()).then(|| {
+        format!(
+            "Some settings in the link were ignored: {}",
+            parsed.problems.join("; ")
+        )
+    });
+    let state = LabState {
+        settings: RwSignal::new(parsed.settings),
+        editor: RwSignal::new(PathEditor::new(path)),
+        hidden: RwSignal::new(parsed.hidden),
+        scene: RwSignal::new(Scene::default()),
+        wanted: RwSignal::new(0),
+        playing: RwSignal::new(true),
+        selected: RwSignal::new(None),
+        layers: RwSignal::new(Layers::default()),
+        notice: RwSignal::new(notice),
+        latency: RwSignal::new(Latency::default()),
+        bridge: StoredValue::new_local(None),
+        generation: StoredValue::new(0),
+        edit: StoredValue::new((0, 0.0, None)),
+        play_timer: StoredValue::new(false),
+    };
+    let bridge = spawn(Box::new(move |response| match response {
+        Response::LabStarted { .. }
+        | Response::Lab { .. }
+        | Response::LabEdited { .. }
+        | Response::LabHeat { .. }
+        | Response::LabIdle { .. }
+        | Response::LabError { .. } => state.on_response(response),
+        other => on_other(other),
+    }));
+    state.bridge.set_value(bridge);
+    state.save_url();
+    state.restart();
+    state
+}

@@ -1,0 +1,254 @@
+//! The lab's results: summary figures (also as accessible text), the per-round table, charts of
+//! error and RMSE per round, and the export buttons.
+
+use super::LabState;
+use super::export;
+use super::scene::RoundView;
+use leptos::prelude::*;
+
+fn metres(v: Option<f64>) -> String {
+    v.map_or("—".into(), |m| format!("{m:.0} m"))
+}
+
+/// One row of the table, as plain values.
+#[derive(Clone, Debug, PartialEq)]
+struct Row {
+    round: usize,
+    start: String,
+    points: usize,
+    truth: (f64, f64),
+    truth_ll: (f64, f64),
+    dlg: Option<(f64, f64)>,
+    dlg_error: Option<f64>,
+    diverged: bool,
+    iterations: Option<usize>,
+    analytic_error: Option<f64>,
+    rmse: f64,
+    pending: bool,
+    stale: bool,
+}
+
+fn row(r: &RoundView, start_unix: f64, round_s: f64) -> Option<Row> {
+    let t = r.target.as_ref()?;
+    let rec = r.record.as_ref();
+    let dlg = rec.and_then(|x| x.dlg.as_ref());
+    let start = start_unix + r.round as f64 * round_s;
+    let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(start * 1000.0));
+    let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+    Some(Row {
+        round: r.round,
+        start: format!(
+            "{} {:02}:{:02}",
+            days[date.get_utc_day() as usize % 7],
+            date.get_utc_hours(),
+            date.get_utc_minutes()
+        ),
+        points: t.points.len(),
+        truth: (t.truth.east, t.truth.north),
+        truth_ll: rec.map_or((f64::NAN, f64::NAN), |x| {
+            (x.true_centroid.latlon.lat, x.true_centroid.latlon.lon)
+        }),
+        dlg: dlg.map(|d| {
+            (
+                d.reconstruction.position.east,
+                d.reconstruction.position.north,
+            )
+        }),
+        dlg_error: dlg.map(|d| d.reconstruction.error_m),
+        diverged: dlg.is_some_and(|d| d.result.diverged),
+        iterations: dlg.map(|d| d.result.iterations),
+        analytic_error: t.analytic.map(|a| a.distance(&t.truth)),
+        rmse: r.rmse_db,
+        pending: rec.is_none(),
+        stale: r.stale,
+    })
+}
+
+#[component]
+pub fn Results(state: LabState) -> impl IntoView {
+    let rows = Memo::new(move |_| {
+        let wanted = state.wanted.get();
+        state.scene.with(|s| {
+            let (start, round_s) = s
+                .world
+                .as_ref()
+                .map_or((0.0, 86_400.0), |w| (w.start_unix, w.round_s));
+            s.rounds
+                .iter()
+                .filter(|r| r.round < wanted)
+                .filter_map(|r| row(r, start, round_s))
+                .collect::<Vec<_>>()
+        })
+    });
+    let summary = move || state.scene.with(|s| s.summary.clone());
+    let busy = move || {
+        state
+            .scene
+            .with(|s| s.finished_through() < state.wanted.get().min(s.total_rounds))
+    };
+    let summary_text = move || {
+        let Some(s) = summary() else {
+            return if busy() {
+                "Training and attacking…".to_string()
+            } else {
+                "Press Play to start the federation.".to_string()
+            };
+        };
+        format!(
+            "After {} rounds: the server's DLG reconstructions are a median {} from where you really were (analytic: {}); EMD {} versus {} for random guesses; {} diverged; the model's error is {}.",
+            s.attacked_rounds,
+            metres(s.median_error_m),
+            metres(s.analytic_median_error_m),
+            metres(s.emd_m),
+            metres(s.random_emd_m),
+            s.diverged_percent
+                .map_or("—".into(), |d| format!("{d:.0}%")),
+            s.final_rmse_db
+                .map_or("—".into(), |r| format!("{r:.1} dB RMSE")),
+        )
+    };
+    let card = move |id: &'static str,
+                     label: &'static str,
+                     value: Box<dyn Fn() -> String + Send + Sync>| {
+        view! {
+            <div class="card">
+                <span class="card-label">{label}</span>
+                <span class="card-value" data-testid=id>{value}</span>
+            </div>
+        }
+    };
+    let latency = move || {
+        let l = state.latency.get();
+        match (l.analytic_ms, l.dlg_ms) {
+            (None, _) => "Drag a waypoint: the server's estimate follows.".to_string(),
+            (Some(a), None) => format!("Last edit: analytic estimate in {a:.0} ms, DLG running…"),
+            (Some(a), Some(d)) => {
+                format!("Last edit: analytic estimate in {a:.0} ms, DLG in {d:.0} ms.")
+            }
+        }
+    };
+    view! {
+        <section class="panel results" aria-labelledby="results-title">
+            <h2 id="results-title">"What the server learned"</h2>
+            <p class="notice" role="alert" data-testid="notice" class:hidden=move || state.notice.with(|n| n.is_none())>
+                {move || state.notice.get().unwrap_or_default()}
+            </p>
+            <div class="cards">
+                {card("median-error", "Median DLG error", Box::new(move || summary().map_or("—".into(), |s| metres(s.median_error_m))))}
+                {card("emd", "EMD (random)", Box::new(move || summary().map_or("—".into(), |s| format!("{} ({})", metres(s.emd_m), metres(s.random_emd_m)))))}
+                {card("diverged", "Diverged", Box::new(move || summary().and_then(|s| s.diverged_percent).map_or("—".into(), |d| format!("{d:.0}%"))))}
+                {card("rmse", "Model RMSE", Box::new(move || summary().and_then(|s| s.final_rmse_db).map_or("—".into(), |r| format!("{r:.1} dB"))))}
+            </div>
+            <p class="summary" data-testid="summary" aria-live="polite">{summary_text}</p>
+            <p class="latency" data-testid="latency"
+                data-analytic-ms=move || state.latency.get().analytic_ms.map(|v| format!("{v:.2}")).unwrap_or_default()
+                data-dlg-ms=move || state.latency.get().dlg_ms.map(|v| format!("{v:.2}")).unwrap_or_default()
+                data-edit=move || state.latency.get().edit.to_string()>{latency}</p>
+            <Charts rows/>
+            <div class="table-wrap">
+                <table data-testid="rounds-table">
+                    <caption>"Per round: your batch's true centroid and the server's reconstructions"</caption>
+                    <thead><tr>
+                        <th scope="col">"Round"</th><th scope="col">"Starts"</th><th scope="col">"Points"</th>
+                        <th scope="col">"True centroid"</th><th scope="col">"DLG error"</th>
+                        <th scope="col">"Iter."</th><th scope="col">"Analytic error"</th><th scope="col">"RMSE"</th>
+                    </tr></thead>
+                    <tbody>
+                        <For each=move || rows.get() key=|r| (r.round, r.pending, r.stale, r.dlg_error.map(f64::to_bits), r.analytic_error.map(f64::to_bits)) let:r>
+                            <tr data-testid="round-row" data-round=r.round
+                                data-truth-e=format!("{:.2}", r.truth.0) data-truth-n=format!("{:.2}", r.truth.1)
+                                data-dlg-e=r.dlg.map(|d| format!("{:.2}", d.0)).unwrap_or_default()
+                                data-dlg-n=r.dlg.map(|d| format!("{:.2}", d.1)).unwrap_or_default()
+                                data-dlg-error=r.dlg_error.map(|e| format!("{e:.3}")).unwrap_or_default()
+                                data-analytic-error=r.analytic_error.map(|e| format!("{e:.3}")).unwrap_or_default()
+                                class:pending=r.pending class:stale=r.stale
+                                class:selected=move || state.selected.get() == Some(r.round)
+                                on:click=move |_| { state.playing.set(false); state.selected.set(Some(r.round)); }>
+                                <td>{r.round + 1}</td>
+                                <td>{r.start.clone()}</td>
+                                <td>{r.points}</td>
+                                <td>{if r.truth_ll.0.is_finite() { format!("{:.5}, {:.5}", r.truth_ll.0, r.truth_ll.1) } else { "…".into() }}</td>
+                                <td>{if r.pending { "…".into() } else if r.diverged { format!("{} (diverged)", metres(r.dlg_error)) } else { metres(r.dlg_error) }}</td>
+                                <td>{r.iterations.map_or("…".into(), |i| i.to_string())}</td>
+                                <td>{metres(r.analytic_error)}</td>
+                                <td>{format!("{:.1} dB", r.rmse)}</td>
+                            </tr>
+                        </For>
+                    </tbody>
+                </table>
+            </div>
+            <div class="tools" class:hidden=move || state.hidden.with(|h| h.iter().any(|k| k == "export"))>
+                <button type="button" data-testid="export-csv" on:click=move |_| export::csv(state)>"Export CSV"</button>
+                <button type="button" data-testid="export-json" on:click=move |_| export::json(state)>"Export JSON"</button>
+                <button type="button" data-testid="export-png" on:click=move |_| export::png()>"Map as PNG"</button>
+            </div>
+        </section>
+    }
+}
+
+/// Error per round (DLG, analytic) and RMSE per round, as small SVG line charts.
+#[component]
+fn Charts(rows: Memo<Vec<Row>>) -> impl IntoView {
+    let (w, h, pad) = (300.0, 120.0, 28.0);
+    let chart = move |title: &'static str,
+                      unit: &'static str,
+                      series: Vec<(&'static str, Vec<(usize, f64)>)>| {
+        let n = series
+            .iter()
+            .flat_map(|(_, s)| s.iter().map(|p| p.0 + 1))
+            .max()
+            .unwrap_or(1)
+            .max(2);
+        let max = series
+            .iter()
+            .flat_map(|(_, s)| s.iter().map(|p| p.1))
+            .filter(|v| v.is_finite())
+            .fold(1.0f64, f64::max);
+        let x = move |i: usize| pad + (w - pad - 8.0) * i as f64 / (n - 1) as f64;
+        let y = move |v: f64| h - 18.0 - (h - 30.0) * (v / max).clamp(0.0, 1.0);
+        let lines = series
+            .into_iter()
+            .map(|(colour, s)| {
+                let points = s
+                    .iter()
+                    .filter(|p| p.1.is_finite())
+                    .map(|&(i, v)| format!("{:.1},{:.1}", x(i), y(v)))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let dots = s
+                    .iter()
+                    .filter(|p| p.1.is_finite())
+                    .map(|&(i, v)| view! { <circle cx=format!("{:.1}", x(i)) cy=format!("{:.1}", y(v)) r="2.5" fill=colour/> })
+                    .collect_view();
+                view! { <polyline points=points fill="none" stroke=colour stroke-width="2"/> {dots} }
+            })
+            .collect_view();
+        view! {
+            <figure class="chart">
+                <svg viewBox=format!("0 0 {w} {h}") role="img" aria-label=title>
+                    <line x1=pad y1=h - 18.0 x2=w - 8.0 y2=h - 18.0 stroke="#c9c2b3"/>
+                    <line x1=pad y1="10" x2=pad y2=h - 18.0 stroke="#c9c2b3"/>
+                    <text x="2" y="14" font-size="10" fill="#59636e">{format!("{max:.0}")}</text>
+                    <text x="2" y=h - 20.0 font-size="10" fill="#59636e">"0"</text>
+                    <text x=w - 8.0 y=h - 4.0 font-size="10" fill="#59636e" text-anchor="end">"round"</text>
+                    {lines}
+                </svg>
+                <figcaption>{title}" ("{unit}")"</figcaption>
+            </figure>
+        }
+    };
+    view! {
+        <div class="charts">
+            {move || {
+                let r = rows.get();
+                let dlg = r.iter().filter_map(|x| x.dlg_error.map(|e| (x.round, e))).collect();
+                let an = r.iter().filter_map(|x| x.analytic_error.map(|e| (x.round, e))).collect();
+                let rmse = r.iter().map(|x| (x.round, x.rmse)).collect();
+                view! {
+                    {chart("Reconstruction error per round", "m", vec![(super::draw::DLG_COLOUR, dlg), (super::draw::ANALYTIC_COLOUR, an)])}
+                    {chart("Model RMSE per round", "dB", vec![("#2563eb", rmse)])}
+                }
+            }}
+        </div>
+    }
+}

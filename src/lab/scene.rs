@@ -1,0 +1,216 @@
+//! What the page knows about the running lab: built only from the worker's events.
+
+use whereabouts_engine::geo::Metres;
+use whereabouts_engine::lab::{HeatMap, LabEvent, TargetRound, WorldView};
+use whereabouts_engine::scenario::{RoundRecord, Summary};
+
+/// One round as the page shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RoundView {
+    pub round: usize,
+    pub rmse_db: f64,
+    pub participants: Vec<u32>,
+    pub target: Option<TargetRound>,
+    /// DLG's path so far (start first).
+    pub trail: Vec<Metres>,
+    pub iteration: usize,
+    /// Final results, once the round's attacks are done.
+    pub record: Option<RoundRecord>,
+    /// The trajectory changed and this round is being recomputed (drawn faded).
+    pub stale: bool,
+}
+
+impl RoundView {
+    /// The DLG dummy's latest position (final once attacked).
+    pub fn dlg_position(&self) -> Option<Metres> {
+        match &self.record {
+            Some(r) => r.dlg.as_ref().map(|d| d.reconstruction.position),
+            None => self.trail.last().copied(),
+        }
+    }
+}
+
+/// The lab as the page sees it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Scene {
+    pub generation: u32,
+    pub world: Option<WorldView>,
+    pub total_rounds: usize,
+    pub parameters: usize,
+    pub initial_rmse_db: Option<f64>,
+    pub rounds: Vec<RoundView>,
+    /// Latest heat map per round (index = round); `initial_heat` before any round.
+    pub heat: Vec<Option<HeatMap>>,
+    pub initial_heat: Option<HeatMap>,
+    pub summary: Option<Summary>,
+    pub error: Option<String>,
+}
+
+impl Scene {
+    pub fn started(
+        generation: u32,
+        world: WorldView,
+        total_rounds: usize,
+        parameters: usize,
+        initial_rmse_db: f64,
+        heat: Option<HeatMap>,
+    ) -> Self {
+        Self {
+            generation,
+            world: Some(world),
+            total_rounds,
+            parameters,
+            initial_rmse_db: Some(initial_rmse_db),
+            initial_heat: heat,
+            ..Self::default()
+        }
+    }
+
+    pub fn round(&self, t: usize) -> Option<&RoundView> {
+        self.rounds.iter().find(|r| r.round == t)
+    }
+
+    fn round_mut(&mut self, t: usize) -> Option<&mut RoundView> {
+        self.rounds.iter_mut().find(|r| r.round == t)
+    }
+
+    /// Applies one lab event.
+    pub fn apply(&mut self, event: LabEvent) {
+        match event {
+            LabEvent::Edited {
+                first_changed,
+                total_rounds,
+            } => {
+                self.total_rounds = total_rounds;
+                self.rounds.retain(|r| r.round < total_rounds);
+                for r in self.rounds.iter_mut().filter(|r| r.round >= first_changed) {
+                    r.stale = true;
+                }
+                self.summary = None;
+            }
+            LabEvent::Trained {
+                round,
+                rmse_db,
+                participants,
+                target,
+            } => {
+                let trail = target
+                    .as_ref()
+                    .and_then(|t| t.dlg_start)
+                    .into_iter()
+                    .collect();
+                let view = RoundView {
+                    round,
+                    rmse_db,
+                    participants,
+                    target,
+                    trail,
+                    iteration: 0,
+                    record: None,
+                    stale: false,
+                };
+                match self.round_mut(round) {
+                    Some(r) => *r = view,
+                    None => {
+                        self.rounds.push(view);
+                        self.rounds.sort_by_key(|r| r.round);
+                    }
+                }
+            }
+            LabEvent::Progress {
+                round,
+                iteration,
+                trail,
+            } => {
+                if let Some(r) = self.round_mut(round) {
+                    r.iteration = iteration;
+                    r.trail.extend(trail);
+                }
+            }
+            LabEvent::Attacked(record) => {
+                if let Some(r) = self.round_mut(record.round) {
+                    if let Some(d) = &record.dlg {
+                        r.trail = d.result.trail.clone();
+                        r.iteration = d.result.iterations;
+                    }
+                    r.record = Some(*record);
+                }
+            }
+        }
+    }
+
+    pub fn set_heat(&mut self, heat: HeatMap) {
+        match heat.round {
+            None => self.initial_heat = Some(heat),
+            Some(t) => {
+                if self.heat.len() <= t {
+                    self.heat.resize(t + 1, None);
+                }
+                self.heat[t] = Some(heat);
+            }
+        }
+    }
+
+    /// The heat map to show with round `t` selected (the latest at or before it).
+    pub fn heat_for(&self, t: Option<usize>) -> Option<&HeatMap> {
+        t.and_then(|t| self.heat.iter().take(t + 1).rev().find_map(|h| h.as_ref()))
+            .or(self.initial_heat.as_ref())
+    }
+
+    /// Rounds finished (trained and attacked), counted from round 0 without a gap.
+    pub fn finished_through(&self) -> usize {
+        (0..self.total_rounds)
+            .take_while(|&t| {
+                self.round(t)
+                    .is_some_and(|r| !r.stale && (r.record.is_some() || r.target.is_none()))
+            })
+            .count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use whereabouts_engine::lab::Lab;
+    use whereabouts_engine::scenario::{ScenarioConfig, WorldChoice};
+    use whereabouts_engine::trajectory::TrajectoryPreset;
+    use whereabouts_engine::world::Preset;
+
+    #[test]
+    fn the_scene_follows_a_lab_and_an_edit() {
+        let config = ScenarioConfig {
+            world: WorldChoice {
+                preset: Preset::Campus,
+                users: Some(1),
+                weeks: Some(1),
+                cell: None,
+            },
+            max_rounds: Some(2),
+            trajectory: Some(TrajectoryPreset::Commute.trajectory(900.0, 850.0)),
+            ..ScenarioConfig::default()
+        };
+        let mut lab = Lab::new(config.clone()).unwrap();
+        let mut scene = Scene::started(1, lab.world_view(), 2, lab.parameters(), 1.0, None);
+        lab.want(2);
+        lab.finish(&mut |e| scene.apply(e)).unwrap();
+        assert_eq!(scene.finished_through(), 2);
+        let r1 = scene.round(1).unwrap();
+        assert_eq!(
+            r1.dlg_position(),
+            r1.record
+                .as_ref()
+                .unwrap()
+                .dlg
+                .as_ref()
+                .map(|d| d.reconstruction.position)
+        );
+        let mut moved = config.trajectory.unwrap();
+        moved.waypoints[12] = Metres::new(0.0, 0.0);
+        lab.set_trajectory(moved, &mut |e| scene.apply(e)).unwrap();
+        // Round 1 retrained (analytic shown), its DLG pending.
+        assert_eq!(scene.finished_through(), 1);
+        assert!(scene.round(1).unwrap().record.is_none());
+        lab.finish(&mut |e| scene.apply(e)).unwrap();
+        assert_eq!(scene.finished_through(), 2);
+    }
+}

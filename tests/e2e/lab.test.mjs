@@ -1,0 +1,194 @@
+// The Signal-map lab as a visitor uses it: draw a path with real pointer events, play the
+// rounds, read the reconstructions off the page, drag a waypoint, share the URL.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer } from '../../tools/serve.mjs';
+import { DIST, captureErrors, guardOrigin, launch, screenshotPath } from './harness.mjs';
+
+let server, browser;
+before(async () => {
+  server = await startServer(DIST);
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function open(query = '', viewport = { width: 1280, height: 900 }) {
+  const context = await browser.newContext({ viewport, deviceScaleFactor: 1 });
+  const guard = await guardOrigin(context, new URL(server.url).origin);
+  const page = await context.newPage();
+  const errors = captureErrors(page);
+  await page.goto(new URL(query, server.url).href);
+  await page.waitForSelector('[data-testid="engine-status"].ready', { timeout: 30000 });
+  return { context, guard, page, errors };
+}
+
+/** Waits until every round of the run is trained and attacked; returns the table's rows. */
+async function finished(page, timeout = 90000) {
+  await page.waitForFunction(
+    () => {
+      const label = document.querySelector('[data-testid="round-label"]')?.textContent ?? '';
+      const m = label.match(/Round (\d+) of (\d+)/);
+      if (!m || m[1] !== m[2]) return false;
+      const rows = [...document.querySelectorAll('[data-testid="round-row"]')];
+      return (
+        rows.length === Number(m[2]) &&
+        rows.every((r) => r.dataset.dlgError !== '' && !r.classList.contains('stale')) &&
+        // The summary of the whole run (an earlier one is shown between rounds while playing).
+        document.querySelector('[data-testid="summary"]').textContent.startsWith(`After ${m[2]} rounds`)
+      );
+    },
+    null,
+    { timeout },
+  );
+  return rows(page);
+}
+
+async function rows(page) {
+  return page.$$eval('[data-testid="round-row"]', (rs) =>
+    rs.map((r) => ({
+      round: Number(r.dataset.round),
+      truth: [Number(r.dataset.truthE), Number(r.dataset.truthN)],
+      dlg: [Number(r.dataset.dlgE), Number(r.dataset.dlgN)],
+      dlgError: Number(r.dataset.dlgError),
+      analyticError: Number(r.dataset.analyticError),
+    })),
+  );
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/** Drags the mouse through `points` (canvas coordinates) in small steps. */
+async function stroke(page, points) {
+  const box = await page.locator('[data-testid="map-canvas"]').boundingBox();
+  const at = ([x, y]) => [box.x + x, box.y + y];
+  await page.mouse.move(...at(points[0]));
+  await page.mouse.down();
+  for (let i = 1; i < points.length; i++) {
+    const [x0, y0] = points[i - 1];
+    const [x1, y1] = points[i];
+    const steps = Math.ceil(Math.hypot(x1 - x0, y1 - y0) / 6);
+    for (let k = 1; k <= steps; k++) {
+      await page.mouse.move(...at([x0 + ((x1 - x0) * k) / steps, y0 + ((y1 - y0) * k) / steps]));
+    }
+  }
+  await page.mouse.up();
+  return box;
+}
+
+test('draw a path, play it, and the server finds where you were', async () => {
+  const { context, guard, page, errors } = await open();
+  await page.click('[data-testid="clear"]');
+  await page.waitForFunction(() =>
+    document.querySelector('[data-testid="path-stats"]').textContent.startsWith('No path'),
+  );
+  const box = await page.locator('[data-testid="map-canvas"]').boundingBox();
+  const { width: w, height: h } = box;
+  // A zig-zag across the campus: ~40 waypoints, 3 h apart, five days.
+  await stroke(page, [
+    [w * 0.3, h * 0.7],
+    [w * 0.65, h * 0.65],
+    [w * 0.4, h * 0.45],
+    [w * 0.7, h * 0.35],
+    [w * 0.35, h * 0.25],
+  ]);
+  const stats = await page.textContent('[data-testid="path-stats"]');
+  const waypoints = Number(stats.match(/^(\d+) waypoints/)[1]);
+  assert.ok(waypoints >= 25, `freehand drawing made ${waypoints} waypoints`);
+  await page.click('[data-testid="play"]');
+  const result = await finished(page);
+  assert.ok(result.length >= 3, `${result.length} rounds`);
+  for (const r of result) {
+    // The distance shown is the distance between the positions shown.
+    const d = Math.hypot(r.dlg[0] - r.truth[0], r.dlg[1] - r.truth[1]);
+    assert.ok(Math.abs(d - r.dlgError) < 0.05, `round ${r.round}: ${d} vs ${r.dlgError}`);
+  }
+  const dlg = median(result.map((r) => r.dlgError));
+  const analytic = median(result.map((r) => r.analyticError));
+  assert.ok(dlg < 150, `median DLG error ${dlg} m`);
+  assert.ok(analytic < 60, `median analytic error ${analytic} m`);
+  const summary = await page.textContent('[data-testid="summary"]');
+  const [, emd, random] = summary.match(/EMD (\d+) m versus (\d+) m/).map(Number);
+  assert.ok(emd < random, summary);
+  await page.screenshot({ path: screenshotPath('lab-drawn'), fullPage: true });
+
+  // Drag the first waypoint (where the stroke began) ~250 px: it moves one of round 1's eight
+  // legs, so the batch centroid moves by about a sixteenth of that, and the reconstructions
+  // follow.
+  const before = result[0];
+  const start = [box.x + w * 0.3, box.y + h * 0.7];
+  await page.mouse.move(...start);
+  await page.mouse.down();
+  for (let k = 1; k <= 40; k++) await page.mouse.move(start[0] + 6 * k, start[1] - 2 * k);
+  await page.mouse.up();
+  await page.waitForFunction(
+    (old) => {
+      const row = document.querySelector('[data-testid="round-row"][data-round="0"]');
+      const lat = document.querySelector('[data-testid="latency"]');
+      return row && row.dataset.dlgError !== '' && Number(row.dataset.truthE) !== old && lat.dataset.dlgMs !== '';
+    },
+    before.truth[0],
+    { timeout: 60000 },
+  );
+  const after = (await rows(page))[0];
+  const moved = Math.hypot(after.truth[0] - before.truth[0], after.truth[1] - before.truth[1]);
+  const reconMoved = Math.hypot(after.dlg[0] - before.dlg[0], after.dlg[1] - before.dlg[1]);
+  assert.ok(moved > 15, `the true centroid moved ${moved} m`);
+  assert.ok(reconMoved > 5, `the reconstruction moved ${reconMoved} m`);
+  assert.ok(after.dlgError < 200, `after the drag: ${after.dlgError} m`);
+  const latency = await page.$eval('[data-testid="latency"]', (e) => ({ ...e.dataset }));
+  assert.ok(Number(latency.analyticMs) > 0 && Number(latency.dlgMs) >= Number(latency.analyticMs));
+
+  assert.deepEqual(guard.violations, [], 'requests left the origin');
+  assert.deepEqual(errors, [], 'the page logged errors');
+  await context.close();
+});
+
+test('a shared URL reproduces the same numbers', async () => {
+  const first = await open('?T=12&bg=1&seed=7');
+  const a = await finished(first.page);
+  const url = first.page.url();
+  assert.match(url, /path=/);
+  assert.match(url, /seed=7/);
+  const second = await open(url.slice(url.indexOf('?')));
+  const b = await finished(second.page);
+  assert.deepEqual(b, a);
+  assert.equal(
+    await second.page.textContent('[data-testid="summary"]'),
+    await first.page.textContent('[data-testid="summary"]'),
+  );
+  for (const s of [first, second]) {
+    assert.deepEqual(s.guard.violations, []);
+    assert.deepEqual(s.errors, []);
+    await s.context.close();
+  }
+});
+
+test('absurd values are refused, instructors can hide controls, the phone layout works', async () => {
+  const { context, guard, page, errors } = await open('?hide=seed,model,playback', {
+    width: 390,
+    height: 844,
+  });
+  assert.equal(await page.locator('[data-testid="input-seed"]').isVisible(), false);
+  assert.equal(await page.locator('[data-testid="input-model"]').isVisible(), false);
+  assert.equal(await page.locator('[data-testid="play"]').isVisible(), false);
+  assert.equal(await page.locator('[data-testid="input-lr"]').isVisible(), true);
+
+  await page.fill('[data-testid="input-lr"]', '100');
+  await page.press('[data-testid="input-lr"]', 'Tab');
+  const message = await page.textContent('[data-testid="error-lr"]');
+  assert.match(message, /Learning rate η: must be between/);
+  assert.doesNotMatch(page.url(), /lr=100/);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth > innerWidth);
+  assert.equal(overflow, false, 'the page scrolls sideways on a phone');
+  await finished(page);
+  await page.screenshot({ path: screenshotPath('lab-phone'), fullPage: true });
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
