@@ -63,6 +63,8 @@ pub enum Response {
         generation: u32,
         edit: u32,
         first_changed: Option<usize>,
+        /// Time the worker spent applying the edit (to the instant reconstruction), ms.
+        worker_ms: f64,
     },
     /// The model's prediction map after a round.
     LabHeat { generation: u32, heat: HeatMap },

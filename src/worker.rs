@@ -12,7 +12,7 @@ use web_sys::{DedicatedWorkerGlobalScope, MessageChannel, MessageEvent};
 use whereabouts_engine::lab::{HeatMap, Lab, LabEvent};
 
 /// How long one slice of background work may run, in milliseconds.
-pub const SLICE_MS: f64 = 8.0;
+pub const SLICE_MS: f64 = 4.0;
 
 /// Multiply-adds the heat map may cost (a few milliseconds in the browser).
 const HEAT_BUDGET: usize = 3_000_000;
@@ -24,12 +24,19 @@ pub struct Engine {
     lab: Option<Lab>,
     /// The lab went idle and the page has been told.
     idle_reported: bool,
+    /// Rounds whose heat map is still to be sent (after the urgent work of an edit).
+    heat_due: Vec<usize>,
 }
 
 impl Engine {
     /// Answers one request. Lab requests answer at once with what is instant (a start, the
     /// edited round's Lemma 1 reconstruction); the rest comes from [`pump`](Self::pump).
-    pub fn handle(&mut self, request: Request, emit: &mut dyn FnMut(Response)) {
+    pub fn handle(
+        &mut self,
+        request: Request,
+        now: &dyn Fn() -> f64,
+        emit: &mut dyn FnMut(Response),
+    ) {
         match request {
             Request::Ping { nonce } => emit(Response::Pong {
                 nonce,
@@ -54,6 +61,7 @@ impl Engine {
                         });
                         self.lab = Some(lab);
                         self.idle_reported = false;
+                        self.heat_due.clear();
                     }
                     Err(message) => {
                         self.lab = None;
@@ -69,6 +77,7 @@ impl Engine {
                 edit,
                 trajectory,
             } => {
+                let began = now();
                 let Some(lab) = self.current(generation) else {
                     return;
                 };
@@ -85,12 +94,9 @@ impl Engine {
                             generation,
                             edit,
                             first_changed,
+                            worker_ms: now() - began,
                         });
-                        for round in trained {
-                            if let Some(heat) = heat(lab, Some(round)) {
-                                emit(Response::LabHeat { generation, heat });
-                            }
-                        }
+                        self.heat_due.extend(trained);
                         self.idle_reported = false;
                     }
                     Err(message) => emit(Response::LabError {
@@ -118,7 +124,7 @@ impl Engine {
     pub fn has_work(&self) -> bool {
         self.lab
             .as_ref()
-            .is_some_and(|lab| lab.busy() || !self.idle_reported)
+            .is_some_and(|lab| lab.busy() || !self.idle_reported || !self.heat_due.is_empty())
     }
 
     /// Works until `now()` passes `deadline` (milliseconds); true if work remains.
@@ -132,16 +138,22 @@ impl Engine {
         let Some(lab) = self.lab.as_mut() else {
             return false;
         };
-        let mut trained = Vec::new();
+        let due = &mut self.heat_due;
         let result = lab.work(now, deadline, &mut |event| {
             if let LabEvent::Trained { round, .. } = &event {
-                trained.push(*round);
+                due.push(*round);
             }
             emit(Response::Lab { generation, event })
         });
-        for round in trained {
-            if let Some(heat) = heat(lab, Some(round)) {
-                emit(Response::LabHeat { generation, heat });
+        // Heat maps once the urgent work is done (a dragged waypoint's next edit must not wait
+        // for one); a round edited twice is drawn once.
+        if matches!(result, Ok(false)) {
+            due.sort_unstable();
+            due.dedup();
+            for round in due.drain(..) {
+                if let Some(heat) = heat(lab, Some(round)) {
+                    emit(Response::LabHeat { generation, heat });
+                }
             }
         }
         match result {
@@ -176,7 +188,7 @@ fn heat(lab: &Lab, round: Option<usize>) -> Option<HeatMap> {
 
 /// Answers one request with a fresh engine (kept for quick checks of the boundary).
 pub fn handle(request: Request, emit: &mut dyn FnMut(Response)) {
-    Engine::default().handle(request, emit);
+    Engine::default().handle(request, &js_sys::Date::now, emit);
 }
 
 struct Glue {
@@ -245,7 +257,13 @@ pub fn start() {
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
         let mut emit = |response: Response| post(&msg_glue.scope, &response);
         match protocol::decode::<Request>(event.data()) {
-            Ok(request) => msg_glue.engine.borrow_mut().handle(request, &mut emit),
+            Ok(request) => {
+                let now = || msg_glue.now();
+                msg_glue
+                    .engine
+                    .borrow_mut()
+                    .handle(request, &now, &mut emit)
+            }
             Err(reason) => emit(Response::Rejected { reason }),
         }
         msg_glue.schedule();

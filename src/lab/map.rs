@@ -75,7 +75,6 @@ pub fn LabMap(state: LabState) -> impl IntoView {
     let pointers = StoredValue::new(Vec::<(i32, f64, f64)>::new());
     let active = RwSignal::new(None::<usize>);
     let frame_pending = StoredValue::new(false);
-    let send_pending = StoredValue::new(false);
     let heat_canvas = StoredValue::new_local(None::<HtmlCanvasElement>);
 
     let paint = move || {
@@ -106,6 +105,11 @@ pub fn LabMap(state: LabState) -> impl IntoView {
         v.width_px = w;
         v.height_px = h;
         view.set_value(Some(v));
+        // The plane under the canvas, for tests and benchmarks that aim at map features.
+        let _ = canvas.set_attribute(
+            "data-view",
+            &format!("{} {} {}", v.centre.east, v.centre.north, v.m_per_px),
+        );
         if heat_canvas.with_value(|c| c.is_none()) {
             let c = web_sys::window()
                 .and_then(|w| w.document())
@@ -154,16 +158,6 @@ pub fn LabMap(state: LabState) -> impl IntoView {
     });
     let resize = window_event_listener(ev::resize, move |_| redraw());
     on_cleanup(move || resize.remove());
-
-    let send_soon = move || {
-        if !send_pending.get_value() {
-            send_pending.set_value(true);
-            request_animation_frame(move || {
-                send_pending.set_value(false);
-                state.path_changed();
-            });
-        }
-    };
 
     let plane_at = move |x: f64, y: f64| {
         view.get_value()
@@ -269,7 +263,7 @@ pub fn LabMap(state: LabState) -> impl IntoView {
                         }
                     });
                     *moved = true;
-                    send_soon();
+                    state.drag_changed();
                 }
             }
             Gesture::Draw { last, .. } => {

@@ -37,6 +37,8 @@ pub struct Latency {
     pub analytic_ms: Option<f64>,
     /// Edit sent → the edited round's DLG finished.
     pub dlg_ms: Option<f64>,
+    /// The worker's share of the analytic latency.
+    pub worker_ms: Option<f64>,
 }
 
 /// Everything the lab's parts share (all `Copy` handles).
@@ -58,6 +60,11 @@ pub struct LabState {
     bridge: StoredValue<Option<EngineBridge>, LocalStorage>,
     generation: StoredValue<u32>,
     edit: StoredValue<(u32, f64, Option<usize>)>,
+    /// An edit is with the worker; `dirty`: the path changed again meanwhile.
+    in_flight: StoredValue<bool>,
+    dirty: StoredValue<bool>,
+    /// The path the worker has (the last edit sent or started).
+    last_sent: StoredValue<Vec<whereabouts_engine::geo::Metres>>,
     play_timer: StoredValue<bool>,
 }
 
@@ -77,6 +84,9 @@ impl LabState {
         let path = self.editor.with_untracked(|e| e.waypoints.clone());
         let generation = self.generation.get_value() + 1;
         self.generation.set_value(generation);
+        self.in_flight.set_value(false);
+        self.dirty.set_value(false);
+        self.last_sent.set_value(path.clone());
         if path.is_empty() {
             self.scene.update(|s| {
                 *s = Scene {
@@ -94,13 +104,30 @@ impl LabState {
         });
     }
 
-    /// Sends the edited path (cheap: only the rounds it touches are recomputed).
+    /// The path changed at the end of a gesture (or by undo, redo, delete): send it and keep
+    /// it in the URL.
     pub fn path_changed(&self) {
+        self.drag_changed();
+        self.save_url();
+    }
+
+    /// The path changed during a drag. The edit is sent at once unless one is still being
+    /// applied by the worker; then the latest path is sent as soon as it is (latest wins, so
+    /// a fast drag never queues stale work).
+    pub fn drag_changed(&self) {
         let path = self.editor.with_untracked(|e| e.waypoints.clone());
         if path.is_empty() || self.scene.with_untracked(|s| s.total_rounds == 0) {
             self.restart();
             return;
         }
+        if self.in_flight.get_value() {
+            self.dirty.set_value(true);
+            return;
+        }
+        if self.last_sent.with_value(|p| *p == path) {
+            return;
+        }
+        self.last_sent.set_value(path.clone());
         let (edit, ..) = self.edit.get_value();
         let edit = edit + 1;
         self.edit.set_value((edit, now_ms(), None));
@@ -109,12 +136,21 @@ impl LabState {
             .with_untracked(|s| s.to_config(&path))
             .trajectory
             .expect("the lab config has a trajectory");
+        self.in_flight.set_value(true);
         self.send(Request::LabTrajectory {
             generation: self.generation.get_value(),
             edit,
             trajectory,
         });
-        self.save_url();
+    }
+
+    /// The worker has applied an edit (or failed to): send the newest path if there is one.
+    fn edit_done(&self) {
+        self.in_flight.set_value(false);
+        if self.dirty.get_value() {
+            self.dirty.set_value(false);
+            self.drag_changed();
+        }
     }
 
     pub fn want(&self, rounds: usize) {
@@ -270,14 +306,24 @@ impl LabState {
                         if focus.is_none() && target.is_some() && sent > 0.0 =>
                     {
                         self.edit.set_value((edit, sent, Some(*round)));
-                        self.latency.set(Latency {
-                            edit,
-                            analytic_ms: Some(now_ms() - sent),
-                            dlg_ms: None,
+                        // "On screen": the frame that draws it (the map paints in an earlier
+                        // callback of the same animation frame).
+                        let latency = self.latency;
+                        request_animation_frame(move || {
+                            latency.update(|l| {
+                                l.edit = edit;
+                                l.analytic_ms = Some(now_ms() - sent);
+                                l.dlg_ms = None;
+                            })
                         });
                     }
-                    whereabouts_engine::lab::LabEvent::Attacked(r) if focus == Some(r.round) => {
-                        self.latency.update(|l| l.dlg_ms = Some(now_ms() - sent));
+                    whereabouts_engine::lab::LabEvent::Reconstructed { round, .. }
+                        if focus == Some(*round) =>
+                    {
+                        let latency = self.latency;
+                        request_animation_frame(move || {
+                            latency.update(|l| l.dlg_ms = Some(now_ms() - sent))
+                        });
                         self.edit.set_value((edit, 0.0, None));
                     }
                     _ => {}
@@ -291,10 +337,15 @@ impl LabState {
             Response::LabEdited {
                 generation,
                 edit,
-                first_changed: None,
-            } if generation == current && self.edit.get_value().0 == edit => {
-                // Nothing changed: no latency to measure.
-                self.edit.set_value((edit, 0.0, None));
+                first_changed,
+                worker_ms,
+            } if generation == current => {
+                self.latency.update(|l| l.worker_ms = Some(worker_ms));
+                if first_changed.is_none() && self.edit.get_value().0 == edit {
+                    // Nothing changed: no latency to measure.
+                    self.edit.set_value((edit, 0.0, None));
+                }
+                self.edit_done();
             }
             Response::LabHeat { generation, heat } if generation == current => {
                 self.scene.update(|s| s.set_heat(heat));
@@ -311,6 +362,8 @@ impl LabState {
                 message,
             } if generation == current => {
                 self.playing.set(false);
+                self.in_flight.set_value(false);
+                self.dirty.set_value(false);
                 self.scene.update(|s| s.error = Some(message.clone()));
                 self.notice.set(Some(message));
             }
@@ -360,6 +413,9 @@ pub fn create(
         bridge: StoredValue::new_local(None),
         generation: StoredValue::new(0),
         edit: StoredValue::new((0, 0.0, None)),
+        in_flight: StoredValue::new(false),
+        dirty: StoredValue::new(false),
+        last_sent: StoredValue::new(Vec::new()),
         play_timer: StoredValue::new(false),
     };
     let bridge = spawn(Box::new(move |response| match response {

@@ -31,7 +31,7 @@ struct Row {
 fn row(r: &RoundView, start_unix: f64, round_s: f64) -> Option<Row> {
     let t = r.target.as_ref()?;
     let rec = r.record.as_ref();
-    let dlg = rec.and_then(|x| x.dlg.as_ref());
+    let dlg = r.dlg.as_ref();
     let start = start_unix + r.round as f64 * round_s;
     let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(start * 1000.0));
     let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
@@ -58,7 +58,7 @@ fn row(r: &RoundView, start_unix: f64, round_s: f64) -> Option<Row> {
         diverged: dlg.is_some_and(|d| d.result.diverged),
         iterations: dlg.map(|d| d.result.iterations),
         analytic_error: t.analytic.map(|a| a.distance(&t.truth)),
-        rmse: r.rmse_db,
+        rmse: rec.map_or(f64::NAN, |x| x.rmse_db),
         pending: rec.is_none(),
         stale: r.stale,
     })
@@ -143,6 +143,7 @@ pub fn Results(state: LabState) -> impl IntoView {
             <p class="latency" data-testid="latency"
                 data-analytic-ms=move || state.latency.get().analytic_ms.map(|v| format!("{v:.2}")).unwrap_or_default()
                 data-dlg-ms=move || state.latency.get().dlg_ms.map(|v| format!("{v:.2}")).unwrap_or_default()
+                data-worker-ms=move || state.latency.get().worker_ms.map(|v| format!("{v:.2}")).unwrap_or_default()
                 data-edit=move || state.latency.get().edit.to_string()>{latency}</p>
             <Charts rows/>
             <div class="table-wrap">
@@ -168,10 +169,15 @@ pub fn Results(state: LabState) -> impl IntoView {
                                 <td>{r.start.clone()}</td>
                                 <td>{r.points}</td>
                                 <td>{if r.truth_ll.0.is_finite() { format!("{:.5}, {:.5}", r.truth_ll.0, r.truth_ll.1) } else { "…".into() }}</td>
-                                <td>{if r.pending { "…".into() } else if r.diverged { format!("{} (diverged)", metres(r.dlg_error)) } else { metres(r.dlg_error) }}</td>
+                                <td>{match (r.dlg_error, r.pending) {
+                                    (None, true) => "…".to_string(),
+                                    (None, false) => "—".to_string(),
+                                    (Some(_), _) if r.diverged => format!("{} (diverged)", metres(r.dlg_error)),
+                                    (Some(_), _) => metres(r.dlg_error),
+                                }}</td>
                                 <td>{r.iterations.map_or("…".into(), |i| i.to_string())}</td>
                                 <td>{metres(r.analytic_error)}</td>
-                                <td>{format!("{:.1} dB", r.rmse)}</td>
+                                <td>{if r.rmse.is_finite() { format!("{:.1} dB", r.rmse) } else { "…".into() }}</td>
                             </tr>
                         </For>
                     </tbody>
@@ -243,7 +249,7 @@ fn Charts(rows: Memo<Vec<Row>>) -> impl IntoView {
                 let r = rows.get();
                 let dlg = r.iter().filter_map(|x| x.dlg_error.map(|e| (x.round, e))).collect();
                 let an = r.iter().filter_map(|x| x.analytic_error.map(|e| (x.round, e))).collect();
-                let rmse = r.iter().map(|x| (x.round, x.rmse)).collect();
+                let rmse = r.iter().filter(|x| x.rmse.is_finite()).map(|x| (x.round, x.rmse)).collect();
                 view! {
                     {chart("Reconstruction error per round", "m", vec![(super::draw::DLG_COLOUR, dlg), (super::draw::ANALYTIC_COLOUR, an)])}
                     {chart("Model RMSE per round", "dB", vec![("#2563eb", rmse)])}

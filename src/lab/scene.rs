@@ -2,19 +2,20 @@
 
 use whereabouts_engine::geo::Metres;
 use whereabouts_engine::lab::{HeatMap, LabEvent, TargetRound, WorldView};
-use whereabouts_engine::scenario::{RoundRecord, Summary};
+use whereabouts_engine::scenario::{DlgOutcome, RoundRecord, Summary};
 
 /// One round as the page shows it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RoundView {
     pub round: usize,
-    pub rmse_db: f64,
     pub participants: Vec<u32>,
     pub target: Option<TargetRound>,
     /// DLG's path so far (start first).
     pub trail: Vec<Metres>,
     pub iteration: usize,
-    /// Final results, once the round's attacks are done.
+    /// DLG's result, once it has finished.
+    pub dlg: Option<DlgOutcome>,
+    /// Final results (with the model's test RMSE), once the round is complete.
     pub record: Option<RoundRecord>,
     /// The trajectory changed and this round is being recomputed (drawn faded).
     pub stale: bool,
@@ -23,8 +24,8 @@ pub struct RoundView {
 impl RoundView {
     /// The DLG dummy's latest position (final once attacked).
     pub fn dlg_position(&self) -> Option<Metres> {
-        match &self.record {
-            Some(r) => r.dlg.as_ref().map(|d| d.reconstruction.position),
+        match &self.dlg {
+            Some(d) => Some(d.reconstruction.position),
             None => self.trail.last().copied(),
         }
     }
@@ -90,7 +91,6 @@ impl Scene {
             }
             LabEvent::Trained {
                 round,
-                rmse_db,
                 participants,
                 target,
             } => {
@@ -101,11 +101,11 @@ impl Scene {
                     .collect();
                 let view = RoundView {
                     round,
-                    rmse_db,
                     participants,
                     target,
                     trail,
                     iteration: 0,
+                    dlg: None,
                     record: None,
                     stale: false,
                 };
@@ -127,12 +127,16 @@ impl Scene {
                     r.trail.extend(trail);
                 }
             }
+            LabEvent::Reconstructed { round, dlg } => {
+                if let Some(r) = self.round_mut(round) {
+                    r.trail = dlg.result.trail.clone();
+                    r.iteration = dlg.result.iterations;
+                    r.dlg = Some(*dlg);
+                }
+            }
             LabEvent::Attacked(record) => {
                 if let Some(r) = self.round_mut(record.round) {
-                    if let Some(d) = &record.dlg {
-                        r.trail = d.result.trail.clone();
-                        r.iteration = d.result.iterations;
-                    }
+                    r.dlg = record.dlg.clone();
                     r.record = Some(*record);
                 }
             }

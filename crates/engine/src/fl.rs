@@ -174,9 +174,10 @@ impl Federation {
 
     /// Test RMSE of the global model, dB.
     pub fn rmse(&self, test: &[Sample]) -> Option<f64> {
+        let mut predictor = crate::model::Predictor::new(&self.spec);
         crate::metrics::rmse(test.iter().map(|s| {
             (
-                f64::from(self.spec.predict(&self.global, s.x)),
+                f64::from(predictor.predict(&self.global, s.x)),
                 f64::from(s.y),
             )
         }))

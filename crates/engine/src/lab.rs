@@ -18,6 +18,7 @@ use crate::attack::dlg::DlgRun;
 use crate::attack::objective::Objective;
 use crate::fl::{AllData, Federation, Update};
 use crate::geo::{LatLon, Metres};
+use crate::model::Predictor;
 use crate::rng::Stream;
 use crate::scenario::{AttackInputs, OutputBias, RoundRecord, ScenarioConfig, Summary, summarize};
 use crate::trace::{Dataset, Sample};
@@ -57,10 +58,11 @@ pub enum LabEvent {
         first_changed: usize,
         total_rounds: usize,
     },
-    /// Round `round` is trained. `target` is present when the visitor took part.
+    /// Round `round` is trained. `target` is present when the visitor took part. (The test
+    /// RMSE comes with the final record: it is evaluated after the attack, off the critical
+    /// path of an edit.)
     Trained {
         round: usize,
-        rmse_db: f64,
         participants: Vec<u32>,
         target: Option<TargetRound>,
     },
@@ -70,7 +72,12 @@ pub enum LabEvent {
         iteration: usize,
         trail: Vec<Metres>,
     },
-    /// The round's attacks are done.
+    /// DLG has finished on the round (its final record follows once the model is evaluated).
+    Reconstructed {
+        round: usize,
+        dlg: Box<crate::scenario::DlgOutcome>,
+    },
+    /// The round is complete: attacks and the model's test RMSE.
     Attacked(Box<RoundRecord>),
 }
 
@@ -86,24 +93,43 @@ pub struct TargetRound {
 }
 
 enum Attack {
-    /// No DLG (analytic only), or DLG finished: the record is final.
-    Done(Box<RoundRecord>),
     Running {
         inputs: Box<AttackInputs>,
         run: Box<DlgRun>,
         steps: usize,
         millis: f64,
-        reported: usize,
     },
+    /// Attacks done; the record waits for the RMSE.
+    Reconstructed {
+        inputs: Box<AttackInputs>,
+        dlg: Option<crate::scenario::DlgOutcome>,
+    },
+    Done(Box<RoundRecord>),
+}
+
+/// The global model's test RMSE, evaluated a slice at a time (the same sum, in the same
+/// order, as [`crate::metrics::rmse`]).
+enum Rmse {
+    Pending { next: usize, sum: f64 },
+    Done(f64),
 }
 
 struct LabRound {
     before: Vec<f32>,
     after: Vec<f32>,
     updates: Vec<Update>,
-    rmse_db: f64,
+    rmse: Rmse,
     attack: Option<Attack>,
 }
+
+impl LabRound {
+    fn complete(&self) -> bool {
+        matches!(self.rmse, Rmse::Done(_)) && matches!(self.attack, None | Some(Attack::Done(_)))
+    }
+}
+
+/// What a leg's measurements depend on: its end points, leg time and fix interval.
+type LegKey = (Metres, Metres, f64, f64);
 
 /// An incremental run of one lab configuration.
 pub struct Lab {
@@ -116,10 +142,14 @@ pub struct Lab {
     total_rounds: usize,
     rounds: Vec<LabRound>,
     wanted: usize,
+    /// Per leg of the current trajectory: what it depends on, and its measurements.
+    leg_cache: Vec<(LegKey, Vec<crate::world::Measurement>)>,
 }
 
 /// DLG iterations between two looks at the clock.
 const SLICE_ITERATIONS: usize = 16;
+/// Test points evaluated between two looks at the clock.
+const RMSE_CHUNK: usize = 256;
 
 impl Lab {
     /// A lab for `config`, which must carry a trajectory (the visitor is the target).
@@ -151,6 +181,7 @@ impl Lab {
             total_rounds,
             rounds: Vec::new(),
             wanted: 0,
+            leg_cache: Vec::new(),
         })
     }
 
@@ -197,15 +228,15 @@ impl Lab {
         self.rounds.len()
     }
 
-    /// True while some wanted round is not fully trained and attacked.
+    /// True while some wanted round is not fully trained, attacked and evaluated.
     pub fn busy(&self) -> bool {
-        self.rounds.len() < self.wanted || self.running().is_some()
+        self.rounds.len() < self.wanted || self.incomplete().is_some()
     }
 
-    fn running(&self) -> Option<usize> {
-        self.rounds
-            .iter()
-            .position(|r| matches!(r.attack, Some(Attack::Running { .. })))
+    /// The first trained round still being attacked or evaluated (at most one: rounds are
+    /// completed in order).
+    fn incomplete(&self) -> Option<usize> {
+        self.rounds.iter().position(|r| !r.complete())
     }
 
     /// Finished round records, in round order.
@@ -220,11 +251,7 @@ impl Lab {
     }
 
     pub fn summary(&self) -> Summary {
-        let done = self
-            .rounds
-            .iter()
-            .take_while(|r| !matches!(r.attack, Some(Attack::Running { .. })))
-            .count();
+        let done = self.rounds.iter().take_while(|r| r.complete()).count();
         summarize(
             &self.config,
             &self.data,
@@ -253,17 +280,43 @@ impl Lab {
             .validate(self.world.area())
             .map_err(|e| e.to_string())?;
         let target = self.config.target;
-        let old = self.data.clone();
-        let measurements = trajectory.measurements(&self.world, target, self.config.seed);
+        // Legs whose end points and timing did not change keep their measurements.
+        let seed = self.config.seed;
+        let mut measurements = Vec::new();
+        let mut cache = Vec::with_capacity(trajectory.legs());
+        for k in 0..trajectory.legs() {
+            let key = trajectory.leg_key(k);
+            let leg = match self.leg_cache.get(k) {
+                Some((old_key, leg)) if *old_key == key => leg.clone(),
+                _ => trajectory.leg_measurements(&self.world, target, seed, k),
+            };
+            measurements.extend_from_slice(&leg);
+            cache.push((key, leg));
+        }
+        self.leg_cache = cache;
+        let old: Vec<Sample> = self.data.user_data(target).to_vec();
         self.data.replace_user(target, &measurements);
         let last = measurements.last().map_or(self.data.t0, |m| m.time);
         let rounds = self.data.round_of(last) + 1;
         let old_total = self.total_rounds;
         self.total_rounds = self.config.max_rounds.map_or(rounds, |m| m.min(rounds));
         self.config.trajectory = Some(trajectory);
-        let cumulative = self.config.fl.cumulative;
-        let first = (0..old_total.max(self.total_rounds)).find(|&t| {
-            old.local_data(target, t, cumulative) != self.data.local_data(target, t, cumulative)
+        // The first round whose D_t changed: that of the first sample that differs (online or
+        // cumulative alike, since rounds are contiguous in time).
+        let new = self.data.user_data(target);
+        let differs = old
+            .iter()
+            .zip(new)
+            .position(|(a, b)| a != b)
+            .or_else(|| (old.len() != new.len()).then_some(old.len().min(new.len())));
+        let first = differs.map(|i| {
+            let time = match (old.get(i), new.get(i)) {
+                (Some(a), Some(b)) => a.time.min(b.time),
+                (Some(a), None) => a.time,
+                (None, Some(b)) => b.time,
+                (None, None) => unreachable!("i is within one of them"),
+            };
+            self.data.round_of(time)
         });
         let Some(first) = first.or_else(|| {
             (old_total != self.total_rounds).then_some(old_total.min(self.total_rounds))
@@ -300,8 +353,8 @@ impl Lab {
             if now() >= deadline {
                 return Ok(true);
             }
-            if let Some(t) = self.running() {
-                self.advance_attack(t, now, deadline, emit);
+            if let Some(t) = self.incomplete() {
+                self.complete_round(t, now, deadline, emit);
             } else {
                 self.train_round(self.rounds.len(), None, emit)?;
             }
@@ -348,7 +401,6 @@ impl Lab {
         } else {
             Federation::aggregate(&updates, before.len())
         };
-        let rmse_db = rmse(&self.federation, &after, &self.data.test);
         let previous = self.previous_reconstruction();
         let target = updates.iter().find(|u| u.user == self.config.target);
         let inputs = target.map(|u| {
@@ -365,7 +417,6 @@ impl Lab {
         });
         emit(LabEvent::Trained {
             round: t,
-            rmse_db,
             participants: updates.iter().map(|u| u.user).collect(),
             target: inputs.as_ref().zip(target).map(|(i, u)| TargetRound {
                 points: u.round_data.iter().map(|s| s.pos).collect(),
@@ -395,14 +446,12 @@ impl Lab {
                         run: Box::new(run),
                         steps: update.steps,
                         millis: 0.0,
-                        reported: 1,
                     }
                 }
-                None => {
-                    let record = self.record(&inputs, &before, &updates, None, rmse_db);
-                    emit(LabEvent::Attacked(Box::new(record.clone())));
-                    Attack::Done(Box::new(record))
-                }
+                None => Attack::Reconstructed {
+                    inputs: Box::new(inputs),
+                    dlg: None,
+                },
             }),
             _ => None,
         };
@@ -410,10 +459,55 @@ impl Lab {
             before,
             after,
             updates,
-            rmse_db,
+            rmse: Rmse::Pending { next: 0, sum: 0.0 },
             attack,
         });
         Ok(())
+    }
+
+    /// Advances round `t` towards complete: its DLG attack first (the reconstruction the
+    /// visitor waits for), then the model's test RMSE, then the final record.
+    fn complete_round(
+        &mut self,
+        t: usize,
+        now: &dyn Fn() -> f64,
+        deadline: f64,
+        emit: &mut dyn FnMut(LabEvent),
+    ) {
+        if matches!(self.rounds[t].attack, Some(Attack::Running { .. })) {
+            self.advance_attack(t, now, deadline, emit);
+            return;
+        }
+        let round = &mut self.rounds[t];
+        if let Rmse::Pending { next, sum } = &mut round.rmse {
+            let test = &self.data.test;
+            let params = &round.after;
+            let end = (*next + RMSE_CHUNK).min(test.len());
+            let mut predictor = Predictor::new(&self.federation.spec);
+            for s in &test[*next..end] {
+                let p = f64::from(predictor.predict(params, s.x));
+                *sum += (p - f64::from(s.y)).powi(2);
+            }
+            *next = end;
+            if end == test.len() {
+                let value = if test.is_empty() {
+                    f64::NAN
+                } else {
+                    libm::sqrt(*sum / test.len() as f64)
+                };
+                round.rmse = Rmse::Done(value);
+            }
+            return;
+        }
+        let Rmse::Done(rmse_db) = self.rounds[t].rmse else {
+            return;
+        };
+        if let Some(Attack::Reconstructed { inputs, dlg }) = self.rounds[t].attack.take() {
+            let round = &self.rounds[t];
+            let record = self.record(&inputs, &round.before, &round.updates, dlg, rmse_db);
+            emit(LabEvent::Attacked(Box::new(record.clone())));
+            self.rounds[t].attack = Some(Attack::Done(Box::new(record)));
+        }
     }
 
     fn advance_attack(
@@ -430,7 +524,6 @@ impl Lab {
             run,
             steps,
             millis,
-            reported,
         }) = round.attack.as_mut()
         else {
             return;
@@ -461,7 +554,6 @@ impl Lab {
                 break;
             }
         }
-        *reported += trail.len();
         if !trail.is_empty() {
             emit(LabEvent::Progress {
                 round: t,
@@ -481,18 +573,15 @@ impl Lab {
         else {
             unreachable!("matched above")
         };
-        let result = run.finish(area);
-        let outcome = inputs.outcome(&self.data, result, Some(millis));
-        let round = &self.rounds[t];
-        let record = self.record(
-            &inputs,
-            &round.before,
-            &round.updates,
-            Some(outcome),
-            round.rmse_db,
-        );
-        emit(LabEvent::Attacked(Box::new(record.clone())));
-        self.rounds[t].attack = Some(Attack::Done(Box::new(record)));
+        let outcome = inputs.outcome(&self.data, run.finish(area), Some(millis));
+        emit(LabEvent::Reconstructed {
+            round: t,
+            dlg: Box::new(outcome.clone()),
+        });
+        round.attack = Some(Attack::Reconstructed {
+            inputs,
+            dlg: Some(outcome),
+        });
     }
 
     fn record(
@@ -553,6 +642,7 @@ impl Lab {
         let cols = ((cells.max(4) as f64 * w / h).sqrt().round() as usize).clamp(2, 256);
         let rows = (cells.max(4) / cols).clamp(2, 256);
         let mut values_dbm = Vec::with_capacity(cols * rows);
+        let mut predictor = Predictor::new(&self.federation.spec);
         for r in 0..rows {
             for c in 0..cols {
                 let p = Metres::new(
@@ -560,7 +650,7 @@ impl Lab {
                     hi.north - (r as f64 + 0.5) * h / rows as f64,
                 );
                 let x = self.data.standardizer.to_input(p);
-                values_dbm.push(self.federation.spec.predict(params, x));
+                values_dbm.push(predictor.predict(params, x));
             }
         }
         Some(HeatMap {
@@ -578,12 +668,11 @@ impl Lab {
 }
 
 fn rmse(federation: &Federation, params: &[f32], test: &[Sample]) -> f64 {
-    crate::metrics::rmse(test.iter().map(|s| {
-        (
-            f64::from(federation.spec.predict(params, s.x)),
-            f64::from(s.y),
-        )
-    }))
+    let mut predictor = Predictor::new(&federation.spec);
+    crate::metrics::rmse(
+        test.iter()
+            .map(|s| (f64::from(predictor.predict(params, s.x)), f64::from(s.y))),
+    )
     .unwrap_or(f64::NAN)
 }
 

@@ -196,6 +196,13 @@ impl Dataset {
         self.train.splice(at..at, mine);
     }
 
+    /// All of `user`'s training samples, in time order.
+    pub fn user_data(&self, user: u32) -> &[Sample] {
+        let start = self.train.partition_point(|s| s.user < user);
+        let end = self.train.partition_point(|s| s.user <= user);
+        &self.train[start..end]
+    }
+
     /// The round a time falls in.
     pub fn round_of(&self, time: f64) -> usize {
         ((time - self.t0) / self.round_s).floor().max(0.0) as usize
@@ -213,9 +220,7 @@ impl Dataset {
     /// D_t^k: user `user`'s training samples in round `t` (online), or in rounds 0..=t
     /// (cumulative online FL, App. A.3).
     pub fn local_data(&self, user: u32, t: usize, cumulative: bool) -> &[Sample] {
-        let start = self.train.partition_point(|s| s.user < user);
-        let end = self.train.partition_point(|s| s.user <= user);
-        let mine = &self.train[start..end];
+        let mine = self.user_data(user);
         let lo = if cumulative {
             0
         } else {

@@ -245,33 +245,66 @@ impl Trajectory {
     /// The phone's log for `user` in `world`: recorded (noisy) positions as lat/lon and the
     /// learned cell's RSRP at the true positions, with noise from per-leg streams of `seed`.
     pub fn measurements(&self, world: &World, user: u32, seed: u64) -> Vec<Measurement> {
+        (0..self.legs())
+            .flat_map(|k| self.leg_measurements(world, user, seed, k))
+            .collect()
+    }
+
+    /// Number of legs (a lone waypoint is one leg's stay).
+    pub fn legs(&self) -> usize {
+        self.waypoints.len().saturating_sub(1).max(1)
+    }
+
+    /// The end points of leg `k` and its timing: what its measurements depend on.
+    pub fn leg_key(&self, k: usize) -> (Metres, Metres, f64, f64) {
+        let (a, b) = self.leg(k);
+        (a, b, self.leg_minutes, self.sample_minutes)
+    }
+
+    /// The measurements of leg `k` alone ([`measurements`](Self::measurements) is their
+    /// concatenation): the fixes of the global clock that fall in the leg.
+    pub fn leg_measurements(
+        &self,
+        world: &World,
+        user: u32,
+        seed: u64,
+        k: usize,
+    ) -> Vec<Measurement> {
         let cell = world.cell();
         let gps = world.config.mobility.gps_noise_m;
         let fading = world.config.radio.fading_sd_db;
         let start = world.config.mobility.start_unix as f64;
-        let mut stream: Option<(usize, Stream)> = None;
-        self.fixes(start)
-            .into_iter()
-            .map(|(time, truth, leg)| {
-                if stream.as_ref().is_none_or(|(k, _)| *k != leg) {
-                    stream = Some((leg, Stream::new(seed, &format!("trajectory-leg-{leg}"))));
-                }
-                let s = &mut stream.as_mut().expect("just set").1;
-                let recorded = Metres::new(
-                    truth.east + s.gaussian(0.0, gps),
-                    truth.north + s.gaussian(0.0, gps),
-                );
-                let ll = world.projection.to_latlon(recorded);
-                Measurement {
-                    user,
-                    time,
-                    lat: ll.lat,
-                    lon: ll.lon,
-                    rsrp_dbm: (cell.rsrp_dbm(truth) + s.gaussian(0.0, fading))
-                        .clamp(radio::RSRP_MIN_DBM, radio::RSRP_MAX_DBM),
-                }
-            })
-            .collect()
+        let leg_s = self.leg_minutes * 60.0;
+        let dt = self.sample_minutes * 60.0;
+        let (a, b) = self.leg(k);
+        let mut s = Stream::new(seed, &format!("trajectory-leg-{k}"));
+        let first = (k as f64 * leg_s / dt).ceil() as usize;
+        let mut out = Vec::new();
+        for j in first.. {
+            let elapsed = j as f64 * dt;
+            if elapsed >= (k + 1) as f64 * leg_s {
+                break;
+            }
+            let f = (elapsed - k as f64 * leg_s) / leg_s;
+            let truth = Metres::new(
+                a.east + f * (b.east - a.east),
+                a.north + f * (b.north - a.north),
+            );
+            let recorded = Metres::new(
+                truth.east + s.gaussian(0.0, gps),
+                truth.north + s.gaussian(0.0, gps),
+            );
+            let ll = world.projection.to_latlon(recorded);
+            out.push(Measurement {
+                user,
+                time: start + elapsed,
+                lat: ll.lat,
+                lon: ll.lon,
+                rsrp_dbm: (cell.rsrp_dbm(truth) + s.gaussian(0.0, fading))
+                    .clamp(radio::RSRP_MIN_DBM, radio::RSRP_MAX_DBM),
+            });
+        }
+        out
     }
 }
 
@@ -308,6 +341,18 @@ mod tests {
         assert_eq!(f[4], (1000.0 + 3600.0, Metres::new(600.0, 0.0), 1));
         assert_eq!(f[6].1, Metres::new(600.0, 150.0));
         assert_eq!(t.length_m(), 900.0);
+    }
+
+    #[test]
+    fn legs_partition_the_fixes() {
+        let w = world();
+        let t = TrajectoryPreset::Weekend.trajectory(900.0, 850.0);
+        let fixes = t.fixes(w.config.mobility.start_unix as f64);
+        let ms = t.measurements(&w, 0, 2);
+        assert_eq!(fixes.len(), ms.len());
+        for ((time, _, _), m) in fixes.iter().zip(&ms) {
+            assert_eq!(*time, m.time);
+        }
     }
 
     #[test]

@@ -1,0 +1,116 @@
+// Interaction benchmark of the Signal-map lab in headless Chromium (run by `./x bench`).
+//
+// 1. Drag latency: on the default scenario (commute preset, campus, small model, FedSGD), drag
+//    the gym waypoint (evening of day 1, so the edit hits round 1 and every later round must be
+//    recomputed) one small step at a time; for each step, the time from the pointer move to the
+//    frame that shows the edited round's Lemma 1 reconstruction, and to the frame that shows its
+//    finished DLG attack (the page measures both, see src/lab/mod.rs).
+// 2. Playback: while a run plays from round 0, the longest gap between animation frames and
+//    the main thread's long tasks (> 50 ms, PerformanceObserver 'longtask').
+import { launch, DIST } from './harness.mjs';
+import { startServer } from '../../tools/serve.mjs';
+
+const STEPS = Number(process.env.STEPS ?? 30);
+const server = await startServer(DIST);
+const browser = await launch();
+const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+const page = await context.newPage();
+await page.goto(server.url);
+
+const allDone = () =>
+  page.waitForFunction(
+    () => {
+      const m = (document.querySelector('[data-testid="round-label"]')?.textContent ?? '').match(/Round (\d+) of (\d+)/);
+      const rows = [...document.querySelectorAll('[data-testid="round-row"]')];
+      return m && m[1] === m[2] && rows.length === Number(m[2]) && rows.every((r) => r.dataset.dlgError !== '' && !r.classList.contains('stale'));
+    },
+    null,
+    { timeout: 120000 },
+  );
+await allDone();
+
+// Where the gym waypoint (−180 m E, 85 m N) is on screen.
+const box = await page.locator('[data-testid="map-canvas"]').boundingBox();
+const [ce, cn, mpp] = (await page.getAttribute('[data-testid="map-canvas"]', 'data-view')).split(' ').map(Number);
+let x = box.x + box.width / 2 + (-180 - ce) / mpp;
+let y = box.y + box.height / 2 - (85 - cn) / mpp;
+
+const analytic = [];
+const dlg = [];
+const worker = [];
+await page.mouse.move(x, y);
+await page.mouse.down();
+for (let i = 0; i < STEPS; i++) {
+  const edit = Number(await page.getAttribute('[data-testid="latency"]', 'data-edit'));
+  x += i % 2 ? -6 : 8;
+  y += i % 3 ? 3 : -4;
+  await page.mouse.move(x, y);
+  await page.waitForFunction(
+    (before) => {
+      const l = document.querySelector('[data-testid="latency"]').dataset;
+      return Number(l.edit) > before && l.dlgMs !== '';
+    },
+    edit,
+    { timeout: 30000 },
+  );
+  const l = await page.$eval('[data-testid="latency"]', (e) => ({ ...e.dataset }));
+  analytic.push(Number(l.analyticMs));
+  if (l.workerMs !== '') worker.push(Number(l.workerMs));
+  dlg.push(Number(l.dlgMs));
+}
+await page.mouse.up();
+
+// Playback smoothness: reset, play, and watch the main thread for 10 s.
+await page.evaluate(() => {
+  window.__frames = { count: 0, maxGap: 0, last: performance.now(), long: [] };
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) window.__frames.long.push(e.duration);
+  }).observe({ type: 'longtask', buffered: false });
+  const tick = (t) => {
+    const f = window.__frames;
+    f.maxGap = Math.max(f.maxGap, t - f.last);
+    f.last = t;
+    f.count++;
+    if (!f.stop) requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+});
+await page.click('[data-testid="reset"]');
+await page.click('[data-testid="play"]');
+const t0 = Date.now();
+await page.waitForTimeout(10000);
+const frames = await page.evaluate(() => {
+  window.__frames.stop = true;
+  return window.__frames;
+});
+const seconds = (Date.now() - t0) / 1000;
+
+const stats = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
+  return { median: q(0.5), p90: q(0.9), max: s[s.length - 1] };
+};
+const result = {
+  drag_steps: STEPS,
+  analytic_ms: stats(analytic),
+  worker_apply_ms: stats(worker),
+  dlg_ms: stats(dlg),
+  playback: {
+    seconds,
+    fps: frames.count / seconds,
+    max_frame_gap_ms: frames.maxGap,
+    long_tasks: frames.long.length,
+    longest_task_ms: frames.long.length ? Math.max(...frames.long) : 0,
+  },
+};
+console.log(JSON.stringify(result, null, 2));
+const f = (v) => v.toFixed(1);
+console.log(
+  `LAB analytic ${f(result.analytic_ms.median)} ms median / ${f(result.analytic_ms.p90)} p90 / ${f(result.analytic_ms.max)} max; ` +
+    `(worker ${f(result.worker_apply_ms.median)} / ${f(result.worker_apply_ms.p90)}); ` +
+    `DLG ${f(result.dlg_ms.median)} / ${f(result.dlg_ms.p90)} / ${f(result.dlg_ms.max)} ms; ` +
+    `playback ${f(result.playback.fps)} fps, longest frame gap ${f(result.playback.max_frame_gap_ms)} ms, ` +
+    `${result.playback.long_tasks} long tasks (longest ${f(result.playback.longest_task_ms)} ms)`,
+);
+await browser.close();
+await server.close();
