@@ -302,3 +302,127 @@ fn install_panic_reporter(scope: DedicatedWorkerGlobalScope) {
         );
     }));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use whereabouts_engine::geo::Metres;
+    use whereabouts_engine::scenario::{ScenarioConfig, WorldChoice};
+    use whereabouts_engine::trajectory::TrajectoryPreset;
+    use whereabouts_engine::world::Preset;
+
+    fn config() -> ScenarioConfig {
+        ScenarioConfig {
+            world: WorldChoice {
+                preset: Preset::Campus,
+                users: Some(2),
+                weeks: Some(1),
+                cell: None,
+            },
+            max_rounds: Some(2),
+            trajectory: Some(TrajectoryPreset::Commute.trajectory(900.0, 850.0)),
+            ..ScenarioConfig::default()
+        }
+    }
+
+    fn pump_all(engine: &mut Engine) -> Vec<Response> {
+        let mut out = Vec::new();
+        while engine.pump(&|| 0.0, f64::INFINITY, &mut |r| out.push(r)) {}
+        out
+    }
+
+    #[test]
+    fn a_lab_starts_runs_and_takes_edits() {
+        let mut engine = Engine::default();
+        let mut out = Vec::new();
+        let start = Request::LabStart {
+            generation: 3,
+            config: Box::new(config()),
+            want: 2,
+        };
+        engine.handle(start, &|| 0.0, &mut |r| out.push(r));
+        assert!(matches!(
+            out[0],
+            Response::LabStarted {
+                generation: 3,
+                total_rounds: 2,
+                ..
+            }
+        ));
+        let out = pump_all(&mut engine);
+        let attacked = out
+            .iter()
+            .filter(|r| {
+                matches!(
+                    r,
+                    Response::Lab {
+                        event: LabEvent::Attacked(_),
+                        ..
+                    }
+                )
+            })
+            .count();
+        assert_eq!(attacked, 2);
+        assert!(out.iter().any(|r| matches!(r, Response::LabHeat { .. })));
+        assert!(matches!(
+            out.last(),
+            Some(Response::LabIdle { generation: 3, .. })
+        ));
+        assert!(!engine.has_work());
+
+        // An edit of an old generation is ignored; the current one is applied at once.
+        let mut moved = config().trajectory.unwrap();
+        moved.waypoints[2] = Metres::new(0.0, 0.0);
+        let mut out = Vec::new();
+        let stale = Request::LabTrajectory {
+            generation: 2,
+            edit: 1,
+            trajectory: moved.clone(),
+        };
+        engine.handle(stale, &|| 0.0, &mut |r| out.push(r));
+        assert!(out.is_empty());
+        let edit = Request::LabTrajectory {
+            generation: 3,
+            edit: 2,
+            trajectory: moved,
+        };
+        engine.handle(edit, &|| 0.0, &mut |r| out.push(r));
+        assert!(out.iter().any(|r| matches!(
+            r,
+            Response::Lab {
+                event: LabEvent::Trained { round: 0, .. },
+                ..
+            }
+        )));
+        assert!(matches!(
+            out.last(),
+            Some(Response::LabEdited {
+                edit: 2,
+                first_changed: Some(0),
+                ..
+            })
+        ));
+        assert!(engine.has_work());
+        pump_all(&mut engine);
+        assert!(!engine.has_work());
+    }
+
+    #[test]
+    fn a_bad_config_is_an_error_not_a_panic() {
+        let mut engine = Engine::default();
+        let mut bad = config();
+        bad.trajectory.as_mut().unwrap().waypoints[0] = Metres::new(1e7, 0.0);
+        let mut out = Vec::new();
+        let start = Request::LabStart {
+            generation: 1,
+            config: Box::new(bad),
+            want: 1,
+        };
+        engine.handle(start, &|| 0.0, &mut |r| out.push(r));
+        let [Response::LabError { message, .. }] = out.as_slice() else {
+            panic!("{out:?}")
+        };
+        assert!(message.contains("outside the area"), "{message}");
+        assert!(!engine.has_work());
+    }
+}

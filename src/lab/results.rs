@@ -19,6 +19,7 @@ struct Row {
     truth: (f64, f64),
     truth_ll: (f64, f64),
     dlg: Option<(f64, f64)>,
+    dlg_ll: Option<(f64, f64)>,
     dlg_error: Option<f64>,
     diverged: bool,
     iterations: Option<usize>,
@@ -54,6 +55,7 @@ fn row(r: &RoundView, start_unix: f64, round_s: f64) -> Option<Row> {
                 d.reconstruction.position.north,
             )
         }),
+        dlg_ll: dlg.map(|d| (d.reconstruction.latlon.lat, d.reconstruction.latlon.lon)),
         dlg_error: dlg.map(|d| d.reconstruction.error_m),
         diverged: dlg.is_some_and(|d| d.result.diverged),
         iterations: dlg.map(|d| d.result.iterations),
@@ -151,7 +153,7 @@ pub fn Results(state: LabState) -> impl IntoView {
                     <caption>"Per round: your batch's true centroid and the server's reconstructions"</caption>
                     <thead><tr>
                         <th scope="col">"Round"</th><th scope="col">"Starts"</th><th scope="col">"Points"</th>
-                        <th scope="col">"True centroid"</th><th scope="col">"DLG error"</th>
+                        <th scope="col">"True centroid"</th><th scope="col">"DLG reconstruction"</th><th scope="col">"DLG error"</th>
                         <th scope="col">"Iter."</th><th scope="col">"Analytic error"</th><th scope="col">"RMSE"</th>
                     </tr></thead>
                     <tbody>
@@ -169,6 +171,7 @@ pub fn Results(state: LabState) -> impl IntoView {
                                 <td>{r.start.clone()}</td>
                                 <td>{r.points}</td>
                                 <td>{if r.truth_ll.0.is_finite() { format!("{:.5}, {:.5}", r.truth_ll.0, r.truth_ll.1) } else { "…".into() }}</td>
+                                <td>{r.dlg_ll.map_or(if r.pending { "…".into() } else { "—".into() }, |(lat, lon)| format!("{lat:.5}, {lon:.5}"))}</td>
                                 <td>{match (r.dlg_error, r.pending) {
                                     (None, true) => "…".to_string(),
                                     (None, false) => "—".to_string(),

@@ -38,6 +38,14 @@ let y = box.y + box.height / 2 - (85 - cn) / mpp;
 const analytic = [];
 const dlg = [];
 const worker = [];
+// Long tasks on the main thread while dragging.
+await page.evaluate(() => {
+  window.__dragLong = [];
+  window.__dragObserver = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) window.__dragLong.push(e.duration);
+  });
+  window.__dragObserver.observe({ type: 'longtask', buffered: false });
+});
 await page.mouse.move(x, y);
 await page.mouse.down();
 for (let i = 0; i < STEPS; i++) {
@@ -59,6 +67,10 @@ for (let i = 0; i < STEPS; i++) {
   dlg.push(Number(l.dlgMs));
 }
 await page.mouse.up();
+const dragLong = await page.evaluate(() => {
+  window.__dragObserver.disconnect();
+  return window.__dragLong;
+});
 
 // Playback smoothness: reset, play, and watch the main thread for 10 s.
 await page.evaluate(() => {
@@ -95,6 +107,8 @@ const result = {
   analytic_ms: stats(analytic),
   worker_apply_ms: stats(worker),
   dlg_ms: stats(dlg),
+  drag_long_tasks: dragLong.length,
+  drag_longest_task_ms: dragLong.length ? Math.max(...dragLong) : 0,
   playback: {
     seconds,
     fps: frames.count / seconds,
@@ -109,7 +123,7 @@ console.log(
   `LAB analytic ${f(result.analytic_ms.median)} ms median / ${f(result.analytic_ms.p90)} p90 / ${f(result.analytic_ms.max)} max; ` +
     `(worker ${f(result.worker_apply_ms.median)} / ${f(result.worker_apply_ms.p90)}); ` +
     `DLG ${f(result.dlg_ms.median)} / ${f(result.dlg_ms.p90)} / ${f(result.dlg_ms.max)} ms; ` +
-    `playback ${f(result.playback.fps)} fps, longest frame gap ${f(result.playback.max_frame_gap_ms)} ms, ` +
+    `${result.drag_long_tasks} long tasks while dragging; playback ${f(result.playback.fps)} fps, longest frame gap ${f(result.playback.max_frame_gap_ms)} ms, ` +
     `${result.playback.long_tasks} long tasks (longest ${f(result.playback.longest_task_ms)} ms)`,
 );
 await browser.close();

@@ -2,6 +2,7 @@
 // rounds, read the reconstructions off the page, drag a waypoint, share the URL.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { startServer } from '../../tools/serve.mjs';
 import { DIST, captureErrors, guardOrigin, launch, screenshotPath } from './harness.mjs';
 
@@ -117,11 +118,30 @@ test('draw a path, play it, and the server finds where you were', async () => {
   assert.ok(emd < random, summary);
   await page.screenshot({ path: screenshotPath('lab-drawn'), fullPage: true });
 
+  // Exports are made in the tab and hold what the page shows.
+  const download = async (id) => {
+    const [d] = await Promise.all([page.waitForEvent('download'), page.click(`[data-testid="${id}"]`)]);
+    return { name: d.suggestedFilename(), text: readFileSync(await d.path(), 'utf8') };
+  };
+  const csv = await download('export-csv');
+  assert.equal(csv.name, 'whereabouts-rounds.csv');
+  const lines = csv.text.trim().split('\n');
+  assert.match(lines[0], /^round,start_unix,points,true_lat/);
+  assert.equal(lines.length, result.length + 1);
+  const json = JSON.parse((await download('export-json')).text);
+  assert.equal(json.records.length, result.length);
+  assert.equal(json.config.trajectory.waypoints.length, waypoints);
+  assert.equal(json.records[0].dlg.reconstruction.error_m.toFixed(3), result[0].dlgError.toFixed(3));
+  const png = await download('export-png');
+  assert.equal(png.name, 'whereabouts-map.png');
+
   // Drag the first waypoint (where the stroke began) ~250 px: it moves one of round 1's eight
   // legs, so the batch centroid moves by about a sixteenth of that, and the reconstructions
   // follow.
   const before = result[0];
-  const start = [box.x + w * 0.3, box.y + h * 0.7];
+  await page.locator('[data-testid="map-canvas"]').scrollIntoViewIfNeeded();
+  const now = await page.locator('[data-testid="map-canvas"]').boundingBox();
+  const start = [now.x + w * 0.3, now.y + h * 0.7];
   await page.mouse.move(...start);
   await page.mouse.down();
   for (let k = 1; k <= 40; k++) await page.mouse.move(start[0] + 6 * k, start[1] - 2 * k);
