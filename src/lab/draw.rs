@@ -237,7 +237,9 @@ fn draw_area(ctx: &CanvasRenderingContext2d, view: &Viewport, area: (Metres, Met
     let _ = ctx.set_line_dash(&js_sys::Array::new());
     ctx.set_fill_style_str("#6b604c");
     ctx.set_font("12px system-ui, sans-serif");
-    let _ = ctx.fill_text("area of interest", x0 + 6.0, y0 + 16.0);
+    ctx.set_text_align("right");
+    let _ = ctx.fill_text("area of interest", x1 - 6.0, y1 - 8.0);
+    ctx.set_text_align("left");
 }
 
 fn draw_tower(ctx: &CanvasRenderingContext2d, view: &Viewport, p: Metres, learned: bool) {

@@ -142,6 +142,11 @@ pub fn Results(state: LabState) -> impl IntoView {
                 {card("rmse", "Model RMSE", Box::new(move || summary().and_then(|s| s.final_rmse_db).map_or("—".into(), |r| format!("{r:.1} dB"))))}
             </div>
             <p class="summary" data-testid="summary" aria-live="polite">{summary_text}</p>
+            <p class="hint" class:hidden=move || !summary().and_then(|s| s.final_rmse_db).is_some_and(|r| r > 20.0)>
+                "The model is still far from the real signal: it starts at 0 dBm and learns slowly
+                with the paper's η = 0.001. A larger η (try 0.01) learns faster — and, as the
+                model converges, its updates say less about you (Insight I2)."
+            </p>
             <p class="latency" data-testid="latency"
                 data-analytic-ms=move || state.latency.get().analytic_ms.map(|v| format!("{v:.2}")).unwrap_or_default()
                 data-dlg-ms=move || state.latency.get().dlg_ms.map(|v| format!("{v:.2}")).unwrap_or_default()
