@@ -65,6 +65,8 @@ pub struct Federation {
     pub spec: MlpSpec,
     pub config: FlConfig,
     pub global: Vec<f32>,
+    /// Local DP applied by every device to its update (digest 000 §7.6), if any.
+    pub dp: Option<crate::defense::dp::LocalDp>,
     seed: u64,
 }
 
@@ -74,6 +76,7 @@ impl Federation {
             spec,
             config,
             global: initial,
+            dp: None,
             seed,
         }
     }
@@ -124,11 +127,20 @@ impl Federation {
             &mut user_stream,
         )
         .map_err(|e| (user, e))?;
+        let params = match &self.dp {
+            Some(dp) => dp.privatise(
+                before,
+                &result.params,
+                self.config.local.learning_rate,
+                &mut user_stream,
+            ),
+            None => result.params,
+        };
         Ok(Some(Update {
             user,
             batch,
             round_data,
-            params: result.params,
+            params,
             steps: result.steps,
         }))
     }

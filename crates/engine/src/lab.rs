@@ -16,7 +16,7 @@
 use crate::attack::analytic;
 use crate::attack::dlg::DlgRun;
 use crate::attack::objective::Objective;
-use crate::fl::{AllData, Federation, Update};
+use crate::fl::{Federation, Update};
 use crate::geo::{LatLon, Metres};
 use crate::model::Predictor;
 use crate::rng::Stream;
@@ -137,11 +137,14 @@ pub struct Lab {
     world: World,
     data: Dataset,
     federation: Federation,
+    selector: Box<dyn crate::fl::BatchSelector>,
     users: Vec<u32>,
     initial: Vec<f32>,
     total_rounds: usize,
     rounds: Vec<LabRound>,
     wanted: usize,
+    /// Why the run ended early (a DP budget).
+    stopped: Option<String>,
     /// Per leg of the current trajectory: what it depends on, and its measurements.
     leg_cache: Vec<(LegKey, Vec<crate::world::Measurement>)>,
 }
@@ -164,6 +167,7 @@ impl Lab {
             world,
             data,
             federation,
+            selector,
             ..
         } = scenario;
         let users = match &config.participants {
@@ -176,11 +180,13 @@ impl Lab {
             world,
             data,
             federation,
+            selector,
             users,
             initial,
             total_rounds,
             rounds: Vec::new(),
             wanted: 0,
+            stopped: None,
             leg_cache: Vec::new(),
         })
     }
@@ -223,6 +229,11 @@ impl Lab {
         self.wanted
     }
 
+    /// Rounds in which the target sent an update so far.
+    fn target_rounds(&self) -> usize {
+        self.rounds.iter().filter(|r| r.attack.is_some()).count()
+    }
+
     /// Rounds trained so far.
     pub fn trained(&self) -> usize {
         self.rounds.len()
@@ -252,13 +263,15 @@ impl Lab {
 
     pub fn summary(&self) -> Summary {
         let done = self.rounds.iter().take_while(|r| r.complete()).count();
-        summarize(
+        let mut summary = summarize(
             &self.config,
             &self.data,
             self.world.area(),
             &self.records(),
             done,
-        )
+        );
+        summary.stopped = self.stopped.clone();
+        summary
     }
 
     /// The target's training data of round `t`.
@@ -355,6 +368,12 @@ impl Lab {
             }
             if let Some(t) = self.incomplete() {
                 self.complete_round(t, now, deadline, emit);
+            } else if let Some(why) =
+                crate::scenario::dp_budget_stop(&self.config, self.target_rounds())
+            {
+                self.stopped = Some(why);
+                self.total_rounds = self.rounds.len();
+                self.wanted = self.wanted.min(self.total_rounds);
             } else {
                 self.train_round(self.rounds.len(), None, emit)?;
             }
@@ -391,7 +410,7 @@ impl Lab {
                 Some(u) => Some(u.clone()),
                 None => self
                     .federation
-                    .local_update(&self.data, user, t, &before, &AllData)
+                    .local_update(&self.data, user, t, &before, self.selector.as_ref())
                     .map_err(|(user, e)| format!("round {t}, user {user}: {e}"))?,
             };
             updates.extend(update);
@@ -608,14 +627,20 @@ impl Lab {
         } else {
             None
         };
-        inputs.record(
+        let mut record = inputs.record(
             &self.data,
             updates.iter().map(|u| u.user).collect(),
             update,
             dlg,
             bounds,
             rmse_db,
-        )
+        );
+        let sent = self.rounds[..inputs.round]
+            .iter()
+            .filter(|r| r.attack.is_some())
+            .count();
+        record.dp_epsilon = crate::scenario::dp_epsilon(&self.config, sent + 1);
+        record
     }
 
     /// The last non-diverged DLG reconstruction (Init::Previous).

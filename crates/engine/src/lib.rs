@@ -11,6 +11,7 @@
 
 pub mod attack;
 pub mod bench;
+pub mod defense;
 pub mod error;
 pub mod fl;
 pub mod geo;

@@ -7,8 +7,10 @@
 use crate::attack::dlg::{self, DlgConfig, DlgResult, InitContext};
 use crate::attack::objective::Objective;
 use crate::attack::{analytic, observed_gradient};
+use crate::defense::Defense;
+use crate::defense::dp::RdpAccountant;
 use crate::error::ConfigError;
-use crate::fl::{AllData, Federation, FlConfig, Update};
+use crate::fl::{BatchSelector, Federation, FlConfig, Update};
 use crate::geo::{LatLon, Metres};
 use crate::metrics;
 use crate::model::train::LocalTraining;
@@ -108,6 +110,13 @@ pub struct ScenarioConfig {
     /// then lasts as long as the trajectory (unless `max_rounds` is shorter).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trajectory: Option<Trajectory>,
+    /// What every device does to protect itself (digest 000 §7).
+    #[serde(default, skip_serializing_if = "is_no_defense")]
+    pub defense: Defense,
+}
+
+fn is_no_defense(d: &Defense) -> bool {
+    *d == Defense::None
 }
 
 impl Default for ScenarioConfig {
@@ -139,6 +148,7 @@ impl Default for ScenarioConfig {
             participants: Some(vec![0]),
             attack: AttackConfig::default(),
             trajectory: None,
+            defense: Defense::None,
         }
     }
 }
@@ -168,6 +178,7 @@ impl ScenarioConfig {
         self.round_length.validate()?;
         self.model.spec().validate()?;
         self.attack.settings.validate()?;
+        self.defense.validate()?;
         let l = &self.fl.local;
         if !(l.learning_rate.is_finite() && l.learning_rate > 0.0 && l.learning_rate <= 10.0) {
             return Err(ConfigError::new(
@@ -237,6 +248,10 @@ pub struct RoundRecord {
     pub bounds: Option<analytic::Bounds>,
     /// Test RMSE of the global model after this round, dB.
     pub rmse_db: f64,
+    /// Under local DP: the target's total ε after this round (RDP composition, at the
+    /// defence's δ).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dp_epsilon: Option<f64>,
 }
 
 /// DLG's result for a round.
@@ -266,6 +281,11 @@ pub struct Summary {
     pub diverged_percent: Option<f64>,
     pub mean_iterations: Option<f64>,
     pub final_rmse_db: Option<f64>,
+    /// Under local DP: the target's total ε over the run, and why the run stopped early.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dp_epsilon: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
 }
 
 /// What a running scenario reports.
@@ -305,10 +325,12 @@ pub struct Scenario {
     pub data: Dataset,
     pub federation: Federation,
     pub records: Vec<RoundRecord>,
+    pub selector: Box<dyn BatchSelector>,
     users: Vec<u32>,
     next_round: usize,
     total_rounds: usize,
     previous: Option<Metres>,
+    stopped: Option<String>,
 }
 
 impl Scenario {
@@ -360,17 +382,21 @@ impl Scenario {
             rounds = data.round_of(last) + 1;
         }
         let total_rounds = config.max_rounds.map_or(rounds, |m| m.min(rounds));
-        let federation = Federation::new(spec, config.fl.clone(), initial, config.seed);
+        let mut federation = Federation::new(spec, config.fl.clone(), initial, config.seed);
+        federation.dp = config.defense.dp();
+        let selector = config.defense.selector(data.standardizer);
         Ok(Self {
             config,
             world,
             data,
             federation,
             records: Vec::new(),
+            selector,
             users,
             next_round: 0,
             total_rounds,
             previous: None,
+            stopped: None,
         })
     }
 
@@ -399,10 +425,15 @@ impl Scenario {
     ) -> Result<Option<RoundRecord>, String> {
         while self.next_round < self.total_rounds {
             let t = self.next_round;
+            if let Some(why) = dp_budget_stop(&self.config, self.records.len()) {
+                self.stopped = Some(why);
+                self.total_rounds = t;
+                break;
+            }
             self.next_round += 1;
             let round = self
                 .federation
-                .round(&self.data, &self.users, t, &AllData)
+                .round(&self.data, &self.users, t, self.selector.as_ref())
                 .map_err(|(user, e)| format!("round {t}, user {user}: {e}"))?;
             let Some(round) = round else { continue };
             let rmse_db = self.federation.rmse(&self.data.test).unwrap_or(f64::NAN);
@@ -472,7 +503,8 @@ impl Scenario {
                 None
             };
             let participants = round.updates.iter().map(|u| u.user).collect();
-            let record = inputs.record(&self.data, participants, update, dlg, bounds, rmse_db);
+            let mut record = inputs.record(&self.data, participants, update, dlg, bounds, rmse_db);
+            record.dp_epsilon = dp_epsilon(&self.config, self.records.len() + 1);
             self.records.push(record.clone());
             return Ok(Some(record));
         }
@@ -481,13 +513,15 @@ impl Scenario {
 
     /// Figures over all rounds so far.
     pub fn summary(&self) -> Summary {
-        summarize(
+        let mut summary = summarize(
             &self.config,
             &self.data,
             self.world.area(),
             &self.records,
             self.next_round,
-        )
+        );
+        summary.stopped = self.stopped.clone();
+        summary
     }
 
     /// Runs every remaining round, reporting each event.
@@ -604,8 +638,34 @@ impl AttackInputs {
             analytic: self.analytic.map(|p| self.locate(data, p)),
             bounds,
             rmse_db,
+            dp_epsilon: None,
         }
     }
+}
+
+/// Under local DP: the target's total ε after it has sent `rounds` updates (each round the same
+/// σ, so the RDP composition depends only on the count).
+pub(crate) fn dp_epsilon(config: &ScenarioConfig, rounds: usize) -> Option<f64> {
+    let dp = config.defense.dp()?;
+    let mut acc = RdpAccountant::default();
+    for _ in 0..rounds {
+        acc.record(dp.sigma(), dp.clip);
+    }
+    Some(acc.epsilon(dp.delta))
+}
+
+/// Why training must stop before the target's next update, if its DP budget would be exceeded.
+pub(crate) fn dp_budget_stop(config: &ScenarioConfig, rounds_sent: usize) -> Option<String> {
+    let dp = config.defense.dp()?;
+    let budget = dp.budget?;
+    let next = dp_epsilon(config, rounds_sent + 1)?;
+    (next > budget).then(|| {
+        format!(
+            "stopped before the target's update {}: its total ε would be {next:.2} > budget {budget} (δ = {})",
+            rounds_sent + 1,
+            dp.delta
+        )
+    })
 }
 
 /// Whole-run figures over `records` (see [`Summary`]).
@@ -654,5 +714,7 @@ pub(crate) fn summarize(
             dlg.iter().map(|d| d.result.iterations as f64).sum::<f64>() / dlg.len() as f64
         }),
         final_rmse_db: records.last().map(|r| r.rmse_db),
+        dp_epsilon: records.last().and_then(|r| r.dp_epsilon),
+        stopped: None,
     }
 }
