@@ -63,6 +63,24 @@ enum Command {
         #[arg(long, default_value_t = 2000)]
         iterations: usize,
     },
+    /// Reproduce the paper's Table 2, Table 3, defence comparison (§8.5) and round-length
+    /// study on the synthetic presets, as Markdown tables with the paper's numbers beside.
+    Reproduce {
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// small or paper.
+        #[arg(long, default_value = "small")]
+        model: String,
+        /// A smoke-test size (seconds instead of minutes).
+        #[arg(long)]
+        quick: bool,
+        /// Markdown output file (default: standard output).
+        #[arg(long, short)]
+        out: Option<PathBuf>,
+        /// Also write one CSV per table into this directory.
+        #[arg(long)]
+        csv: Option<PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -87,6 +105,13 @@ fn main() -> ExitCode {
             bench(iterations);
             Ok(())
         }
+        Command::Reproduce {
+            seed,
+            model,
+            quick,
+            out,
+            csv,
+        } => reproduce(seed, &model, quick, out.as_deref(), csv.as_deref()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -225,5 +250,52 @@ fn bench(iterations: usize) {
     for (name, spec) in whereabouts_engine::bench::architectures() {
         let ms = whereabouts_engine::bench::dlg_ms_per_iteration(&spec, iterations, &now);
         println!("{name:<45} {:>9.2} µs/iteration", ms * 1000.0);
+    }
+}
+
+fn reproduce(
+    seed: u64,
+    model: &str,
+    quick: bool,
+    out: Option<&Path>,
+    csv: Option<&Path>,
+) -> Result<(), String> {
+    use whereabouts_engine::experiments::{self, Scale};
+    use whereabouts_engine::model::ModelPreset;
+    let mut scale = if quick {
+        Scale::quick(seed)
+    } else {
+        Scale::full(seed)
+    };
+    scale.model = match model {
+        "small" => ModelPreset::Small,
+        "paper" => ModelPreset::Paper,
+        other => return Err(format!("--model: “{other}” is not a model (small, paper)")),
+    };
+    let started = std::time::Instant::now();
+    let tables = experiments::all(&scale, &mut |what| eprintln!("reproduce: {what}…"))?;
+    let mut text = format!(
+        "## `whereabouts reproduce --seed {seed} --model {model}{}`\n\nEngine {}; {:.0} s on this machine.\n\n",
+        if quick { " --quick" } else { "" },
+        whereabouts_engine::VERSION,
+        started.elapsed().as_secs_f64()
+    );
+    for t in &tables {
+        text += &t.to_markdown();
+        text.push('\n');
+    }
+    if let Some(dir) = csv {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for (i, t) in tables.iter().enumerate() {
+            let path = dir.join(format!("table-{}.csv", i + 1));
+            std::fs::write(&path, t.to_csv()).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+    }
+    match out {
+        Some(path) => std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display())),
+        None => {
+            print!("{text}");
+            Ok(())
+        }
     }
 }

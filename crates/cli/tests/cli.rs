@@ -156,3 +156,10 @@ fn attack_recovers_the_point_behind_a_case_file() {
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("weights: 2 numbers, but the model has 4417 parameters"));
 }
+
+#[test]
+fn reproduce_refuses_an_unknown_model() {
+    let out = whereabouts(&["reproduce", "--quick", "--model", "huge"]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("--model: “huge” is not a model"));
+}

@@ -13,6 +13,7 @@ pub mod attack;
 pub mod bench;
 pub mod defense;
 pub mod error;
+pub mod experiments;
 pub mod fl;
 pub mod geo;
 pub mod lab;
