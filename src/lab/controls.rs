@@ -174,6 +174,8 @@ pub fn Controls(state: LabState) -> impl IntoView {
             {section(Section::Federation)}
             <h2>"The server's attack"</h2>
             {section(Section::Attack)}
+            <h2>"Defence"</h2>
+            {section(Section::Defense)}
             <h2>"World"</h2>
             {section(Section::World)}
             <button type="button" class:hidden=is_hidden(state, "seed") data-testid="new-world" on:click=new_world>"New world"</button>
@@ -236,7 +238,8 @@ fn FieldControl(
         .into_any(),
     };
     view! {
-        <div class="field" class:hidden=is_hidden(state, key) class:toggle=matches!(field.kind, Kind::Toggle)>
+        <div class="field" class:hidden=move || is_hidden(state, key)() || !state.settings.with(|s| s.relevant(key))
+            class:toggle=matches!(field.kind, Kind::Toggle)>
             <label for=id>{field.label}</label>
             <details class="help">
                 <summary aria-label=format!("About {}", field.label)>"?"</summary>

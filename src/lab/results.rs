@@ -16,6 +16,7 @@ struct Row {
     round: usize,
     start: String,
     points: usize,
+    batch: Option<usize>,
     truth: (f64, f64),
     truth_ll: (f64, f64),
     dlg: Option<(f64, f64)>,
@@ -45,6 +46,7 @@ fn row(r: &RoundView, start_unix: f64, round_s: f64) -> Option<Row> {
             date.get_utc_minutes()
         ),
         points: t.points.len(),
+        batch: rec.map(|x| x.batch_points),
         truth: (t.truth.east, t.truth.north),
         truth_ll: rec.map_or((f64::NAN, f64::NAN), |x| {
             (x.true_centroid.latlon.lat, x.true_centroid.latlon.lon)
@@ -96,8 +98,9 @@ pub fn Results(state: LabState) -> impl IntoView {
                 "Press Play to start the federation.".to_string()
             };
         };
+        let dp = s.dp_epsilon.map_or(String::new(), |e| format!(" Local DP: your total ε is {e:.1} (δ = 1e-5, Rényi-DP composition over your rounds)."));
         format!(
-            "After {} rounds: the server's DLG reconstructions are a median {} from where you really were (analytic: {}); EMD {} versus {} for random guesses; {} diverged; the model's error is {}.",
+            "After {} rounds: the server's DLG reconstructions are a median {} from where you really were (analytic: {}); EMD {} versus {} for random guesses; {} diverged; the model's error is {}.{dp}",
             s.attacked_rounds,
             metres(s.median_error_m),
             metres(s.analytic_median_error_m),
@@ -157,7 +160,7 @@ pub fn Results(state: LabState) -> impl IntoView {
                 <table data-testid="rounds-table">
                     <caption>"Per round: your batch's true centroid and the server's reconstructions"</caption>
                     <thead><tr>
-                        <th scope="col">"Round"</th><th scope="col">"Starts"</th><th scope="col">"Points"</th>
+                        <th scope="col">"Round"</th><th scope="col">"Starts"</th><th scope="col">"Points"</th><th scope="col" title="Points the phone trained on (a defence may choose fewer)">"Batch"</th>
                         <th scope="col">"True centroid"</th><th scope="col">"DLG reconstruction"</th><th scope="col">"DLG error"</th>
                         <th scope="col">"Iter."</th><th scope="col">"Analytic error"</th><th scope="col">"RMSE"</th>
                     </tr></thead>
@@ -175,6 +178,7 @@ pub fn Results(state: LabState) -> impl IntoView {
                                 <td>{r.round + 1}</td>
                                 <td>{r.start.clone()}</td>
                                 <td>{r.points}</td>
+                                <td>{r.batch.map_or("…".into(), |b| b.to_string())}</td>
                                 <td>{if r.truth_ll.0.is_finite() { format!("{:.5}, {:.5}", r.truth_ll.0, r.truth_ll.1) } else { "…".into() }}</td>
                                 <td>{r.dlg_ll.map_or(if r.pending { "…".into() } else { "—".into() }, |(lat, lon)| format!("{lat:.5}, {lon:.5}"))}</td>
                                 <td>{match (r.dlg_error, r.pending) {

@@ -7,6 +7,8 @@
 //! clamped silently.
 
 use whereabouts_engine::attack::dlg::{Init, Optimizer};
+use whereabouts_engine::defense::Defense;
+use whereabouts_engine::defense::dp::LocalDp;
 use whereabouts_engine::fl::FlConfig;
 use whereabouts_engine::geo::Metres;
 use whereabouts_engine::model::ModelPreset;
@@ -42,6 +44,41 @@ pub struct LabSettings {
     pub dlg: bool,
     pub leg_minutes: f64,
     pub sample_minutes: f64,
+    /// The devices' defence (digest 000 §7) and its parameters.
+    pub defense: DefenseChoice,
+    pub dbscan_eps_km: f64,
+    pub farthest_num: usize,
+    pub dp_epsilon: f64,
+    pub geo_epsilon_per_m: f64,
+}
+
+/// Defences offered in the lab.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DefenseChoice {
+    None,
+    Diverse,
+    Farthest,
+    Random,
+    Dp,
+    GeoInd,
+}
+
+impl DefenseChoice {
+    pub const ALL: [(DefenseChoice, &'static str); 6] = [
+        (Self::None, "none"),
+        (Self::Diverse, "diverse"),
+        (Self::Farthest, "farthest"),
+        (Self::Random, "random"),
+        (Self::Dp, "dp"),
+        (Self::GeoInd, "geoind"),
+    ];
+
+    fn key(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(c, _)| *c == self)
+            .map_or("", |x| x.1)
+    }
 }
 
 /// DLG initialisations offered in the lab (digest 000 §3.3); the noise is 200 m, the grid 350 m
@@ -101,6 +138,11 @@ impl Default for LabSettings {
             dlg: true,
             leg_minutes: 180.0,
             sample_minutes: 10.0,
+            defense: DefenseChoice::None,
+            dbscan_eps_km: 0.05,
+            farthest_num: 10,
+            dp_epsilon: 100.0,
+            geo_epsilon_per_m: 0.005,
         }
     }
 }
@@ -128,9 +170,18 @@ pub enum Section {
     Trajectory,
     Federation,
     Attack,
+    Defense,
     World,
 }
 
+const DEFENSES: &[(&str, &str)] = &[
+    ("none", "None"),
+    ("diverse", "Diverse Batch"),
+    ("farthest", "Farthest Batch"),
+    ("random", "Random subset"),
+    ("dp", "Local DP"),
+    ("geoind", "GeoInd"),
+];
 const ROUNDS: &[(&str, &str)] = &[
     ("1", "1 hour"),
     ("6", "6 hours"),
@@ -247,6 +298,41 @@ pub const FIELDS: &[Field] = &[
         section: Section::Attack,
     },
     Field {
+        key: "def",
+        label: "Defence",
+        help: "What every phone does before sending its update. Diverse Batch: train on one point per place (DBSCAN clusters). Farthest Batch: train on the places farthest from where you mostly were — a decoy. Random subset: as many random points as Diverse Batch (the baseline). Local DP: clip the update and add Gaussian noise. GeoInd: move every location by planar-Laplace noise. Errors stay measured against your real round data.",
+        kind: Kind::Select(DEFENSES),
+        section: Section::Defense,
+    },
+    Field {
+        key: "deps",
+        label: "DBSCAN eps (km)",
+        help: "Points closer than this belong to the same place (the paper's best: 0.05 km). Clusters need 5 points; stray points are left out.",
+        kind: Kind::Number { step: "0.01" },
+        section: Section::Defense,
+    },
+    Field {
+        key: "dnum",
+        label: "Farthest Batch points",
+        help: "How many points the phone trains on, taken from the farthest places first. Fewer points: more privacy, a worse model.",
+        kind: Kind::Number { step: "1" },
+        section: Section::Defense,
+    },
+    Field {
+        key: "dpe",
+        label: "DP ε per round",
+        help: "Gaussian mechanism with δ = 1e-5 and clipping norm 1 (the paper's): σ = √(2 ln(1.25/δ))/ε. Smaller ε: more noise. The results show the total ε over all rounds (Rényi-DP composition).",
+        kind: Kind::Number { step: "10" },
+        section: Section::Defense,
+    },
+    Field {
+        key: "geo",
+        label: "GeoInd ε (per m)",
+        help: "Planar-Laplace noise on every location; the mean shift is 2/ε (0.005 per m: 400 m).",
+        kind: Kind::Number { step: "0.001" },
+        section: Section::Defense,
+    },
+    Field {
         key: "seed",
         label: "Seed",
         help: "Everything random (the world, the noise, the model) comes from this number: the same seed gives the same run.",
@@ -321,6 +407,11 @@ impl LabSettings {
             "dlg" => u8::from(self.dlg).to_string(),
             "leg" => trim(self.leg_minutes),
             "fix" => trim(self.sample_minutes),
+            "def" => self.defense.key().into(),
+            "deps" => trim(self.dbscan_eps_km),
+            "dnum" => self.farthest_num.to_string(),
+            "dpe" => trim(self.dp_epsilon),
+            "geo" => trim(self.geo_epsilon_per_m),
             _ => String::new(),
         }
     }
@@ -378,6 +469,24 @@ impl LabSettings {
             "fix" => {
                 next.sample_minutes =
                     within(name, value, 0.5, 1440.0, "between 0.5 minutes and 1 day")?
+            }
+            "def" => {
+                next.defense = DefenseChoice::ALL
+                    .iter()
+                    .find(|(_, k)| *k == value)
+                    .map(|x| x.0)
+                    .ok_or_else(|| format!("{name}: “{value}” is not a defence"))?
+            }
+            "deps" => {
+                next.dbscan_eps_km = within(name, value, 0.0001, 10.0, "between 0.0001 and 10 km")?
+            }
+            "dnum" => next.farthest_num = whole(name, value, 1, 100_000)? as usize,
+            "dpe" => {
+                next.dp_epsilon = within(name, value, 0.01, 1e6, "between 0.01 and 1,000,000")?
+            }
+            "geo" => {
+                next.geo_epsilon_per_m =
+                    within(name, value, 1e-5, 10.0, "between 0.00001 and 10 per metre")?
             }
             _ => return Err(format!("unknown setting “{key}”")),
         }
@@ -438,7 +547,50 @@ impl LabSettings {
             participants: Some((0..=self.background as u32).collect()),
             attack,
             trajectory: Some(trajectory),
+            defense: self.engine_defense(),
             ..ScenarioConfig::default()
+        }
+    }
+
+    /// Whether a control matters with the other settings (a defence's parameters show only
+    /// with that defence).
+    pub fn relevant(&self, key: &str) -> bool {
+        use DefenseChoice::*;
+        match key {
+            "deps" => matches!(self.defense, Diverse | Farthest | Random),
+            "dnum" => self.defense == Farthest,
+            "dpe" => self.defense == Dp,
+            "geo" => self.defense == GeoInd,
+            _ => true,
+        }
+    }
+
+    fn engine_defense(&self) -> Defense {
+        let (eps_km, min_samples) = (self.dbscan_eps_km, 5);
+        match self.defense {
+            DefenseChoice::None => Defense::None,
+            DefenseChoice::Diverse => Defense::DiverseBatch {
+                eps_km,
+                min_samples,
+            },
+            DefenseChoice::Farthest => Defense::FarthestBatch {
+                eps_km,
+                min_samples,
+                num: self.farthest_num,
+            },
+            DefenseChoice::Random => Defense::RandomSubset {
+                eps_km,
+                min_samples,
+            },
+            DefenseChoice::Dp => Defense::LocalDp(LocalDp {
+                epsilon: self.dp_epsilon,
+                delta: 1e-5,
+                clip: 1.0,
+                budget: None,
+            }),
+            DefenseChoice::GeoInd => Defense::GeoInd {
+                epsilon_per_m: self.geo_epsilon_per_m,
+            },
         }
     }
 
@@ -579,6 +731,8 @@ mod tests {
         s.set("init", "grid").unwrap();
         s.set("dlg", "0").unwrap();
         s.set("seed", "42").unwrap();
+        s.set("def", "farthest").unwrap();
+        s.set("dnum", "7").unwrap();
         let path = vec![Metres::new(-10.0, 20.0), Metres::new(300.4, -299.6)];
         let q = s.to_query(&path, &["seed".into(), "playback".into()]);
         let back = LabSettings::from_query(&q);
@@ -636,5 +790,11 @@ mod tests {
         assert_eq!(c.participants, Some(vec![0, 1, 2]));
         assert_eq!(c.round_length, RoundLength::Day);
         assert_eq!(c.trajectory.unwrap().waypoints.len(), 2);
+        let mut s = LabSettings::default();
+        s.set("def", "dp").unwrap();
+        assert!(s.relevant("dpe") && !s.relevant("dnum"));
+        let c = s.to_config(&[Metres::new(0.0, 0.0)]);
+        assert!(matches!(c.defense, Defense::LocalDp(d) if d.epsilon == 100.0));
+        c.validate().unwrap();
     }
 }

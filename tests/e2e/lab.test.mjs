@@ -212,3 +212,22 @@ test('absurd values are refused, instructors can hide controls, the phone layout
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('switching on a defence moves the reconstructions away from you', async () => {
+  const { context, guard, page, errors } = await open();
+  const plain = await finished(page);
+  assert.equal(await page.locator('[data-testid="input-dnum"]').isVisible(), false);
+  await page.selectOption('[data-testid="input-def"]', 'farthest');
+  assert.equal(await page.locator('[data-testid="input-dnum"]').isVisible(), true);
+  assert.match(page.url(), /def=farthest/);
+  await page.click('[data-testid="reset"]');
+  await page.click('[data-testid="play"]');
+  const defended = await finished(page);
+  const before = median(plain.map((r) => r.dlgError));
+  const after = median(defended.map((r) => r.dlgError));
+  assert.ok(after > before + 100, `Farthest Batch: median error ${after} m vs ${before} m undefended`);
+  await page.screenshot({ path: screenshotPath('lab-defence'), fullPage: true });
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
