@@ -8,6 +8,7 @@ use crate::{
         controls::{Controls, Playback},
         map::LabMap,
         results::Results,
+        sweep::Sweep,
     },
     protocol::{Request, Response},
 };
@@ -112,6 +113,7 @@ pub fn App() -> impl IntoView {
                     {move || status.get().describe()}
                 </p>
                 <Results state=lab/>
+                <Sweep state=lab/>
             </div>
             <aside class="side">
                 <Controls state=lab/>

@@ -8,6 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
+use whereabouts_engine::experiments::SweepPoint;
 use whereabouts_engine::lab::{HeatMap, LabEvent, WorldView};
 use whereabouts_engine::scenario::{ScenarioConfig, Summary};
 use whereabouts_engine::trajectory::Trajectory;
@@ -17,7 +18,9 @@ use whereabouts_engine::trajectory::Trajectory;
 #[serde(tag = "type")]
 pub enum Request {
     /// A round-trip check: the worker answers [`Response::Pong`] with the same nonce.
-    Ping { nonce: u32 },
+    Ping {
+        nonce: u32,
+    },
     /// Start a lab for `config` (which carries the visitor's trajectory), computing rounds
     /// 0..`want`.
     LabStart {
@@ -32,7 +35,19 @@ pub enum Request {
         trajectory: Trajectory,
     },
     /// Compute rounds 0..`rounds`.
-    LabWant { generation: u32, rounds: usize },
+    LabWant {
+        generation: u32,
+        rounds: usize,
+    },
+    /// Run the privacy–utility sweep (every defence over its grid) on `config`, in the
+    /// background of the lab. `sweep` numbers sweeps.
+    SweepStart {
+        sweep: u32,
+        config: Box<ScenarioConfig>,
+    },
+    SweepCancel {
+        sweep: u32,
+    },
 }
 
 /// What the engine tells the page.
@@ -40,13 +55,22 @@ pub enum Request {
 #[serde(tag = "type")]
 pub enum Response {
     /// The worker has loaded its wasm and listens; requests sent before this would be lost.
-    Ready { engine_version: String },
+    Ready {
+        engine_version: String,
+    },
     /// The answer to [`Request::Ping`].
-    Pong { nonce: u32, engine_version: String },
+    Pong {
+        nonce: u32,
+        engine_version: String,
+    },
     /// The worker received a message it could not read.
-    Rejected { reason: String },
+    Rejected {
+        reason: String,
+    },
     /// The engine panicked; the worker is dead and the page must say so.
-    Fatal { message: String },
+    Fatal {
+        message: String,
+    },
     /// A lab is ready: what the map needs.
     LabStarted {
         generation: u32,
@@ -57,7 +81,10 @@ pub enum Response {
         heat: Option<HeatMap>,
     },
     /// Progress of the lab's computation.
-    Lab { generation: u32, event: LabEvent },
+    Lab {
+        generation: u32,
+        event: LabEvent,
+    },
     /// An edit was applied (after its instant results were sent).
     LabEdited {
         generation: u32,
@@ -67,11 +94,36 @@ pub enum Response {
         worker_ms: f64,
     },
     /// The model's prediction map after a round.
-    LabHeat { generation: u32, heat: HeatMap },
+    LabHeat {
+        generation: u32,
+        heat: HeatMap,
+    },
     /// All wanted rounds are done.
-    LabIdle { generation: u32, summary: Summary },
+    LabIdle {
+        generation: u32,
+        summary: Summary,
+    },
     /// The lab could not do what was asked; what was on screen stays.
-    LabError { generation: u32, message: String },
+    LabError {
+        generation: u32,
+        message: String,
+    },
+    /// A sweep advanced: `done` of `total` points, with the one just finished.
+    SweepProgress {
+        sweep: u32,
+        done: usize,
+        total: usize,
+        point: Option<SweepPoint>,
+    },
+    /// The sweep ended (all points, or cancelled).
+    SweepDone {
+        sweep: u32,
+        cancelled: bool,
+    },
+    SweepError {
+        sweep: u32,
+        message: String,
+    },
 }
 
 /// Encodes a message for `postMessage`.

@@ -9,7 +9,11 @@ use crate::protocol::{self, Request, Response};
 use std::{cell::RefCell, rc::Rc};
 use wasm_bindgen::{JsCast, JsValue, closure::Closure};
 use web_sys::{DedicatedWorkerGlobalScope, MessageChannel, MessageEvent};
+use whereabouts_engine::defense::Defense;
+use whereabouts_engine::experiments::{SweepPoint, sweep_grid};
 use whereabouts_engine::lab::{HeatMap, Lab, LabEvent};
+use whereabouts_engine::scenario::ScenarioConfig;
+use whereabouts_engine::world::World;
 
 /// How long one slice of background work may run, in milliseconds.
 pub const SLICE_MS: f64 = 4.0;
@@ -26,6 +30,18 @@ pub struct Engine {
     idle_reported: bool,
     /// Rounds whose heat map is still to be sent (after the urgent work of an edit).
     heat_due: Vec<usize>,
+    /// A privacy–utility sweep, worked on when the lab is idle.
+    sweep: Option<Sweep>,
+}
+
+/// A privacy–utility sweep in progress: one lab per grid point, in one world.
+struct Sweep {
+    id: u32,
+    base: ScenarioConfig,
+    grid: Vec<(&'static str, String, Defense)>,
+    done: usize,
+    world: Option<World>,
+    current: Option<Lab>,
 }
 
 impl Engine {
@@ -105,6 +121,32 @@ impl Engine {
                     }),
                 }
             }
+            Request::SweepStart { sweep, config } => {
+                let grid = sweep_grid();
+                emit(Response::SweepProgress {
+                    sweep,
+                    done: 0,
+                    total: grid.len(),
+                    point: None,
+                });
+                self.sweep = Some(Sweep {
+                    id: sweep,
+                    base: *config,
+                    grid,
+                    done: 0,
+                    world: None,
+                    current: None,
+                });
+            }
+            Request::SweepCancel { sweep } => {
+                if self.sweep.as_ref().is_some_and(|s| s.id == sweep) {
+                    self.sweep = None;
+                    emit(Response::SweepDone {
+                        sweep,
+                        cancelled: true,
+                    });
+                }
+            }
             Request::LabWant { generation, rounds } => {
                 if let Some(lab) = self.current(generation) {
                     lab.want(rounds);
@@ -122,9 +164,72 @@ impl Engine {
 
     /// True if [`pump`](Self::pump) has something to do.
     pub fn has_work(&self) -> bool {
-        self.lab
-            .as_ref()
-            .is_some_and(|lab| lab.busy() || !self.idle_reported || !self.heat_due.is_empty())
+        self.sweep.is_some()
+            || self
+                .lab
+                .as_ref()
+                .is_some_and(|lab| lab.busy() || !self.idle_reported || !self.heat_due.is_empty())
+    }
+
+    /// Advances the sweep until the deadline; the lab has priority (see [`pump`](Self::pump)).
+    fn pump_sweep(&mut self, now: &dyn Fn() -> f64, deadline: f64, emit: &mut dyn FnMut(Response)) {
+        let Some(sweep) = self.sweep.as_mut() else {
+            return;
+        };
+        while now() < deadline {
+            if sweep.current.is_none() {
+                let Some((_, _, defense)) = sweep.grid.get(sweep.done) else {
+                    let id = sweep.id;
+                    self.sweep = None;
+                    emit(Response::SweepDone {
+                        sweep: id,
+                        cancelled: false,
+                    });
+                    return;
+                };
+                let mut config = sweep.base.clone();
+                config.defense = *defense;
+                let world = match sweep.world.take() {
+                    Some(w) => Ok(w),
+                    None => World::generate(&config.world_config()).map_err(|e| e.to_string()),
+                };
+                let lab = world.and_then(|w| {
+                    let kept = w.clone();
+                    Lab::with_world(config, w).map(|lab| (lab, kept))
+                });
+                match lab {
+                    Ok((mut lab, world)) => {
+                        lab.want(usize::MAX);
+                        sweep.world = Some(world);
+                        sweep.current = Some(lab);
+                    }
+                    Err(message) => {
+                        let id = sweep.id;
+                        self.sweep = None;
+                        emit(Response::SweepError { sweep: id, message });
+                        return;
+                    }
+                }
+                continue;
+            }
+            let lab = sweep.current.as_mut().expect("set above");
+            match lab.work(now, deadline, &mut |_| {}) {
+                Ok(true) => return,
+                Ok(false) | Err(_) => {
+                    // A run that fails (a diverging model) is a point with no results.
+                    let (family, parameter, _) = &sweep.grid[sweep.done];
+                    let point = SweepPoint::new(family, parameter, &lab.summary());
+                    sweep.done += 1;
+                    sweep.current = None;
+                    emit(Response::SweepProgress {
+                        sweep: sweep.id,
+                        done: sweep.done,
+                        total: sweep.grid.len(),
+                        point: Some(point),
+                    });
+                }
+            }
+        }
     }
 
     /// Works until `now()` passes `deadline` (milliseconds); true if work remains.
@@ -135,6 +240,14 @@ impl Engine {
         emit: &mut dyn FnMut(Response),
     ) -> bool {
         let generation = self.generation;
+        let lab_idle = self
+            .lab
+            .as_ref()
+            .is_none_or(|lab| !lab.busy() && self.idle_reported && self.heat_due.is_empty());
+        if lab_idle {
+            self.pump_sweep(now, deadline, emit);
+            return self.has_work();
+        }
         let Some(lab) = self.lab.as_mut() else {
             return false;
         };
@@ -404,6 +517,67 @@ mod tests {
         ));
         assert!(engine.has_work());
         pump_all(&mut engine);
+        assert!(!engine.has_work());
+    }
+
+    #[test]
+    fn a_sweep_runs_every_defence_behind_the_lab_and_can_be_cancelled() {
+        let mut engine = Engine::default();
+        let mut out = Vec::new();
+        let mut small = config();
+        small.max_rounds = Some(1);
+        small.attack.settings.max_iterations = 200;
+        engine.handle(
+            Request::SweepStart {
+                sweep: 1,
+                config: Box::new(small.clone()),
+            },
+            &|| 0.0,
+            &mut |r| out.push(r),
+        );
+        out.extend(pump_all(&mut engine));
+        let points: Vec<&SweepPoint> = out
+            .iter()
+            .filter_map(|r| match r {
+                Response::SweepProgress { point: Some(p), .. } => Some(p),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(points.len(), sweep_grid().len());
+        assert_eq!(points[0].family, "none");
+        assert!(matches!(
+            out.last(),
+            Some(Response::SweepDone {
+                sweep: 1,
+                cancelled: false
+            })
+        ));
+        // Farthest Batch's decoy lands further from the truth than no defence.
+        let farthest = points
+            .iter()
+            .find(|p| p.family == "Farthest Batch")
+            .unwrap();
+        assert!(farthest.mean_error_m.unwrap() > points[0].mean_error_m.unwrap());
+
+        let mut out = Vec::new();
+        engine.handle(
+            Request::SweepStart {
+                sweep: 2,
+                config: Box::new(small),
+            },
+            &|| 0.0,
+            &mut |r| out.push(r),
+        );
+        engine.handle(Request::SweepCancel { sweep: 2 }, &|| 0.0, &mut |r| {
+            out.push(r)
+        });
+        assert!(matches!(
+            out.last(),
+            Some(Response::SweepDone {
+                sweep: 2,
+                cancelled: true
+            })
+        ));
         assert!(!engine.has_work());
     }
 

@@ -12,6 +12,7 @@ pub mod map;
 pub mod results;
 pub mod scene;
 pub mod settings;
+pub mod sweep;
 
 use crate::bridge::EngineBridge;
 use crate::protocol::{Request, Response};
@@ -57,6 +58,7 @@ pub struct LabState {
     /// Problems with the URL or the last attempted change.
     pub notice: RwSignal<Option<String>>,
     pub latency: RwSignal<Latency>,
+    pub sweep: RwSignal<sweep::SweepView>,
     bridge: StoredValue<Option<EngineBridge>, LocalStorage>,
     generation: StoredValue<u32>,
     edit: StoredValue<(u32, f64, Option<usize>)>,
@@ -175,6 +177,33 @@ impl LabState {
             }
             self.advance_if_ready();
         }
+    }
+
+    /// Runs the privacy–utility sweep on the current configuration and path.
+    pub fn start_sweep(&self) {
+        let path = self.editor.with_untracked(|e| e.waypoints.clone());
+        if path.is_empty() {
+            self.notice.set(Some(
+                "Draw a path first: the sweep runs on your trajectory.".into(),
+            ));
+            return;
+        }
+        let config = self.settings.with_untracked(|s| s.to_config(&path));
+        let id = self.sweep.with_untracked(|s| s.id) + 1;
+        self.sweep.set(sweep::SweepView {
+            id,
+            running: true,
+            ..sweep::SweepView::default()
+        });
+        self.send(Request::SweepStart {
+            sweep: id,
+            config: Box::new(config),
+        });
+    }
+
+    pub fn cancel_sweep(&self) {
+        let id = self.sweep.with_untracked(|s| s.id);
+        self.send(Request::SweepCancel { sweep: id });
     }
 
     /// One more round, paused.
@@ -410,6 +439,7 @@ pub fn create(
         layers: RwSignal::new(Layers::default()),
         notice: RwSignal::new(notice),
         latency: RwSignal::new(Latency::default()),
+        sweep: RwSignal::new(sweep::SweepView::default()),
         bridge: StoredValue::new_local(None),
         generation: StoredValue::new(0),
         edit: StoredValue::new((0, 0.0, None)),
@@ -425,6 +455,9 @@ pub fn create(
         | Response::LabHeat { .. }
         | Response::LabIdle { .. }
         | Response::LabError { .. } => state.on_response(response),
+        Response::SweepProgress { .. }
+        | Response::SweepDone { .. }
+        | Response::SweepError { .. } => state.sweep.update(|s| s.apply(response)),
         other => on_other(other),
     }));
     state.bridge.set_value(bridge);

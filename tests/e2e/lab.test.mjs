@@ -231,3 +231,33 @@ test('switching on a defence moves the reconstructions away from you', async () 
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('the privacy–utility sweep runs in the background, plots every defence, and cancels', async () => {
+  const { context, guard, page, errors } = await open('?B=20&E=5');
+  await finished(page);
+  await page.click('[data-testid="sweep-run"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="sweep-status"]').textContent.startsWith('Done'), null, {
+    timeout: 120000,
+  });
+  const points = await page.$$eval('[data-testid="sweep-row"]', (rs) =>
+    rs.map((r) => ({ family: r.dataset.family, error: Number(r.dataset.error), rmse: Number(r.dataset.rmse) })),
+  );
+  assert.equal(points.length, 20);
+  const families = new Set(points.map((p) => p.family));
+  assert.deepEqual([...families], ['none', 'Diverse Batch', 'Farthest Batch', 'Random subset', 'Local DP', 'GeoInd']);
+  const none = points.find((p) => p.family === 'none');
+  const farthest = points.filter((p) => p.family === 'Farthest Batch');
+  assert.ok(farthest.every((p) => p.error > none.error), JSON.stringify(points));
+  assert.ok(await page.locator('[data-testid="sweep-chart"] circle').count() >= 15);
+  await page.locator('[data-testid="sweep-chart"]').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: screenshotPath('lab-sweep'), fullPage: true });
+
+  await page.click('[data-testid="sweep-run"]');
+  await page.click('[data-testid="sweep-cancel"]');
+  await page.waitForFunction(() =>
+    document.querySelector('[data-testid="sweep-status"]').textContent.startsWith('Cancelled'),
+  );
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -157,11 +157,18 @@ const RMSE_CHUNK: usize = 256;
 impl Lab {
     /// A lab for `config`, which must carry a trajectory (the visitor is the target).
     pub fn new(config: ScenarioConfig) -> Result<Self, String> {
+        config.validate().map_err(|e| e.to_string())?;
+        let world = World::generate(&config.world_config()).map_err(|e| e.to_string())?;
+        Self::with_world(config, world)
+    }
+
+    /// [`new`](Self::new) in a world already generated for this config.
+    pub fn with_world(config: ScenarioConfig, world: World) -> Result<Self, String> {
         if config.trajectory.is_none() {
             return Err("the lab needs a trajectory".into());
         }
-        // Scenario::new validates everything and builds the same world and data.
-        let scenario = crate::scenario::Scenario::new(config.clone())?;
+        // Scenario validates everything and builds the same data.
+        let scenario = crate::scenario::Scenario::with_world(config.clone(), world)?;
         let total_rounds = scenario.total_rounds();
         let crate::scenario::Scenario {
             world,
@@ -189,6 +196,11 @@ impl Lab {
             stopped: None,
             leg_cache: Vec::new(),
         })
+    }
+
+    /// The world (to start further labs in it without generating it again).
+    pub fn world(&self) -> &World {
+        &self.world
     }
 
     pub fn config(&self) -> &ScenarioConfig {

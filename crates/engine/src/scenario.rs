@@ -337,6 +337,16 @@ impl Scenario {
     pub fn new(config: ScenarioConfig) -> Result<Self, String> {
         config.validate().map_err(|e| e.to_string())?;
         let world = World::generate(&config.world_config()).map_err(|e| e.to_string())?;
+        Self::with_world(config, world)
+    }
+
+    /// [`new`](Self::new) with the world already generated (it must be
+    /// `World::generate(&config.world_config())`; sweeps reuse one world for many configs).
+    pub fn with_world(config: ScenarioConfig, world: World) -> Result<Self, String> {
+        config.validate().map_err(|e| e.to_string())?;
+        if world.config != config.world_config() {
+            return Err("internal: the world does not belong to this config".into());
+        }
         let mut data = Dataset::new(
             &world.measurements,
             world.projection,
