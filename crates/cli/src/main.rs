@@ -63,6 +63,14 @@ enum Command {
         #[arg(long, default_value_t = 2000)]
         iterations: usize,
     },
+    /// Read a GPS or signal file (CSV, GPX, GeoJSON, Google location history) and print what
+    /// it holds, or exactly what is wrong with it.
+    Import {
+        file: PathBuf,
+        /// Also print the fixes as CSV (time_unix,lat,lon,rsrp_dbm).
+        #[arg(long)]
+        fixes: bool,
+    },
     /// Reproduce the paper's Table 2, Table 3, defence comparison (§8.5) and round-length
     /// study on the synthetic presets, as Markdown tables with the paper's numbers beside.
     Reproduce {
@@ -105,6 +113,7 @@ fn main() -> ExitCode {
             bench(iterations);
             Ok(())
         }
+        Command::Import { file, fixes } => import_file(&file, fixes),
         Command::Reproduce {
             seed,
             model,
@@ -298,4 +307,93 @@ fn reproduce(
             Ok(())
         }
     }
+}
+
+fn import_file(path: &Path, print_fixes: bool) -> Result<(), String> {
+    use whereabouts_engine::import::{ImportOptions, import};
+    let name = path.display().to_string();
+    let options = ImportOptions::default();
+    let size = std::fs::metadata(path)
+        .map_err(|e| format!("{name}: {e}"))?
+        .len();
+    if size > options.max_bytes as u64 {
+        return Err(format!(
+            "{name}: the file is {:.0} MB; the limit is {:.0} MB",
+            size as f64 / 1e6,
+            options.max_bytes as f64 / 1e6
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| format!("{name}: {e}"))?;
+    let i = import(&name, &bytes, &options).map_err(|e| e.to_string())?;
+    let (first, last) = (i.fixes[0], i.fixes[i.fixes.len() - 1]);
+    let (mut s, mut n, mut w, mut e) = (90.0f64, -90.0f64, 180.0f64, -180.0f64);
+    for f in &i.fixes {
+        s = s.min(f.lat);
+        n = n.max(f.lat);
+        w = w.min(f.lon);
+        e = e.max(f.lon);
+    }
+    println!("{name}: {}", i.format.describe());
+    println!("  {} fixes, {} rows skipped", i.fixes.len(), i.skipped);
+    println!(
+        "  from {} to {} ({:.1} days)",
+        iso(first.time),
+        iso(last.time),
+        (last.time - first.time) / 86_400.0
+    );
+    println!("  latitude {s:.5} to {n:.5}, longitude {w:.5} to {e:.5}");
+    println!(
+        "  signal: {}",
+        if i.has_signal() {
+            "from the file"
+        } else {
+            "none in the file (the synthetic signal field will provide RSRP)"
+        }
+    );
+    if let Some(m) = &i.csv {
+        let col = |k: usize| m.names.get(k).cloned().unwrap_or_default();
+        println!(
+            "  columns: time = {}, latitude = {}, longitude = {}, signal = {} (delimiter {:?})",
+            col(m.time),
+            col(m.lat),
+            col(m.lon),
+            m.signal.map_or("none".into(), col),
+            m.delimiter
+        );
+    }
+    for x in &i.skipped_examples {
+        println!("  skipped {x}");
+    }
+    for x in &i.warnings {
+        println!("  note: {x}");
+    }
+    if print_fixes {
+        println!("time_unix,lat,lon,rsrp_dbm");
+        for f in &i.fixes {
+            let r = f.rsrp_dbm.map_or(String::new(), |v| v.to_string());
+            println!("{},{},{},{r}", f.time, f.lat, f.lon);
+        }
+    }
+    Ok(())
+}
+
+/// A Unix time as ISO 8601 UTC (civil_from_days, H. Hinnant).
+fn iso(t: f64) -> String {
+    let secs = t.floor() as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }

@@ -163,3 +163,49 @@ fn reproduce_refuses_an_unknown_model() {
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("--model: “huge” is not a model"));
 }
+
+#[test]
+fn import_summarises_a_good_file_and_names_the_problem_in_a_bad_one() {
+    let good = temp("good.csv");
+    std::fs::write(
+        &good,
+        "time,lat,lon,rsrp\n2024-05-01T10:00:00Z,33.6455,-117.8425,-95\n2024-05-01T10:01:00Z,33.6460,-117.8430,-97\n",
+    )
+    .unwrap();
+    let out = whereabouts(&["import", good.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let said = text(&out.stdout);
+    assert!(
+        said.contains("CSV") && said.contains("2 fixes, 0 rows skipped"),
+        "{said}"
+    );
+    assert!(
+        said.contains("from 2024-05-01T10:00:00Z to 2024-05-01T10:01:00Z"),
+        "{said}"
+    );
+    assert!(said.contains("signal: from the file"), "{said}");
+}
+
+/// Every file of the bad-file corpus through the binary: a clear message, a non-zero exit for
+/// errors, never a panic.
+#[test]
+fn import_handles_the_whole_bad_file_corpus() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/import");
+    let expected = std::fs::read_to_string(dir.join("expected.tsv")).unwrap();
+    for line in expected
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let mut f = line.splitn(3, '\t');
+        let (file, kind, message) = (f.next().unwrap(), f.next().unwrap(), f.next().unwrap());
+        let path = dir.join("bad").join(file);
+        let out = whereabouts(&["import", path.to_str().unwrap()]);
+        let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        assert!(!said.contains("panicked"), "{file}: {said}");
+        assert_eq!(out.status.success(), kind == "warning", "{file}: {said}");
+        assert!(
+            said.contains(message),
+            "{file}: got “{said}”, want “{message}”"
+        );
+    }
+}

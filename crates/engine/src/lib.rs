@@ -16,6 +16,7 @@ pub mod error;
 pub mod experiments;
 pub mod fl;
 pub mod geo;
+pub mod import;
 pub mod lab;
 pub mod metrics;
 pub mod model;
