@@ -3,7 +3,9 @@
 #![cfg(target_arch = "wasm32")]
 
 use wasm_bindgen_test::*;
-use whereabouts_engine::bench::{architectures, dlg_ms_per_iteration};
+use whereabouts_engine::bench::{
+    architectures, dlg_ms_per_iteration, import_mb_per_s, import_samples,
+};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -16,5 +18,17 @@ fn dlg_iteration_time_in_the_browser() {
     for (name, spec) in architectures() {
         let ms = dlg_ms_per_iteration(&spec, 2000, &now);
         console_log!("BENCH {name:<45} {:>9.2} µs/iteration", ms * 1000.0);
+    }
+}
+
+#[wasm_bindgen_test]
+#[ignore = "a benchmark: run with ./x bench"]
+fn import_throughput_in_the_browser() {
+    let performance = web_sys::window().unwrap().performance().unwrap();
+    let now = move || performance.now();
+    console_log!("Import throughput; wasm in headless Chromium; ~20 MB per format");
+    let samples = import_samples(20_000_000);
+    for (name, mb_s, fixes) in import_mb_per_s(&samples, &now) {
+        console_log!("BENCH import {name:<38} {mb_s:>9.1} MB/s ({fixes} fixes)");
     }
 }

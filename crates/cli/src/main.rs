@@ -260,6 +260,11 @@ fn bench(iterations: usize) {
         let ms = whereabouts_engine::bench::dlg_ms_per_iteration(&spec, iterations, &now);
         println!("{name:<45} {:>9.2} µs/iteration", ms * 1000.0);
     }
+    println!("Import throughput; native, one thread; ~20 MB per format");
+    let samples = whereabouts_engine::bench::import_samples(20_000_000);
+    for (name, mb_s, fixes) in whereabouts_engine::bench::import_mb_per_s(&samples, &now) {
+        println!("{name:<45} {mb_s:>9.1} MB/s ({fixes} fixes)");
+    }
 }
 
 fn reproduce(
@@ -337,8 +342,8 @@ fn import_file(path: &Path, print_fixes: bool) -> Result<(), String> {
     println!("  {} fixes, {} rows skipped", i.fixes.len(), i.skipped);
     println!(
         "  from {} to {} ({:.1} days)",
-        iso(first.time),
-        iso(last.time),
+        whereabouts_engine::import::time::format_iso(first.time),
+        whereabouts_engine::import::time::format_iso(last.time),
         (last.time - first.time) / 86_400.0
     );
     println!("  latitude {s:.5} to {n:.5}, longitude {w:.5} to {e:.5}");
@@ -375,25 +380,4 @@ fn import_file(path: &Path, print_fixes: bool) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-/// A Unix time as ISO 8601 UTC (civil_from_days, H. Hinnant).
-fn iso(t: f64) -> String {
-    let secs = t.floor() as i64;
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
 }

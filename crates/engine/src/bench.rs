@@ -78,3 +78,61 @@ pub fn dlg_ms_per_iteration(spec: &MlpSpec, iterations: usize, now: &dyn Fn() ->
     let elapsed = now() - t0;
     elapsed / r.iterations.max(1) as f64
 }
+
+/// Sample files of about `bytes` bytes in each import format, from a seeded random walk
+/// (name, contents): CSV with a signal column, GPX, GeoJSON, Google Records.json.
+pub fn import_samples(bytes: usize) -> Vec<(&'static str, String)> {
+    let mut s = Stream::new(3, "bench-import");
+    let (mut lat, mut lon) = (33.6455f64, -117.8425f64);
+    let mut csv = String::from("time,lat,lon,rsrp\n");
+    let mut gpx = String::from("<?xml version=\"1.0\"?>\n<gpx version=\"1.1\"><trk><trkseg>\n");
+    let mut geo = String::from("{\"type\":\"FeatureCollection\",\"features\":[\n");
+    let mut rec = String::from("{\"locations\":[\n");
+    let mut t = 1_714_557_600u64;
+    let mut first = true;
+    while csv.len() < bytes {
+        lat += s.gaussian(0.0, 1e-4);
+        lon += s.gaussian(0.0, 1e-4);
+        t += 10;
+        let iso = crate::import::time::format_iso(t as f64);
+        let rsrp = -96 + (s.gaussian(0.0, 6.0) as i64);
+        csv += &format!("{iso},{lat:.6},{lon:.6},{rsrp}\n");
+        gpx += &format!("<trkpt lat=\"{lat:.6}\" lon=\"{lon:.6}\"><time>{iso}</time></trkpt>\n");
+        let sep = if first { "" } else { ",\n" };
+        geo += &format!(
+            "{sep}{{\"type\":\"Feature\",\"properties\":{{\"time\":\"{iso}\"}},\"geometry\":{{\"type\":\"Point\",\"coordinates\":[{lon:.6},{lat:.6}]}}}}"
+        );
+        rec += &format!(
+            "{sep}{{\"latitudeE7\":{},\"longitudeE7\":{},\"timestamp\":\"{iso}\"}}",
+            (lat * 1e7) as i64,
+            (lon * 1e7) as i64
+        );
+        first = false;
+    }
+    gpx += "</trkseg></trk></gpx>\n";
+    geo += "]}\n";
+    rec += "]}\n";
+    vec![
+        ("CSV", csv),
+        ("GPX", gpx),
+        ("GeoJSON", geo),
+        ("Records.json", rec),
+    ]
+}
+
+/// Import throughput in MB/s for each sample, and the fixes read.
+pub fn import_mb_per_s(
+    samples: &[(&'static str, String)],
+    now: &dyn Fn() -> f64,
+) -> Vec<(&'static str, f64, usize)> {
+    samples
+        .iter()
+        .map(|(name, text)| {
+            let t0 = now();
+            let result = crate::import::import(name, text.as_bytes(), &Default::default());
+            let ms = now() - t0;
+            let n = result.map_or(0, |i| i.fixes.len());
+            (*name, text.len() as f64 / 1e6 / (ms / 1000.0), n)
+        })
+        .collect()
+}

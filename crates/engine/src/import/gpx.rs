@@ -46,13 +46,35 @@ pub fn parse(text: &str) -> Result<Parsed, (Option<usize>, String)> {
     let mut parsed = Parsed::default();
     let mut pos = root;
     let mut cut = false;
+    // Next occurrence of each point tag, searched again only once passed (linear overall).
+    const TAGS: [&str; 3] = ["<trkpt", "<rtept", "<wpt"];
+    let mut next: [Option<usize>; 3] = [None; 3];
+    let mut searched_from = [usize::MAX; 3];
+    // Line counting from the last point on, not from the start each time.
+    let (mut counted_to, mut line_no) = (0usize, 1usize);
     loop {
-        let next = ["<trkpt", "<rtept", "<wpt"]
+        for k in 0..3 {
+            let stale = match next[k] {
+                Some(at) => at < pos,
+                None => searched_from[k] == usize::MAX,
+            };
+            if stale {
+                next[k] = text[pos..].find(TAGS[k]).map(|i| pos + i);
+                searched_from[k] = pos;
+            }
+        }
+        let Some((start, tag)) = (0..3)
+            .filter_map(|k| next[k].map(|at| (at, TAGS[k])))
+            .min_by_key(|(at, _)| *at)
+        else {
+            break;
+        };
+        line_no += text.as_bytes()[counted_to..start]
             .iter()
-            .filter_map(|t| text[pos..].find(t).map(|i| (pos + i, *t)))
-            .min_by_key(|(i, _)| *i);
-        let Some((start, tag)) = next else { break };
-        let line = line_of(text, start);
+            .filter(|&&b| b == b'\n')
+            .count();
+        counted_to = start;
+        let line = line_no;
         let Some(tag_end) = text[start..].find('>').map(|i| start + i) else {
             cut = true;
             break;

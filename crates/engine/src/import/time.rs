@@ -79,6 +79,27 @@ pub fn parse_iso(s: &str) -> Option<f64> {
     Some(secs)
 }
 
+/// Unix seconds as ISO 8601 UTC, whole seconds (H. Hinnant's `civil_from_days`).
+pub fn format_iso(t: f64) -> String {
+    let secs = t.floor() as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
 /// Parses any supported timestamp to Unix seconds.
 pub fn parse_time(s: &str) -> Option<f64> {
     let t = s.trim().trim_matches('"');
@@ -109,6 +130,8 @@ mod tests {
         assert_eq!(parse_time("1700000000000"), Some(t));
         assert_eq!(parse_time("1970-01-01"), Some(0.0));
         assert_eq!(parse_time("2000-02-29T00:00:00Z"), Some(951_782_400.0));
+        assert_eq!(format_iso(t), "2023-11-14T22:13:20Z");
+        assert_eq!(parse_time(&format_iso(951_782_400.0)), Some(951_782_400.0));
     }
 
     #[test]
