@@ -114,6 +114,7 @@ test('draw a path, play it, and the server finds where you were', async () => {
   assert.ok(dlg < 150, `median DLG error ${dlg} m`);
   assert.ok(analytic < 60, `median analytic error ${analytic} m`);
   const summary = await page.textContent('[data-testid="summary"]');
+  console.log(`drawn path: ${waypoints} waypoints, ${result.length} rounds; ${summary}`);
   const [, emd, random] = summary.match(/EMD (\d+) m versus (\d+) m/).map(Number);
   assert.ok(emd < random, summary);
   await page.screenshot({ path: screenshotPath('lab-drawn'), fullPage: true });

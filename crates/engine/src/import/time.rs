@@ -22,10 +22,8 @@ fn digits(s: &str, n: usize) -> Option<u32> {
 /// Parses an ISO 8601 date-time to Unix seconds.
 pub fn parse_iso(s: &str) -> Option<f64> {
     let s = s.trim();
-    if s.len() < 10 {
-        return None;
-    }
-    let (date, rest) = s.split_at(10);
+    // `get`, not slicing: a multi-byte character may straddle byte 10 (found by the fuzzer).
+    let (date, rest) = (s.get(..10)?, s.get(10..)?);
     let mut parts = date.split('-');
     let y = digits(parts.next()?, 4)? as i64;
     let mo = digits(parts.next()?, 2)?;
