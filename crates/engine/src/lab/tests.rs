@@ -1,5 +1,5 @@
 use super::*;
-use crate::scenario::{Event, Scenario, WorldChoice};
+use crate::scenario::WorldChoice;
 use crate::trajectory::TrajectoryPreset;
 use crate::world::Preset;
 use std::cell::Cell;
@@ -33,15 +33,7 @@ fn timeless(mut records: Vec<RoundRecord>) -> Vec<RoundRecord> {
 }
 
 fn scenario_records(config: ScenarioConfig) -> Vec<RoundRecord> {
-    let mut s = Scenario::new(config).unwrap();
-    let mut records = Vec::new();
-    s.run(None, &mut |e| {
-        if let Event::Round(r) = e {
-            records.push((**r).clone())
-        }
-    })
-    .unwrap();
-    records
+    crate::experiments::run(config).unwrap().records
 }
 
 #[test]
