@@ -115,25 +115,13 @@ fn click_link(name: &str, url: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lab::scene::tests::two_round_config;
     use whereabouts_engine::lab::Lab;
-    use whereabouts_engine::scenario::{ScenarioConfig, WorldChoice};
     use whereabouts_engine::trajectory::TrajectoryPreset;
-    use whereabouts_engine::world::Preset;
 
     #[test]
     fn csv_has_a_header_and_a_line_per_round() {
-        let mut lab = Lab::new(ScenarioConfig {
-            world: WorldChoice {
-                preset: Preset::Campus,
-                users: Some(1),
-                weeks: Some(1),
-                cell: None,
-            },
-            max_rounds: Some(2),
-            trajectory: Some(TrajectoryPreset::Weekend.trajectory(900.0, 850.0)),
-            ..ScenarioConfig::default()
-        })
-        .unwrap();
+        let mut lab = Lab::new(two_round_config(TrajectoryPreset::Weekend)).unwrap();
         lab.want(2);
         lab.finish(&mut |_| {}).unwrap();
         let csv = records_csv(&lab.records());

@@ -310,18 +310,12 @@ impl LabState {
                 generation,
                 world,
                 total_rounds,
-                parameters,
                 initial_rmse_db,
                 heat,
+                ..
             } if generation == current => {
-                self.scene.set(Scene::started(
-                    generation,
-                    world,
-                    total_rounds,
-                    parameters,
-                    initial_rmse_db,
-                    heat,
-                ));
+                self.scene
+                    .set(Scene::started(world, total_rounds, initial_rmse_db, heat));
                 self.notice.set(None);
                 if self.wanted.get_untracked() > total_rounds {
                     self.wanted.set(total_rounds);
@@ -393,7 +387,6 @@ impl LabState {
                 self.playing.set(false);
                 self.in_flight.set_value(false);
                 self.dirty.set_value(false);
-                self.scene.update(|s| s.error = Some(message.clone()));
                 self.notice.set(Some(message));
             }
             _ => {}

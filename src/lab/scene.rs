@@ -12,7 +12,6 @@ pub struct RoundView {
     pub target: Option<TargetRound>,
     /// DLG's path so far (start first).
     pub trail: Vec<Metres>,
-    pub iteration: usize,
     /// DLG's result, once it has finished.
     pub dlg: Option<DlgOutcome>,
     /// Final results (with the model's test RMSE), once the round is complete.
@@ -34,33 +33,26 @@ impl RoundView {
 /// The lab as the page sees it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Scene {
-    pub generation: u32,
     pub world: Option<WorldView>,
     pub total_rounds: usize,
-    pub parameters: usize,
     pub initial_rmse_db: Option<f64>,
     pub rounds: Vec<RoundView>,
     /// Latest heat map per round (index = round); `initial_heat` before any round.
     pub heat: Vec<Option<HeatMap>>,
     pub initial_heat: Option<HeatMap>,
     pub summary: Option<Summary>,
-    pub error: Option<String>,
 }
 
 impl Scene {
     pub fn started(
-        generation: u32,
         world: WorldView,
         total_rounds: usize,
-        parameters: usize,
         initial_rmse_db: f64,
         heat: Option<HeatMap>,
     ) -> Self {
         Self {
-            generation,
             world: Some(world),
             total_rounds,
-            parameters,
             initial_rmse_db: Some(initial_rmse_db),
             initial_heat: heat,
             ..Self::default()
@@ -104,7 +96,6 @@ impl Scene {
                     participants,
                     target,
                     trail,
-                    iteration: 0,
                     dlg: None,
                     record: None,
                     stale: false,
@@ -117,20 +108,14 @@ impl Scene {
                     }
                 }
             }
-            LabEvent::Progress {
-                round,
-                iteration,
-                trail,
-            } => {
+            LabEvent::Progress { round, trail, .. } => {
                 if let Some(r) = self.round_mut(round) {
-                    r.iteration = iteration;
                     r.trail.extend(trail);
                 }
             }
             LabEvent::Reconstructed { round, dlg } => {
                 if let Some(r) = self.round_mut(round) {
                     r.trail = dlg.result.trail.clone();
-                    r.iteration = dlg.result.iterations;
                     r.dlg = Some(*dlg);
                 }
             }
@@ -173,16 +158,16 @@ impl Scene {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use whereabouts_engine::lab::Lab;
     use whereabouts_engine::scenario::{ScenarioConfig, WorldChoice};
     use whereabouts_engine::trajectory::TrajectoryPreset;
     use whereabouts_engine::world::Preset;
 
-    #[test]
-    fn the_scene_follows_a_lab_and_an_edit() {
-        let config = ScenarioConfig {
+    /// A two-round lab on one synthetic user's campus (shared by the lab's UI tests).
+    pub(crate) fn two_round_config(preset: TrajectoryPreset) -> ScenarioConfig {
+        ScenarioConfig {
             world: WorldChoice {
                 preset: Preset::Campus,
                 users: Some(1),
@@ -190,11 +175,16 @@ mod tests {
                 cell: None,
             },
             max_rounds: Some(2),
-            trajectory: Some(TrajectoryPreset::Commute.trajectory(900.0, 850.0)),
+            trajectory: Some(preset.trajectory(900.0, 850.0)),
             ..ScenarioConfig::default()
-        };
+        }
+    }
+
+    #[test]
+    fn the_scene_follows_a_lab_and_an_edit() {
+        let config = two_round_config(TrajectoryPreset::Commute);
         let mut lab = Lab::new(config.clone()).unwrap();
-        let mut scene = Scene::started(1, lab.world_view(), 2, lab.parameters(), 1.0, None);
+        let mut scene = Scene::started(lab.world_view(), 2, 1.0, None);
         lab.want(2);
         lab.finish(&mut |e| scene.apply(e)).unwrap();
         assert_eq!(scene.finished_through(), 2);

@@ -20,7 +20,7 @@ use crate::fl::{Federation, Update};
 use crate::geo::{LatLon, Metres};
 use crate::model::Predictor;
 use crate::rng::Stream;
-use crate::scenario::{AttackInputs, OutputBias, RoundRecord, ScenarioConfig, Summary, summarize};
+use crate::scenario::{AttackInputs, RoundRecord, ScenarioConfig, Summary, summarize};
 use crate::trace::{Dataset, Sample};
 use crate::trajectory::Trajectory;
 use crate::world::World;
@@ -237,10 +237,6 @@ impl Lab {
         self.wanted = rounds.min(self.total_rounds);
     }
 
-    pub fn wanted(&self) -> usize {
-        self.wanted
-    }
-
     /// Rounds in which the target sent an update so far.
     fn target_rounds(&self) -> usize {
         self.rounds.iter().filter(|r| r.attack.is_some()).count()
@@ -284,12 +280,6 @@ impl Lab {
         );
         summary.stopped = self.stopped.clone();
         summary
-    }
-
-    /// The target's training data of round `t`.
-    pub fn round_data(&self, t: usize) -> &[Sample] {
-        self.data
-            .local_data(self.config.target, t, self.config.fl.cumulative)
     }
 
     /// Replaces the visitor's trajectory. Returns the first round whose data changed (`None`
@@ -696,11 +686,6 @@ impl Lab {
             rows,
             values_dbm,
         })
-    }
-
-    /// Whether the model starts at the mean label (shown in the lab's explanation).
-    pub fn output_bias(&self) -> OutputBias {
-        self.config.output_bias
     }
 }
 

@@ -9,7 +9,7 @@
 //! member closest to the cluster mean; Farthest Batch takes, inside each cluster, the members
 //! farthest from D_t's centroid first. One pass only (the evaluated version, data minimisation).
 
-use super::dbscan::{Label, clusters, dbscan};
+use super::dbscan::{clusters, dbscan};
 use crate::fl::BatchSelector;
 use crate::geo::Metres;
 use crate::rng::Stream;
@@ -106,11 +106,6 @@ impl<S: BatchSelector> BatchSelector for RandomSubset<S> {
         index.sort_unstable();
         index.into_iter().map(|i| data[i]).collect()
     }
-}
-
-/// Whether DBSCAN left a point out (for tests and diagnostics).
-pub fn is_noise(label: Label) -> bool {
-    label == Label::Noise
 }
 
 #[cfg(test)]

@@ -63,6 +63,17 @@ fn unit(mut p: Parsed, unit: &'static str) -> Parsed {
     p
 }
 
+/// A fix without a signal (location histories have none) at item `item`.
+fn located(item: usize, (lat, lon): (f64, f64), time: Option<f64>) -> RawFix {
+    RawFix {
+        line: item,
+        time,
+        lat,
+        lon,
+        rsrp_dbm: None,
+    }
+}
+
 fn number(v: &Value) -> Option<f64> {
     match v {
         Value::Number(n) => n.as_f64(),
@@ -215,13 +226,7 @@ fn records(value: &Value) -> Result<Parsed, Failure> {
             continue;
         };
         let time = time_of(r.get("timestamp")).or_else(|| time_of(r.get("timestampMs")));
-        parsed.rows.push(RawFix {
-            line: item,
-            time,
-            lat,
-            lon,
-            rsrp_dbm: None,
-        });
+        parsed.rows.push(located(item, (lat, lon), time));
     }
     Ok(parsed)
 }
@@ -242,15 +247,7 @@ fn semantic(value: &Value) -> Result<Parsed, Failure> {
     let mut parsed = Parsed::default();
     for (i, o) in list.iter().enumerate() {
         let item = i + 1;
-        let mut push = |p: (f64, f64), t: Option<f64>| {
-            parsed.rows.push(RawFix {
-                line: item,
-                time: t,
-                lat: p.0,
-                lon: p.1,
-                rsrp_dbm: None,
-            })
-        };
+        let mut push = |p: (f64, f64), t: Option<f64>| parsed.rows.push(located(item, p, t));
         if let Some(v) = o.get("placeVisit") {
             let (start, end) = duration(v.get("duration"));
             match v
@@ -331,15 +328,7 @@ fn segments(items: &[Value], parsed: &mut Parsed) -> Result<Parsed, Failure> {
         let item = i + 1;
         let start = time_of(s.get("startTime"));
         let end = time_of(s.get("endTime"));
-        let mut push = |p: (f64, f64), t: Option<f64>| {
-            parsed.rows.push(RawFix {
-                line: item,
-                time: t,
-                lat: p.0,
-                lon: p.1,
-                rsrp_dbm: None,
-            })
-        };
+        let mut push = |p: (f64, f64), t: Option<f64>| parsed.rows.push(located(item, p, t));
         let mut any = false;
         if let Some(path) = s.get("timelinePath").and_then(Value::as_array) {
             for p in path {
@@ -395,13 +384,9 @@ fn timeline(value: &Value) -> Result<Parsed, Failure> {
             if let Some(p) = r.get("position")
                 && let Some(ll) = point_of(p.get("LatLng").or_else(|| p.get("latLng")))
             {
-                parsed.rows.push(RawFix {
-                    line: i + 1,
-                    time: time_of(p.get("timestamp")),
-                    lat: ll.0,
-                    lon: ll.1,
-                    rsrp_dbm: None,
-                });
+                parsed
+                    .rows
+                    .push(located(i + 1, ll, time_of(p.get("timestamp"))));
             }
         }
     }
