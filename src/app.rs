@@ -6,6 +6,7 @@ use crate::{
     lab::{
         self,
         controls::{Controls, Playback},
+        data::DataPanel,
         map::LabMap,
         results::Results,
         sweep::Sweep,
@@ -107,6 +108,7 @@ pub fn App() -> impl IntoView {
                     <LabMap state=lab/>
                 </section>
                 <Playback state=lab/>
+                <DataPanel state=lab/>
                 <p class="status" data-testid="engine-status" aria-live="polite"
                     class:ready=move || matches!(status.get(), EngineStatus::Ready { .. })
                     class:failed=move || matches!(status.get(), EngineStatus::Failed(_))>

@@ -37,7 +37,7 @@ impl EngineBridge {
 
         let (msg_state, msg_worker, msg_cb) = (state.clone(), worker.clone(), on_response.clone());
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
-            let response = match protocol::decode::<Response>(event.data()) {
+            let response = match protocol::decode_response(event.data()) {
                 Ok(response) => response,
                 Err(reason) => Response::Fatal {
                     message: format!("the engine sent a message the page cannot read: {reason}"),
@@ -73,17 +73,28 @@ impl EngineBridge {
 
     /// Sends a request now, or as soon as the worker is ready.
     pub fn send(&self, request: &Request) -> Result<(), String> {
-        let message = protocol::encode(request)?;
+        let message = protocol::encode_request(request)?;
         match self.state.queue.borrow_mut().as_mut() {
             Some(queue) => queue.push(message),
             None => post(&self.worker, &message),
         }
         Ok(())
     }
+
+    /// Stops the worker at once (an import's cancel button); its closures go with it.
+    pub fn terminate(&self) {
+        self.worker.terminate();
+        self.state.queue.borrow_mut().take();
+    }
 }
 
 fn post(worker: &Worker, message: &JsValue) {
-    if let Err(e) = worker.post_message(message) {
+    // A packed trace is handed over, not copied (the page keeps no copy of the fixes).
+    let result = match protocol::transferables(message) {
+        Some(transfer) => worker.post_message_with_transfer(message, &transfer),
+        None => worker.post_message(message),
+    };
+    if let Err(e) = result {
         web_sys::console::error_2(&JsValue::from_str("postMessage to the engine failed"), &e);
     }
 }

@@ -8,6 +8,7 @@ pub mod app;
 pub mod basemap;
 pub mod bridge;
 pub mod fatal;
+pub mod importer;
 pub mod lab;
 pub mod protocol;
 pub mod worker;

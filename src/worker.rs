@@ -11,6 +11,7 @@ use wasm_bindgen::{JsCast, JsValue, closure::Closure};
 use web_sys::{DedicatedWorkerGlobalScope, MessageChannel, MessageEvent};
 use whereabouts_engine::defense::Defense;
 use whereabouts_engine::experiments::{SweepPoint, sweep_grid};
+use whereabouts_engine::import::ImportedTrace;
 use whereabouts_engine::lab::{HeatMap, Lab, LabEvent};
 use whereabouts_engine::scenario::ScenarioConfig;
 use whereabouts_engine::world::World;
@@ -32,6 +33,8 @@ pub struct Engine {
     heat_due: Vec<usize>,
     /// A privacy–utility sweep, worked on when the lab is idle.
     sweep: Option<Sweep>,
+    /// The visitor's imported trace (labs and sweeps with `use_data` run on it).
+    data: Option<ImportedTrace>,
 }
 
 /// A privacy–utility sweep in progress: one lab per grid point, in one world.
@@ -62,9 +65,10 @@ impl Engine {
                 generation,
                 config,
                 want,
+                use_data,
             } => {
                 self.generation = generation;
-                match Lab::new(*config) {
+                match self.with_data(*config, use_data).and_then(Lab::new) {
                     Ok(mut lab) => {
                         lab.want(want);
                         emit(Response::LabStarted {
@@ -121,7 +125,27 @@ impl Engine {
                     }),
                 }
             }
-            Request::SweepStart { sweep, config } => {
+            Request::LabData { name, fixes } => {
+                self.data = fixes.map(|f| ImportedTrace {
+                    name,
+                    fixes: protocol::unpack(&f),
+                });
+            }
+            Request::ImportFile { .. } => emit(Response::Rejected {
+                reason: "imports run in their own worker".into(),
+            }),
+            Request::SweepStart {
+                sweep,
+                config,
+                use_data,
+            } => {
+                let config = match self.with_data(*config, use_data) {
+                    Ok(c) => c,
+                    Err(message) => {
+                        emit(Response::SweepError { sweep, message });
+                        return;
+                    }
+                };
                 let grid = sweep_grid();
                 emit(Response::SweepProgress {
                     sweep,
@@ -131,7 +155,7 @@ impl Engine {
                 });
                 self.sweep = Some(Sweep {
                     id: sweep,
-                    base: *config,
+                    base: config,
                     grid,
                     done: 0,
                     world: None,
@@ -154,6 +178,22 @@ impl Engine {
                 }
             }
         }
+    }
+
+    /// `config` with the imported trace in place of a trajectory, when asked for.
+    fn with_data(
+        &self,
+        mut config: ScenarioConfig,
+        use_data: bool,
+    ) -> Result<ScenarioConfig, String> {
+        if use_data {
+            let Some(data) = &self.data else {
+                return Err("no imported data: choose or drop a file first".into());
+            };
+            config.trajectory = None;
+            config.imported = Some(data.clone());
+        }
+        Ok(config)
     }
 
     fn current(&mut self, generation: u32) -> Option<&mut Lab> {
@@ -369,7 +409,14 @@ pub fn start() {
     let msg_glue = glue.clone();
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
         let mut emit = |response: Response| post(&msg_glue.scope, &response);
-        match protocol::decode::<Request>(event.data()) {
+        match protocol::decode_request(event.data()) {
+            Ok(Request::ImportFile {
+                settings,
+                file: Some(file),
+            }) => {
+                let now = || msg_glue.now();
+                crate::importer::run(&file, &settings, &now, &mut emit);
+            }
             Ok(request) => {
                 let now = || msg_glue.now();
                 msg_glue
@@ -393,9 +440,13 @@ pub fn start() {
 }
 
 fn post(scope: &DedicatedWorkerGlobalScope, response: &Response) {
-    match protocol::encode(response) {
+    match protocol::encode_response(response) {
         Ok(value) => {
-            if let Err(e) = scope.post_message(&value) {
+            let result = match protocol::transferables(&value) {
+                Some(transfer) => scope.post_message_with_transfer(&value, &transfer),
+                None => scope.post_message(&value),
+            };
+            if let Err(e) = result {
                 web_sys::console::error_2(&JsValue::from_str("worker: postMessage failed"), &e);
             }
         }
@@ -445,6 +496,49 @@ mod tests {
     }
 
     #[test]
+    fn a_lab_on_imported_data_needs_the_data_and_draws_the_trace() {
+        use whereabouts_engine::import::{Fix, ImportedTrace};
+        let start = || Request::LabStart {
+            generation: 1,
+            config: Box::new(config()),
+            want: 1,
+            use_data: true,
+        };
+        let mut engine = Engine::default();
+        let mut out = Vec::new();
+        engine.handle(start(), &|| 0.0, &mut |r| out.push(r));
+        assert!(
+            matches!(&out[0], Response::LabError { message, .. } if message.contains("no imported data"))
+        );
+        engine.data = Some(ImportedTrace {
+            name: "walk.csv".into(),
+            fixes: (0..50)
+                .map(|i| Fix {
+                    time: 1_700_000_000.0 + i as f64 * 60.0,
+                    lat: 47.37 + i as f64 * 1e-4,
+                    lon: 8.54,
+                    rsrp_dbm: None,
+                    line: i + 2,
+                })
+                .collect(),
+        });
+        let mut out = Vec::new();
+        engine.handle(start(), &|| 0.0, &mut |r| out.push(r));
+        match &out[0] {
+            Response::LabStarted {
+                world,
+                total_rounds,
+                ..
+            } => {
+                assert_eq!(*total_rounds, 1);
+                assert_eq!(world.trace.len(), 50, "every fix, in time order");
+                assert!((world.origin.lat - 47.3725).abs() < 1e-3);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
     fn a_lab_starts_runs_and_takes_edits() {
         let mut engine = Engine::default();
         let mut out = Vec::new();
@@ -452,6 +546,7 @@ mod tests {
             generation: 3,
             config: Box::new(config()),
             want: 2,
+            use_data: false,
         };
         engine.handle(start, &|| 0.0, &mut |r| out.push(r));
         assert!(matches!(
@@ -531,6 +626,7 @@ mod tests {
             Request::SweepStart {
                 sweep: 1,
                 config: Box::new(small.clone()),
+                use_data: false,
             },
             &|| 0.0,
             &mut |r| out.push(r),
@@ -564,6 +660,7 @@ mod tests {
             Request::SweepStart {
                 sweep: 2,
                 config: Box::new(small),
+                use_data: false,
             },
             &|| 0.0,
             &mut |r| out.push(r),
@@ -591,6 +688,7 @@ mod tests {
             generation: 1,
             config: Box::new(bad),
             want: 1,
+            use_data: false,
         };
         engine.handle(start, &|| 0.0, &mut |r| out.push(r));
         let [Response::LabError { message, .. }] = out.as_slice() else {

@@ -106,6 +106,7 @@ pub fn draw(ctx: &CanvasRenderingContext2d, heat_canvas: &HtmlCanvasElement, f: 
             draw_heat(ctx, heat_canvas, f.view, world.area, h);
         }
         draw_area(ctx, f.view, world.area);
+        draw_trace(ctx, f.view, &world.trace);
         for (i, t) in world.towers.iter().enumerate() {
             draw_tower(ctx, f.view, *t, i == world.cell);
         }
@@ -254,6 +255,30 @@ fn draw_tower(ctx: &CanvasRenderingContext2d, view: &Viewport, p: Metres, learne
     if learned {
         ctx.set_font("bold 11px system-ui, sans-serif");
         let _ = ctx.fill_text("cell", x + 9.0, y + 4.0);
+    }
+}
+
+/// An imported trace: a thin line through the fixes in time order, with a dot at each.
+fn draw_trace(ctx: &CanvasRenderingContext2d, view: &Viewport, trace: &[Metres]) {
+    if trace.is_empty() {
+        return;
+    }
+    ctx.set_stroke_style_str("rgba(31,35,40,0.35)");
+    ctx.set_line_width(1.0);
+    ctx.begin_path();
+    for (i, p) in trace.iter().enumerate() {
+        let (x, y) = view.to_screen(*p);
+        if i == 0 {
+            ctx.move_to(x, y);
+        } else {
+            ctx.line_to(x, y);
+        }
+    }
+    ctx.stroke();
+    ctx.set_fill_style_str("rgba(31,35,40,0.55)");
+    for p in trace {
+        let (x, y) = view.to_screen(*p);
+        ctx.fill_rect(x - 1.0, y - 1.0, 2.0, 2.0);
     }
 }
 

@@ -110,6 +110,16 @@ pub fn LabMap(state: LabState) -> impl IntoView {
             "data-view",
             &format!("{} {} {}", v.centre.east, v.centre.north, v.m_per_px),
         );
+        // Where the world is, and how many imported fixes are drawn (tests read these).
+        state.scene.with_untracked(|s| {
+            if let Some(w) = &s.world {
+                let _ = canvas.set_attribute(
+                    "data-origin",
+                    &format!("{:.5} {:.5}", w.origin.lat, w.origin.lon),
+                );
+                let _ = canvas.set_attribute("data-trace", &w.trace.len().to_string());
+            }
+        });
         if heat_canvas.with_value(|c| c.is_none()) {
             let c = web_sys::window()
                 .and_then(|w| w.document())
@@ -124,7 +134,11 @@ pub fn LabMap(state: LabState) -> impl IntoView {
                     let frame = Frame {
                         view: &v,
                         scene,
-                        path: &editor.waypoints,
+                        path: if state.has_data() {
+                            &[]
+                        } else {
+                            &editor.waypoints
+                        },
                         visible: state.wanted.get_untracked(),
                         selected: state.selected.get_untracked(),
                         layers: state.layers.get_untracked(),
@@ -187,6 +201,7 @@ pub fn LabMap(state: LabState) -> impl IntoView {
             return;
         }
         let editing = tool.get_untracked() == Tool::Draw
+            && !state.has_data()
             && !state
                 .hidden
                 .with_untracked(|h| h.iter().any(|k| k == "draw"));
@@ -313,7 +328,7 @@ pub fn LabMap(state: LabState) -> impl IntoView {
 
     let on_dblclick = move |e: ev::MouseEvent| {
         let Some(v) = view.get_value() else { return };
-        if tool.get_untracked() != Tool::Draw {
+        if tool.get_untracked() != Tool::Draw || state.has_data() {
             return;
         }
         let (x, y) = (e.offset_x() as f64, e.offset_y() as f64);
@@ -373,7 +388,7 @@ pub fn LabMap(state: LabState) -> impl IntoView {
         };
         match e.key().as_str() {
             "Delete" | "Backspace" => {
-                if let Some(i) = active.get_untracked() {
+                if let (Some(i), false) = (active.get_untracked(), state.has_data()) {
                     e.prevent_default();
                     state.editor.update(|ed| ed.delete(i));
                     active.set(None);
@@ -391,14 +406,15 @@ pub fn LabMap(state: LabState) -> impl IntoView {
         e.prevent_default();
     };
 
-    // Fit the view to the world the first time it is known.
-    Effect::new(move |fitted_once: Option<bool>| {
-        let known = state.scene.with(|s| s.world.is_some());
-        if known && fitted_once != Some(true) {
+    // Fit the view to the world when it is first known, and whenever its area changes (an
+    // imported file places the world elsewhere, at another scale).
+    Effect::new(move |fitted: Option<Option<(Metres, Metres)>>| {
+        let area = state.scene.with(|s| s.world.as_ref().map(|w| w.area));
+        if area.is_some() && fitted.flatten() != area {
             fit();
-            return true;
+            return area;
         }
-        fitted_once.unwrap_or(false)
+        fitted.flatten()
     });
 
     let draw_hidden = move || state.hidden.with(|h| h.iter().any(|k| k == "draw"));
@@ -413,7 +429,7 @@ pub fn LabMap(state: LabState) -> impl IntoView {
             on:keydown=on_key
             on:contextmenu=|e: ev::MouseEvent| e.prevent_default()></canvas>
         <div class="map-tools" role="toolbar" aria-label="Map tools">
-            <div class="seg" class:hidden=draw_hidden>
+            <div class="seg" class:hidden=move || draw_hidden() || state.data.with(|d| d.active.is_some())>
                 <button type="button" data-testid="tool-draw" aria-pressed=move || (tool.get() == Tool::Draw).to_string()
                     on:click=move |_| tool.set(Tool::Draw) title="Draw and edit your path">"✎ Draw"</button>
                 <button type="button" data-testid="tool-pan" aria-pressed=move || (tool.get() == Tool::Pan).to_string()

@@ -5,6 +5,7 @@
 //! results ([`results`]) only read and edit that state.
 
 pub mod controls;
+pub mod data;
 pub mod draw;
 pub mod editor;
 pub mod export;
@@ -59,7 +60,13 @@ pub struct LabState {
     pub notice: RwSignal<Option<String>>,
     pub latency: RwSignal<Latency>,
     pub sweep: RwSignal<sweep::SweepView>,
+    /// The visitor's imported file, if any, and the import under way.
+    pub data: RwSignal<data::DataView>,
     bridge: StoredValue<Option<EngineBridge>, LocalStorage>,
+    /// The worker reading a file (a fresh one per import, terminated to cancel).
+    importer: StoredValue<Option<EngineBridge>, LocalStorage>,
+    /// The imported file's handle (to read it again with other columns); None after Forget.
+    file: StoredValue<Option<web_sys::File>, LocalStorage>,
     generation: StoredValue<u32>,
     edit: StoredValue<(u32, f64, Option<usize>)>,
     /// An edit is with the worker; `dirty`: the path changed again meanwhile.
@@ -81,6 +88,19 @@ impl LabState {
         });
     }
 
+    /// The configuration of a run on the current settings, and on the imported data if there
+    /// is some (else on the drawn path).
+    fn run_config(&self) -> (whereabouts_engine::scenario::ScenarioConfig, bool) {
+        let path = self.editor.with_untracked(|e| e.waypoints.clone());
+        let use_data = self.has_data();
+        let mut config = self.settings.with_untracked(|s| s.to_config(&path));
+        if use_data {
+            config.trajectory = None;
+            config.world.weeks = None;
+        }
+        (config, use_data)
+    }
+
     /// Starts a fresh lab with the current settings and path (keeps `wanted` rounds).
     pub fn restart(&self) {
         let path = self.editor.with_untracked(|e| e.waypoints.clone());
@@ -89,7 +109,7 @@ impl LabState {
         self.in_flight.set_value(false);
         self.dirty.set_value(false);
         self.last_sent.set_value(path.clone());
-        if path.is_empty() {
+        if path.is_empty() && !self.has_data() {
             self.scene.update(|s| {
                 *s = Scene {
                     world: s.world.clone(),
@@ -98,11 +118,12 @@ impl LabState {
             });
             return;
         }
-        let config = self.settings.with_untracked(|s| s.to_config(&path));
+        let (config, use_data) = self.run_config();
         self.send(Request::LabStart {
             generation,
             config: Box::new(config),
             want: self.wanted.get_untracked(),
+            use_data,
         });
     }
 
@@ -117,6 +138,10 @@ impl LabState {
     /// applied by the worker; then the latest path is sent as soon as it is (latest wins, so
     /// a fast drag never queues stale work).
     pub fn drag_changed(&self) {
+        if self.has_data() {
+            // The imported file is the visitor's data; the path waits until it is forgotten.
+            return;
+        }
         let path = self.editor.with_untracked(|e| e.waypoints.clone());
         if path.is_empty() || self.scene.with_untracked(|s| s.total_rounds == 0) {
             self.restart();
@@ -182,13 +207,13 @@ impl LabState {
     /// Runs the privacy–utility sweep on the current configuration and path.
     pub fn start_sweep(&self) {
         let path = self.editor.with_untracked(|e| e.waypoints.clone());
-        if path.is_empty() {
+        if path.is_empty() && !self.has_data() {
             self.notice.set(Some(
                 "Draw a path first: the sweep runs on your trajectory.".into(),
             ));
             return;
         }
-        let config = self.settings.with_untracked(|s| s.to_config(&path));
+        let (config, use_data) = self.run_config();
         let id = self.sweep.with_untracked(|s| s.id) + 1;
         self.sweep.set(sweep::SweepView {
             id,
@@ -198,6 +223,7 @@ impl LabState {
         self.send(Request::SweepStart {
             sweep: id,
             config: Box::new(config),
+            use_data,
         });
     }
 
@@ -226,7 +252,7 @@ impl LabState {
     }
 
     /// While playing: ask for the next round once the current one is done.
-    fn advance_if_ready(&self) {
+    pub(crate) fn advance_if_ready(&self) {
         if !self.playing.get_untracked() || self.play_timer.get_value() {
             return;
         }
@@ -433,7 +459,10 @@ pub fn create(
         notice: RwSignal::new(notice),
         latency: RwSignal::new(Latency::default()),
         sweep: RwSignal::new(sweep::SweepView::default()),
+        data: RwSignal::new(data::DataView::default()),
         bridge: StoredValue::new_local(None),
+        importer: StoredValue::new_local(None),
+        file: StoredValue::new_local(None),
         generation: StoredValue::new(0),
         edit: StoredValue::new((0, 0.0, None)),
         in_flight: StoredValue::new(false),

@@ -124,6 +124,10 @@ pub fn Results(state: LabState) -> impl IntoView {
     };
     let latency = move || {
         let l = state.latency.get();
+        if state.data.with(|d| d.active.is_some()) {
+            return "Rounds follow your file's timestamps; each point is one of your fixes."
+                .to_string();
+        }
         match (l.analytic_ms, l.dlg_ms) {
             (None, _) => "Drag a waypoint: the server's estimate follows.".to_string(),
             (Some(a), None) => format!("Last edit: analytic estimate in {a:.0} ms, DLG running…"),

@@ -50,6 +50,13 @@ enum Command {
         /// Keep the attack-progress events (the DLG path is in each round's `trail` anyway).
         #[arg(long)]
         progress_events: bool,
+        /// The target's data from your own file (CSV, GPX, GeoJSON, Google location history):
+        /// the world is placed around it and rounds follow its timestamps.
+        #[arg(long)]
+        data: Option<PathBuf>,
+        /// With --data: keep at most one fix per this many seconds.
+        #[arg(long, default_value_t = 0.0)]
+        thin: f64,
     },
     /// Print the default scenario config (TOML), a starting point for `run --config`.
     Config,
@@ -70,6 +77,11 @@ enum Command {
         /// Also print the fixes as CSV (time_unix,lat,lon,rsrp_dbm).
         #[arg(long)]
         fixes: bool,
+    },
+    /// Write the page's sample files (synthetic people; `www/samples` holds the committed copy).
+    Samples {
+        #[arg(long)]
+        out: PathBuf,
     },
     /// Reproduce the paper's Table 2, Table 3, defence comparison (§8.5) and round-length
     /// study on the synthetic presets, as Markdown tables with the paper's numbers beside.
@@ -106,7 +118,16 @@ fn main() -> ExitCode {
             out,
             timings,
             progress_events,
-        } => run(&config, out.as_deref(), timings, progress_events),
+            data,
+            thin,
+        } => run(
+            &config,
+            out.as_deref(),
+            timings,
+            progress_events,
+            data.as_deref(),
+            thin,
+        ),
         Command::Config => ScenarioConfig::default().to_toml().map(|t| print!("{t}")),
         Command::Attack { case } => attack(&case),
         Command::Bench { iterations } => {
@@ -114,6 +135,7 @@ fn main() -> ExitCode {
             Ok(())
         }
         Command::Import { file, fixes } => import_file(&file, fixes),
+        Command::Samples { out } => write_samples(&out),
         Command::Reproduce {
             seed,
             model,
@@ -184,9 +206,31 @@ fn run(
     out: Option<&Path>,
     timings: bool,
     progress_events: bool,
+    data: Option<&Path>,
+    thin: f64,
 ) -> Result<(), String> {
-    let config = ScenarioConfig::parse(&read(config_path)?)
+    let mut config = ScenarioConfig::parse(&read(config_path)?)
         .map_err(|e| format!("{}: {e}", config_path.display()))?;
+    if let Some(path) = data {
+        let (name, i) = import_path(path)?;
+        let fixes = whereabouts_engine::import::thin(&i.fixes, thin);
+        if fixes.len() < 2 {
+            return Err(format!("{name}: --thin {thin} leaves fewer than two fixes"));
+        }
+        let trace = whereabouts_engine::import::ImportedTrace { name, fixes };
+        for note in trace.placement()?.notes {
+            eprintln!("whereabouts: {note}");
+        }
+        if !trace.has_signal() {
+            eprintln!(
+                "whereabouts: {} has no signal column; the synthetic field provides RSRP",
+                trace.name
+            );
+        }
+        config.trajectory = None;
+        config.imported = Some(trace);
+        config.validate().map_err(|e| e.to_string())?;
+    }
     let mut scenario = Scenario::new(config.clone())?;
     let total = scenario.total_rounds();
     let started = std::time::Instant::now();
@@ -314,7 +358,18 @@ fn reproduce(
     }
 }
 
-fn import_file(path: &Path, print_fixes: bool) -> Result<(), String> {
+fn write_samples(dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for s in whereabouts_engine::import::samples::samples() {
+        let path = dir.join(s.name);
+        std::fs::write(&path, &s.contents).map_err(|e| format!("{}: {e}", path.display()))?;
+        println!("{}: {}", path.display(), s.label);
+    }
+    Ok(())
+}
+
+/// Reads and imports a file, refusing one too large before reading it.
+fn import_path(path: &Path) -> Result<(String, whereabouts_engine::import::Import), String> {
     use whereabouts_engine::import::{ImportOptions, import};
     let name = path.display().to_string();
     let options = ImportOptions::default();
@@ -330,6 +385,11 @@ fn import_file(path: &Path, print_fixes: bool) -> Result<(), String> {
     }
     let bytes = std::fs::read(path).map_err(|e| format!("{name}: {e}"))?;
     let i = import(&name, &bytes, &options).map_err(|e| e.to_string())?;
+    Ok((name, i))
+}
+
+fn import_file(path: &Path, print_fixes: bool) -> Result<(), String> {
+    let (name, i) = import_path(path)?;
     let (first, last) = (i.fixes[0], i.fixes[i.fixes.len() - 1]);
     let (mut s, mut n, mut w, mut e) = (90.0f64, -90.0f64, 180.0f64, -180.0f64);
     for f in &i.fixes {

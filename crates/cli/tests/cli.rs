@@ -209,3 +209,66 @@ fn import_handles_the_whole_bad_file_corpus() {
         );
     }
 }
+
+#[test]
+fn run_with_data_places_the_world_around_the_file_and_follows_its_days() {
+    let config = whereabouts(&["config"]);
+    let toml = text(&config.stdout).replace("seed = 1", "seed = 3\nmax_rounds = 2");
+    let cfg = temp("data.toml");
+    std::fs::write(&cfg, toml).unwrap();
+    let sample = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../www/samples/signal-log.csv"
+    );
+    let out = temp("data.json");
+    let o = whereabouts(&[
+        "run",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--data",
+        sample,
+        "--thin",
+        "600",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let rounds: Vec<_> = json["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["event"] == "round")
+        .collect();
+    assert_eq!(rounds.len(), 2);
+    // The sample's first day starts 2026-01-05 (UTC); its fixes are on the synthetic campus.
+    assert_eq!(rounds[0]["start_unix"], 1_767_571_200.0);
+    let lat = rounds[0]["true_centroid"]["latlon"]["lat"]
+        .as_f64()
+        .unwrap();
+    assert!((33.63..33.66).contains(&lat), "{lat}");
+    // Thinned to one fix per 10 minutes: at most 144 a day.
+    assert!(rounds[0]["points"].as_u64().unwrap() <= 144);
+    // A file that is not there, and a thinning that leaves nothing, are clear errors.
+    let o = whereabouts(&[
+        "run",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--data",
+        "nope.gpx",
+    ]);
+    assert!(!o.status.success());
+    assert!(text(&o.stderr).contains("nope.gpx"));
+    let o = whereabouts(&[
+        "run",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--data",
+        sample,
+        "--thin",
+        "9999999",
+    ]);
+    assert!(!o.status.success());
+    assert!(text(&o.stderr).contains("--thin 9999999 leaves fewer than two fixes"));
+}

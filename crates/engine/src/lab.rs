@@ -38,7 +38,14 @@ pub struct WorldView {
     pub users: usize,
     pub start_unix: f64,
     pub round_s: f64,
+    /// The visitor's imported fixes in time order (at most [`TRACE_POINTS`], evenly thinned),
+    /// for the map before any round is trained; empty for a drawn trajectory.
+    #[serde(default)]
+    pub trace: Vec<Metres>,
 }
+
+/// The most points of an imported trace sent for drawing.
+pub const TRACE_POINTS: usize = 5000;
 
 /// The global model's predicted RSRP on a grid over the area (row 0 = north).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -155,7 +162,8 @@ const SLICE_ITERATIONS: usize = 16;
 const RMSE_CHUNK: usize = 256;
 
 impl Lab {
-    /// A lab for `config`, which must carry a trajectory (the visitor is the target).
+    /// A lab for `config`, which must carry a trajectory or imported data (the visitor is the
+    /// target).
     pub fn new(config: ScenarioConfig) -> Result<Self, String> {
         config.validate().map_err(|e| e.to_string())?;
         let world = World::generate(&config.world_config()).map_err(|e| e.to_string())?;
@@ -164,8 +172,8 @@ impl Lab {
 
     /// [`new`](Self::new) in a world already generated for this config.
     pub fn with_world(config: ScenarioConfig, world: World) -> Result<Self, String> {
-        if config.trajectory.is_none() {
-            return Err("the lab needs a trajectory".into());
+        if config.trajectory.is_none() && config.imported.is_none() {
+            return Err("the lab needs a trajectory or imported data".into());
         }
         // Scenario validates everything and builds the same data.
         let scenario = crate::scenario::Scenario::with_world(config.clone(), world)?;
@@ -224,6 +232,14 @@ impl Lab {
             users: self.world.users.len(),
             start_unix: self.data.t0,
             round_s: self.data.round_s,
+            trace: match &self.config.imported {
+                Some(_) => {
+                    let mine = self.data.user_data(self.config.target);
+                    let step = mine.len().div_ceil(TRACE_POINTS).max(1);
+                    mine.iter().step_by(step).map(|s| s.pos).collect()
+                }
+                None => Vec::new(),
+            },
         }
     }
 
@@ -291,6 +307,9 @@ impl Lab {
         trajectory: Trajectory,
         emit: &mut dyn FnMut(LabEvent),
     ) -> Result<Option<usize>, String> {
+        if self.config.imported.is_some() {
+            return Err("the visitor's data is an imported file; forget it to draw a path".into());
+        }
         trajectory
             .validate(self.world.area())
             .map_err(|e| e.to_string())?;

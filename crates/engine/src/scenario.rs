@@ -12,6 +12,7 @@ use crate::defense::dp::RdpAccountant;
 use crate::error::ConfigError;
 use crate::fl::{BatchSelector, Federation, FlConfig, Update};
 use crate::geo::{LatLon, Metres};
+use crate::import::ImportedTrace;
 use crate::metrics;
 use crate::model::train::LocalTraining;
 use crate::model::{MlpSpec, ModelPreset};
@@ -110,6 +111,10 @@ pub struct ScenarioConfig {
     /// then lasts as long as the trajectory (unless `max_rounds` is shorter).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trajectory: Option<Trajectory>,
+    /// The target's data from the visitor's own file: the world is placed around it and the
+    /// rounds follow its timestamps ([`crate::import::placement`]). Excludes `trajectory`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported: Option<ImportedTrace>,
     /// What every device does to protect itself (digest 000 §7).
     #[serde(default, skip_serializing_if = "is_no_defense")]
     pub defense: Defense,
@@ -148,6 +153,7 @@ impl Default for ScenarioConfig {
             participants: Some(vec![0]),
             attack: AttackConfig::default(),
             trajectory: None,
+            imported: None,
             defense: Defense::None,
         }
     }
@@ -201,11 +207,23 @@ impl ScenarioConfig {
         if !(self.fl.client_fraction > 0.0 && self.fl.client_fraction <= 1.0) {
             return Err(ConfigError::new("fl.client_fraction", "must be in (0, 1]"));
         }
+        if let Some(t) = &self.imported {
+            if self.trajectory.is_some() {
+                return Err(ConfigError::new(
+                    "imported",
+                    "a run uses either a drawn trajectory or imported data, not both",
+                ));
+            }
+            t.placement().map_err(|e| ConfigError::new("imported", e))?;
+        }
         Ok(())
     }
 
-    /// The world this scenario runs in.
+    /// The world this scenario runs in: the preset's, or one placed around imported data.
     pub fn world_config(&self) -> crate::world::WorldConfig {
+        if let Some(p) = self.imported.as_ref().and_then(|t| t.placement().ok()) {
+            return p.world_config(self.seed, self.world.users, self.world.cell);
+        }
         let mut w = self.world.preset.config(self.seed);
         if let Some(u) = self.world.users {
             w.mobility.users = u;
@@ -388,6 +406,16 @@ impl Scenario {
                 .map_err(|e| e.to_string())?;
             let measurements = trajectory.measurements(&world, config.target, config.seed);
             data.replace_user(config.target, &measurements);
+            let last = measurements.last().map_or(data.t0, |m| m.time);
+            rounds = data.round_of(last) + 1;
+        }
+        if let Some(trace) = &config.imported {
+            let placement = trace.placement()?;
+            let measurements = placement.measurements(&world, config.target, config.seed);
+            data.replace_user(config.target, &measurements);
+            if trace.has_signal() {
+                data.hold_out_user(config.target, config.test_fraction, config.seed);
+            }
             let last = measurements.last().map_or(data.t0, |m| m.time);
             rounds = data.round_of(last) + 1;
         }

@@ -196,6 +196,23 @@ impl Dataset {
         self.train.splice(at..at, mine);
     }
 
+    /// Makes `user`'s own data the test set: a random `fraction` of their training samples
+    /// (stream `test-split-user`) replaces the cell's held-out set. For imported traces with a
+    /// measured signal, which the synthetic test set could not judge.
+    pub fn hold_out_user(&mut self, user: u32, fraction: f64, seed: u64) {
+        let mut stream = Stream::new(seed, "test-split-user");
+        let mut test = Vec::new();
+        self.train.retain(|s| {
+            if s.user == user && stream.chance(fraction) {
+                test.push(*s);
+                false
+            } else {
+                true
+            }
+        });
+        self.test = test;
+    }
+
     /// All of `user`'s training samples, in time order.
     pub fn user_data(&self, user: u32) -> &[Sample] {
         let start = self.train.partition_point(|s| s.user < user);

@@ -50,6 +50,15 @@ fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
         .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
 }
 
+/// The first `rows` data rows split by `mapping` (the page's mapping preview).
+pub fn preview(text: &str, mapping: &Mapping, rows: usize) -> Vec<Vec<String>> {
+    lines(text)
+        .skip(usize::from(mapping.header))
+        .take(rows)
+        .map(|(_, l)| split(l, mapping.delimiter))
+        .collect()
+}
+
 fn detect_delimiter(text: &str) -> Option<char> {
     let sample: Vec<&str> = lines(text).take(20).map(|(_, l)| l).collect();
     DELIMITERS

@@ -11,7 +11,11 @@
 pub mod csv;
 pub mod gpx;
 pub mod json;
+pub mod placement;
+pub mod samples;
 pub mod time;
+
+pub use placement::{ImportedTrace, Placement, thin};
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

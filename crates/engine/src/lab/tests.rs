@@ -152,3 +152,95 @@ fn the_heat_map_covers_the_area_in_dbm() {
     assert!(h.values_dbm.iter().all(|v| v.is_finite()));
     assert!(lab.heat_map(Some(5), 600).is_none());
 }
+
+/// Three days of a walk in Zürich with a day without data in between, as a file would give.
+fn imported() -> ScenarioConfig {
+    use crate::import::{Fix, ImportedTrace};
+    let day = 86_400.0;
+    let t0 = 1_700_006_400.0; // 2023-11-15 00:00 UTC
+    let fixes = [0.0, 2.0, 3.0]
+        .iter()
+        .flat_map(|&d| {
+            (0..120).map(move |i| {
+                let a = i as f64 / 120.0 * std::f64::consts::TAU;
+                Fix {
+                    time: t0 + d * day + 8.0 * 3600.0 + i as f64 * 120.0,
+                    lat: 47.37 + 0.004 * a.sin() + d * 1e-3,
+                    lon: 8.54 + 0.006 * a.cos(),
+                    rsrp_dbm: None,
+                    line: i + 1,
+                }
+            })
+        })
+        .collect();
+    ScenarioConfig {
+        seed: 4,
+        world: WorldChoice {
+            preset: Preset::Campus,
+            users: Some(3),
+            weeks: None,
+            cell: None,
+        },
+        imported: Some(ImportedTrace {
+            name: "walk.gpx".into(),
+            fixes,
+        }),
+        ..ScenarioConfig::default()
+    }
+}
+
+#[test]
+fn imported_data_places_the_world_and_cuts_rounds_by_its_timestamps() {
+    let mut lab = Lab::new(imported()).unwrap();
+    let view = lab.world_view();
+    assert!(
+        (view.origin.lat - 47.3715).abs() < 0.002,
+        "{:?}",
+        view.origin
+    );
+    assert_eq!(view.start_unix, 1_700_006_400.0);
+    // Days 0, 2 and 3 have data: four daily rounds, the target is silent in round 1.
+    assert_eq!(lab.total_rounds(), 4);
+    lab.want(usize::MAX);
+    lab.finish(&mut |_| {}).unwrap();
+    let records = lab.records();
+    assert_eq!(
+        records.iter().map(|r| r.round).collect::<Vec<_>>(),
+        vec![0, 2, 3]
+    );
+    for r in &records {
+        assert_eq!(r.points, 120);
+        // The walk is a ~1 km loop; Lemma 1 through FedSGD lands near its centroid.
+        let analytic = r.analytic.as_ref().unwrap();
+        assert!(
+            analytic.error_m < 50.0,
+            "round {}: {}",
+            r.round,
+            analytic.error_m
+        );
+    }
+    assert_eq!(timeless(records), scenario_records(imported()));
+    let mut both = imported();
+    both.trajectory = Some(TrajectoryPreset::Commute.trajectory(900.0, 850.0));
+    assert!(Lab::new(both).err().unwrap().contains("not both"));
+}
+
+#[test]
+fn a_measured_signal_is_tested_on_the_visitors_own_held_out_fixes() {
+    let mut config = imported();
+    if let Some(t) = config.imported.as_mut() {
+        for (i, f) in t.fixes.iter_mut().enumerate() {
+            f.rsrp_dbm = Some(-80.0 - (i % 20) as f64);
+        }
+    }
+    let scenario = crate::scenario::Scenario::new(config).unwrap();
+    assert!(!scenario.data.test.is_empty());
+    assert!(scenario.data.test.iter().all(|s| s.user == 0));
+    assert!(
+        scenario
+            .data
+            .test
+            .iter()
+            .all(|s| (-99.0..=-80.0).contains(&s.y))
+    );
+}

@@ -1,0 +1,252 @@
+// Bring your own data, as a visitor does it: pick a file with the real file input, drop
+// another on the drop zone, watch the map move to it and the rounds follow its timestamps, get
+// a clear message for a broken file without losing anything, cancel a huge import, import a
+// 100 MB file without freezing the page, forget the data, and never send a byte anywhere.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync, openSync, writeSync, closeSync, existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { startServer } from '../../tools/serve.mjs';
+import { DIST, SHOTS, captureErrors, guardOrigin, launch, screenshotPath } from './harness.mjs';
+
+let server, browser;
+const FILES = join(SHOTS, 'files');
+before(async () => {
+  server = await startServer(DIST);
+  browser = await launch();
+  mkdirSync(FILES, { recursive: true });
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const DAY = 86400;
+const T0 = 1_700_006_400; // 2023-11-15 00:00 UTC
+const iso = (t) => new Date(t * 1000).toISOString().replace('.000Z', 'Z');
+
+/** A loop walked on days 0, 2 and 3 (none on day 1) around (lat, lon): rows of [t, lat, lon]. */
+function walk(lat, lon) {
+  const rows = [];
+  for (const d of [0, 2, 3]) {
+    for (let i = 0; i < 120; i++) {
+      const a = (i / 120) * 2 * Math.PI;
+      rows.push([T0 + d * DAY + 8 * 3600 + i * 120, lat + 0.004 * Math.sin(a) + d * 1e-3, lon + 0.006 * Math.cos(a)]);
+    }
+  }
+  return rows;
+}
+
+/** Each day's true centroid, as the engine computes it (plain mean of lat/lon). */
+function centroids(rows) {
+  const by = new Map();
+  for (const [t, la, lo] of rows) {
+    const d = Math.floor((t - T0) / DAY);
+    const c = by.get(d) ?? [0, 0, 0];
+    by.set(d, [c[0] + la, c[1] + lo, c[2] + 1]);
+  }
+  return [...by].map(([d, c]) => [d, c[0] / c[2], c[1] / c[2]]);
+}
+
+const csv = (rows) => 'time,latitude,longitude\n' + rows.map(([t, a, o]) => `${iso(t)},${a.toFixed(6)},${o.toFixed(6)}`).join('\n') + '\n';
+const gpx = (rows) =>
+  '<?xml version="1.0"?>\n<gpx version="1.1"><trk><trkseg>\n' +
+  rows.map(([t, a, o]) => `<trkpt lat="${a.toFixed(6)}" lon="${o.toFixed(6)}"><time>${iso(t)}</time></trkpt>`).join('\n') +
+  '\n</trkseg></trk></gpx>\n';
+
+/** A CSV of about `mb` megabytes: a random walk, one fix per 10 s (written once, reused). */
+function bigCsv(mb) {
+  const path = join(FILES, `big-${mb}mb.csv`);
+  if (existsSync(path) && statSync(path).size >= mb * 1e6) return path;
+  const fd = openSync(path, 'w');
+  writeSync(fd, 'time,lat,lon,rsrp\n');
+  let [lat, lon, t, size, seed] = [40.4168, -3.7038, 1_704_067_200, 0, 1];
+  const rnd = () => ((seed = (seed * 16807) % 2147483647) / 2147483647) - 0.5;
+  while (size < mb * 1e6) {
+    let chunk = '';
+    for (let i = 0; i < 20000; i++) {
+      lat += rnd() * 2e-4;
+      lon += rnd() * 2e-4;
+      t += 10;
+      chunk += `${iso(t)},${lat.toFixed(6)},${lon.toFixed(6)},${-96 + Math.round(rnd() * 20)}\n`;
+    }
+    writeSync(fd, chunk);
+    size += chunk.length;
+  }
+  closeSync(fd);
+  return path;
+}
+
+async function open(viewport = { width: 1280, height: 900 }) {
+  const context = await browser.newContext({ viewport, deviceScaleFactor: 1 });
+  const guard = await guardOrigin(context, new URL(server.url).origin);
+  const page = await context.newPage();
+  const errors = captureErrors(page);
+  await page.goto(server.url);
+  await page.waitForSelector('[data-testid="engine-status"].ready', { timeout: 30000 });
+  return { context, guard, page, errors };
+}
+
+const origin = (page) => page.getAttribute('[data-testid="map-canvas"]', 'data-origin');
+/** Waits until the map shows a world whose origin starts with `prefix`. */
+const originIs = (page, prefix, timeout = 60000) =>
+  page.waitForFunction((p) => document.querySelector('[data-testid="map-canvas"]').dataset.origin?.startsWith(p), prefix, { timeout });
+
+async function imported(page, name, timeout = 60000) {
+  await page.waitForFunction(
+    (n) => document.querySelector('[data-testid="import-report"]')?.textContent.includes(n) &&
+      !document.querySelector('[data-testid="import-progress"]'),
+    name,
+    { timeout },
+  );
+}
+
+/** Rows of the per-round table once `count` rounds are attacked. */
+async function roundsDone(page, count, timeout = 90000) {
+  await page.waitForFunction(
+    (n) => {
+      const rows = [...document.querySelectorAll('[data-testid="round-row"]')];
+      return rows.length >= n && rows.slice(0, n).every((r) => r.dataset.dlgError !== '');
+    },
+    count,
+    { timeout },
+  );
+  return page.$$eval('[data-testid="round-row"]', (rs) =>
+    rs.map((r) => ({ round: Number(r.dataset.round), truth: [Number(r.dataset.truthE), Number(r.dataset.truthN)], dlgError: Number(r.dataset.dlgError) })),
+  );
+}
+
+/** Drops `text` as a file called `name` on the drop zone, as a drag from the desktop would. */
+async function drop(page, name, text, type) {
+  const transfer = await page.evaluateHandle(
+    ([n, t, ty]) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([t], n, { type: ty }));
+      return dt;
+    },
+    [name, text, type],
+  );
+  const zone = page.locator('[data-testid="drop-zone"]');
+  await zone.dispatchEvent('dragover', { dataTransfer: transfer });
+  await zone.dispatchEvent('drop', { dataTransfer: transfer });
+}
+
+test('a file through the file input and one by drag-and-drop run the federation where they are', async () => {
+  const { context, guard, page, errors } = await open();
+  await originIs(page, '33.64'); // the lab starts on the synthetic campus
+
+  // 1. The real file input: a walk in Zürich, three days with a gap.
+  const zurich = walk(47.37, 8.54);
+  const path = join(FILES, 'zurich-walk.csv');
+  writeFileSync(path, csv(zurich));
+  await page.setInputFiles('[data-testid="file-input"]', path);
+  await imported(page, 'zurich-walk.csv');
+  assert.match(await page.textContent('[data-testid="import-count"]'), /^360 fixes/);
+  assert.match(await page.textContent('[data-testid="import-signal"]'), /no signal column.*synthetic signal field/);
+  assert.equal(await page.locator('[data-testid="csv-preview"] tbody tr').count(), 5, 'the CSV preview shows rows');
+  assert.equal(await page.inputValue('[data-testid="map-lat"]'), '1');
+  // On the map: the world moved to Zürich and the trace is drawn.
+  await originIs(page, '47.37');
+  assert.equal(await page.getAttribute('[data-testid="map-canvas"]', 'data-trace'), '360');
+  // Rounds follow the file's days: 4 daily rounds, the visitor silent on day 1.
+  await page.waitForFunction(() => /of 4\b/.test(document.querySelector('[data-testid="round-label"]').textContent));
+  const rows = await roundsDone(page, 3);
+  assert.deepEqual(rows.map((r) => r.round), [0, 2, 3]);
+  // Each round's true centroid is that day's mean position (metres east/north of the origin).
+  const [olat, olon] = (await origin(page)).split(' ').map(Number);
+  const mPerDeg = (6371008.8 * Math.PI) / 180;
+  for (const [d, la, lo] of centroids(zurich)) {
+    const row = rows.find((r) => r.round === d);
+    const e = (lo - olon) * mPerDeg * Math.cos((olat * Math.PI) / 180);
+    const n = (la - olat) * mPerDeg;
+    assert.ok(Math.hypot(row.truth[0] - e, row.truth[1] - n) < 15, `day ${d}: ${row.truth} vs ${e},${n}`);
+    assert.ok(row.dlgError < 400, `day ${d}: DLG ${row.dlgError} m`);
+  }
+  await page.screenshot({ path: screenshotPath('data-zurich'), fullPage: true });
+
+  // 2. Drag-and-drop: a GPX walk in Lisbon replaces it.
+  await drop(page, 'lisbon.gpx', gpx(walk(38.72, -9.14)), 'application/gpx+xml');
+  await imported(page, 'lisbon.gpx');
+  await originIs(page, '38.72');
+  const lisbon = await roundsDone(page, 3);
+  assert.deepEqual(lisbon.map((r) => r.round), [0, 2, 3]);
+
+  // 3. A broken file: a clear message naming the file and the line; nothing is lost.
+  const geojson = JSON.stringify({ type: 'FeatureCollection', features: walk(10, 10).map(([t, a, o]) => ({ type: 'Feature', properties: { time: iso(t) }, geometry: { type: 'Point', coordinates: [o, a] } })) }, null, 1);
+  await drop(page, 'broken.geojson', geojson.slice(0, 2000), 'application/geo+json');
+  await page.waitForSelector('[data-testid="import-error"]');
+  const message = await page.textContent('[data-testid="import-error"]');
+  assert.match(message, /^broken\.geojson, line \d+: the file ends early \(truncated JSON\)/);
+  assert.match(message, /previous data is still loaded/);
+  assert.match(await page.textContent('[data-testid="import-report"]'), /lisbon\.gpx/);
+  assert.match(await origin(page), /^38\.72/);
+  assert.equal((await roundsDone(page, 3)).length, lisbon.length);
+
+  // 4. Forget: the data is gone and the drawn path is back on the campus.
+  await page.click('[data-testid="forget"]');
+  await page.waitForFunction(() => !document.querySelector('[data-testid="import-report"]'));
+  await originIs(page, '33.64');
+  assert.equal(await page.getAttribute('[data-testid="map-canvas"]', 'data-trace'), '0');
+  assert.ok(await page.isVisible('[data-testid="path-stats"]'));
+
+  assert.deepEqual(guard.violations, [], 'no request left the origin');
+  assert.ok(guard.requests.some((r) => r.url.endsWith('.wasm')), 'the guard saw the page load');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a sample loads from the site itself; the phone layout has no sideways scroll', async () => {
+  const { context, guard, page, errors } = await open({ width: 390, height: 844 });
+  await page.click('[data-testid="sample-signal-log.csv"]');
+  await imported(page, 'signal-log.csv');
+  assert.match(await page.textContent('[data-testid="import-signal"]'), /comes from your file/);
+  assert.equal(await page.inputValue('[data-testid="map-signal"]'), '3');
+  await roundsDone(page, 1);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `sideways scroll of ${overflow}px`);
+  await page.screenshot({ path: screenshotPath('data-phone'), fullPage: true });
+  assert.ok(guard.requests.some((r) => r.url.endsWith('/samples/signal-log.csv')));
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a 100 MB file imports in the worker without freezing the page, and can be cancelled', async () => {
+  const big = bigCsv(100);
+  const { context, guard, page, errors } = await open();
+  await originIs(page, '33.64');
+  // Long tasks on the page's main thread while the import runs.
+  await page.evaluate(() => {
+    window.__long = [];
+    new PerformanceObserver((l) => window.__long.push(...l.getEntries().map((e) => e.duration))).observe({ type: 'longtask', buffered: false });
+  });
+  // Cancel one first: nothing changes.
+  await page.setInputFiles('[data-testid="file-input"]', big);
+  await page.waitForSelector('[data-testid="import-progress"]');
+  await page.click('[data-testid="import-cancel"]');
+  await page.waitForSelector('[data-testid="import-cancelled"]');
+  assert.equal(await page.locator('[data-testid="import-report"]').count(), 0);
+  assert.match(await origin(page), /^33\.64/);
+
+  const started = Date.now();
+  await page.setInputFiles('[data-testid="file-input"]', big);
+  // While it reads, the page answers: a click on a layer toggle takes effect at once.
+  await page.waitForSelector('[data-testid="import-progress"]');
+  const t = Date.now();
+  await page.click('[data-testid="layer-heat"]');
+  assert.ok(Date.now() - t < 1000, 'the page stayed responsive during the import');
+  await imported(page, `big-100mb.csv`, 180000);
+  const seconds = (Date.now() - started) / 1000;
+  const mb = statSync(big).size / 1e6;
+  const fixes = Number(await page.getAttribute('[data-testid="import-report"]', 'data-fixes'));
+  const hint = await page.textContent('[data-testid="import-report"] .hint');
+  const ms = Number(hint.match(/Read in (\d+) ms/)[1]);
+  const longest = await page.evaluate(() => Math.max(0, ...window.__long));
+  console.log(`100 MB import: ${mb.toFixed(1)} MB, ${fixes} fixes; worker read+parse ${ms} ms = ${(mb / (ms / 1000)).toFixed(1)} MB/s; on screen after ${seconds.toFixed(1)} s; longest main-thread task ${longest.toFixed(0)} ms`);
+  assert.ok(fixes > 1_000_000);
+  assert.ok(longest < 250, `the page froze for ${longest} ms`);
+  await originIs(page, '40.', 120000);
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
