@@ -422,7 +422,11 @@ pub fn LabMap(state: LabState) -> impl IntoView {
     view! {
         <canvas node_ref=canvas_ref class="map" data-testid="map-canvas" tabindex="0"
             role="application"
-            aria-label="Map of the synthetic campus. Click or drag to draw your path; drag a waypoint to move it; double-click a waypoint (or select it and press Delete) to remove it. Wheel or +/− to zoom, arrows to pan."
+            aria-label=move || if state.data.with(|d| d.active.is_some()) {
+                "Map of your imported data and the world placed around it. Drag to pan; wheel or +/− to zoom, arrows to pan."
+            } else {
+                "Map of the synthetic campus. Click or drag to draw your path; drag a waypoint to move it; double-click a waypoint (or select it and press Delete) to remove it. Wheel or +/− to zoom, arrows to pan."
+            }
             class:panning=move || tool.get() == Tool::Pan
             on:pointerdown=on_down on:pointermove=on_move on:pointerup=on_up
             on:pointercancel=on_up on:dblclick=on_dblclick on:wheel=on_wheel
