@@ -78,11 +78,21 @@ pub fn nice_ceil(x: f64) -> f64 {
 pub fn format_distance(m: f64) -> String {
     if m >= 1000.0 {
         let km = m / 1000.0;
-        if (km - km.round()).abs() < 1e-9 {
-            format!("{km:.0} km")
+        // Three significant digits at most (1.45 km, 12.3 km, 150 km), no trailing zeros.
+        let decimals = if km < 10.0 {
+            2
+        } else if km < 100.0 {
+            1
         } else {
-            format!("{km} km")
-        }
+            0
+        };
+        let text = format!("{km:.decimals$}");
+        let text = if text.contains('.') {
+            text.trim_end_matches('0').trim_end_matches('.')
+        } else {
+            &text
+        };
+        format!("{text} km")
     } else {
         format!("{m:.0} m")
     }
@@ -190,5 +200,9 @@ mod tests {
         assert_eq!(format_distance(250.0), "250 m");
         assert_eq!(format_distance(1000.0), "1 km");
         assert_eq!(format_distance(2500.0), "2.5 km");
+        // An error line of any length: three significant digits, not the full float.
+        assert_eq!(format_distance(1447.234_688_449_249_5), "1.45 km");
+        assert_eq!(format_distance(12_345.0), "12.3 km");
+        assert_eq!(format_distance(150_000.0), "150 km");
     }
 }

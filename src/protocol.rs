@@ -8,10 +8,10 @@
 
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::{JsCast, JsValue};
-use whereabouts_engine::experiments::SweepPoint;
 use whereabouts_engine::import::{Fix, ImportError, csv::Mapping};
 use whereabouts_engine::lab::{HeatMap, LabEvent, WorldView};
 use whereabouts_engine::scenario::{ScenarioConfig, Summary};
+use whereabouts_engine::studies::{Study, SweepPoint};
 use whereabouts_engine::trajectory::Trajectory;
 
 /// What the page asks of the engine.
@@ -57,13 +57,16 @@ pub enum Request {
         generation: u32,
         rounds: usize,
     },
-    /// Run the privacy–utility sweep (every defence over its grid) on `config`, in the
-    /// background of the lab. `sweep` numbers sweeps.
+    /// Run a study (by default the privacy–utility sweep: every defence over its grid) on
+    /// `config`, in the background of the lab. `sweep` numbers sweeps.
     SweepStart {
         sweep: u32,
         config: Box<ScenarioConfig>,
         #[serde(default)]
         use_data: bool,
+        /// What the runs vary: defences, local steps (I3) or the co-participant (I4).
+        #[serde(default)]
+        study: Study,
     },
     SweepCancel {
         sweep: u32,

@@ -9,11 +9,10 @@ use crate::protocol::{self, Request, Response};
 use std::{cell::RefCell, rc::Rc};
 use wasm_bindgen::{JsCast, JsValue, closure::Closure};
 use web_sys::{DedicatedWorkerGlobalScope, MessageChannel, MessageEvent};
-use whereabouts_engine::defense::Defense;
-use whereabouts_engine::experiments::{SweepPoint, sweep_grid};
 use whereabouts_engine::import::ImportedTrace;
 use whereabouts_engine::lab::{HeatMap, Lab, LabEvent};
 use whereabouts_engine::scenario::ScenarioConfig;
+use whereabouts_engine::studies::{self, Study, StudyRun, SweepPoint};
 use whereabouts_engine::world::World;
 
 /// How long one slice of background work may run, in milliseconds.
@@ -37,11 +36,13 @@ pub struct Engine {
     data: Option<ImportedTrace>,
 }
 
-/// A privacy–utility sweep in progress: one lab per grid point, in one world.
+/// A study in progress (the privacy–utility sweep, I3, I4): one lab per run, in one world.
 struct Sweep {
     id: u32,
+    study: Study,
     base: ScenarioConfig,
-    grid: Vec<(&'static str, String, Defense)>,
+    /// The runs, known once the world is generated (co-participants need it).
+    runs: Vec<StudyRun>,
     done: usize,
     world: Option<World>,
     current: Option<Lab>,
@@ -138,6 +139,7 @@ impl Engine {
                 sweep,
                 config,
                 use_data,
+                study,
             } => {
                 let config = match self.with_data(*config, use_data) {
                     Ok(c) => c,
@@ -146,17 +148,17 @@ impl Engine {
                         return;
                     }
                 };
-                let grid = sweep_grid();
                 emit(Response::SweepProgress {
                     sweep,
                     done: 0,
-                    total: grid.len(),
+                    total: 0,
                     point: None,
                 });
                 self.sweep = Some(Sweep {
                     id: sweep,
+                    study,
                     base: config,
-                    grid,
+                    runs: Vec::new(),
                     done: 0,
                     world: None,
                     current: None,
@@ -217,8 +219,33 @@ impl Engine {
             return;
         };
         while now() < deadline {
+            if sweep.world.is_none() {
+                // First slice: the world, then the runs (a few hundred ms, once per study).
+                let prepared = World::generate(&sweep.base.world_config())
+                    .map_err(|e| e.to_string())
+                    .and_then(|w| studies::runs(sweep.study, &sweep.base, &w).map(|r| (w, r)));
+                match prepared {
+                    Ok((world, runs)) => {
+                        sweep.world = Some(world);
+                        sweep.runs = runs;
+                        emit(Response::SweepProgress {
+                            sweep: sweep.id,
+                            done: 0,
+                            total: sweep.runs.len(),
+                            point: None,
+                        });
+                    }
+                    Err(message) => {
+                        let id = sweep.id;
+                        self.sweep = None;
+                        emit(Response::SweepError { sweep: id, message });
+                        return;
+                    }
+                }
+                continue;
+            }
             if sweep.current.is_none() {
-                let Some((_, _, defense)) = sweep.grid.get(sweep.done) else {
+                let Some(run) = sweep.runs.get(sweep.done) else {
                     let id = sweep.id;
                     self.sweep = None;
                     emit(Response::SweepDone {
@@ -227,20 +254,10 @@ impl Engine {
                     });
                     return;
                 };
-                let mut config = sweep.base.clone();
-                config.defense = *defense;
-                let world = match sweep.world.take() {
-                    Some(w) => Ok(w),
-                    None => World::generate(&config.world_config()).map_err(|e| e.to_string()),
-                };
-                let lab = world.and_then(|w| {
-                    let kept = w.clone();
-                    Lab::with_world(config, w).map(|lab| (lab, kept))
-                });
-                match lab {
-                    Ok((mut lab, world)) => {
+                let world = sweep.world.clone().expect("generated above");
+                match Lab::with_world(run.config.clone(), world) {
+                    Ok(mut lab) => {
                         lab.want(usize::MAX);
-                        sweep.world = Some(world);
                         sweep.current = Some(lab);
                     }
                     Err(message) => {
@@ -257,14 +274,14 @@ impl Engine {
                 Ok(true) => return,
                 Ok(false) | Err(_) => {
                     // A run that fails (a diverging model) is a point with no results.
-                    let (family, parameter, _) = &sweep.grid[sweep.done];
-                    let point = SweepPoint::new(family, parameter, &lab.summary());
+                    let point =
+                        SweepPoint::new(&sweep.runs[sweep.done], &lab.summary(), &lab.records());
                     sweep.done += 1;
                     sweep.current = None;
                     emit(Response::SweepProgress {
                         sweep: sweep.id,
                         done: sweep.done,
-                        total: sweep.grid.len(),
+                        total: sweep.runs.len(),
                         point: Some(point),
                     });
                 }
@@ -627,6 +644,7 @@ mod tests {
                 sweep: 1,
                 config: Box::new(small.clone()),
                 use_data: false,
+                study: Study::Defenses,
             },
             &|| 0.0,
             &mut |r| out.push(r),
@@ -639,7 +657,7 @@ mod tests {
                 _ => None,
             })
             .collect();
-        assert_eq!(points.len(), sweep_grid().len());
+        assert_eq!(points.len(), studies::defense_grid().len());
         assert_eq!(points[0].family, "none");
         assert!(matches!(
             out.last(),
@@ -659,8 +677,9 @@ mod tests {
         engine.handle(
             Request::SweepStart {
                 sweep: 2,
-                config: Box::new(small),
+                config: Box::new(small.clone()),
                 use_data: false,
+                study: Study::Defenses,
             },
             &|| 0.0,
             &mut |r| out.push(r),
@@ -676,6 +695,34 @@ mod tests {
             })
         ));
         assert!(!engine.has_work());
+
+        // Insight I4: the visitor alone, then with each other user, with their distance.
+        let mut out = Vec::new();
+        engine.handle(
+            Request::SweepStart {
+                sweep: 3,
+                config: Box::new(small),
+                use_data: false,
+                study: Study::CoParticipants,
+            },
+            &|| 0.0,
+            &mut |r| out.push(r),
+        );
+        out.extend(pump_all(&mut engine));
+        let points: Vec<&SweepPoint> = out
+            .iter()
+            .filter_map(|r| match r {
+                Response::SweepProgress { point: Some(p), .. } => Some(p),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            points.len(),
+            2,
+            "alone, and with user 1 (the world has two users)"
+        );
+        assert_eq!(points[1].parameter, "user 1");
+        assert!(points[1].user_distance_m.unwrap() > 0.0);
     }
 
     #[test]

@@ -215,8 +215,10 @@ impl LabState {
         }
         let (config, use_data) = self.run_config();
         let id = self.sweep.with_untracked(|s| s.id) + 1;
+        let study = self.sweep.with_untracked(|s| s.study);
         self.sweep.set(sweep::SweepView {
             id,
+            study,
             running: true,
             ..sweep::SweepView::default()
         });
@@ -224,6 +226,7 @@ impl LabState {
             sweep: id,
             config: Box::new(config),
             use_data,
+            study,
         });
     }
 

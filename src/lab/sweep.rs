@@ -1,16 +1,18 @@
-//! The privacy–utility trade-off (issue #5, item 8): every defence swept over its parameter on
-//! the visitor's own configuration and path, run in the worker behind the lab, plotted as
-//! attack error against model RMSE.
+//! Studies on the visitor's own configuration and path, run in the worker behind the lab
+//! ([`whereabouts_engine::studies`]): the privacy–utility trade-off of every defence (issue #5,
+//! item 8), more local steps blurring the attack (Insight I3), and who else takes part
+//! (Insight I4). Each is plotted and tabulated as it arrives.
 
 use super::LabState;
 use crate::protocol::Response;
 use leptos::prelude::*;
-use whereabouts_engine::experiments::SweepPoint;
+use whereabouts_engine::studies::{Study, SweepPoint};
 
-/// What the page knows about the current sweep.
+/// What the page knows about the current study.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SweepView {
     pub id: u32,
+    pub study: Study,
     pub running: bool,
     pub done: usize,
     pub total: usize,
@@ -43,120 +45,233 @@ impl SweepView {
             _ => {}
         }
     }
-}
 
-/// Colours of the defence families on the chart.
-fn colour(family: &str) -> &'static str {
-    match family {
-        "none" => "#1f2328",
-        "Diverse Batch" => "#2563eb",
-        "Farthest Batch" => "#16a34a",
-        "Random subset" => "#9333ea",
-        "Local DP" => "#d1242f",
-        "GeoInd" => "#ca8a04",
-        _ => "#59636e",
+    /// The families in the order they first appear.
+    fn families(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for p in &self.points {
+            if !out.contains(&p.family) {
+                out.push(p.family.clone());
+            }
+        }
+        out
     }
 }
 
-const FAMILIES: [&str; 6] = [
-    "none",
-    "Diverse Batch",
-    "Farthest Batch",
-    "Random subset",
-    "Local DP",
-    "GeoInd",
+/// Colours of the families on the chart, in order of appearance (`.swatch.fN` in the CSS).
+const COLOURS: [&str; 6] = [
+    "#1f2328", "#2563eb", "#16a34a", "#9333ea", "#d1242f", "#ca8a04",
 ];
+
+/// The studies: key, label, what it shows and how (shown above the button).
+const STUDIES: [(Study, &str, &str, &str); 3] = [
+    (
+        Study::Defenses,
+        "defences",
+        "Privacy–utility trade-off: every defence",
+        "Runs your configuration and path with every defence at several strengths (20 runs) and plots how far the server's guesses land from you against how good the signal map is. Up and to the left is best: more privacy at little cost. With the default FedSGD the model barely learns in a few rounds; set B = 20 and E = 5 to compare utility.",
+    ),
+    (
+        Study::LocalSteps,
+        "steps",
+        "More local steps blur the attack (Insight I3)",
+        "Under FedAvg your phone takes many small SGD steps (E epochs over mini-batches of B points) before it sends the sum as one update. Each step's gradient points at its own mini-batch, at slightly different weights; the server sees only their sum, so DLG recovers a blur of many mini-batch centroids, and the model moves further, so later updates say less. This runs your path with FedSGD (one step) and FedAvg with B = 20 and 5 over E, and plots how often DLG fails (leaves the area) against the number of steps; the table adds how far the guesses that do land are from you, and the model's RMSE, which more steps do not hurt.",
+    ),
+    (
+        Study::CoParticipants,
+        "users",
+        "Who else takes part (Insight I4)",
+        "Runs your path alone and then with each synthetic user of this world in turn, and plots the attack's error against how different that user's whereabouts are from yours (EMD between your locations and theirs). The paper finds that dissimilar partners keep the global model from fitting you, so your updates stay large and the attack more accurate; similar partners protect you a little. With the default FedSGD the model hardly moves in a few rounds, so a partner changes little: try B = 10 and E = 5, the paper's setting for this study (Table 3).",
+    ),
+];
+
+fn study_of(key: &str) -> Study {
+    STUDIES
+        .iter()
+        .find(|s| s.1 == key)
+        .map_or(Study::Defenses, |s| s.0)
+}
+
+/// How a study is plotted.
+struct Axes {
+    x: fn(&SweepPoint) -> Option<f64>,
+    y: fn(&SweepPoint) -> Option<f64>,
+    /// Horizontal axis in log10 (local steps span 1 to ~150).
+    log_x: bool,
+    x_unit: &'static str,
+    x_label: &'static str,
+    y_label: &'static str,
+    /// The vertical axis is a percentage (0–100).
+    percent: bool,
+}
+
+fn axes(study: Study) -> Axes {
+    match study {
+        Study::Defenses => Axes {
+            x: |p| p.rmse_db,
+            y: |p| p.mean_error_m,
+            log_x: false,
+            x_unit: "dB",
+            x_label: "model RMSE (dB) → worse utility",
+            y_label: "↑ distance of the server's guesses from you (more privacy)",
+            percent: false,
+        },
+        Study::LocalSteps => Axes {
+            x: |p| p.local_steps,
+            y: |p| p.diverged_percent,
+            log_x: true,
+            x_unit: "steps",
+            x_label: "local SGD steps per update (log scale) →",
+            y_label: "↑ rounds in which the attack failed: DLG left the area (%)",
+            percent: true,
+        },
+        Study::CoParticipants => Axes {
+            x: |p| p.user_distance_m.or(Some(0.0)),
+            y: |p| p.emd_m,
+            log_x: false,
+            x_unit: "m",
+            x_label: "how different the other user is from you (EMD, m; 0 = alone) →",
+            y_label: "↑ EMD between the server's guesses and your rounds (more privacy)",
+            percent: false,
+        },
+    }
+}
 
 #[component]
 pub fn Sweep(state: LabState) -> impl IntoView {
     let view_ = move || state.sweep.get();
     let chart = move || {
         let v = view_();
-        let pts: Vec<&SweepPoint> = v
+        let a = axes(v.study);
+        let tx = move |x: f64| if a.log_x { x.max(1.0).log10() } else { x };
+        let pts: Vec<(&SweepPoint, f64, f64)> = v
             .points
             .iter()
-            .filter(|p| p.rmse_db.is_some_and(f64::is_finite) && p.mean_error_m.is_some())
+            .filter_map(|p| {
+                let (x, y) = ((a.x)(p)?, (a.y)(p)?);
+                (x.is_finite() && y.is_finite()).then_some((p, x, y))
+            })
             .collect();
         let (w, h, pad) = (720.0, 300.0, 44.0);
-        let max_x = pts.iter().filter_map(|p| p.rmse_db).fold(1.0f64, f64::max) * 1.05;
-        let min_x = pts
+        let hi = pts
             .iter()
-            .filter_map(|p| p.rmse_db)
-            .fold(max_x, f64::min)
-            .min(max_x - 1.0)
-            * 0.95;
-        let max_y = pts
-            .iter()
-            .filter_map(|p| p.mean_error_m)
-            .fold(10.0f64, f64::max)
-            * 1.05;
-        let x = move |v: f64| pad + (w - pad - 10.0) * (v - min_x) / (max_x - min_x);
+            .map(|p| tx(p.1))
+            .fold(f64::NEG_INFINITY, f64::max);
+        let lo = pts.iter().map(|p| tx(p.1)).fold(f64::INFINITY, f64::min);
+        let (min_x, max_x) = match v.study {
+            Study::CoParticipants => (0.0, hi.max(1.0) * 1.05),
+            _ if hi - lo < 1e-9 => (lo - 1.0, hi + 1.0),
+            _ => (lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo)),
+        };
+        let max_y = if a.percent {
+            100.0
+        } else {
+            pts.iter().map(|p| p.2).fold(10.0f64, f64::max) * 1.05
+        };
+        let y_unit = if a.percent { "%" } else { " m" };
+        let x = move |v: f64| pad + (w - pad - 10.0) * (tx(v) - min_x) / (max_x - min_x);
         let y = move |v: f64| h - 30.0 - (h - 45.0) * (v / max_y);
-        let series = FAMILIES
-            .iter()
-            .map(|f| {
-                let mine: Vec<&&SweepPoint> = pts.iter().filter(|p| p.family == *f).collect();
+        let shown = move |v: f64| if a.log_x { 10f64.powf(v) } else { v };
+        let (unit, x_label, y_label) = (a.x_unit, a.x_label, a.y_label);
+        let series = v
+            .families()
+            .into_iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let colour = COLOURS[i % COLOURS.len()];
+                let mine: Vec<&(&SweepPoint, f64, f64)> =
+                    pts.iter().filter(|p| p.0.family == f).collect();
                 let line = mine
                     .iter()
-                    .map(|p| format!("{:.1},{:.1}", x(p.rmse_db.unwrap_or(0.0)), y(p.mean_error_m.unwrap_or(0.0))))
+                    .map(|p| format!("{:.1},{:.1}", x(p.1), y(p.2)))
                     .collect::<Vec<_>>()
                     .join(" ");
+                // Co-participants are separate people, not a parameter sweep: no line.
+                let joined = v.study != Study::CoParticipants;
                 let dots = mine
                     .iter()
                     .map(|p| {
                         let title = format!(
-                            "{} {}: {:.0} m from you, RMSE {:.1} dB",
-                            p.family,
-                            p.parameter,
-                            p.mean_error_m.unwrap_or(f64::NAN),
-                            p.rmse_db.unwrap_or(f64::NAN)
+                            "{} {}: {:.0}{y_unit}; {:.1} {unit}",
+                            p.0.family, p.0.parameter, p.2, p.1
                         );
                         view! {
-                            <circle cx=format!("{:.1}", x(p.rmse_db.unwrap_or(0.0))) cy=format!("{:.1}", y(p.mean_error_m.unwrap_or(0.0)))
-                                r="4" fill=colour(f)><title>{title}</title></circle>
+                            <circle cx=format!("{:.1}", x(p.1)) cy=format!("{:.1}", y(p.2))
+                                r="4" fill=colour><title>{title}</title></circle>
                         }
                     })
                     .collect_view();
-                view! { <polyline points=line fill="none" stroke=colour(f) stroke-width="1.5"/> {dots} }
+                view! {
+                    {joined.then(|| view! { <polyline points=line fill="none" stroke=colour stroke-width="1.5"/> })}
+                    {dots}
+                }
             })
             .collect_view();
         view! {
             <svg viewBox=format!("0 0 {w} {h}") role="img" data-testid="sweep-chart"
-                aria-label="Attack error against model error for each defence">
+                aria-label=format!("{y_label} against {x_label}")>
                 <line x1=pad y1=h - 30.0 x2=w - 10.0 y2=h - 30.0 stroke="#c9c2b3"/>
                 <line x1=pad y1="15" x2=pad y2=h - 30.0 stroke="#c9c2b3"/>
-                <text x=pad y=h - 14.0 font-size="10" fill="#59636e">{format!("{min_x:.1}")}</text>
-                <text x=w - 10.0 y=h - 14.0 font-size="10" fill="#59636e" text-anchor="end">{format!("{max_x:.1} dB")}</text>
-                <text x=(w + pad) / 2.0 y=h - 2.0 font-size="11" fill="#59636e" text-anchor="middle">"model RMSE (dB) → worse utility"</text>
-                <text x="4" y="14" font-size="10" fill="#59636e">{format!("{max_y:.0} m")}</text>
+                <text x=pad y=h - 14.0 font-size="10" fill="#59636e">{format!("{:.1}", shown(min_x))}</text>
+                <text x=w - 10.0 y=h - 14.0 font-size="10" fill="#59636e" text-anchor="end">{format!("{:.1} {unit}", shown(max_x))}</text>
+                <text x=(w + pad) / 2.0 y=h - 2.0 font-size="11" fill="#59636e" text-anchor="middle">{x_label}</text>
+                <text x="4" y="14" font-size="10" fill="#59636e">{format!("{max_y:.0}{y_unit}")}</text>
                 <text x="4" y=h - 32.0 font-size="10" fill="#59636e">"0"</text>
-                <text x=pad + 6.0 y="26" font-size="11" fill="#59636e">"↑ distance of the server's guess from you (more privacy)"</text>
+                <text x=pad + 6.0 y="26" font-size="11" fill="#59636e">{y_label}</text>
                 {series}
             </svg>
         }
     };
     // Classes, not inline styles: the CSP allows no style attributes.
-    let legend = FAMILIES
-        .iter()
-        .enumerate()
-        .map(|(i, f)| view! { <span><i class=format!("swatch f{i}")></i>{*f}</span> })
-        .collect_view();
+    let legend = move || {
+        view_()
+            .families()
+            .into_iter()
+            .enumerate()
+            .map(|(i, f)| view! { <span><i class=format!("swatch f{}", i % COLOURS.len())></i>{f}</span> })
+            .collect_view()
+    };
+    let about = move || {
+        let study = state.sweep.with(|s| s.study);
+        STUDIES.iter().find(|s| s.0 == study).map_or("", |s| s.3)
+    };
+    let extra_header = move || match state.sweep.with(|s| s.study) {
+        Study::Defenses => "Total ε",
+        Study::LocalSteps => "Steps per update",
+        Study::CoParticipants => "User distance",
+    };
     view! {
         <section class="panel sweep" aria-labelledby="sweep-title">
-            <h2 id="sweep-title">"Privacy–utility trade-off"</h2>
-            <p class="hint">"Runs your configuration and path with every defence at several strengths (20 runs, in the background) and plots how far the server's guesses land from you against how good the signal map is. With the default FedSGD the model barely learns in a few rounds; set B = 20 and E = 5 to compare utility."</p>
+            <h2 id="sweep-title">"Studies on your path"</h2>
+            <label class="study">
+                <select data-testid="study" prop:disabled=move || view_().running
+                    on:change=move |e| {
+                        let study = study_of(&event_target_value(&e));
+                        state.sweep.update(|s| {
+                            if !s.running {
+                                *s = SweepView { id: s.id, study, ..SweepView::default() };
+                            }
+                        });
+                    }>
+                    {STUDIES.iter().map(|&(study, key, label, _)| view! {
+                        <option value=key selected=move || state.sweep.with(|s| s.study == study)>{label}</option>
+                    }).collect_view()}
+                </select>
+            </label>
+            <p class="hint" data-testid="study-about">{about}</p>
             <div class="tools">
                 <button type="button" data-testid="sweep-run" prop:disabled=move || view_().running
-                    on:click=move |_| state.start_sweep()>"Run the sweep"</button>
+                    on:click=move |_| state.start_sweep()>"Run the study"</button>
                 <button type="button" data-testid="sweep-cancel" prop:disabled=move || !view_().running
                     on:click=move |_| state.cancel_sweep()>"Cancel"</button>
                 <progress data-testid="sweep-progress" prop:max=move || view_().total.max(1) as f64
                     prop:value=move || view_().done as f64
-                    class:hidden=move || view_().total == 0></progress>
+                    class:hidden=move || !view_().running></progress>
                 <span class="stats" aria-live="polite" data-testid="sweep-status">{move || {
                     let v = view_();
                     match (&v.error, v.running, v.cancelled) {
-                        (Some(e), ..) => format!("The sweep stopped: {e}"),
+                        (Some(e), ..) => format!("The study stopped: {e}"),
+                        (None, true, _) if v.total == 0 => "Preparing…".to_string(),
                         (None, true, _) => format!("{} of {} runs…", v.done, v.total),
                         (None, false, true) => format!("Cancelled after {} of {} runs.", v.done, v.total),
                         (None, false, false) if v.total > 0 => format!("Done: {} runs.", v.done),
@@ -168,21 +283,35 @@ pub fn Sweep(state: LabState) -> impl IntoView {
             <div class:hidden=move || view_().points.is_empty()>{chart}</div>
             <div class="table-wrap" class:hidden=move || view_().points.is_empty()>
                 <table>
-                    <thead><tr><th>"Defence"</th><th>"Setting"</th><th>"Distance"</th><th>"EMD (random)"</th><th>"Diverged"</th><th>"RMSE"</th><th>"Total ε"</th></tr></thead>
+                    <thead><tr><th>"Run"</th><th>"Setting"</th><th>"Distance"</th><th>"EMD (random)"</th><th>"Diverged"</th><th>"RMSE"</th><th>{extra_header}</th></tr></thead>
                     <tbody>
-                        {move || view_().points.into_iter().map(|p| view! {
-                            <tr data-testid="sweep-row" data-family=p.family.clone()
-                                data-error=p.mean_error_m.map(|v| format!("{v:.2}")).unwrap_or_default()
-                                data-rmse=p.rmse_db.map(|v| format!("{v:.3}")).unwrap_or_default()>
-                                <td>{p.family.clone()}</td>
-                                <td>{p.parameter.clone()}</td>
-                                <td>{p.mean_error_m.map_or("—".into(), |v| format!("{v:.0} m"))}</td>
-                                <td>{format!("{} ({})", p.emd_m.map_or("—".into(), |v| format!("{v:.0}")), p.random_emd_m.map_or("—".into(), |v| format!("{v:.0} m")))}</td>
-                                <td>{p.diverged_percent.map_or("—".into(), |v| format!("{v:.0}%"))}</td>
-                                <td>{p.rmse_db.map_or("—".into(), |v| format!("{v:.1} dB"))}</td>
-                                <td>{p.dp_epsilon.map_or("—".into(), |v| format!("{v:.0}"))}</td>
-                            </tr>
-                        }).collect_view()}
+                        {move || {
+                            let v = view_();
+                            v.points.into_iter().map(|p| {
+                                let extra = match v.study {
+                                    Study::Defenses => p.dp_epsilon.map_or("—".into(), |e| format!("{e:.0}")),
+                                    Study::LocalSteps => p.local_steps.map_or("—".into(), |s| format!("{s:.0}")),
+                                    Study::CoParticipants => p.user_distance_m.map_or("—".into(), |d| format!("{d:.0} m")),
+                                };
+                                view! {
+                                    <tr data-testid="sweep-row" data-family=p.family.clone()
+                                        data-parameter=p.parameter.clone()
+                                        data-error=p.mean_error_m.map(|v| format!("{v:.2}")).unwrap_or_default()
+                                        data-rmse=p.rmse_db.map(|v| format!("{v:.3}")).unwrap_or_default()
+                                        data-diverged=p.diverged_percent.map(|v| format!("{v:.1}")).unwrap_or_default()
+                                        data-steps=p.local_steps.map(|v| format!("{v:.1}")).unwrap_or_default()
+                                        data-user-distance=p.user_distance_m.map(|v| format!("{v:.1}")).unwrap_or_default()>
+                                        <td>{p.family.clone()}</td>
+                                        <td>{p.parameter.clone()}</td>
+                                        <td>{p.mean_error_m.map_or("—".into(), |v| format!("{v:.0} m"))}</td>
+                                        <td>{format!("{} ({})", p.emd_m.map_or("—".into(), |v| format!("{v:.0}")), p.random_emd_m.map_or("—".into(), |v| format!("{v:.0} m")))}</td>
+                                        <td>{p.diverged_percent.map_or("—".into(), |v| format!("{v:.0}%"))}</td>
+                                        <td>{p.rmse_db.map_or("—".into(), |v| format!("{v:.1} dB"))}</td>
+                                        <td>{extra}</td>
+                                    </tr>
+                                }
+                            }).collect_view()
+                        }}
                     </tbody>
                 </table>
             </div>

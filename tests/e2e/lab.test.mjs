@@ -262,3 +262,52 @@ test('the privacy–utility sweep runs in the background, plots every defence, a
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('the studies of Insights I3 (local steps) and I4 (who else takes part) run on the path', async () => {
+  // FedAvg B = 10, E = 5: the paper's setting for Table 3 (the steps study varies B and E itself).
+  const { context, guard, page, errors } = await open('?B=10&E=5');
+  await finished(page);
+  const run = async (study, count) => {
+    await page.selectOption('[data-testid="study"]', study);
+    await page.click('[data-testid="sweep-run"]');
+    await page.waitForFunction(() => document.querySelector('[data-testid="sweep-status"]').textContent.startsWith('Done'), null, {
+      timeout: 120000,
+    });
+    const rows = await page.$$eval('[data-testid="sweep-row"]', (rs) =>
+      rs.map((r) => ({
+        family: r.dataset.family,
+        parameter: r.dataset.parameter,
+        steps: Number(r.dataset.steps),
+        diverged: Number(r.dataset.diverged),
+        rmse: Number(r.dataset.rmse),
+        distance: r.dataset.userDistance === '' ? null : Number(r.dataset.userDistance),
+        emd: Number(r.closest('tr').children[3].textContent.split(' ')[0]),
+      })),
+    );
+    assert.equal(rows.length, count, JSON.stringify(rows));
+    return rows;
+  };
+  // I3: FedSGD takes one step per update; FedAvg many; more steps blur the attack.
+  const steps = await run('steps', 7);
+  assert.deepEqual(steps.map((r) => r.family), ['FedSGD', ...Array(4).fill('FedAvg B = 20'), 'FedAvg B = 5', 'FedAvg B = 5']);
+  assert.equal(steps[0].steps, 1);
+  const b20 = steps.filter((r) => r.family === 'FedAvg B = 20');
+  assert.ok(b20.every((r, i) => i === 0 || r.steps > b20[i - 1].steps), JSON.stringify(b20));
+  // More steps: DLG fails more often, and the model is no worse (better, here).
+  assert.ok(b20[3].diverged > steps[0].diverged, JSON.stringify(steps));
+  assert.ok(steps.slice(1).every((r) => r.rmse < steps[0].rmse), JSON.stringify(steps));
+  assert.match(await page.textContent('[data-testid="study-about"]'), /blur/);
+  await page.locator('[data-testid="sweep-chart"]').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: screenshotPath('lab-study-steps'), fullPage: true });
+  // I4: alone, then with each other synthetic user, each with its distance from the visitor.
+  const users = await run('users', 7);
+  assert.equal(users[0].family, 'alone');
+  assert.equal(users[0].distance, null);
+  assert.ok(users.slice(1).every((r) => r.family === 'with one other user' && r.distance > 0), JSON.stringify(users));
+  console.log('I3:', steps.map((r) => `${r.family} ${r.parameter}: ${r.steps} steps, ${r.diverged}% diverged, EMD ${r.emd} m, RMSE ${r.rmse.toFixed(1)} dB`).join('; '));
+  console.log('I4 (user distance m, EMD m):', users.map((r) => `${r.parameter}: ${r.distance ?? 0}, ${r.emd}`).join('; '));
+  await page.screenshot({ path: screenshotPath('lab-study-users'), fullPage: true });
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

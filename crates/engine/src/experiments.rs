@@ -11,10 +11,8 @@
 use crate::defense::Defense;
 use crate::defense::dp::LocalDp;
 use crate::fl::FlConfig;
-use crate::metrics;
 use crate::model::ModelPreset;
 use crate::model::train::LocalTraining;
-use crate::rng::Stream;
 use crate::scenario::{
     Event, ModelChoice, RoundRecord, Scenario, ScenarioConfig, Summary, WorldChoice,
 };
@@ -310,24 +308,7 @@ pub fn table2(scale: &Scale) -> Result<Table, String> {
     })
 }
 
-/// Pairwise user similarity: sliced-Wasserstein EMD between two users' location sets, metres.
-pub fn user_distance(s: &Scenario, a: u32, b: u32, seed: u64) -> Option<f64> {
-    let points = |u: u32| -> Vec<crate::geo::Metres> {
-        s.data
-            .train
-            .iter()
-            .filter(|x| x.user == u)
-            .map(|x| x.pos)
-            .collect()
-    };
-    metrics::sliced_wasserstein(
-        &points(a),
-        &points(b),
-        500,
-        2.0,
-        &mut Stream::new(seed, "similarity"),
-    )
-}
+pub use crate::studies::user_distance;
 
 /// Table 3: the target with one other user (metro preset, T = 1 week, FedAvg B = 10, E = 5).
 pub fn table3(scale: &Scale) -> Result<Table, String> {
@@ -513,94 +494,6 @@ pub fn defences(scale: &Scale) -> Result<Table, String> {
             .to_vec(),
         rows,
     })
-}
-
-/// One point of a privacy–utility sweep (item 8 of issue #5): a defence at one parameter.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct SweepPoint {
-    /// The defence family ("none", "Diverse Batch", …) and its parameter, as shown.
-    pub family: String,
-    pub parameter: String,
-    /// Mean distance of the non-diverged DLG reconstructions to the centroid of D_t, m.
-    pub mean_error_m: Option<f64>,
-    pub emd_m: Option<f64>,
-    pub random_emd_m: Option<f64>,
-    pub diverged_percent: Option<f64>,
-    pub rmse_db: Option<f64>,
-    /// Under local DP: the target's total ε.
-    pub dp_epsilon: Option<f64>,
-}
-
-impl SweepPoint {
-    pub fn new(family: &str, parameter: &str, s: &Summary) -> Self {
-        Self {
-            family: family.into(),
-            parameter: parameter.into(),
-            mean_error_m: s.mean_error_m,
-            emd_m: s.emd_m,
-            random_emd_m: s.random_emd_m,
-            diverged_percent: s.diverged_percent,
-            rmse_db: s.final_rmse_db,
-            dp_epsilon: s.dp_epsilon,
-        }
-    }
-}
-
-/// The defences and parameters a privacy–utility sweep runs, weakest protection first within
-/// each family (the paper's grids where it gives them, §7; documented choices otherwise).
-pub fn sweep_grid() -> Vec<(&'static str, String, Defense)> {
-    let mut g: Vec<(&'static str, String, Defense)> = vec![("none", "—".into(), Defense::None)];
-    for eps_km in [0.005, 0.02, 0.05, 0.1] {
-        g.push((
-            "Diverse Batch",
-            format!("eps {eps_km} km"),
-            Defense::DiverseBatch {
-                eps_km,
-                min_samples: 5,
-            },
-        ));
-    }
-    for num in [40, 20, 10, 5, 1] {
-        g.push((
-            "Farthest Batch",
-            format!("num {num}"),
-            Defense::FarthestBatch {
-                eps_km: 0.05,
-                min_samples: 5,
-                num,
-            },
-        ));
-    }
-    for eps_km in [0.005, 0.05] {
-        g.push((
-            "Random subset",
-            format!("as Diverse eps {eps_km} km"),
-            Defense::RandomSubset {
-                eps_km,
-                min_samples: 5,
-            },
-        ));
-    }
-    for epsilon in [1000.0, 100.0, 10.0, 1.0] {
-        g.push((
-            "Local DP",
-            format!("ε {epsilon}"),
-            Defense::LocalDp(LocalDp {
-                epsilon,
-                delta: 1e-5,
-                clip: 1.0,
-                budget: None,
-            }),
-        ));
-    }
-    for e in [0.02, 0.01, 0.005, 0.002] {
-        g.push((
-            "GeoInd",
-            format!("ε {e}/m"),
-            Defense::GeoInd { epsilon_per_m: e },
-        ));
-    }
-    g
 }
 
 /// Every study, in order.

@@ -22,6 +22,7 @@ pub mod metrics;
 pub mod model;
 pub mod rng;
 pub mod scenario;
+pub mod studies;
 pub mod trace;
 pub mod trajectory;
 pub mod world;
