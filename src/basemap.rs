@@ -201,7 +201,7 @@ mod tests {
         assert_eq!(format_distance(1000.0), "1 km");
         assert_eq!(format_distance(2500.0), "2.5 km");
         // An error line of any length: three significant digits, not the full float.
-        assert_eq!(format_distance(1447.234_688_449_249_5), "1.45 km");
+        assert_eq!(format_distance(1_447.234_688_449_249_5), "1.45 km");
         assert_eq!(format_distance(12_345.0), "12.3 km");
         assert_eq!(format_distance(150_000.0), "150 km");
     }
