@@ -204,7 +204,11 @@ const PACKED: usize = 5;
 
 /// Packs fixes into one `Float64Array` (cheap to post, no per-fix JS objects).
 pub fn pack(fixes: &[Fix]) -> JsValue {
-    let flat: Vec<f64> = fixes
+    js_sys::Float64Array::from(flatten(fixes).as_slice()).into()
+}
+
+fn flatten(fixes: &[Fix]) -> Vec<f64> {
+    fixes
         .iter()
         .flat_map(|f| {
             [
@@ -215,8 +219,7 @@ pub fn pack(fixes: &[Fix]) -> JsValue {
                 f.line as f64,
             ]
         })
-        .collect();
-    js_sys::Float64Array::from(flat.as_slice()).into()
+        .collect()
 }
 
 /// The inverse of [`pack`] (nothing if `value` is not a `Float64Array`).
@@ -343,18 +346,7 @@ mod tests {
                 line: 4,
             },
         ];
-        let flat: Vec<f64> = fixes
-            .iter()
-            .flat_map(|f| {
-                [
-                    f.time,
-                    f.lat,
-                    f.lon,
-                    f.rsrp_dbm.unwrap_or(f64::NAN),
-                    f.line as f64,
-                ]
-            })
-            .collect();
-        assert_eq!(unflatten(&flat), fixes);
+        assert_eq!(flatten(&fixes).len(), 10);
+        assert_eq!(unflatten(&flatten(&fixes)), fixes);
     }
 }

@@ -632,31 +632,39 @@ mod tests {
         assert!(!engine.has_work());
     }
 
-    #[test]
-    fn a_sweep_runs_every_defence_behind_the_lab_and_can_be_cancelled() {
-        let mut engine = Engine::default();
+    /// Starts study `sweep` on `config`, pumps it to the end; the responses and the points.
+    fn run_study(
+        engine: &mut Engine,
+        sweep: u32,
+        config: &ScenarioConfig,
+        study: Study,
+    ) -> (Vec<Response>, Vec<SweepPoint>) {
         let mut out = Vec::new();
-        let mut small = config();
-        small.max_rounds = Some(1);
-        small.attack.settings.max_iterations = 200;
-        engine.handle(
-            Request::SweepStart {
-                sweep: 1,
-                config: Box::new(small.clone()),
-                use_data: false,
-                study: Study::Defenses,
-            },
-            &|| 0.0,
-            &mut |r| out.push(r),
-        );
-        out.extend(pump_all(&mut engine));
-        let points: Vec<&SweepPoint> = out
+        let start = Request::SweepStart {
+            sweep,
+            config: Box::new(config.clone()),
+            use_data: false,
+            study,
+        };
+        engine.handle(start, &|| 0.0, &mut |r| out.push(r));
+        out.extend(pump_all(engine));
+        let points = out
             .iter()
             .filter_map(|r| match r {
-                Response::SweepProgress { point: Some(p), .. } => Some(p),
+                Response::SweepProgress { point: Some(p), .. } => Some(p.clone()),
                 _ => None,
             })
             .collect();
+        (out, points)
+    }
+
+    #[test]
+    fn a_sweep_runs_every_defence_behind_the_lab_and_can_be_cancelled() {
+        let mut engine = Engine::default();
+        let mut small = config();
+        small.max_rounds = Some(1);
+        small.attack.settings.max_iterations = 200;
+        let (out, points) = run_study(&mut engine, 1, &small, Study::Defenses);
         assert_eq!(points.len(), studies::defense_grid().len());
         assert_eq!(points[0].family, "none");
         assert!(matches!(
@@ -697,25 +705,7 @@ mod tests {
         assert!(!engine.has_work());
 
         // Insight I4: the visitor alone, then with each other user, with their distance.
-        let mut out = Vec::new();
-        engine.handle(
-            Request::SweepStart {
-                sweep: 3,
-                config: Box::new(small),
-                use_data: false,
-                study: Study::CoParticipants,
-            },
-            &|| 0.0,
-            &mut |r| out.push(r),
-        );
-        out.extend(pump_all(&mut engine));
-        let points: Vec<&SweepPoint> = out
-            .iter()
-            .filter_map(|r| match r {
-                Response::SweepProgress { point: Some(p), .. } => Some(p),
-                _ => None,
-            })
-            .collect();
+        let (_, points) = run_study(&mut engine, 3, &small, Study::CoParticipants);
         assert_eq!(
             points.len(),
             2,

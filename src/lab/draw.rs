@@ -265,16 +265,7 @@ fn draw_trace(ctx: &CanvasRenderingContext2d, view: &Viewport, trace: &[Metres])
     }
     ctx.set_stroke_style_str("rgba(31,35,40,0.35)");
     ctx.set_line_width(1.0);
-    ctx.begin_path();
-    for (i, p) in trace.iter().enumerate() {
-        let (x, y) = view.to_screen(*p);
-        if i == 0 {
-            ctx.move_to(x, y);
-        } else {
-            ctx.line_to(x, y);
-        }
-    }
-    ctx.stroke();
+    polyline(ctx, view, trace);
     ctx.set_fill_style_str("rgba(31,35,40,0.55)");
     for p in trace {
         let (x, y) = view.to_screen(*p);
@@ -289,16 +280,7 @@ fn draw_path(ctx: &CanvasRenderingContext2d, f: &Frame) {
     ctx.set_stroke_style_str("rgba(31,35,40,0.7)");
     ctx.set_line_width(2.0);
     ctx.set_line_join("round");
-    ctx.begin_path();
-    for (i, p) in f.path.iter().enumerate() {
-        let (x, y) = f.view.to_screen(*p);
-        if i == 0 {
-            ctx.move_to(x, y);
-        } else {
-            ctx.line_to(x, y);
-        }
-    }
-    ctx.stroke();
+    polyline(ctx, f.view, f.path);
     if f.editing {
         for w in f.path.windows(2) {
             let m = Metres::new(
@@ -341,11 +323,10 @@ fn draw_path(ctx: &CanvasRenderingContext2d, f: &Frame) {
     }
 }
 
-fn draw_trail(ctx: &CanvasRenderingContext2d, view: &Viewport, trail: &[Metres]) {
-    ctx.set_stroke_style_str(DLG_COLOUR);
-    ctx.set_line_width(1.5);
+/// Strokes a line through `points` with the current style.
+fn polyline(ctx: &CanvasRenderingContext2d, view: &Viewport, points: &[Metres]) {
     ctx.begin_path();
-    for (i, p) in trail.iter().enumerate() {
+    for (i, p) in points.iter().enumerate() {
         let (x, y) = view.to_screen(*p);
         if i == 0 {
             ctx.move_to(x, y);
@@ -354,6 +335,12 @@ fn draw_trail(ctx: &CanvasRenderingContext2d, view: &Viewport, trail: &[Metres])
         }
     }
     ctx.stroke();
+}
+
+fn draw_trail(ctx: &CanvasRenderingContext2d, view: &Viewport, trail: &[Metres]) {
+    ctx.set_stroke_style_str(DLG_COLOUR);
+    ctx.set_line_width(1.5);
+    polyline(ctx, view, trail);
     let (x, y) = view.to_screen(trail[0]);
     circle(ctx, x, y, 4.0, "#ffffff", DLG_COLOUR, 1.5);
 }
