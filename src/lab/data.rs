@@ -76,7 +76,14 @@ impl LabState {
             d.settings = settings.clone();
         });
         let state = *self;
-        let spawned = EngineBridge::spawn(WORKER_URL, move |r| state.on_import(r));
+        // Messages of an earlier import (already queued when it was terminated) are dropped.
+        let id = self.import_id.get_value() + 1;
+        self.import_id.set_value(id);
+        let spawned = EngineBridge::spawn(WORKER_URL, move |r| {
+            if state.import_id.get_value() == id {
+                state.on_import(r)
+            }
+        });
         match spawned {
             Ok(bridge) => {
                 let request = Request::ImportFile {
@@ -108,6 +115,7 @@ impl LabState {
             b.terminate();
         }
         self.importer.set_value(None);
+        self.import_id.set_value(self.import_id.get_value() + 1);
     }
 
     pub fn cancel_import(&self) {

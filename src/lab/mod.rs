@@ -65,6 +65,8 @@ pub struct LabState {
     bridge: StoredValue<Option<EngineBridge>, LocalStorage>,
     /// The worker reading a file (a fresh one per import, terminated to cancel).
     importer: StoredValue<Option<EngineBridge>, LocalStorage>,
+    /// Numbers imports; only the current one's messages are heard.
+    import_id: StoredValue<u32>,
     /// The imported file's handle (to read it again with other columns); None after Forget.
     file: StoredValue<Option<web_sys::File>, LocalStorage>,
     generation: StoredValue<u32>,
@@ -465,6 +467,7 @@ pub fn create(
         data: RwSignal::new(data::DataView::default()),
         bridge: StoredValue::new_local(None),
         importer: StoredValue::new_local(None),
+        import_id: StoredValue::new(0),
         file: StoredValue::new_local(None),
         generation: StoredValue::new(0),
         edit: StoredValue::new((0, 0.0, None)),
