@@ -194,6 +194,7 @@ pub fn Controls(state: LabState) -> impl IntoView {
                 {layer("analytic", "Analytic reconstructions", |l| l.analytic, |l, v| l.analytic = v)}
                 {layer("errors", "Error lines", |l| l.errors, |l, v| l.errors = v)}
                 {layer("trail", "DLG optimisation trail", |l| l.trail, |l, v| l.trail = v)}
+                {layer("steps", "Mini-batch centroids (FedAvg steps)", |l| l.steps, |l, v| l.steps = v)}
             </div>
         </section>
     }

@@ -17,6 +17,8 @@ pub struct Layers {
     pub analytic: bool,
     pub errors: bool,
     pub trail: bool,
+    /// Under FedAvg: the focused round's mini-batch centroids, one per local step (I3).
+    pub steps: bool,
 }
 
 impl Default for Layers {
@@ -29,6 +31,7 @@ impl Default for Layers {
             analytic: true,
             errors: true,
             trail: true,
+            steps: true,
         }
     }
 }
@@ -164,6 +167,9 @@ pub fn draw(ctx: &CanvasRenderingContext2d, heat_canvas: &HtmlCanvasElement, f: 
             .map_or(r.round + 1 == f.visible, |s| s == r.round);
         if f.layers.trail && r.trail.len() > 1 && (focused || r.record.is_none()) {
             draw_trail(ctx, f.view, &r.trail);
+        }
+        if f.layers.steps && focused {
+            draw_steps(ctx, f.view, &t.steps, round_colour(r.round));
         }
         if f.layers.centroids {
             let (x, y) = f.view.to_screen(t.truth);
@@ -320,6 +326,18 @@ fn draw_path(ctx: &CanvasRenderingContext2d, f: &Frame) {
         ctx.set_fill_style_str("#1f2328");
         ctx.set_font("bold 11px system-ui, sans-serif");
         let _ = ctx.fill_text("start", x + 8.0, y - 8.0);
+    }
+}
+
+/// A local update's mini-batch centroids: small rings in the round's colour.
+fn draw_steps(ctx: &CanvasRenderingContext2d, view: &Viewport, steps: &[Metres], colour: &str) {
+    ctx.set_stroke_style_str(colour);
+    ctx.set_line_width(1.0);
+    for p in steps {
+        let (x, y) = view.to_screen(*p);
+        ctx.begin_path();
+        let _ = ctx.arc(x, y, 3.0, 0.0, std::f64::consts::TAU);
+        ctx.stroke();
     }
 }
 

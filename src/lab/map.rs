@@ -485,11 +485,26 @@ fn MapLegend(state: LabState) -> impl IntoView {
             })
         })
     };
+    // Shown when the focused round's update took several local steps (FedAvg).
+    let steps = move || {
+        let on = state.layers.with(|l| l.steps);
+        let focused = state
+            .selected
+            .get()
+            .or_else(|| state.wanted.get().checked_sub(1));
+        on && state.scene.with(|s| {
+            focused
+                .and_then(|t| s.round(t))
+                .and_then(|r| r.target.as_ref())
+                .is_some_and(|t| !t.steps.is_empty())
+        })
+    };
     view! {
         <div class="legend" aria-hidden="true">
             <span><i class="sym truth"></i>"true centroid"</span>
             <span><i class="sym dlg"></i>"DLG"</span>
             <span><i class="sym analytic"></i>"analytic"</span>
+            <span class:hidden=move || !steps()><i class="sym step"></i>"mini-batch centroid (one per local step)"</span>
             <span class:hidden=move || heat().is_none()><i class="sym heat"></i>{heat}</span>
         </div>
     }

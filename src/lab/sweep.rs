@@ -75,7 +75,7 @@ const STUDIES: [(Study, &str, &str, &str); 3] = [
         Study::LocalSteps,
         "steps",
         "More local steps blur the attack (Insight I3)",
-        "Under FedAvg your phone takes many small SGD steps (E epochs over mini-batches of B points) before it sends the sum as one update. Each step's gradient points at its own mini-batch, at slightly different weights; the server sees only their sum, so DLG recovers a blur of many mini-batch centroids, and the model moves further, so later updates say less. This runs your path with FedSGD (one step) and FedAvg with B = 20 and 5 over E, and plots how often DLG fails (leaves the area) against the number of steps; the table adds how far the guesses that do land are from you, and the model's RMSE, which more steps do not hurt.",
+        "Under FedAvg your phone takes many small SGD steps (E epochs over mini-batches of B points) before it sends the sum as one update. Each step's gradient points at its own mini-batch, at slightly different weights; the server sees only their sum, so DLG recovers a blur of many mini-batch centroids (with FedAvg on, the map shows them as small rings around the focused round), and the model moves further, so later updates say less. This runs your path with FedSGD (one step) and FedAvg with B = 20 and 5 over E, and plots how often DLG fails (leaves the area) against the number of steps; the table adds how far the guesses that do land are from you, and the model's RMSE, which more steps do not hurt.",
     ),
     (
         Study::CoParticipants,

@@ -47,6 +47,10 @@ pub struct Update {
     pub round_data: Vec<Sample>,
     pub params: Vec<f32>,
     pub steps: usize,
+    /// Each local step's mini-batch mean input (standardised), see [`LocalResult`].
+    ///
+    /// [`LocalResult`]: crate::model::train::LocalResult
+    pub batch_means: Vec<[f32; 2]>,
 }
 
 /// What a round produced.
@@ -142,6 +146,7 @@ impl Federation {
             round_data,
             params,
             steps: result.steps,
+            batch_means: result.batch_means,
         }))
     }
 

@@ -97,6 +97,30 @@ pub struct TargetRound {
     pub analytic: Option<Metres>,
     /// DLG's starting point, when DLG runs.
     pub dlg_start: Option<Metres>,
+    /// Under FedAvg, the centroid of each local step's mini-batch (at most [`STEP_POINTS`],
+    /// evenly thinned): the update sums their gradients, so the server's one reconstruction
+    /// blurs them (Insight I3). Empty for a single step (FedSGD).
+    #[serde(default)]
+    pub steps: Vec<Metres>,
+}
+
+/// The most mini-batch centroids reported per round.
+pub const STEP_POINTS: usize = 400;
+
+/// The mini-batch centroids of a local update in plane metres (none for a single step).
+fn step_centroids(data: &crate::trace::Dataset, means: &[[f32; 2]]) -> Vec<Metres> {
+    if means.len() < 2 {
+        return Vec::new();
+    }
+    let every = means.len().div_ceil(STEP_POINTS);
+    means
+        .iter()
+        .step_by(every)
+        .map(|m| {
+            data.standardizer
+                .to_metres([f64::from(m[0]), f64::from(m[1])])
+        })
+        .collect()
 }
 
 enum Attack {
@@ -463,6 +487,7 @@ impl Lab {
                 truth: i.truth,
                 analytic: i.analytic,
                 dlg_start: i.start,
+                steps: step_centroids(&self.data, &u.batch_means),
             }),
         });
         let attack = match (inputs, target) {

@@ -244,3 +244,50 @@ fn a_measured_signal_is_tested_on_the_visitors_own_held_out_fixes() {
             .all(|s| (-99.0..=-80.0).contains(&s.y))
     );
 }
+
+#[test]
+fn fedavg_rounds_report_each_local_steps_mini_batch_centroid() {
+    let steps_of = |batch_size: Option<usize>, epochs: usize| {
+        let mut c = config();
+        c.max_rounds = Some(1);
+        c.fl.local.batch_size = batch_size;
+        c.fl.local.epochs = epochs;
+        let mut lab = Lab::new(c).unwrap();
+        lab.want(1);
+        let mut found = None;
+        lab.finish(&mut |e| {
+            if let LabEvent::Trained {
+                target: Some(t), ..
+            } = e
+            {
+                found = Some(t);
+            }
+        })
+        .unwrap();
+        found.unwrap()
+    };
+    // FedSGD: one step, nothing to blur.
+    assert!(steps_of(None, 1).steps.is_empty());
+    // FedAvg B = 20, E = 2: 2·⌈n/20⌉ steps, whose mini-batches tile the batch twice, so
+    // their centroids average (nearly: the last one is smaller) to the batch centroid.
+    let t = steps_of(Some(20), 2);
+    let n = t.points.len();
+    assert_eq!(t.steps.len(), 2 * n.div_ceil(20));
+    let mean = t.steps.iter().fold((0.0, 0.0), |a, p| {
+        (
+            a.0 + p.east / t.steps.len() as f64,
+            a.1 + p.north / t.steps.len() as f64,
+        )
+    });
+    let off = Metres::new(mean.0, mean.1).distance(&t.truth);
+    assert!(off < 25.0, "{off} m");
+    let spread = t
+        .steps
+        .iter()
+        .map(|p| p.distance(&t.truth))
+        .fold(0.0, f64::max);
+    assert!(
+        spread > 50.0,
+        "mini-batches cover the round's places: {spread} m"
+    );
+}

@@ -29,6 +29,9 @@ pub struct LocalResult {
     pub params: Vec<f32>,
     /// SGD steps taken (E · ⌈n / B⌉).
     pub steps: usize,
+    /// The mean (standardised) input of each step's mini-batch, in order: what each step's
+    /// gradient points at (Insight I3: the update the server sees sums all of them).
+    pub batch_means: Vec<[f32; 2]>,
 }
 
 /// Training failed; says why in words.
@@ -83,12 +86,18 @@ pub fn train_local(
     let b = cfg.batch_size.unwrap_or(n).clamp(1, n.max(1));
     let mut order: Vec<usize> = (0..n).collect();
     let mut steps = 0;
+    let mut batch_means = Vec::new();
     for _ in 0..cfg.epochs {
         if cfg.batch_size.is_some() {
             stream.shuffle(&mut order);
         }
         for chunk in order.chunks(b) {
             let xs: Vec<f32> = chunk.iter().flat_map(|&i| batch[i].x).collect();
+            let k = chunk.len() as f32;
+            batch_means.push([
+                chunk.iter().map(|&i| batch[i].x[0]).sum::<f32>() / k,
+                chunk.iter().map(|&i| batch[i].x[1]).sum::<f32>() / k,
+            ]);
             let ys: Vec<f32> = chunk.iter().map(|&i| batch[i].y).collect();
             let x = Tensor::from_vec(xs, (chunk.len(), 2), &dev)?;
             let y = Tensor::from_vec(ys, (chunk.len(), 1), &dev)?;
@@ -133,7 +142,11 @@ pub fn train_local(
     if params.iter().any(|p| !p.is_finite()) {
         return Err(TrainError::Diverged { step: steps });
     }
-    Ok(LocalResult { params, steps })
+    Ok(LocalResult {
+        params,
+        steps,
+        batch_means,
+    })
 }
 
 /// Inverted dropout with a mask from our own stream.
