@@ -499,6 +499,7 @@ mod tests {
                 users: Some(2),
                 weeks: Some(1),
                 cell: None,
+                background: None,
             },
             max_rounds: Some(2),
             trajectory: Some(TrajectoryPreset::Commute.trajectory(900.0, 850.0)),

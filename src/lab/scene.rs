@@ -173,6 +173,7 @@ pub(crate) mod tests {
                 users: Some(1),
                 weeks: Some(1),
                 cell: None,
+                background: None,
             },
             max_rounds: Some(2),
             trajectory: Some(preset.trajectory(900.0, 850.0)),

@@ -20,6 +20,8 @@ use whereabouts_engine::world::Preset;
 
 /// Background users available in the campus world (users 1–6; user 0 is the visitor).
 pub const MAX_BACKGROUND: usize = 6;
+/// The background user's id: it comes after the world's `MAX_BACKGROUND + 1` regular users.
+pub const BACKGROUND_ID: u32 = MAX_BACKGROUND as u32 + 1;
 
 /// Everything the visitor can set.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,6 +37,8 @@ pub struct LabSettings {
     /// C, the fraction of users per round.
     pub fraction: f64,
     pub background: usize,
+    /// The background user (many short-lived sources merged into one) takes part.
+    pub background_user: bool,
     pub model: ModelPreset,
     pub iterations: usize,
     /// DLG's Adam step size.
@@ -130,6 +134,7 @@ impl Default for LabSettings {
             lr: 1e-3,
             fraction: 1.0,
             background: 0,
+            background_user: false,
             model: ModelPreset::Small,
             iterations: 2000,
             attack_lr: 0.02,
@@ -253,6 +258,13 @@ pub const FIELDS: &[Field] = &[
         label: "Other users",
         help: "Synthetic users of the campus world who join the federation (0–6). They change the global model, not what your own update reveals.",
         kind: Kind::Number { step: "1" },
+        section: Section::Federation,
+    },
+    Field {
+        key: "bgu",
+        label: "Background user",
+        help: "A crowd of short-lived sources merged into one extra participant, like the many one-off uploads of a crowdsourced data set (the paper's Radiocells background user, Table 3).",
+        kind: Kind::Toggle,
         section: Section::Federation,
     },
     Field {
@@ -396,6 +408,7 @@ impl LabSettings {
             "lr" => trim(self.lr),
             "C" => trim(self.fraction),
             "bg" => self.background.to_string(),
+            "bgu" => u8::from(self.background_user).to_string(),
             "model" => match self.model {
                 ModelPreset::Small => "small".into(),
                 ModelPreset::Paper => "paper".into(),
@@ -462,6 +475,7 @@ impl LabSettings {
             }
             "lemma" => next.analytic = flag(name, value)?,
             "dlg" => next.dlg = flag(name, value)?,
+            "bgu" => next.background_user = flag(name, value)?,
             "leg" => {
                 next.leg_minutes =
                     within(name, value, 1.0, 10_080.0, "between 1 minute and 1 week")?
@@ -531,6 +545,7 @@ impl LabSettings {
                 users: Some(MAX_BACKGROUND + 1),
                 weeks: Some(weeks),
                 cell: None,
+                background: Some(self.background_user),
             },
             model: ModelChoice::Preset(self.model),
             round_length,
@@ -544,7 +559,11 @@ impl LabSettings {
                 cumulative: false,
             },
             target: 0,
-            participants: Some((0..=self.background as u32).collect()),
+            participants: Some(
+                (0..=self.background as u32)
+                    .chain(self.background_user.then_some(BACKGROUND_ID))
+                    .collect(),
+            ),
             attack,
             trajectory: Some(trajectory),
             defense: self.engine_defense(),
@@ -790,6 +809,13 @@ mod tests {
         assert_eq!(c.participants, Some(vec![0, 1, 2]));
         assert_eq!(c.round_length, RoundLength::Day);
         assert_eq!(c.trajectory.unwrap().waypoints.len(), 2);
+        assert_eq!(c.world.background, Some(false));
+        // The background user joins after the regular users.
+        s.set("bgu", "1").unwrap();
+        let c = s.to_config(&[Metres::new(0.0, 0.0)]);
+        assert_eq!(c.participants, Some(vec![0, 1, 2, BACKGROUND_ID]));
+        assert_eq!(c.world.background, Some(true));
+        assert!(s.to_query(&[], &[]).contains("bgu=1"));
         let mut s = LabSettings::default();
         s.set("def", "dp").unwrap();
         assert!(s.relevant("dpe") && !s.relevant("dnum"));

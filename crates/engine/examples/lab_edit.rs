@@ -13,6 +13,7 @@ fn main() {
             users: Some(7),
             weeks: Some(1),
             cell: None,
+            background: None,
         },
         participants: Some(vec![0]),
         trajectory: Some(t.clone()),

@@ -154,6 +154,7 @@ fn base(
             users: None,
             weeks: Some(weeks),
             cell: None,
+            background: None,
         },
         model: ModelChoice::Preset(scale.model),
         round_length: t,

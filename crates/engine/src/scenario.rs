@@ -33,6 +33,10 @@ pub struct WorldChoice {
     pub weeks: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cell: Option<usize>,
+    /// Add (or remove) the background user: many short-lived sources merged into one extra
+    /// user (the metro preset has one; on campus it is the metro preset's mix of sources).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub background: Option<bool>,
 }
 
 /// The model: a preset, or a full custom spec.
@@ -133,6 +137,7 @@ impl Default for ScenarioConfig {
                 users: None,
                 weeks: None,
                 cell: None,
+                background: None,
             },
             model: ModelChoice::Preset(ModelPreset::Small),
             output_bias: OutputBias::Zero,
@@ -221,18 +226,30 @@ impl ScenarioConfig {
 
     /// The world this scenario runs in: the preset's, or one placed around imported data.
     pub fn world_config(&self) -> crate::world::WorldConfig {
-        if let Some(p) = self.imported.as_ref().and_then(|t| t.placement().ok()) {
-            return p.world_config(self.seed, self.world.users, self.world.cell);
-        }
-        let mut w = self.world.preset.config(self.seed);
-        if let Some(u) = self.world.users {
-            w.mobility.users = u;
-        }
-        if let Some(wk) = self.world.weeks {
-            w.mobility.weeks = wk;
-        }
-        if let Some(c) = self.world.cell {
-            w.cell = c;
+        let mut w = match self.imported.as_ref().and_then(|t| t.placement().ok()) {
+            Some(p) => p.world_config(self.seed, self.world.users, self.world.cell),
+            None => {
+                let mut w = self.world.preset.config(self.seed);
+                if let Some(u) = self.world.users {
+                    w.mobility.users = u;
+                }
+                if let Some(wk) = self.world.weeks {
+                    w.mobility.weeks = wk;
+                }
+                if let Some(c) = self.world.cell {
+                    w.cell = c;
+                }
+                w
+            }
+        };
+        match self.world.background {
+            Some(false) => w.mobility.background_sources = 0,
+            Some(true) if w.mobility.background_sources == 0 => {
+                let metro = Preset::Metro.config(self.seed).mobility;
+                w.mobility.background_sources = metro.background_sources;
+                w.mobility.background_duty = metro.background_duty;
+            }
+            _ => {}
         }
         w
     }

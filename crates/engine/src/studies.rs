@@ -9,7 +9,8 @@
 //!   the model learns as well or better. FedSGD, then FedAvg with B = 20 and B = 5 over E.
 //! - [`Study::CoParticipants`] — Insight I4 (Table 3): the visitor alone, then with each other
 //!   user in turn; each point carries how different that user's whereabouts are from the
-//!   visitor's (sliced-Wasserstein EMD between their locations). Dissimilar partners slow the
+//!   visitor's (sliced-Wasserstein EMD between their locations), the background user included
+//!   when the world has one. Dissimilar partners slow the
 //!   global model's convergence, keep the visitor's gradients large and so *help* the attack.
 
 use crate::defense::Defense;
@@ -140,17 +141,18 @@ pub fn runs(study: Study, base: &ScenarioConfig, world: &World) -> Result<Vec<St
             let mut alone = base.clone();
             alone.participants = Some(vec![target]);
             let mut out = vec![run("alone", "the visitor only".into(), alone)];
-            for u in world
-                .users
-                .iter()
-                .filter(|u| u.id != target && !u.background)
-            {
+            for u in world.users.iter().filter(|u| u.id != target) {
                 let distance = user_distance(&probe, target, u.id, base.seed);
                 let mut c = base.clone();
                 c.participants = Some(vec![target, u.id]);
+                let (family, parameter) = if u.background {
+                    ("with the background user", "background user".to_string())
+                } else {
+                    ("with one other user", format!("user {}", u.id))
+                };
                 out.push(StudyRun {
-                    family: "with one other user".into(),
-                    parameter: format!("user {}", u.id),
+                    family: family.into(),
+                    parameter,
                     config: c,
                     user_distance_m: distance,
                 });
@@ -254,6 +256,7 @@ mod tests {
                 users: Some(4),
                 weeks: Some(1),
                 cell: None,
+                background: None,
             },
             max_rounds: Some(2),
             trajectory: Some(TrajectoryPreset::Commute.trajectory(900.0, 850.0)),
@@ -349,6 +352,28 @@ mod tests {
         );
         assert!((ab.unwrap() - ba.unwrap()).abs() < 1e-6 * ab.unwrap());
         assert!(user_distance(&probe, 2, 2, 5).unwrap() < 1e-9);
+    }
+
+    #[test]
+    fn a_campus_world_can_have_a_background_user_and_the_study_pairs_it_too() {
+        let mut with_bg = base();
+        with_bg.world.background = Some(true);
+        let w = World::generate(&with_bg.world_config()).unwrap();
+        let bg = w
+            .users
+            .iter()
+            .find(|u| u.background)
+            .expect("a background user");
+        assert_eq!(bg.id, 4, "after the 4 regular users");
+        assert!(!w.measurements_of(bg.id).is_empty());
+        let runs = runs(Study::CoParticipants, &with_bg, &w).unwrap();
+        let last = runs.last().unwrap();
+        assert_eq!(
+            (last.family.as_str(), last.parameter.as_str()),
+            ("with the background user", "background user")
+        );
+        assert_eq!(last.config.participants, Some(vec![0, 4]));
+        assert!(last.user_distance_m.unwrap() > 0.0);
     }
 
     #[test]

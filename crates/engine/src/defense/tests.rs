@@ -15,6 +15,7 @@ fn campus(defense: Defense) -> ScenarioConfig {
             users: Some(1),
             weeks: Some(1),
             cell: None,
+            background: None,
         },
         round_length: RoundLength::Day,
         defense,

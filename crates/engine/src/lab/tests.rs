@@ -14,6 +14,7 @@ fn config() -> ScenarioConfig {
             users: Some(3),
             weeks: Some(1),
             cell: None,
+            background: None,
         },
         participants: Some(vec![0, 1, 2]),
         max_rounds: Some(3),
@@ -180,6 +181,7 @@ fn imported() -> ScenarioConfig {
             users: Some(3),
             weeks: None,
             cell: None,
+            background: None,
         },
         imported: Some(ImportedTrace {
             name: "walk.gpx".into(),

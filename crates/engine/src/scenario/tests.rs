@@ -10,6 +10,7 @@ fn quick(round_length: RoundLength, weeks: u32) -> ScenarioConfig {
             users: Some(1),
             weeks: Some(weeks),
             cell: None,
+            background: None,
         },
         round_length,
         ..ScenarioConfig::default()
