@@ -124,10 +124,7 @@ pub fn report(
             settings.thin_s
         )));
     }
-    let trace = ImportedTrace {
-        name: name.to_string(),
-        fixes,
-    };
+    let trace = ImportedTrace::new(name.to_string(), fixes);
     let placement = trace.placement().map_err(fail)?;
     let preview = match &import.csv {
         Some(mapping) => {
@@ -146,7 +143,7 @@ pub fn report(
         skipped: import.skipped,
         skipped_examples: import.skipped_examples.clone(),
         warnings: import.warnings.clone(),
-        placement_notes: placement.notes,
+        placement_notes: placement.notes.clone(),
         has_signal: trace.has_signal(),
         first_unix: trace.fixes[0].time,
         last_unix: trace.fixes[trace.fixes.len() - 1].time,

@@ -127,9 +127,11 @@ impl Engine {
                 }
             }
             Request::LabData { name, fixes } => {
-                self.data = fixes.map(|f| ImportedTrace {
-                    name,
-                    fixes: protocol::unpack(&f),
+                self.data = fixes.map(|f| {
+                    let trace = ImportedTrace::new(name, protocol::unpack(&f));
+                    // Placed once here; every lab and study started on it reuses that.
+                    let _ = trace.placement();
+                    trace
                 });
             }
             Request::ImportFile { .. } => emit(Response::Rejected {
@@ -528,9 +530,9 @@ mod tests {
         assert!(
             matches!(&out[0], Response::LabError { message, .. } if message.contains("no imported data"))
         );
-        engine.data = Some(ImportedTrace {
-            name: "walk.csv".into(),
-            fixes: (0..50)
+        engine.data = Some(ImportedTrace::new(
+            "walk.csv".into(),
+            (0..50)
                 .map(|i| Fix {
                     time: 1_700_000_000.0 + i as f64 * 60.0,
                     lat: 47.37 + i as f64 * 1e-4,
@@ -539,7 +541,7 @@ mod tests {
                     line: i + 2,
                 })
                 .collect(),
-        });
+        ));
         let mut out = Vec::new();
         engine.handle(start(), &|| 0.0, &mut |r| out.push(r));
         match &out[0] {

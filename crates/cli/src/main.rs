@@ -217,8 +217,8 @@ fn run(
         if fixes.len() < 2 {
             return Err(format!("{name}: --thin {thin} leaves fewer than two fixes"));
         }
-        let trace = whereabouts_engine::import::ImportedTrace { name, fixes };
-        for note in trace.placement()?.notes {
+        let trace = whereabouts_engine::import::ImportedTrace::new(name, fixes);
+        for note in &trace.placement()?.notes {
             eprintln!("whereabouts: {note}");
         }
         if !trace.has_signal() {

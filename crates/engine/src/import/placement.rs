@@ -42,13 +42,25 @@ const WEEK_S: f64 = 7.0 * 86_400.0;
 const DAY_S: f64 = 86_400.0;
 
 /// The visitor's own trace, as a scenario carries it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ImportedTrace {
     /// The file's name (for messages and exports).
     pub name: String,
     /// Sorted by time, no repeated timestamps (as [`super::import`] returns them).
     pub fixes: Vec<Fix>,
+    /// [`placement`](Self::placement), computed once (a lab start asks for it three times,
+    /// and on a few million fixes it sorts for a noticeable fraction of a second).
+    #[serde(skip)]
+    placed: std::sync::OnceLock<Result<Placement, String>>,
+}
+
+/// Two traces are equal when their name and fixes are (whether the placement is cached yet
+/// does not matter).
+impl PartialEq for ImportedTrace {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name && self.fixes == other.fixes
+    }
 }
 
 /// Where and when the world goes, and which fixes it keeps.
@@ -67,13 +79,29 @@ pub struct Placement {
 }
 
 impl ImportedTrace {
+    pub fn new(name: String, fixes: Vec<Fix>) -> Self {
+        Self {
+            name,
+            fixes,
+            placed: std::sync::OnceLock::new(),
+        }
+    }
+
     /// Whether any fix carries a measured signal.
     pub fn has_signal(&self) -> bool {
         self.fixes.iter().any(|f| f.rsrp_dbm.is_some())
     }
 
-    /// Where the world goes. Fails only on a trace with fewer than two fixes.
-    pub fn placement(&self) -> Result<Placement, String> {
+    /// Where the world goes. Fails only on a trace with fewer than two fixes (or none near
+    /// their median position).
+    pub fn placement(&self) -> Result<&Placement, String> {
+        self.placed
+            .get_or_init(|| self.place())
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    fn place(&self) -> Result<Placement, String> {
         if self.fixes.len() < 2 {
             return Err(format!("{}: a trace needs at least two fixes", self.name));
         }
@@ -275,15 +303,12 @@ mod tests {
             })
             .collect();
         fixes.insert(150, fix(t0 + 150.0 * 900.0 - 1.0, 41.9, 12.5));
-        ImportedTrace {
-            name: "walk.gpx".into(),
-            fixes,
-        }
+        ImportedTrace::new("walk.gpx".into(), fixes)
     }
 
     #[test]
     fn the_window_fits_the_trace_and_leaves_out_far_trips() {
-        let p = trace().placement().unwrap();
+        let p = trace().placement().unwrap().clone();
         assert_eq!(p.kept.len(), 300);
         assert!(
             p.notes
@@ -305,17 +330,27 @@ mod tests {
     }
 
     #[test]
+    fn the_placement_is_computed_once_and_equality_ignores_it() {
+        let (placed, fresh) = (trace(), trace());
+        let a: *const Placement = placed.placement().unwrap();
+        let b: *const Placement = placed.placement().unwrap();
+        assert_eq!(a, b, "the same cached placement");
+        assert_eq!(placed, fresh);
+        assert_eq!(placed.clone().placement(), fresh.placement());
+    }
+
+    #[test]
     fn the_calendar_follows_the_timestamps() {
-        let p = trace().placement().unwrap();
+        let p = trace().placement().unwrap().clone();
         assert_eq!(p.start_unix, 1_699_920_000); // the UTC midnight before 1,700,000,000
         assert_eq!(p.weeks, 1);
         let w = p.world_config(1, None, None);
         assert_eq!(w.mobility.start_unix, p.start_unix);
         w.validate().unwrap();
         // A two-year history keeps its last 52 weeks.
-        let long = ImportedTrace {
-            name: "years.csv".into(),
-            fixes: (0..730)
+        let long = ImportedTrace::new(
+            "years.csv".into(),
+            (0..730)
                 .map(|d| {
                     fix(
                         1_600_000_000.0 + d as f64 * DAY_S,
@@ -324,7 +359,7 @@ mod tests {
                     )
                 })
                 .collect(),
-        };
+        );
         let p = long.placement().unwrap();
         assert_eq!(p.weeks, 52);
         assert_eq!(p.kept.len(), 364);
@@ -333,9 +368,9 @@ mod tests {
 
     #[test]
     fn a_large_window_gets_a_metro_world_of_bounded_size() {
-        let t = ImportedTrace {
-            name: "region.json".into(),
-            fixes: (0..200)
+        let t = ImportedTrace::new(
+            "region.json".into(),
+            (0..200)
                 .map(|i| {
                     fix(
                         1_700_000_000.0 + i as f64 * 3600.0,
@@ -344,7 +379,7 @@ mod tests {
                     )
                 })
                 .collect(),
-        };
+        );
         let p = t.placement().unwrap();
         assert!(p.height_m > CAMPUS_MAX_M);
         let w = p.world_config(1, None, None);

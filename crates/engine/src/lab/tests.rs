@@ -183,10 +183,7 @@ fn imported() -> ScenarioConfig {
             cell: None,
             background: None,
         },
-        imported: Some(ImportedTrace {
-            name: "walk.gpx".into(),
-            fixes,
-        }),
+        imported: Some(ImportedTrace::new("walk.gpx".into(), fixes)),
         ..ScenarioConfig::default()
     }
 }
