@@ -60,6 +60,14 @@ impl LabState {
         self.data.with_untracked(|d| d.active.is_some())
     }
 
+    /// Settings for a new file: columns detected afresh, the chosen sub-sampling kept.
+    fn new_file_settings(&self) -> ImportSettings {
+        ImportSettings {
+            csv: None,
+            thin_s: self.data.with_untracked(|d| d.settings.thin_s),
+        }
+    }
+
     /// Reads `file` in a fresh import worker with the current settings.
     pub fn import_file(&self, file: web_sys::File, settings: ImportSettings) {
         self.stop_import();
@@ -192,13 +200,7 @@ impl LabState {
         let state = *self;
         wasm_bindgen_futures::spawn_local(async move {
             match fetch_file(name).await {
-                Ok(file) => state.import_file(
-                    file,
-                    state.data.with_untracked(|d| ImportSettings {
-                        csv: None,
-                        thin_s: d.settings.thin_s,
-                    }),
-                ),
+                Ok(file) => state.import_file(file, state.new_file_settings()),
                 Err(e) => state.import_failed(format!("{name}: could not load the sample: {e}")),
             }
         });
@@ -235,13 +237,7 @@ pub fn on_drop(state: LabState) -> impl Fn(ev::DragEvent) + Copy + 'static {
         e.prevent_default();
         let file = first_file(e.data_transfer().and_then(|d| d.files()));
         match file {
-            Some(f) => state.import_file(
-                f,
-                state.data.with_untracked(|d| ImportSettings {
-                    csv: None,
-                    thin_s: d.settings.thin_s,
-                }),
-            ),
+            Some(f) => state.import_file(f, state.new_file_settings()),
             None => {
                 state.import_failed("nothing to import: drop a file (not a folder or text)".into())
             }
@@ -293,8 +289,7 @@ pub fn DataPanel(state: LabState) -> impl IntoView {
             return;
         };
         if let Some(file) = first_file(input.files()) {
-            let thin_s = state.data.with_untracked(|d| d.settings.thin_s);
-            state.import_file(file, ImportSettings { csv: None, thin_s });
+            state.import_file(file, state.new_file_settings());
         }
         // The same file can be picked again later.
         input.set_value("");
