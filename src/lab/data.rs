@@ -103,8 +103,7 @@ impl LabState {
                     self.import_failed(e);
                     return;
                 }
-                self.importer.set_value(Some(bridge));
-                self.file.set_value(Some(file));
+                self.importer.set_value(Some((bridge, file)));
             }
             Err(e) => self.import_failed(e),
         }
@@ -118,12 +117,15 @@ impl LabState {
         }
     }
 
-    fn stop_import(&self) {
-        if let Some(b) = self.importer.get_value() {
-            b.terminate();
-        }
+    /// Terminates the import under way, if any; returns the file it was reading.
+    fn stop_import(&self) -> Option<web_sys::File> {
+        let running = self.importer.get_value();
         self.importer.set_value(None);
         self.import_id.set_value(self.import_id.get_value() + 1);
+        running.map(|(bridge, file)| {
+            bridge.terminate();
+            file
+        })
     }
 
     pub fn cancel_import(&self) {
@@ -156,7 +158,9 @@ impl LabState {
                 }
             }),
             Response::ImportDone { report, fixes } => {
-                self.stop_import();
+                // Only a file that was read becomes the one "Keep" and the columns re-read.
+                let file = self.stop_import();
+                self.file.set_value(file);
                 self.send(Request::LabData {
                     name: report.name.clone(),
                     fixes,

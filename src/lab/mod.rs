@@ -64,7 +64,8 @@ pub struct LabState {
     pub data: RwSignal<data::DataView>,
     bridge: StoredValue<Option<EngineBridge>, LocalStorage>,
     /// The worker reading a file (a fresh one per import, terminated to cancel).
-    importer: StoredValue<Option<EngineBridge>, LocalStorage>,
+    /// (and the file it is reading, which becomes `file` only once it has been read).
+    importer: StoredValue<Option<(EngineBridge, web_sys::File)>, LocalStorage>,
     /// Numbers imports; only the current one's messages are heard.
     import_id: StoredValue<u32>,
     /// The imported file's handle (to read it again with other columns); None after Forget.

@@ -181,6 +181,11 @@ test('a file through the file input and one by drag-and-drop run the federation 
   assert.match(await page.textContent('[data-testid="import-report"]'), /lisbon\.gpx/);
   assert.match(await origin(page), /^38\.72/);
   assert.equal((await roundsDone(page, 3)).length, lisbon.length);
+  // Sub-sampling re-reads the loaded file (Lisbon), not the one that failed.
+  await page.selectOption('[data-testid="thin"]', '300');
+  await page.waitForFunction(() => /of 360 read, sub-sampled/.test(document.querySelector('[data-testid="import-report"]')?.textContent ?? ''));
+  assert.match(await page.textContent('[data-testid="import-report"]'), /^lisbon\.gpx/);
+  assert.match(await page.textContent('[data-testid="import-count"]'), /^120 fixes/);
 
   // 4. Forget: the data is gone and the drawn path is back on the campus.
   await page.click('[data-testid="forget"]');
