@@ -573,7 +573,7 @@ pub fn defences(scale: &Scale) -> Result<Table, String> {
             }),
         ));
     }
-    for e in [0.02, 0.005, 0.002] {
+    for e in [0.02, 0.005, 0.002, 0.001, 0.0005] {
         sweeps.push((
             format!("GeoInd ε {e}/m (mean shift {:.0} m)", 2.0 / e),
             Defense::GeoInd { epsilon_per_m: e },
