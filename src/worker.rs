@@ -238,23 +238,18 @@ impl Engine {
                         });
                     }
                     Err(message) => {
-                        let id = sweep.id;
-                        self.sweep = None;
-                        emit(Response::SweepError { sweep: id, message });
-                        return;
+                        return self
+                            .end_sweep(emit, |sweep| Response::SweepError { sweep, message });
                     }
                 }
                 continue;
             }
             if sweep.current.is_none() {
                 let Some(run) = sweep.runs.get(sweep.done) else {
-                    let id = sweep.id;
-                    self.sweep = None;
-                    emit(Response::SweepDone {
-                        sweep: id,
+                    return self.end_sweep(emit, |sweep| Response::SweepDone {
+                        sweep,
                         cancelled: false,
                     });
-                    return;
                 };
                 let world = sweep.world.clone().expect("generated above");
                 match Lab::with_world(run.config.clone(), world) {
@@ -263,10 +258,8 @@ impl Engine {
                         sweep.current = Some(lab);
                     }
                     Err(message) => {
-                        let id = sweep.id;
-                        self.sweep = None;
-                        emit(Response::SweepError { sweep: id, message });
-                        return;
+                        return self
+                            .end_sweep(emit, |sweep| Response::SweepError { sweep, message });
                     }
                 }
                 continue;
@@ -288,6 +281,13 @@ impl Engine {
                     });
                 }
             }
+        }
+    }
+
+    /// Drops the study and tells the page how it ended.
+    fn end_sweep(&mut self, emit: &mut dyn FnMut(Response), how: impl FnOnce(u32) -> Response) {
+        if let Some(sweep) = self.sweep.take() {
+            emit(how(sweep.id));
         }
     }
 
