@@ -100,6 +100,10 @@ enum Command {
         /// Also write one CSV per table into this directory.
         #[arg(long)]
         csv: Option<PathBuf>,
+        /// Check the findings on this many worlds (seeds from --seed on, run in parallel); the
+        /// tables are the first world's, followed by the findings of every world side by side.
+        #[arg(long, default_value_t = 1)]
+        worlds: u64,
     },
 }
 
@@ -142,7 +146,8 @@ fn main() -> ExitCode {
             quick,
             out,
             csv,
-        } => reproduce(seed, &model, quick, out.as_deref(), csv.as_deref()),
+            worlds,
+        } => reproduce(seed, &model, quick, worlds, out.as_deref(), csv.as_deref()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -315,11 +320,15 @@ fn reproduce(
     seed: u64,
     model: &str,
     quick: bool,
+    worlds: u64,
     out: Option<&Path>,
     csv: Option<&Path>,
 ) -> Result<(), String> {
-    use whereabouts_engine::experiments::{self, Scale};
+    use whereabouts_engine::experiments::{self, Scale, findings};
     use whereabouts_engine::model::ModelPreset;
+    if !(1..=16).contains(&worlds) {
+        return Err(format!("--worlds: {worlds} is not between 1 and 16"));
+    }
     let mut scale = if quick {
         Scale::quick(seed)
     } else {
@@ -331,10 +340,38 @@ fn reproduce(
         other => return Err(format!("--model: “{other}” is not a model (small, paper)")),
     };
     let started = std::time::Instant::now();
-    let tables = experiments::all(&scale, &mut |what| eprintln!("reproduce: {what}…"))?;
+    // One thread per world: the studies of a world are sequential, worlds are independent.
+    let reports = std::thread::scope(|scope| {
+        let handles: Vec<_> = (seed..seed + worlds)
+            .map(|s| {
+                let scale = Scale { seed: s, ..scale };
+                scope.spawn(move || {
+                    experiments::all(&scale, &mut |what| {
+                        eprintln!("reproduce (seed {s}): {what}…")
+                    })
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().map_err(|_| "a study panicked".to_string())?)
+            .collect::<Result<Vec<_>, String>>()
+    })?;
+    let mut tables = reports[0].tables.clone();
+    if worlds > 1 {
+        let checks: Vec<_> = (seed..)
+            .zip(reports.iter().map(|r| r.checks.clone()))
+            .collect();
+        tables.push(findings::across_worlds(&checks));
+    }
     let mut text = format!(
-        "## `whereabouts reproduce --seed {seed} --model {model}{}`\n\nEngine {}; {:.0} s on this machine.\n\n",
+        "## `whereabouts reproduce --seed {seed} --model {model}{}{}`\n\nEngine {}; {:.0} s on this machine.\n\n",
         if quick { " --quick" } else { "" },
+        if worlds > 1 {
+            format!(" --worlds {worlds}")
+        } else {
+            String::new()
+        },
         whereabouts_engine::VERSION,
         started.elapsed().as_secs_f64()
     );

@@ -165,6 +165,15 @@ fn reproduce_refuses_an_unknown_model() {
 }
 
 #[test]
+fn reproduce_refuses_an_absurd_number_of_worlds() {
+    for n in ["0", "17"] {
+        let out = whereabouts(&["reproduce", "--quick", "--worlds", n]);
+        assert!(!out.status.success());
+        assert!(text(&out.stderr).contains(&format!("--worlds: {n} is not between 1 and 16")));
+    }
+}
+
+#[test]
 fn import_summarises_a_good_file_and_names_the_problem_in_a_bad_one() {
     let good = temp("good.csv");
     std::fs::write(

@@ -4,7 +4,8 @@
 //!
 //! The synthetic worlds are not the paper's data (digest 000 §10.2: the Campus data set is
 //! unavailable; Radiocells cannot be downloaded here), so absolute figures differ; what must
-//! hold are the qualitative findings 3–8 of digest §10.2. Our EMD is in metres; the paper's EMD
+//! hold are the qualitative findings 3–8 of digest §10.2, which [`findings`] writes as explicit
+//! criteria and evaluates on the numbers measured here (the findings check). Our EMD is in metres; the paper's EMD
 //! unit is not stated (its random-guess EMD is 21.33 on Campus), so compare each EMD with the
 //! random-guess EMD on its own row.
 
@@ -18,6 +19,10 @@ use crate::scenario::{
 };
 use crate::trace::RoundLength;
 use crate::world::Preset;
+pub use findings::Check;
+use findings::Figures;
+
+pub mod findings;
 
 /// A table of results, printable as Markdown or CSV.
 #[derive(Clone, Debug, PartialEq)]
@@ -197,9 +202,10 @@ fn pct(x: Option<f64>) -> String {
 }
 
 /// §8.1 / Insight I1: FedSGD at T = 1 hour, 1 day, 1 week (campus, user 0).
-pub fn round_length_study(scale: &Scale) -> Result<Table, String> {
+pub fn round_length_study(scale: &Scale, checks: &mut Vec<Check>) -> Result<Table, String> {
     let paper = ["5.3", "6.4", "7.6"];
     let mut rows = Vec::new();
+    let mut figures = Vec::new();
     for (t, p) in [RoundLength::Hour, RoundLength::Day, RoundLength::Week]
         .into_iter()
         .zip(paper)
@@ -211,6 +217,7 @@ pub fn round_length_study(scale: &Scale) -> Result<Table, String> {
         };
         let o = run(campus(scale, weeks, t, FEDSGD))?;
         let s = &o.summary;
+        figures.push(Figures::from(s));
         rows.push(vec![
             format!("{t:?}").to_lowercase(),
             o.records.len().to_string(),
@@ -225,6 +232,11 @@ pub fn round_length_study(scale: &Scale) -> Result<Table, String> {
             p.to_string(),
         ]);
     }
+    checks.push(findings::shorter_rounds_leak_more(
+        &figures[0],
+        &figures[1],
+        &figures[2],
+    ));
     Ok(Table {
         title: "Round length T (FedSGD, campus, user 0) — §8.1, Insight I1".into(),
         notes: vec![
@@ -239,7 +251,7 @@ pub fn round_length_study(scale: &Scale) -> Result<Table, String> {
 
 /// Table 2: Diverse Batch eps sweep, FedSGD / FedAvg (B = 20, E = 5), T = 1 week, with the
 /// random subset of the same size.
-pub fn table2(scale: &Scale) -> Result<Table, String> {
+pub fn table2(scale: &Scale, checks: &mut Vec<Check>) -> Result<Table, String> {
     let fedavg = (Some(20), 5);
     let paper = [
         ("—", "—", "7.6 / 9.7", "0 / 90"),
@@ -250,6 +262,7 @@ pub fn table2(scale: &Scale) -> Result<Table, String> {
     ];
     let eps = [None, Some(0.0001), Some(0.001), Some(0.005), Some(0.05)];
     let mut rows = Vec::new();
+    let mut none = None;
     for (e, p) in eps.into_iter().zip(paper) {
         let defense = |random: bool| match (e, random) {
             (None, _) => Defense::None,
@@ -276,6 +289,33 @@ pub fn table2(scale: &Scale) -> Result<Table, String> {
             }
             None => None,
         };
+        let figures = [
+            Figures::from(&out[0].summary),
+            Figures::from(&out[1].summary),
+        ];
+        match (e, &random) {
+            (None, _) => {
+                checks.push(findings::local_steps_blur(&figures[0], &figures[1]));
+                none = Some(figures);
+            }
+            (Some(0.05), Some(random)) => {
+                if let Some(none) = none {
+                    for (i, scheme) in ["FedSGD", "FedAvg"].into_iter().enumerate() {
+                        checks.push(findings::diverse_batch_doubles_emd(
+                            scheme,
+                            &none[i],
+                            &figures[i],
+                            out[i].chosen_percent(),
+                        ));
+                    }
+                }
+                checks.push(findings::diverse_beats_random_subset(
+                    &figures[0],
+                    &Figures::from(&random.summary),
+                ));
+            }
+            _ => {}
+        }
         let pair = |f: &dyn Fn(&Outcome) -> String| format!("{} / {}", f(&out[0]), f(&out[1]));
         let batch = out[0].mean_batch();
         rows.push(vec![
@@ -437,7 +477,11 @@ pub fn table3(scale: &Scale) -> Result<Table, String> {
 /// scheme), over `seeds` worlds. Each partner's dissimilarity is the EMD between the two users'
 /// locations; the finding predicts more leakage (lower EMD) with more dissimilar partners, i.e.
 /// a negative rank correlation between partner distance and EMD.
-pub fn co_participants_campus(scale: &Scale, seeds: u64) -> Result<Table, String> {
+pub fn co_participants_campus(
+    scale: &Scale,
+    seeds: u64,
+    checks: &mut Vec<Check>,
+) -> Result<Table, String> {
     let mut rows = Vec::new();
     let mut rhos = Vec::new();
     for seed in scale.seed..scale.seed + seeds {
@@ -478,6 +522,7 @@ pub fn co_participants_campus(scale: &Scale, seeds: u64) -> Result<Table, String
         rhos.extend(rho);
     }
     let mean_rho = (!rhos.is_empty()).then(|| rhos.iter().sum::<f64>() / rhos.len() as f64);
+    checks.push(findings::dissimilar_partners_leak_more(&rhos));
     Ok(Table {
         title: format!(
             "Finding 8 on the campus preset — the target with each other user (T = 1 day; FedAvg B = 10, E = 5; {seeds} worlds)"
@@ -541,7 +586,7 @@ pub fn spearman(x: &[f64], y: &[f64]) -> Option<f64> {
 /// §8.5: each defence swept over its parameter (campus, T = 1 day, FedAvg B = 20, E = 5 — a
 /// model that learns within the run, so RMSE means something): privacy (distance to the D_t
 /// centroid, EMD) against utility (RMSE).
-pub fn defences(scale: &Scale) -> Result<Table, String> {
+pub fn defences(scale: &Scale, checks: &mut Vec<Check>) -> Result<Table, String> {
     let mut sweeps: Vec<(String, Defense)> = vec![("none".into(), Defense::None)];
     for eps_km in [0.005, 0.05] {
         sweeps.push((
@@ -580,11 +625,21 @@ pub fn defences(scale: &Scale) -> Result<Table, String> {
         ));
     }
     let mut rows = Vec::new();
+    let (mut dp, mut geoind) = (Vec::new(), Vec::new());
+    let (mut diverse, mut farthest) = (None, None);
     for (label, defense) in sweeps {
         let mut c = campus(scale, scale.days_weeks, RoundLength::Day, (Some(20), 5));
         c.defense = defense;
-        let o = run(c)?;
+        let o = run(c.clone())?;
         let s = &o.summary;
+        let figures = Figures::from(s);
+        match &c.defense {
+            Defense::DiverseBatch { eps_km, .. } if *eps_km == 0.05 => diverse = Some(figures),
+            Defense::FarthestBatch { num: 5, .. } => farthest = Some(figures),
+            Defense::LocalDp(_) => dp.push((label.clone(), figures)),
+            Defense::GeoInd { .. } => geoind.push((label.clone(), figures)),
+            _ => {}
+        }
         rows.push(vec![
             label,
             m(s.mean_error_m),
@@ -595,6 +650,23 @@ pub fn defences(scale: &Scale) -> Result<Table, String> {
             s.dp_epsilon.map_or("—".into(), |e| format!("{e:.0}")),
             format!("{:.1}", o.chosen_percent()),
         ]);
+    }
+    if let (Some(diverse), Some(farthest)) = (diverse, farthest) {
+        checks.push(findings::farthest_beats_diverse(&farthest, &diverse));
+        for (short, name, batch) in [
+            ("Diverse", "Diverse Batch eps 0.05 km", diverse),
+            ("Farthest", "Farthest Batch num 5", farthest),
+        ] {
+            for (noise, settings) in [("local DP", &dp), ("GeoInd", &geoind)] {
+                checks.push(findings::beats_at_equal_privacy(
+                    &format!("7 ({short} vs {noise})"),
+                    name,
+                    &batch,
+                    noise,
+                    settings,
+                ));
+            }
+        }
     }
     Ok(Table {
         title: "Defences compared (campus, T = 1 day, FedAvg B = 20, E = 5) — §8.5".into(),
@@ -608,20 +680,34 @@ pub fn defences(scale: &Scale) -> Result<Table, String> {
     })
 }
 
-/// Every study, in order.
-pub fn all(scale: &Scale, progress: &mut dyn FnMut(&str)) -> Result<Vec<Table>, String> {
+/// What `reproduce` prints: the findings check, then every study's table.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub tables: Vec<Table>,
+    /// Ordered by finding (3 … 8).
+    pub checks: Vec<Check>,
+}
+
+/// Every study, in order, with the findings check as the first table.
+pub fn all(scale: &Scale, progress: &mut dyn FnMut(&str)) -> Result<Report, String> {
     let mut out = Vec::new();
+    let mut checks = Vec::new();
     progress("round length study");
-    out.push(round_length_study(scale)?);
+    out.push(round_length_study(scale, &mut checks)?);
     progress("Table 2");
-    out.push(table2(scale)?);
+    out.push(table2(scale, &mut checks)?);
     progress("Table 3");
     out.push(table3(scale)?);
     progress("co-participants on campus");
-    out.push(co_participants_campus(scale, scale.worlds)?);
+    out.push(co_participants_campus(scale, scale.worlds, &mut checks)?);
     progress("defences");
-    out.push(defences(scale)?);
-    Ok(out)
+    out.push(defences(scale, &mut checks)?);
+    checks.sort_by_key(|c| c.finding.chars().next());
+    out.insert(0, findings::table(&checks));
+    Ok(Report {
+        tables: out,
+        checks,
+    })
 }
 
 #[cfg(test)]
