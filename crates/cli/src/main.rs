@@ -339,10 +339,13 @@ fn reproduce(
         "paper" => ModelPreset::Paper,
         other => return Err(format!("--model: “{other}” is not a model (small, paper)")),
     };
+    let end = seed
+        .checked_add(worlds)
+        .ok_or_else(|| format!("--seed: {seed} leaves no room for {worlds} worlds"))?;
     let started = std::time::Instant::now();
     // One thread per world: the studies of a world are sequential, worlds are independent.
     let reports = std::thread::scope(|scope| {
-        let handles: Vec<_> = (seed..seed + worlds)
+        let handles: Vec<_> = (seed..end)
             .map(|s| {
                 let scale = Scale { seed: s, ..scale };
                 scope.spawn(move || {

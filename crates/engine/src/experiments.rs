@@ -484,7 +484,7 @@ pub fn co_participants_campus(
 ) -> Result<Table, String> {
     let mut rows = Vec::new();
     let mut rhos = Vec::new();
-    for seed in scale.seed..scale.seed + seeds {
+    for seed in scale.seed..scale.seed.saturating_add(seeds) {
         let scale = Scale { seed, ..*scale };
         let base = base(
             &scale,
