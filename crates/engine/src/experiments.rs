@@ -240,7 +240,7 @@ pub fn round_length_study(scale: &Scale, checks: &mut Vec<Check>) -> Result<Tabl
     Ok(Table {
         title: "Round length T (FedSGD, campus, user 0) — §8.1, Insight I1".into(),
         notes: vec![
-            "Finding 3 (shorter T leaks more): EMD/random falls as T shortens. (T = 1 hour uses one week of data.)".into(),
+            "Finding 3 (shorter T leaks more) predicts that EMD/random falls as T shortens; the findings check says whether it does. (T = 1 hour uses one week of data.)".into(),
         ],
         columns: ["T", "rounds", "EMD (m)", "random EMD (m)", "EMD/random", "median dist (m)", "RMSE (dB)", "paper EMD"]
             .map(String::from)
@@ -341,7 +341,7 @@ pub fn table2(scale: &Scale, checks: &mut Vec<Check>) -> Result<Table, String> {
         title: "Table 2 — Diverse Batch (campus, T = 1 week; FedSGD / FedAvg B = 20, E = 5)".into(),
         notes: vec![
             "eps = 0.0001 km (10 cm) finds no clusters here: the paper's 239 clusters at that eps come from exactly repeated GPS fixes, which the synthetic GPS noise never produces. FedSGD rows: one gradient step of η = 0.001 per weekly round from a model that starts at 0 dBm barely moves it (the paper ran months of rounds), hence their RMSE; FedAvg learns.".into(),
-            "Findings 4 and 5: more local steps (FedAvg) raise EMD and divergence without hurting RMSE; Diverse Batch raises EMD with a few % of the data, and a random subset of the same size gives less EMD. Avg dist is the mean distance of the non-diverged DLG reconstructions to the centroid of the full round data D_t.".into(),
+            "Findings 4 and 5 predict that more local steps (FedAvg) raise EMD and divergence without hurting RMSE, and that Diverse Batch roughly doubles EMD with about 1% of the data while a random subset of the same size gives less; the findings check says which hold. Avg dist is the mean distance of the non-diverged DLG reconstructions to the centroid of the full round data D_t.".into(),
         ],
         columns: [
             "eps (km)", "avg batch", "% chosen", "RMSE dB (SGD / Avg)", "EMD m (SGD / Avg)", "random-guess EMD m",
@@ -671,7 +671,7 @@ pub fn defences(scale: &Scale, checks: &mut Vec<Check>) -> Result<Table, String>
     Ok(Table {
         title: "Defences compared (campus, T = 1 day, FedAvg B = 20, E = 5) — §8.5".into(),
         notes: vec![
-            "Findings 6 and 7: Farthest Batch moves the reconstruction further than Diverse Batch; at equal privacy (distance, EMD) the batch defences cost less RMSE than local DP and GeoInd. Total ε is the RDP composition over the rounds the target took part in. The paper's figures (Fig. 15) give no table; it reports Farthest Batch beyond EMD 21 / 680 m with better RMSE than DP and GeoInd.".into(),
+            "Findings 6 and 7 predict that Farthest Batch moves the reconstruction further than Diverse Batch, and that at equal privacy (distance, EMD) the batch defences cost less RMSE than local DP and GeoInd; the findings check says which hold. Total ε is the RDP composition over the rounds the target took part in. The paper's figures (Fig. 15) give no table; it reports Farthest Batch beyond EMD 21 / 680 m with better RMSE than DP and GeoInd.".into(),
         ],
         columns: ["defence", "avg dist (m)", "EMD (m)", "random EMD (m)", "% diverged", "RMSE (dB)", "total ε", "% data used"]
             .map(String::from)
