@@ -125,6 +125,8 @@ impl Scene {
                     r.record = Some(*record);
                 }
             }
+            // Whole-run bookends: the worker drives the lab in slices and never sends them.
+            LabEvent::Started { .. } | LabEvent::Finished(_) => {}
         }
     }
 

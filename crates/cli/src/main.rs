@@ -5,7 +5,8 @@ use clap::{Parser, Subcommand};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use whereabouts_engine::scenario::{Event, Scenario, ScenarioConfig};
+use whereabouts_engine::lab::{Lab, LabEvent};
+use whereabouts_engine::scenario::ScenarioConfig;
 use whereabouts_engine::world::{Preset, World};
 
 #[derive(Parser)]
@@ -236,16 +237,16 @@ fn run(
         config.imported = Some(trace);
         config.validate().map_err(|e| e.to_string())?;
     }
-    let mut scenario = Scenario::new(config.clone())?;
-    let total = scenario.total_rounds();
+    let mut lab = Lab::new(config.clone())?;
+    let total = lab.total_rounds();
     let started = std::time::Instant::now();
     let clock = move || started.elapsed().as_secs_f64() * 1000.0;
     let progress = std::io::stderr().is_terminal();
     let mut events = Vec::new();
-    let summary = scenario.run(
+    let summary = lab.run(
         timings.then_some(&clock as &dyn Fn() -> f64),
         &mut |event| {
-            if let (true, Event::Round(r)) = (progress, event) {
+            if let (true, LabEvent::Attacked(r)) = (progress, &event) {
                 let done = r.round + 1;
                 let width = 30;
                 let filled = width * done / total.max(1);
@@ -255,8 +256,14 @@ fn run(
                     " ".repeat(width - filled)
                 );
             }
-            if progress_events || !matches!(event, Event::AttackProgress { .. }) {
-                events.push(event.clone());
+            // Progress and the interim reconstruction are for live displays; the round's
+            // record repeats the final one.
+            let live = matches!(
+                event,
+                LabEvent::Progress { .. } | LabEvent::Reconstructed { .. }
+            );
+            if progress_events || !live {
+                events.push(event);
             }
         },
     )?;

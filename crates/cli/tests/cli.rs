@@ -89,7 +89,7 @@ fn run_is_reproducible_and_its_config_round_trips() {
     let json: serde_json::Value = serde_json::from_str(&a).unwrap();
     let events = json["events"].as_array().unwrap();
     assert_eq!(events.first().unwrap()["event"], "started");
-    let rounds: Vec<_> = events.iter().filter(|e| e["event"] == "round").collect();
+    let rounds: Vec<_> = events.iter().filter(|e| e["event"] == "attacked").collect();
     assert_eq!(rounds.len(), 2);
     for r in rounds {
         assert!(r["true_centroid"]["latlon"]["lat"].is_number());
@@ -248,7 +248,7 @@ fn run_with_data_places_the_world_around_the_file_and_follows_its_days() {
         .as_array()
         .unwrap()
         .iter()
-        .filter(|e| e["event"] == "round")
+        .filter(|e| e["event"] == "attacked")
         .collect();
     assert_eq!(rounds.len(), 2);
     // The sample's first day starts 2026-01-05 (UTC); its fixes are on the synthetic campus.

@@ -12,11 +12,10 @@
 use crate::defense::Defense;
 use crate::defense::dp::LocalDp;
 use crate::fl::FlConfig;
+use crate::lab::Lab;
 use crate::model::ModelPreset;
 use crate::model::train::LocalTraining;
-use crate::scenario::{
-    Event, ModelChoice, RoundRecord, Scenario, ScenarioConfig, Summary, WorldChoice,
-};
+use crate::scenario::{ModelChoice, RoundRecord, ScenarioConfig, Summary, WorldChoice};
 use crate::trace::RoundLength;
 use crate::world::Preset;
 pub use findings::Check;
@@ -89,15 +88,22 @@ fn mean(xs: impl Iterator<Item = f64>) -> f64 {
     if n == 0 { f64::NAN } else { s / n as f64 }
 }
 
+/// One run to the end.
 pub fn run(config: ScenarioConfig) -> Result<Outcome, String> {
-    let mut s = Scenario::new(config)?;
-    let mut records = Vec::new();
-    let summary = s.run(None, &mut |e| {
-        if let Event::Round(r) = e {
-            records.push((**r).clone())
-        }
-    })?;
-    Ok(Outcome { summary, records })
+    finish(Lab::new(config)?)
+}
+
+/// One run in a world already generated for its config.
+pub fn run_in(config: ScenarioConfig, world: crate::world::World) -> Result<Outcome, String> {
+    finish(Lab::with_world(config, world)?)
+}
+
+fn finish(mut lab: Lab) -> Result<Outcome, String> {
+    let summary = lab.run(None, &mut |_| {})?;
+    Ok(Outcome {
+        summary,
+        records: lab.records(),
+    })
 }
 
 /// How big the study is.
@@ -359,7 +365,7 @@ pub use crate::studies::user_distance;
 pub fn table3(scale: &Scale) -> Result<Table, String> {
     let fedavg = (Some(10), 5);
     let target = 3u32;
-    let probe = Scenario::new(base(
+    let probe = Lab::new(base(
         scale,
         Preset::Metro,
         scale.metro_weeks,
@@ -367,7 +373,7 @@ pub fn table3(scale: &Scale) -> Result<Table, String> {
         FEDSGD,
     ))?;
     let background = probe
-        .world
+        .world()
         .users
         .iter()
         .find(|u| u.background)
@@ -497,8 +503,7 @@ pub fn co_participants_campus(
             crate::world::World::generate(&base.world_config()).map_err(|e| e.to_string())?;
         let (mut ds, mut emds) = (Vec::new(), Vec::new());
         for r in crate::studies::runs(crate::studies::Study::CoParticipants, &base, &world)? {
-            let mut s = Scenario::with_world(r.config.clone(), world.clone())?;
-            let summary = s.run(None, &mut |_| {})?;
+            let summary = run_in(r.config.clone(), world.clone())?.summary;
             if let (Some(d), Some(e)) = (r.user_distance_m, summary.emd_m) {
                 ds.push(d);
                 emds.push(e);

@@ -53,33 +53,24 @@ pub struct Update {
     pub batch_means: Vec<[f32; 2]>,
 }
 
-/// What a round produced.
-#[derive(Clone, Debug)]
-pub struct Round {
-    pub index: usize,
-    /// w_{t−1}, the model every participant started from.
-    pub before: Vec<f32>,
-    pub updates: Vec<Update>,
-}
-
-/// Server state across rounds. Every round's randomness comes from its own stream, derived
-/// from the seed and the round index, so any round can be re-run from a checkpoint of the
-/// global model (the lab does this when the visitor edits a trajectory) with the same result.
+/// The federation's protocol: who takes part in a round and how each participant trains. It
+/// keeps no model: the driver holds each round's w_{t−1} and w_t. Every round's randomness
+/// comes from its own stream, derived from the seed and the round index, so any round can be
+/// re-run from a checkpoint of the global model (the lab does this when the visitor edits a
+/// trajectory) with the same result.
 pub struct Federation {
     pub spec: MlpSpec,
     pub config: FlConfig,
-    pub global: Vec<f32>,
     /// Local DP applied by every device to its update (digest 000 §7.6), if any.
     pub dp: Option<crate::defense::dp::LocalDp>,
     seed: u64,
 }
 
 impl Federation {
-    pub fn new(spec: MlpSpec, config: FlConfig, initial: Vec<f32>, seed: u64) -> Self {
+    pub fn new(spec: MlpSpec, config: FlConfig, seed: u64) -> Self {
         Self {
             spec,
             config,
-            global: initial,
             dp: None,
             seed,
         }
@@ -161,42 +152,5 @@ impl Federation {
             }
         }
         global.into_iter().map(|g| g as f32).collect()
-    }
-
-    /// Runs round `t` over `users`; returns `None` if nobody had data.
-    pub fn round(
-        &mut self,
-        data: &Dataset,
-        users: &[u32],
-        t: usize,
-        selector: &dyn BatchSelector,
-    ) -> Result<Option<Round>, (u32, TrainError)> {
-        let before = self.global.clone();
-        let mut updates = Vec::new();
-        for user in self.participants(data, users, t) {
-            if let Some(update) = self.local_update(data, user, t, &before, selector)? {
-                updates.push(update);
-            }
-        }
-        if updates.is_empty() {
-            return Ok(None);
-        }
-        self.global = Self::aggregate(&updates, before.len());
-        Ok(Some(Round {
-            index: t,
-            before,
-            updates,
-        }))
-    }
-
-    /// Test RMSE of the global model, dB.
-    pub fn rmse(&self, test: &[Sample]) -> Option<f64> {
-        let mut predictor = crate::model::Predictor::new(&self.spec);
-        crate::metrics::rmse(test.iter().map(|s| {
-            (
-                f64::from(predictor.predict(&self.global, s.x)),
-                f64::from(s.y),
-            )
-        }))
     }
 }

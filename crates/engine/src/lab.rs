@@ -11,7 +11,9 @@
 //!   round (the other participants' updates depend on w_{t−1} alone) and reports its instant
 //!   Lemma 1 reconstruction at once; DLG and the later rounds follow in the background.
 //!
-//! The results are those of [`Scenario::run`] on the same config, bit for bit (tested).
+//! This is the signal map's one round pipeline: the CLI's `run`, the studies and `reproduce`
+//! drive it to completion ([`Lab::run`], [`Lab::finish`]); the browser's worker drives it in
+//! slices. Its matrix test (`lab/matrix.rs`) pins the numbers of every kind of run.
 
 use crate::attack::analytic;
 use crate::attack::dlg::DlgRun;
@@ -20,7 +22,9 @@ use crate::fl::{Federation, Update};
 use crate::geo::{LatLon, Metres};
 use crate::model::Predictor;
 use crate::rng::Stream;
-use crate::scenario::{AttackInputs, RoundRecord, ScenarioConfig, Summary, summarize};
+use crate::scenario::{
+    AttackInputs, OutputBias, RoundRecord, ScenarioConfig, Summary, dp_budget_stop, summarize,
+};
 use crate::trace::{Dataset, Sample};
 use crate::trajectory::Trajectory;
 use crate::world::World;
@@ -60,6 +64,15 @@ pub struct HeatMap {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum LabEvent {
+    /// A whole run begins ([`Lab::run`] only; the browser gets the world instead).
+    Started {
+        rounds: usize,
+        users: usize,
+        train_points: usize,
+        test_points: usize,
+        parameters: usize,
+        initial_rmse_db: f64,
+    },
     /// The trajectory changed: rounds from `first_changed` on are being recomputed.
     Edited {
         first_changed: usize,
@@ -86,6 +99,8 @@ pub enum LabEvent {
     },
     /// The round is complete: attacks and the model's test RMSE.
     Attacked(Box<RoundRecord>),
+    /// A whole run is over ([`Lab::run`] only).
+    Finished(Summary),
 }
 
 /// The target's side of a trained round: its data and the instant reconstruction.
@@ -178,6 +193,9 @@ pub struct Lab {
     stopped: Option<String>,
     /// Per leg of the current trajectory: what it depends on, and its measurements.
     leg_cache: Vec<(LegKey, Vec<crate::world::Measurement>)>,
+    /// Whether the clock given to [`work`](Self::work) is a real one (the attack's
+    /// wall-clock time goes into the records only then).
+    timed: bool,
 }
 
 /// DLG iterations between two looks at the clock.
@@ -186,34 +204,87 @@ const SLICE_ITERATIONS: usize = 16;
 const RMSE_CHUNK: usize = 256;
 
 impl Lab {
-    /// A lab for `config`, which must carry a trajectory or imported data (the visitor is the
-    /// target).
+    /// A lab for `config`. The target is the visitor when the config carries a drawn
+    /// trajectory or imported data, otherwise a synthetic user with its own routine.
     pub fn new(config: ScenarioConfig) -> Result<Self, String> {
         config.validate().map_err(|e| e.to_string())?;
         let world = World::generate(&config.world_config()).map_err(|e| e.to_string())?;
         Self::with_world(config, world)
     }
 
-    /// [`new`](Self::new) in a world already generated for this config.
+    /// [`new`](Self::new) in a world already generated for this config (it must be
+    /// `World::generate(&config.world_config())`; studies reuse one world for many runs).
     pub fn with_world(config: ScenarioConfig, world: World) -> Result<Self, String> {
-        if config.trajectory.is_none() && config.imported.is_none() {
-            return Err("the lab needs a trajectory or imported data".into());
+        config.validate().map_err(|e| e.to_string())?;
+        if world.config != config.world_config() {
+            return Err("internal: the world does not belong to this config".into());
         }
-        // Scenario validates everything and builds the same data.
-        let scenario = crate::scenario::Scenario::with_world(config.clone(), world)?;
-        let total_rounds = scenario.total_rounds();
-        let crate::scenario::Scenario {
-            world,
-            data,
-            federation,
-            selector,
-            ..
-        } = scenario;
-        let users = match &config.participants {
+        let mut data = Dataset::new(
+            &world.measurements,
+            world.projection,
+            config.round_length,
+            config.test_fraction,
+            config.seed,
+        )
+        .map_err(|e| e.to_string())?;
+        let users: Vec<u32> = match &config.participants {
             Some(list) => list.clone(),
             None => world.users.iter().map(|u| u.id).collect(),
         };
-        let initial = federation.global.clone();
+        if let Some(bad) = users
+            .iter()
+            .chain(std::iter::once(&config.target))
+            .find(|&&u| u as usize >= world.users.len())
+        {
+            return Err(format!(
+                "participants/target: user {bad} does not exist (the world has users 0–{})",
+                world.users.len() - 1
+            ));
+        }
+        if !users.contains(&config.target) {
+            return Err(format!(
+                "target: user {} is not among the participants {users:?}",
+                config.target
+            ));
+        }
+        let spec = config.model.spec();
+        // The output bias starts from the world's labels, before the visitor's data replaces
+        // the target's routine.
+        let bias = match config.output_bias {
+            OutputBias::Zero => 0.0,
+            OutputBias::MeanLabel => data.mean_label(),
+        };
+        let initial = spec.init(bias, &mut Stream::new(config.seed, "model-init"));
+        let mut rounds = data.rounds();
+        let mut leg_cache = Vec::new();
+        if let Some(trajectory) = &config.trajectory {
+            trajectory
+                .validate(world.area())
+                .map_err(|e| e.to_string())?;
+            let mut measurements = Vec::new();
+            for k in 0..trajectory.legs() {
+                let leg = trajectory.leg_measurements(&world, config.target, config.seed, k);
+                measurements.extend_from_slice(&leg);
+                leg_cache.push((trajectory.leg_key(k), leg));
+            }
+            data.replace_user(config.target, &measurements);
+            let last = measurements.last().map_or(data.t0, |m| m.time);
+            rounds = data.round_of(last) + 1;
+        }
+        if let Some(trace) = &config.imported {
+            let placement = trace.placement()?;
+            let measurements = placement.measurements(&world, config.target, config.seed);
+            data.replace_user(config.target, &measurements);
+            if trace.has_signal() {
+                data.hold_out_user(config.target, config.test_fraction, config.seed);
+            }
+            let last = measurements.last().map_or(data.t0, |m| m.time);
+            rounds = data.round_of(last) + 1;
+        }
+        let total_rounds = config.max_rounds.map_or(rounds, |m| m.min(rounds));
+        let mut federation = Federation::new(spec, config.fl.clone(), config.seed);
+        federation.dp = config.defense.dp();
+        let selector = config.defense.selector(data.standardizer);
         Ok(Self {
             config,
             world,
@@ -226,7 +297,8 @@ impl Lab {
             rounds: Vec::new(),
             wanted: 0,
             stopped: None,
-            leg_cache: Vec::new(),
+            leg_cache,
+            timed: true,
         })
     }
 
@@ -237,6 +309,11 @@ impl Lab {
 
     pub fn config(&self) -> &ScenarioConfig {
         &self.config
+    }
+
+    /// The data every participant trains on and the model is tested on.
+    pub fn data(&self) -> &Dataset {
+        &self.data
     }
 
     pub fn total_rounds(&self) -> usize {
@@ -413,9 +490,7 @@ impl Lab {
             }
             if let Some(t) = self.incomplete() {
                 self.complete_round(t, now, deadline, emit);
-            } else if let Some(why) =
-                crate::scenario::dp_budget_stop(&self.config, self.target_rounds())
-            {
+            } else if let Some(why) = dp_budget_stop(&self.config, self.target_rounds()) {
                 self.stopped = Some(why);
                 self.total_rounds = self.rounds.len();
                 self.wanted = self.wanted.min(self.total_rounds);
@@ -425,10 +500,39 @@ impl Lab {
         }
     }
 
-    /// Runs every wanted round to the end (tests, benchmarks).
+    /// Runs every wanted round to the end, untimed (tests, studies).
     pub fn finish(&mut self, emit: &mut dyn FnMut(LabEvent)) -> Result<(), String> {
-        while self.work(&|| 0.0, f64::INFINITY, emit)? {}
-        Ok(())
+        self.timed = false;
+        let result = self.work(&|| 0.0, f64::INFINITY, emit).map(|_| ());
+        self.timed = true;
+        result
+    }
+
+    /// The whole run, as the CLI reports it: `Started`, every round's events, `Finished`.
+    /// `clock` (milliseconds) times each attack if given.
+    pub fn run(
+        &mut self,
+        clock: Option<&dyn Fn() -> f64>,
+        emit: &mut dyn FnMut(LabEvent),
+    ) -> Result<Summary, String> {
+        emit(LabEvent::Started {
+            rounds: self.total_rounds,
+            users: self.users.len(),
+            train_points: self.data.train.len(),
+            test_points: self.data.test.len(),
+            parameters: self.parameters(),
+            initial_rmse_db: self.initial_rmse_db(),
+        });
+        self.want(usize::MAX);
+        match clock {
+            Some(now) => {
+                self.work(now, f64::INFINITY, emit)?;
+            }
+            None => self.finish(emit)?,
+        }
+        let summary = self.summary();
+        emit(LabEvent::Finished(summary.clone()));
+        Ok(summary)
     }
 
     /// Trains round `t` (all earlier rounds trained). `reuse`: the round as it was before an
@@ -638,7 +742,8 @@ impl Lab {
         else {
             unreachable!("matched above")
         };
-        let outcome = inputs.outcome(&self.data, run.finish(area), Some(millis));
+        let millis = Some(millis).filter(|_| self.timed);
+        let outcome = inputs.outcome(&self.data, run.finish(area), millis);
         emit(LabEvent::Reconstructed {
             round: t,
             dlg: Box::new(outcome.clone()),
@@ -742,5 +847,7 @@ fn rmse(federation: &Federation, params: &[f32], test: &[Sample]) -> f64 {
     .unwrap_or(f64::NAN)
 }
 
+#[cfg(test)]
+mod matrix;
 #[cfg(test)]
 mod tests;

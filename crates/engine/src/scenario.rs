@@ -1,16 +1,17 @@
-//! One configuration, run round by round, reported as a stream of events: the single source of
-//! truth that the CLI writes to JSON and the browser worker posts to the page.
+//! What a signal-map run is (its configuration) and what it reports (round records and the
+//! summary), with the per-round steps shared by every part of the run: what the server derives
+//! from an update before attacking it, the DP accounting, the whole-run figures. The run itself
+//! is [`crate::lab::Lab`], the one round pipeline:
 //!
 //! world → dataset (rounds) → each round: participants train → server aggregates → the server
 //! attacks the target's update (DLG, Lemma 1) → metrics → events.
 
 use crate::attack::dlg::{self, DlgConfig, DlgResult, InitContext};
-use crate::attack::objective::Objective;
 use crate::attack::{analytic, observed_gradient};
 use crate::defense::Defense;
 use crate::defense::dp::RdpAccountant;
 use crate::error::ConfigError;
-use crate::fl::{BatchSelector, Federation, FlConfig, Update};
+use crate::fl::{FlConfig, Update};
 use crate::geo::{LatLon, Metres};
 use crate::import::ImportedTrace;
 use crate::metrics;
@@ -19,7 +20,7 @@ use crate::model::{MlpSpec, ModelPreset};
 use crate::rng::Stream;
 use crate::trace::{Dataset, RoundLength, centroid};
 use crate::trajectory::Trajectory;
-use crate::world::{Preset, World};
+use crate::world::Preset;
 use serde::{Deserialize, Serialize};
 
 /// Which world, with the few overrides people reach for.
@@ -321,278 +322,6 @@ pub struct Summary {
     pub dp_epsilon: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
-}
-
-/// What a running scenario reports.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "event", rename_all = "snake_case")]
-pub enum Event {
-    Started {
-        rounds: usize,
-        users: usize,
-        train_points: usize,
-        test_points: usize,
-        parameters: usize,
-        initial_rmse_db: f64,
-    },
-    /// Local training and aggregation of a round are done.
-    RoundTrained {
-        round: usize,
-        participants: Vec<u32>,
-        rmse_db: f64,
-    },
-    /// DLG is under way on the target's update (every `trail_every` iterations).
-    AttackProgress {
-        round: usize,
-        iteration: usize,
-        position: Metres,
-        neg_cosine: f64,
-    },
-    /// The round's attacks finished: reconstructions and metrics.
-    Round(Box<RoundRecord>),
-    Finished(Summary),
-}
-
-/// A scenario in progress.
-pub struct Scenario {
-    pub config: ScenarioConfig,
-    pub world: World,
-    pub data: Dataset,
-    pub federation: Federation,
-    pub records: Vec<RoundRecord>,
-    pub selector: Box<dyn BatchSelector>,
-    users: Vec<u32>,
-    next_round: usize,
-    total_rounds: usize,
-    previous: Option<Metres>,
-    stopped: Option<String>,
-}
-
-impl Scenario {
-    pub fn new(config: ScenarioConfig) -> Result<Self, String> {
-        config.validate().map_err(|e| e.to_string())?;
-        let world = World::generate(&config.world_config()).map_err(|e| e.to_string())?;
-        Self::with_world(config, world)
-    }
-
-    /// [`new`](Self::new) with the world already generated (it must be
-    /// `World::generate(&config.world_config())`; sweeps reuse one world for many configs).
-    pub fn with_world(config: ScenarioConfig, world: World) -> Result<Self, String> {
-        config.validate().map_err(|e| e.to_string())?;
-        if world.config != config.world_config() {
-            return Err("internal: the world does not belong to this config".into());
-        }
-        let mut data = Dataset::new(
-            &world.measurements,
-            world.projection,
-            config.round_length,
-            config.test_fraction,
-            config.seed,
-        )
-        .map_err(|e| e.to_string())?;
-        let users: Vec<u32> = match &config.participants {
-            Some(list) => list.clone(),
-            None => world.users.iter().map(|u| u.id).collect(),
-        };
-        if let Some(bad) = users
-            .iter()
-            .chain(std::iter::once(&config.target))
-            .find(|&&u| u as usize >= world.users.len())
-        {
-            return Err(format!(
-                "participants/target: user {bad} does not exist (the world has users 0–{})",
-                world.users.len() - 1
-            ));
-        }
-        if !users.contains(&config.target) {
-            return Err(format!(
-                "target: user {} is not among the participants {users:?}",
-                config.target
-            ));
-        }
-        let spec = config.model.spec();
-        let bias = match config.output_bias {
-            OutputBias::Zero => 0.0,
-            OutputBias::MeanLabel => data.mean_label(),
-        };
-        let initial = spec.init(bias, &mut Stream::new(config.seed, "model-init"));
-        let mut rounds = data.rounds();
-        if let Some(trajectory) = &config.trajectory {
-            trajectory
-                .validate(world.area())
-                .map_err(|e| e.to_string())?;
-            let measurements = trajectory.measurements(&world, config.target, config.seed);
-            data.replace_user(config.target, &measurements);
-            let last = measurements.last().map_or(data.t0, |m| m.time);
-            rounds = data.round_of(last) + 1;
-        }
-        if let Some(trace) = &config.imported {
-            let placement = trace.placement()?;
-            let measurements = placement.measurements(&world, config.target, config.seed);
-            data.replace_user(config.target, &measurements);
-            if trace.has_signal() {
-                data.hold_out_user(config.target, config.test_fraction, config.seed);
-            }
-            let last = measurements.last().map_or(data.t0, |m| m.time);
-            rounds = data.round_of(last) + 1;
-        }
-        let total_rounds = config.max_rounds.map_or(rounds, |m| m.min(rounds));
-        let mut federation = Federation::new(spec, config.fl.clone(), initial, config.seed);
-        federation.dp = config.defense.dp();
-        let selector = config.defense.selector(data.standardizer);
-        Ok(Self {
-            config,
-            world,
-            data,
-            federation,
-            records: Vec::new(),
-            selector,
-            users,
-            next_round: 0,
-            total_rounds,
-            previous: None,
-            stopped: None,
-        })
-    }
-
-    pub fn total_rounds(&self) -> usize {
-        self.total_rounds
-    }
-
-    pub fn started_event(&self) -> Event {
-        Event::Started {
-            rounds: self.total_rounds,
-            users: self.users.len(),
-            train_points: self.data.train.len(),
-            test_points: self.data.test.len(),
-            parameters: self.federation.spec.parameter_count(),
-            initial_rmse_db: self.federation.rmse(&self.data.test).unwrap_or(f64::NAN),
-        }
-    }
-
-    /// Trains and attacks the next round that has data for the target, reporting
-    /// `RoundTrained` and `AttackProgress` events as it goes. Returns `Ok(None)` when the run is
-    /// over. `clock` (milliseconds) times the attack if given.
-    pub fn step(
-        &mut self,
-        clock: Option<&dyn Fn() -> f64>,
-        on_event: &mut dyn FnMut(&Event),
-    ) -> Result<Option<RoundRecord>, String> {
-        while self.next_round < self.total_rounds {
-            let t = self.next_round;
-            if let Some(why) = dp_budget_stop(&self.config, self.records.len()) {
-                self.stopped = Some(why);
-                self.total_rounds = t;
-                break;
-            }
-            self.next_round += 1;
-            let round = self
-                .federation
-                .round(&self.data, &self.users, t, self.selector.as_ref())
-                .map_err(|(user, e)| format!("round {t}, user {user}: {e}"))?;
-            let Some(round) = round else { continue };
-            let rmse_db = self.federation.rmse(&self.data.test).unwrap_or(f64::NAN);
-            on_event(&Event::RoundTrained {
-                round: t,
-                participants: round.updates.iter().map(|u| u.user).collect(),
-                rmse_db,
-            });
-            let Some(update) = round.updates.iter().find(|u| u.user == self.config.target) else {
-                continue;
-            };
-            let area = self.world.area();
-            let inputs = AttackInputs::new(
-                &self.config,
-                &self.federation.spec,
-                &self.data,
-                area,
-                t,
-                &round.before,
-                update,
-                self.previous,
-            );
-            let dlg = match inputs.start {
-                Some(start) => {
-                    let settings = &self.config.attack.settings;
-                    let began = clock.map(|c| c());
-                    let mut objective = Objective::new(
-                        &self.federation.spec,
-                        &inputs.weights,
-                        &inputs.g_obs,
-                        update.steps,
-                    );
-                    let result = dlg::run_observed(
-                        &mut objective,
-                        settings,
-                        &self.data.standardizer,
-                        area,
-                        start,
-                        self.data.mean_label(),
-                        &mut |iteration, position, neg_cosine| {
-                            on_event(&Event::AttackProgress {
-                                round: t,
-                                iteration,
-                                position,
-                                neg_cosine,
-                            })
-                        },
-                    );
-                    let millis = clock.zip(began).map(|(c, b)| c() - b);
-                    Some(inputs.outcome(&self.data, result, millis))
-                }
-                None => None,
-            };
-            if let Some(d) = dlg.as_ref().filter(|d| !d.result.diverged) {
-                self.previous = Some(d.reconstruction.position);
-            }
-            let bounds = if self.config.attack.bounds {
-                let mut s = Stream::new(self.config.seed, &format!("bounds-{t}"));
-                analytic::bounds(
-                    &self.federation.spec,
-                    &round.before,
-                    &update.batch,
-                    &self.data.standardizer,
-                    &mut s,
-                )
-            } else {
-                None
-            };
-            let participants = round.updates.iter().map(|u| u.user).collect();
-            let mut record = inputs.record(&self.data, participants, update, dlg, bounds, rmse_db);
-            record.dp_epsilon = dp_epsilon(&self.config, self.records.len() + 1);
-            self.records.push(record.clone());
-            return Ok(Some(record));
-        }
-        Ok(None)
-    }
-
-    /// Figures over all rounds so far.
-    pub fn summary(&self) -> Summary {
-        let mut summary = summarize(
-            &self.config,
-            &self.data,
-            self.world.area(),
-            &self.records,
-            self.next_round,
-        );
-        summary.stopped = self.stopped.clone();
-        summary
-    }
-
-    /// Runs every remaining round, reporting each event.
-    pub fn run(
-        &mut self,
-        clock: Option<&dyn Fn() -> f64>,
-        on_event: &mut dyn FnMut(&Event),
-    ) -> Result<Summary, String> {
-        on_event(&self.started_event());
-        while let Some(record) = self.step(clock, on_event)? {
-            on_event(&Event::Round(Box::new(record)));
-        }
-        let summary = self.summary();
-        on_event(&Event::Finished(summary.clone()));
-        Ok(summary)
-    }
 }
 
 #[cfg(test)]

@@ -15,10 +15,11 @@
 
 use crate::defense::Defense;
 use crate::defense::dp::LocalDp;
+use crate::lab::Lab;
 use crate::metrics;
 use crate::model::train::LocalTraining;
 use crate::rng::Stream;
-use crate::scenario::{RoundRecord, Scenario, ScenarioConfig, Summary};
+use crate::scenario::{RoundRecord, ScenarioConfig, Summary};
 use crate::world::World;
 use serde::{Deserialize, Serialize};
 
@@ -137,7 +138,7 @@ pub fn runs(study: Study, base: &ScenarioConfig, world: &World) -> Result<Vec<St
         }
         Study::CoParticipants => {
             let target = base.target;
-            let probe = Scenario::with_world(base.clone(), world.clone())?;
+            let probe = Lab::with_world(base.clone(), world.clone())?;
             let mut alone = base.clone();
             alone.participants = Some(vec![target]);
             let mut out = vec![run("alone", "the visitor only".into(), alone)];
@@ -163,9 +164,9 @@ pub fn runs(study: Study, base: &ScenarioConfig, world: &World) -> Result<Vec<St
 }
 
 /// Pairwise user similarity: sliced-Wasserstein EMD between two users' training locations, m.
-pub fn user_distance(s: &Scenario, a: u32, b: u32, seed: u64) -> Option<f64> {
+pub fn user_distance(s: &Lab, a: u32, b: u32, seed: u64) -> Option<f64> {
     let points = |u: u32| -> Vec<crate::geo::Metres> {
-        s.data
+        s.data()
             .train
             .iter()
             .filter(|x| x.user == u)
@@ -241,7 +242,6 @@ pub fn defense_grid() -> Vec<(&'static str, String, Defense)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lab::Lab;
     use crate::scenario::WorldChoice;
     use crate::trajectory::TrajectoryPreset;
     use crate::world::Preset;
@@ -345,7 +345,7 @@ mod tests {
             assert!(d > 10.0 && d < 3000.0, "user {}: {d} m", k + 1);
         }
         // The distance is symmetric in the two users and zero for a user with itself.
-        let probe = Scenario::with_world(base(), w).unwrap();
+        let probe = Lab::with_world(base(), w).unwrap();
         let (ab, ba) = (
             user_distance(&probe, 0, 2, 5),
             user_distance(&probe, 2, 0, 5),

@@ -1,7 +1,8 @@
 //! The defences in a whole federation (campus preset), as the evidence asks.
 use super::*;
+use crate::lab::Lab;
 use crate::rng::Stream;
-use crate::scenario::{Event, RoundRecord, Scenario, ScenarioConfig, WorldChoice};
+use crate::scenario::{RoundRecord, ScenarioConfig, WorldChoice};
 use crate::trace::{RoundLength, Sample, centroid};
 use crate::world::Preset;
 #[cfg(target_arch = "wasm32")]
@@ -23,16 +24,11 @@ fn campus(defense: Defense) -> ScenarioConfig {
     }
 }
 
-fn run(config: ScenarioConfig) -> (Scenario, Vec<RoundRecord>) {
-    let mut s = Scenario::new(config).unwrap();
-    let mut records = Vec::new();
-    s.run(None, &mut |e| {
-        if let Event::Round(r) = e {
-            records.push((**r).clone())
-        }
-    })
-    .unwrap();
-    (s, records)
+fn run(config: ScenarioConfig) -> (Lab, Vec<RoundRecord>) {
+    let mut lab = Lab::new(config).unwrap();
+    lab.run(None, &mut |_| {}).unwrap();
+    let records = lab.records();
+    (lab, records)
 }
 
 fn mean_dlg_error(records: &[RoundRecord]) -> f64 {
@@ -72,11 +68,11 @@ fn diverse_batch_spreads_the_batch_and_raises_the_dlg_error() {
     let (_, diverse) = run(campus(DIVERSE));
     // The batch is spread wider than the round's data (one point per place, not hundreds at
     // home): compare on every round with data.
-    let selector = DIVERSE.selector(plain.data.standardizer);
+    let selector = DIVERSE.selector(plain.data().standardizer);
     let mut wider = 0;
     let mut rounds = 0;
-    for t in 0..plain.data.rounds() {
-        let d = plain.data.local_data(0, t, false);
+    for t in 0..plain.data().rounds() {
+        let d = plain.data().local_data(0, t, false);
         let b = selector.select(d, &mut Stream::new(1, "t"));
         if b.len() >= 2 {
             rounds += 1;
@@ -143,11 +139,11 @@ fn bad_defence_settings_are_refused() {
         min_samples: 5,
         num: 0,
     });
-    assert!(Scenario::new(bad).err().unwrap().contains("defense.num"));
+    assert!(Lab::new(bad).err().unwrap().contains("defense.num"));
     let bad = campus(Defense::GeoInd {
         epsilon_per_m: -1.0,
     });
-    assert!(Scenario::new(bad).err().unwrap().contains("epsilon_per_m"));
+    assert!(Lab::new(bad).err().unwrap().contains("epsilon_per_m"));
     let toml = "kind = \"diverse_batch\"\neps_km = 0.05\n";
     let d: Defense = toml::from_str(toml).unwrap();
     assert_eq!(d, DIVERSE);

@@ -33,12 +33,13 @@ fn timeless(mut records: Vec<RoundRecord>) -> Vec<RoundRecord> {
     records
 }
 
-fn scenario_records(config: ScenarioConfig) -> Vec<RoundRecord> {
+/// A fresh run of `config`, all at once.
+fn fresh_records(config: ScenarioConfig) -> Vec<RoundRecord> {
     crate::experiments::run(config).unwrap().records
 }
 
 #[test]
-fn the_lab_gives_the_scenarios_numbers() {
+fn a_run_reports_each_round_trained_then_attacked() {
     let mut lab = Lab::new(config()).unwrap();
     assert_eq!(lab.total_rounds(), 3);
     lab.want(usize::MAX);
@@ -46,7 +47,7 @@ fn the_lab_gives_the_scenarios_numbers() {
     lab.finish(&mut |e| events.push(e)).unwrap();
     let records = lab.records();
     assert_eq!(records.len(), 3);
-    assert_eq!(timeless(records), scenario_records(config()));
+    assert_eq!(timeless(records), fresh_records(config()));
     // Each round: trained (with the instant reconstruction), progress, then attacked.
     assert!(
         matches!(&events[0], LabEvent::Trained { round: 0, target: Some(t), .. } if t.analytic.is_some())
@@ -101,7 +102,7 @@ fn an_edit_recomputes_from_the_first_changed_round_only() {
     let mut fresh = config();
     fresh.trajectory = Some(moved);
     let new = timeless(lab.records());
-    assert_eq!(new, scenario_records(fresh));
+    assert_eq!(new, fresh_records(fresh));
     assert_ne!(new[1], timeless(old)[1]);
     // The same trajectory again changes nothing.
     let same = lab.config().trajectory.clone().unwrap();
@@ -126,7 +127,7 @@ fn work_stops_at_the_deadline_and_resumes() {
     assert!(!lab.busy());
     let mut one = config();
     one.max_rounds = Some(1);
-    assert_eq!(timeless(lab.records()), scenario_records(one));
+    assert_eq!(timeless(lab.records()), fresh_records(one));
 }
 
 #[test]
@@ -155,7 +156,7 @@ fn the_heat_map_covers_the_area_in_dbm() {
 }
 
 /// Three days of a walk in Zürich with a day without data in between, as a file would give.
-fn imported() -> ScenarioConfig {
+pub(super) fn imported() -> ScenarioConfig {
     use crate::import::{Fix, ImportedTrace};
     let day = 86_400.0;
     let t0 = 1_700_006_400.0; // 2023-11-15 00:00 UTC
@@ -218,7 +219,7 @@ fn imported_data_places_the_world_and_cuts_rounds_by_its_timestamps() {
             analytic.error_m
         );
     }
-    assert_eq!(timeless(records), scenario_records(imported()));
+    assert_eq!(timeless(records), fresh_records(imported()));
     let mut both = imported();
     both.trajectory = Some(TrajectoryPreset::Commute.trajectory(900.0, 850.0));
     assert!(Lab::new(both).err().unwrap().contains("not both"));
@@ -232,12 +233,11 @@ fn a_measured_signal_is_tested_on_the_visitors_own_held_out_fixes() {
             f.rsrp_dbm = Some(-80.0 - (i % 20) as f64);
         }
     }
-    let scenario = crate::scenario::Scenario::new(config).unwrap();
-    assert!(!scenario.data.test.is_empty());
-    assert!(scenario.data.test.iter().all(|s| s.user == 0));
+    let lab = Lab::new(config).unwrap();
+    assert!(!lab.data().test.is_empty());
+    assert!(lab.data().test.iter().all(|s| s.user == 0));
     assert!(
-        scenario
-            .data
+        lab.data()
             .test
             .iter()
             .all(|s| (-99.0..=-80.0).contains(&s.y))

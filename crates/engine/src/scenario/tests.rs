@@ -1,4 +1,5 @@
 use super::*;
+use crate::lab::{Lab, LabEvent};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
@@ -17,10 +18,10 @@ fn quick(round_length: RoundLength, weeks: u32) -> ScenarioConfig {
     }
 }
 
-fn run(config: ScenarioConfig) -> (Vec<Event>, Summary) {
-    let mut scenario = Scenario::new(config).unwrap();
+fn run(config: ScenarioConfig) -> (Vec<LabEvent>, Summary) {
+    let mut lab = Lab::new(config).unwrap();
     let mut events = Vec::new();
-    let summary = scenario.run(None, &mut |e| events.push(e.clone())).unwrap();
+    let summary = lab.run(None, &mut |e| events.push(e)).unwrap();
     (events, summary)
 }
 
@@ -38,7 +39,7 @@ fn same_seed_same_json() {
 #[test]
 fn events_describe_every_round_and_the_model_learns() {
     let (events, summary) = run(quick(RoundLength::Day, 1));
-    let Event::Started {
+    let LabEvent::Started {
         rounds,
         initial_rmse_db,
         ..
@@ -50,22 +51,22 @@ fn events_describe_every_round_and_the_model_learns() {
     let records: Vec<&RoundRecord> = events
         .iter()
         .filter_map(|e| match e {
-            Event::Round(r) => Some(r.as_ref()),
+            LabEvent::Attacked(r) => Some(r.as_ref()),
             _ => None,
         })
         .collect();
     assert_eq!(records.len(), 7);
-    assert!(matches!(events.last(), Some(Event::Finished(_))));
+    assert!(matches!(events.last(), Some(LabEvent::Finished(_))));
     // Each round: trained, then attack progress, then the finished record.
     let trained = events
         .iter()
-        .position(|e| matches!(e, Event::RoundTrained { round: 0, .. }));
+        .position(|e| matches!(e, LabEvent::Trained { round: 0, .. }));
     let progress = events
         .iter()
-        .position(|e| matches!(e, Event::AttackProgress { round: 0, .. }));
+        .position(|e| matches!(e, LabEvent::Progress { round: 0, .. }));
     let finished = events
         .iter()
-        .position(|e| matches!(e, Event::Round(r) if r.round == 0));
+        .position(|e| matches!(e, LabEvent::Attacked(r) if r.round == 0));
     assert!(
         trained < progress && progress < finished,
         "{trained:?} {progress:?} {finished:?}"
@@ -149,6 +150,6 @@ fn a_target_outside_the_federation_is_refused() {
     let mut c = quick(RoundLength::Day, 1);
     c.target = 3;
     c.participants = None;
-    let e = Scenario::new(c).err().unwrap();
+    let e = Lab::new(c).err().unwrap();
     assert!(e.contains("user 3 does not exist"), "{e}");
 }
