@@ -48,7 +48,7 @@ pub struct LabSettings {
     pub dlg: bool,
     pub leg_minutes: f64,
     pub sample_minutes: f64,
-    /// The devices' defence (digest 000 §7) and its parameters.
+    /// The devices' defence ([000] §4.3–4.5) and its parameters.
     pub defense: DefenseChoice,
     pub dbscan_eps_km: f64,
     pub farthest_num: usize,
@@ -85,8 +85,9 @@ impl DefenseChoice {
     }
 }
 
-/// DLG initialisations offered in the lab (digest 000 §3.3); the noise is 200 m, the grid 350 m
-/// (the paper's values).
+/// DLG initialisations offered in the lab ([000] §4.1, "DLG Initialization Strategies"): the
+/// grid is the paper's 350 m; the noise, 200 m, is our choice (the paper gives no scale; see
+/// docs/papers.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InitChoice {
     Analytic,
@@ -305,7 +306,7 @@ pub const FIELDS: &[Field] = &[
     Field {
         key: "init",
         label: "DLG starts from",
-        help: "Where the dummy location starts (§3.3). The paper starts near the true centroid, which a real server cannot; the default starts from the analytic estimate.",
+        help: "Where the dummy location starts ([000] §4.1). The paper starts near the true centroid, which a real server cannot; the default starts from the analytic estimate.",
         kind: Kind::Select(INITS),
         section: Section::Attack,
     },

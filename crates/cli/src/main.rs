@@ -84,7 +84,7 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
-    /// Reproduce the paper's Table 2, Table 3, defence comparison (§8.5) and round-length
+    /// Reproduce the paper's Table 2, Table 3, defence comparison ([000] §4.5) and round-length
     /// study on the synthetic presets, as Markdown tables with the paper's numbers beside.
     Reproduce {
         #[arg(long, default_value_t = 1)]

@@ -1,12 +1,14 @@
 //! The paper's experiments on the synthetic presets (`whereabouts reproduce`): Table 2 (Diverse
 //! Batch eps sweep, FedSGD and FedAvg), Table 3 (multiple users), the defence comparison of
-//! §8.5, and the round-length study of §8.1 — as tables with the paper's numbers beside ours.
+//! [000] §4.5 (Fig. 15), and the round-length study of [000] §4.1 (Figs. 4–5) — as tables with
+//! the paper's numbers beside ours.
 //!
-//! The synthetic worlds are not the paper's data (digest 000 §10.2: the Campus data set is
-//! unavailable; Radiocells cannot be downloaded here), so absolute figures differ; what must
-//! hold are the qualitative findings 3–8 of digest §10.2, which [`findings`] writes as explicit
-//! criteria and evaluates on the numbers measured here (the findings check). Our EMD is in metres; the paper's EMD
-//! unit is not stated (its random-guess EMD is 21.33 on Campus), so compare each EMD with the
+//! The synthetic worlds are not the paper's data (the Campus data set, [000] §3.1, is not
+//! public; Radiocells cannot be downloaded here; see docs/papers.md), so absolute figures
+//! differ; what must hold are the qualitative findings 3–8 of [000] (§4.1–4.6; numbered in
+//! docs/papers.md §4), which [`findings`] writes as explicit criteria and evaluates on the
+//! numbers measured here (the findings check). Our EMD is in metres; the paper's EMD unit is
+//! not stated (its random-guess EMD is 21.33 on Campus), so compare each EMD with the
 //! random-guess EMD on its own row.
 
 use crate::defense::Defense;
@@ -207,7 +209,7 @@ fn pct(x: Option<f64>) -> String {
     x.map_or("—".into(), |v| format!("{v:.0}"))
 }
 
-/// §8.1 / Insight I1: FedSGD at T = 1 hour, 1 day, 1 week (campus, user 0).
+/// [000] §4.1 ("Impact of time interval T", Figs. 4–5) / Insight I1: FedSGD at T = 1 hour, 1 day, 1 week (campus, user 0).
 pub fn round_length_study(scale: &Scale, checks: &mut Vec<Check>) -> Result<Table, String> {
     let paper = ["5.3", "6.4", "7.6"];
     let mut rows = Vec::new();
@@ -244,7 +246,7 @@ pub fn round_length_study(scale: &Scale, checks: &mut Vec<Check>) -> Result<Tabl
         &figures[2],
     ));
     Ok(Table {
-        title: "Round length T (FedSGD, campus, user 0) — §8.1, Insight I1".into(),
+        title: "Round length T (FedSGD, campus, user 0) — [000] §4.1, Figs. 4–5, Insight I1".into(),
         notes: vec![
             "Finding 3 (shorter T leaks more) predicts that EMD/random falls as T shortens; the findings check says whether it does. (T = 1 hour uses one week of data.)".into(),
         ],
@@ -588,7 +590,7 @@ pub fn spearman(x: &[f64], y: &[f64]) -> Option<f64> {
     (sxx > 0.0 && syy > 0.0).then(|| sxy / (sxx * syy).sqrt())
 }
 
-/// §8.5: each defence swept over its parameter (campus, T = 1 day, FedAvg B = 20, E = 5 — a
+/// [000] §4.5 (Fig. 15; App. B.1, Fig. 28): each defence swept over its parameter (campus, T = 1 day, FedAvg B = 20, E = 5 — a
 /// model that learns within the run, so RMSE means something): privacy (distance to the D_t
 /// centroid, EMD) against utility (RMSE).
 pub fn defences(scale: &Scale, checks: &mut Vec<Check>) -> Result<Table, String> {
@@ -674,7 +676,7 @@ pub fn defences(scale: &Scale, checks: &mut Vec<Check>) -> Result<Table, String>
         }
     }
     Ok(Table {
-        title: "Defences compared (campus, T = 1 day, FedAvg B = 20, E = 5) — §8.5".into(),
+        title: "Defences compared (campus, T = 1 day, FedAvg B = 20, E = 5) — [000] §4.5, Fig. 15".into(),
         notes: vec![
             "Findings 6 and 7 predict that Farthest Batch moves the reconstruction further than Diverse Batch, and that at equal privacy (distance, EMD) the batch defences cost less RMSE than local DP and GeoInd; the findings check says which hold. Total ε is the RDP composition over the rounds the target took part in. The paper's figures (Fig. 15) give no table; it reports Farthest Batch beyond EMD 21 / 680 m with better RMSE than DP and GeoInd.".into(),
         ],

@@ -1,9 +1,9 @@
-//! Online FedAvg (Algorithm 1 of the paper, digest 000 §1.4).
+//! Online FedAvg ([000] §2.1, Algorithm 1).
 //!
 //! Each round t: the server picks m = max(⌈C·K_t⌉, 1) of the K_t users that have data in the
 //! round, sends them w_{t−1}; each trains E epochs of mini-batch SGD on its LocalBatch ⊆ D_t^k
 //! (chosen by a [`BatchSelector`]); the server averages w_t = Σ_k (n_t^k / n_t) w_t^k over the
-//! participants (the paper's Σ over k = 1..K is over participants, §1.4) and keeps each
+//! participants (Algorithm 1 sums over k = 1..K; we read it as over the participants: our choice, see docs/papers.md) and keeps each
 //! participant's update, which is all the curious server needs.
 
 use crate::model::MlpSpec;
@@ -61,7 +61,7 @@ pub struct Update {
 pub struct Federation {
     pub spec: MlpSpec,
     pub config: FlConfig,
-    /// Local DP applied by every device to its update (digest 000 §7.6), if any.
+    /// Local DP applied by every device to its update ([000] §4.5, "DP"; App. B.2), if any.
     pub dp: Option<crate::defense::dp::LocalDp>,
     seed: u64,
 }

@@ -1,6 +1,6 @@
 //! Geographic coordinates and the local metric plane.
 //!
-//! The papers measure every distance in metres on UTM coordinates (digest 000 §3.5, §6). Over a
+//! The paper measures every distance in metres on UTM coordinates ([000] §3.2). Over a
 //! campus (~3 km²) or a metropolitan area (~5,000 km²) a local tangent plane around the area's
 //! centre differs from UTM by far less than GPS noise, and it is defined for any place on Earth
 //! without zone bookkeeping, so the engine works in local east/north metres.

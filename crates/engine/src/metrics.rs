@@ -1,4 +1,4 @@
-//! Privacy and utility metrics (digest 000 §6), all in honest units.
+//! Privacy and utility metrics ([000] §3.2), all in honest units.
 //!
 //! - Distance from each round's reconstruction to that round's true batch centroid, metres.
 //! - EMD between the distribution of all true locations and the reconstructions (diverged ones

@@ -120,7 +120,7 @@ pub struct ScenarioConfig {
     /// rounds follow its timestamps ([`crate::import::placement`]). Excludes `trajectory`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub imported: Option<ImportedTrace>,
-    /// What every device does to protect itself (digest 000 §7).
+    /// What every device does to protect itself ([000] §4.3–4.5).
     #[serde(default, skip_serializing_if = "is_no_defense")]
     pub defense: Defense,
 }

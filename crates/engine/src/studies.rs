@@ -2,8 +2,8 @@
 //! in the worker behind the lab, each run summarised as a [`SweepPoint`].
 //!
 //! - [`Study::Defenses`] — the privacy–utility trade-off (issue #5, item 8): every defence of
-//!   digest 000 §7 swept over its parameter.
-//! - [`Study::LocalSteps`] — Insight I3 (digest 000 §4): under FedAvg the update the server
+//!   [000] §4.3–4.5 swept over its parameter.
+//! - [`Study::LocalSteps`] — Insight I3 ([000] §2.2): under FedAvg the update the server
 //!   sees is the sum of E·⌈n/B⌉ gradient steps, each on its own mini-batch at its own weights;
 //!   the attack recovers a blur of those batches' centroids, and more steps blur it more, while
 //!   the model learns as well or better. FedSGD, then FedAvg with B = 20 and B = 5 over E.
@@ -183,7 +183,7 @@ pub fn user_distance(s: &Lab, a: u32, b: u32, seed: u64) -> Option<f64> {
 }
 
 /// The defences and parameters the privacy–utility study runs, weakest protection first within
-/// each family (the paper's grids where it gives them, §7; documented choices otherwise).
+/// each family ([000]'s values where it gives them: Table 2's eps, §4.4's eps = 0.05 km, §4.5's ℂ = 1, δ = 1e-5; our choices otherwise, see docs/papers.md).
 pub fn defense_grid() -> Vec<(&'static str, String, Defense)> {
     let mut g: Vec<(&'static str, String, Defense)> = vec![("none", "—".into(), Defense::None)];
     for eps_km in [0.005, 0.02, 0.05, 0.1] {

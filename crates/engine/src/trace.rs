@@ -1,10 +1,11 @@
 //! From measurements to training data: the local metric plane, z-scored inputs, the held-out
 //! test set, and the cutting of each user's stream into online rounds.
 //!
-//! Online FL (digest 000 §1.2): time is cut into rounds of equal duration T; in round t user k
+//! Online FL ([000] §2.1): time is cut into rounds of equal duration T; in round t user k
 //! trains only on D_t^k, the measurements it collected during that round. Rounds are calendar
 //! windows shared by all users, starting at the UTC midnight before the first measurement. A
-//! user with no data in a round does not take part in it (the paper is silent; §5.3).
+//! user with no data in a round does not take part in it (the paper is silent; our choice, see
+//! docs/papers.md).
 
 use crate::error::ConfigError;
 use crate::geo::{LatLon, LocalProjection, Metres};
@@ -21,13 +22,14 @@ pub struct Sample {
     pub pos: Metres,
     /// Standardised input (what the model sees).
     pub x: [f32; 2],
-    /// RSRP label in dBm (labels stay raw, as in the paper, §1.1).
+    /// RSRP label in dBm (labels stay raw: [000] §3.1 standardises only the features).
     pub y: f32,
 }
 
-/// z-scoring of the two input coordinates (digest 000 §2.3). Statistics come from all the
-/// cell's data (the paper's suggestion), which the server can know from public data; they are
-/// applied to east/north metres, an affine map of lat/lon, so this is z-scoring of lat/lon.
+/// z-scoring of the two input coordinates ([000] §3.1). Statistics come from all the cell's
+/// data (the paper does not say which; our choice, see docs/papers.md), which the server can
+/// know from public data; they are applied to east/north metres, an affine map of lat/lon, so
+/// this is z-scoring of lat/lon.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Standardizer {
     pub mean: [f64; 2],
@@ -248,7 +250,7 @@ impl Dataset {
     }
 
     /// Mean RSRP of the training data: the attacker's label prior (the paper assumes the server
-    /// knows the mean RSRP near the tower, §1.7).
+    /// knows the mean RSRP near the tower, [000] §2.1, "Implementation details", and App. A.4).
     pub fn mean_label(&self) -> f32 {
         (self.train.iter().map(|s| f64::from(s.y)).sum::<f64>() / self.train.len().max(1) as f64)
             as f32

@@ -13,7 +13,8 @@
 //! leaves every other leg's measurements bit-identical.
 //!
 //! The papers have no drawn trajectories: this is the playground's way of letting the visitor be
-//! the target user of digest 000 §5 (whose D_t^k are cut from these measurements by round).
+//! the target user of [000] §3.1 (whose D_t^k are cut from these measurements by round); see
+//! docs/papers.md.
 
 use crate::error::ConfigError;
 use crate::geo::Metres;

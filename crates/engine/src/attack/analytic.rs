@@ -1,4 +1,5 @@
-//! Lemma 1 as an attack, and the quantities of Theorems 1 and 2 (digest 000 §3.6, §4).
+//! Lemma 1 as an attack, and the quantities of Theorems 1 and 2 ([000] §2.2, Eqs. (1)–(3);
+//! proofs in App. A.1, the closed form from Eqs. (6) and (9)).
 //!
 //! The model's first layer is affine (Assumption 1), so for every hidden unit h the gradient
 //! of its weights is the gradient of its bias times the input: ∇W¹_h = Σᵢ gᵢ,ₕ xᵢ. The ratio

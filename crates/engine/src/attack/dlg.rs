@@ -1,10 +1,11 @@
 //! The DLG attack (Algorithm 2): one dummy point, cosine loss, gradient descent on the dummy.
 //!
-//! Settings the paper leaves open are explicit, with documented defaults (digest 000 §3):
-//! the optimiser (Adam, lr 0.02 in standardised units — the paper only says "learning rate η
-//! for the DLG optimiser"), the iteration cap (2,000 here for live use; the paper's 400,000 is
-//! one setting away), the early-stop tolerance (0.01 m; the paper says "unchanged for 10
-//! iterations" without a tolerance) and the initialisation (§3.3).
+//! Settings the paper leaves open ([000] §2.1, "Implementation details") are explicit, with
+//! defaults documented in docs/papers.md: the optimiser (Adam, lr 0.02 in standardised units —
+//! the paper only says "learning rate η for the DLG optimiser"), the iteration cap (2,000 here
+//! for live use; the paper's 400,000 is one setting away), the early-stop tolerance (0.01 m; the
+//! paper says "unchanged for 10 iterations" without a tolerance) and the initialisation
+//! ([000] §4.1).
 
 use super::objective::{LabelMode, Objective};
 use crate::error::ConfigError;
@@ -13,7 +14,7 @@ use crate::rng::Stream;
 use crate::trace::Standardizer;
 use serde::{Deserialize, Serialize};
 
-/// Where the dummy location starts (digest 000 §3.3).
+/// Where the dummy location starts ([000] §4.1, "DLG Initialization Strategies").
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Init {

@@ -2,8 +2,9 @@
 //!
 //! The server observed g_obs (a model update turned into a gradient, see `attack::observed`)
 //! and searches for a dummy (x′, y′) whose gradient g′ = ∇_w (F(x′; w) − y′)² points the same
-//! way: it minimises the cosine distance 1 − ⟨g′, g_obs⟩ / (‖g′‖ ‖g_obs‖) over all parameters
-//! concatenated (digest 000 §3.2; Geiping et al.).
+//! way: it minimises the cosine distance 1 − ⟨g′, g_obs⟩ / (‖g′‖ ‖g_obs‖) ([000] §2.1,
+//! Algorithm 2) over all parameters concatenated, as Geiping et al. do ([000] does not say
+//! whether per layer or over all; our choice, see docs/papers.md).
 //!
 //! candle cannot differentiate a gradient again in wasm (DESIGN.md), so the objective is written
 //! out. For a single dummy point each layer's weight gradient is an outer product δₗ aₗ₋₁ᵀ, so

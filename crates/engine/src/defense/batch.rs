@@ -1,13 +1,14 @@
-//! FL-native defences that choose the LocalBatch (digest 000 §7.2–7.3, §4.3–4.4 of the paper),
-//! and the random-subset baseline of the same size.
+//! FL-native defences that choose the LocalBatch ([000] §4.3–4.4, Algorithm 3), and the
+//! random-subset baseline of the same size ([000] §4.3, Table 2).
 //!
 //! By O1 the DLG attacker recovers the centroid of the LocalBatch; these defences make that
 //! centroid say less about the round's real data D_t: Diverse Batch spreads the batch out (one
 //! point per place), Farthest Batch hands the server a decoy (the places farthest from the true
-//! centroid). Choices where the paper is silent, all visible settings: `min_samples` = 5
-//! (scikit-learn's default); noise points are left out; a cluster's "center point" is its
-//! member closest to the cluster mean; Farthest Batch takes, inside each cluster, the members
-//! farthest from D_t's centroid first. One pass only (the evaluated version, data minimisation).
+//! centroid). Choices where the paper is silent (see docs/papers.md), all visible settings:
+//! `min_samples` = 5 (scikit-learn's default); noise points are left out; a cluster's "center
+//! point" is its member closest to the cluster mean; Farthest Batch takes, inside each cluster,
+//! the members farthest from D_t's centroid first. One pass only (the evaluated version, data
+//! minimisation, [000] §4.3).
 
 use super::dbscan::{clusters, dbscan};
 use crate::fl::BatchSelector;

@@ -1,12 +1,12 @@
 //! DBSCAN (Ester et al. 1996) over locations, as Diverse Batch and Farthest Batch use it
-//! (digest 000 §7.2–7.3).
+//! ([000] §4.3–4.4).
 //!
 //! Distances are metres on the local plane ([`crate::geo::LocalProjection`]), which agrees with
 //! the great-circle (haversine) distance to 0.1% over tens of kilometres (tested in `geo`) —
-//! the paper's `eps` is in km and its metric unspecified; haversine is the suggestion, and at
-//! the scale of a cell the two are the same. `min_samples` counts the point itself, as in
-//! scikit-learn (whose default, 5, is ours). Neighbours are found through a grid of cell size
-//! `eps`, so a query looks at 3×3 cells.
+//! the paper's `eps` is in km and its metric unstated; haversine would be the natural reading,
+//! and at the scale of a cell the two are the same (our choice, see docs/papers.md).
+//! `min_samples` counts the point itself, as in scikit-learn (whose default, 5, is ours).
+//! Neighbours are found through a grid of cell size `eps`, so a query looks at 3×3 cells.
 
 use crate::geo::Metres;
 use std::collections::HashMap;

@@ -1,4 +1,4 @@
-//! Local differential privacy on the update: the paper's DP baseline (digest 000 §7.6, App. B).
+//! Local differential privacy on the update: the paper's DP baseline ([000] §4.5, "DP"; App. B).
 //!
 //! Each participant clips the gradient its update stands for, g = (w_{t−1} − w_t^k)/η (one
 //! exact gradient under FedSGD; the sum of the local steps' gradients under FedAvg), to L2 norm
@@ -132,7 +132,7 @@ mod tests {
 
     #[test]
     fn the_papers_sigma() {
-        // ε = 100, δ = 1e-5, ℂ = 1: σ = √(2 ln 125000)/100 ≈ 0.0484 (digest 000 §7.6).
+        // ε = 100, δ = 1e-5, ℂ = 1: σ = √(2 ln 125000)/100 ≈ 0.0484 ([000] §4.5: ℂ = 1, δ = 1e-5; App. B.2: σ = 0.048 at ε = 100).
         let s = gaussian_sigma(100.0, 1e-5, 1.0);
         assert!((s - 0.04845).abs() < 5e-5, "{s}");
     }

@@ -1,5 +1,5 @@
-//! Geo-indistinguishability (Andrés et al., CCS 2013), the paper's GeoInd baseline (digest 000
-//! §7.6): every location gets planar-Laplace noise on the device, before local training.
+//! Geo-indistinguishability (Andrés et al., CCS 2013), the paper's GeoInd baseline ([000] §4.5,
+//! App. B.1): every location gets planar-Laplace noise on the device, before local training.
 //!
 //! The planar Laplace density is ∝ exp(−ε·r) around the true point (ε per metre). Its exact
 //! sampler: θ ~ U[0, 2π) and r = C⁻¹(p) = −(1/ε)·(W₋₁((p − 1)/e) + 1), p ~ U[0, 1), where W₋₁

@@ -1,4 +1,4 @@
-//! Defences against the curious server (digest 000 §7): FL-native batch curation (Diverse
+//! Defences against the curious server ([000] §4.3–4.5): FL-native batch curation (Diverse
 //! Batch, Farthest Batch) with its random-subset baseline, and the local baselines (DP on the
 //! update, geo-indistinguishability on the locations). Each participant applies the same
 //! defence on its device.
@@ -29,13 +29,13 @@ fn five() -> usize {
 pub enum Defense {
     #[default]
     None,
-    /// One point per DBSCAN cluster of D_t (§7.2); eps in km as in the paper's Table 2.
+    /// One point per DBSCAN cluster of D_t ([000] §4.3); eps in km as in the paper's Table 2.
     DiverseBatch {
         eps_km: f64,
         #[serde(default = "five")]
         min_samples: usize,
     },
-    /// `num` points from the clusters farthest from D_t's centroid (§7.3, Algorithm 3).
+    /// `num` points from the clusters farthest from D_t's centroid ([000] §4.4, Algorithm 3).
     FarthestBatch {
         eps_km: f64,
         #[serde(default = "five")]
@@ -49,9 +49,9 @@ pub enum Defense {
         #[serde(default = "five")]
         min_samples: usize,
     },
-    /// Clip and noise the update (§7.6).
+    /// Clip and noise the update ([000] §4.5, "DP").
     LocalDp(LocalDp),
-    /// Planar-Laplace noise on every location, ε per metre (§7.6).
+    /// Planar-Laplace noise on every location, ε per metre ([000] §4.5, "GeoInd").
     GeoInd { epsilon_per_m: f64 },
 }
 

@@ -1,4 +1,4 @@
-//! The findings check: each qualitative finding of digest 000 §10.2 (3–8) written as an
+//! The findings check: each qualitative finding 3–8 of [000] (§4.1–4.6; numbered in docs/papers.md §4) written as an
 //! explicit criterion and evaluated on the numbers the studies measured, so `reproduce` itself
 //! says which findings hold on the world it ran — no hand-written verdicts.
 //!
@@ -246,7 +246,7 @@ fn verdict(holds: Option<bool>) -> &'static str {
 /// The checks of one world as a table.
 pub fn table(checks: &[Check]) -> Table {
     Table {
-        title: "Findings check (digest 000 §10.2), computed from the tables below".into(),
+        title: "Findings check ([000] §4.1–4.6; numbering in docs/papers.md), computed from the tables below".into(),
         notes: vec![
             "Each criterion is evaluated by the code on this run's numbers (`crates/engine/src/experiments/findings.rs`); \"roughly doubles\" is read as ≥ 1.5× and \"beats at equal privacy\" as: no setting of the noise defence is at least as private (by EMD, or by distance to the true centroid: the two charts of Fig. 15) and as accurate.".into(),
         ],

@@ -1,8 +1,10 @@
 //! The signal-map model: an MLP from standardised (lat, lon) to RSRP in dBm.
 //!
-//! The paper's model for campus cell x204 (digest 000 §2.1, tuned with Hyperband):
-//! Dense(224, ReLU) → Dropout(0.05) → Dense(640, sigmoid) → Dropout(0.05) → Dense(1, linear).
-//! The default here is smaller and smooth (64 tanh → 64 tanh) so the lab runs live.
+//! The paper's model for campus cell x204 ([000] §2.1 and App. A.4, tuned with Hyperband):
+//! Dense(224, ReLU) → Dropout(0.05) → Dense(640, sigmoid) → Dropout(0.05) → Dense(1, linear);
+//! the paper says only "dropout layers between the hidden layers", so the dropout after each
+//! hidden layer and the linear output are our choice (see docs/papers.md).
+//! The default here is smaller and smooth (64 tanh → 64 sigmoid) so the lab runs live.
 //!
 //! Parameters live in one flat vector, layer by layer `[W₁, b₁, W₂, b₂, …]` with each `W` stored
 //! row-major as (out × in). Model updates, observed gradients and the attack all use this layout.
@@ -175,8 +177,9 @@ impl MlpSpec {
         self.layers().last().map_or(0, |l| l.b + l.outputs)
     }
 
-    /// Keras' defaults (digest 000 §2.1: init unspecified): Glorot-uniform weights and zero
-    /// biases; the output bias starts at `output_bias` (0 for Keras' default).
+    /// Keras' defaults ([000] does not state the initialisation; our choice, see
+    /// docs/papers.md): Glorot-uniform weights and zero biases; the output bias starts at
+    /// `output_bias` (0 for Keras' default).
     ///
     /// The output bias matters to the attack: starting at 0 dBm, the early model under-predicts
     /// every −96 dBm label, all residuals share a sign, |ḡ| is large and Lemma 1's weighted

@@ -83,12 +83,12 @@ fn events_describe_every_round_and_the_model_learns() {
     assert!(summary.emd_m.unwrap() < summary.random_emd_m.unwrap());
 }
 
-/// Insight I1 / §8.1: shorter rounds mean lower-variance batches and more leakage.
+/// Insight I1 / [000] §4.1: shorter rounds mean lower-variance batches and more leakage.
 #[test]
 fn shorter_rounds_leak_more() {
     let (_, daily) = run(quick(RoundLength::Day, 2));
     let (_, weekly) = run(quick(RoundLength::Week, 2));
-    // The paper's measure (§8.1): EMD between the true locations and the reconstructions. More
+    // The paper's measure ([000] §4.1): EMD between the true locations and the reconstructions. More
     // rounds, each a tighter batch, trace the places someone was (home, work) more closely.
     let (de, we) = (daily.emd_m.unwrap(), weekly.emd_m.unwrap());
     assert!(de < we, "EMD: daily {de:.1} m vs weekly {we:.1} m");

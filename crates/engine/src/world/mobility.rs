@@ -1,9 +1,9 @@
 //! The people of the synthetic world and where they go.
 //!
 //! The paper's finding rests on the structure of human mobility: people spend most of their
-//! time at a few important places (home, work) and repeat daily routines (digest 000 §1.2, O2,
-//! App. A.3). Each user here has a home, a workplace and a few other places, and lives a
-//! weekday / weekend routine with randomised times. The phone logs measurements every
+//! time at a few important places (home, work) and repeat daily routines ([000] §2.1, key
+//! observation O2; App. A.3). Each user here has a home, a workplace and a few other places,
+//! and lives a weekday / weekend routine with randomised times. The phone logs measurements every
 //! `sample_interval_s` seconds while logging is on; logging switches on and off hour by hour (a
 //! two-state Markov chain whose on-probability is `logging_duty`), which reproduces the bursty
 //! density of crowdsourced data. Recorded positions carry GPS noise; the signal is measured at
@@ -34,7 +34,7 @@ pub struct MobilityConfig {
     pub other_places: usize,
     /// Sources merged into one extra "background" user (0 = no background user). The metro
     /// preset's background user stands for the many short uploads of a crowdsourced data set
-    /// (digest 000 §5.2: "represents many real users").
+    /// ([000] §4.6, Fig. 16: upload files "contributed by a large number of real users").
     pub background_sources: usize,
     pub background_duty: f64,
 }

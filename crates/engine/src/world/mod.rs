@@ -1,7 +1,8 @@
 //! The synthetic world: where the towers are, what the signal is everywhere, who lives there
 //! and which measurements their phones record.
 //!
-//! Two presets mirror the paper's two data sets (digest 000 §5):
+//! Two presets mirror the paper's two data sets ([000] §3.1, App. A.2; the synthetic world is our
+//! choice, see docs/papers.md):
 //! - [`Preset::Campus`]: ~3 km², dense — thousands of measurements per user-week (the Campus
 //!   data set's user 0 has ~3,492 per week on cell x204), 7 users.
 //! - [`Preset::Metro`]: ~5,000 km², sparse — about 50 measurements per user-week (Radiocells

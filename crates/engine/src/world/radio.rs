@@ -1,7 +1,7 @@
 //! The radio side of the synthetic world: cell towers and their RSRP fields.
 //!
-//! No real measurement set can be downloaded here, so the signal is synthesised with the
-//! textbook model the paper's data would follow (digest 000 §5.4):
+//! No real measurement set can be downloaded here, so the signal is synthesised with a textbook
+//! propagation model ([000] has no synthetic data: our choice, see docs/papers.md):
 //!
 //! RSRP(x) = P₀ − 10·n·log₁₀(max(d, d_min)/1 m) + S(x) + F
 //!
