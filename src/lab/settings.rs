@@ -334,7 +334,7 @@ pub const FIELDS: &[Field] = &[
     Field {
         key: "dpe",
         label: "DP ε per round",
-        help: "Gaussian mechanism with δ = 1e-5 and clipping norm 1 (the paper's): σ = √(2 ln(1.25/δ))/ε. Smaller ε: more noise. The results show the total ε over all rounds (Rényi-DP composition).",
+        help: "Gaussian mechanism with δ = 1e-5 and clipping norm 1 (the paper's), σ calibrated exactly for this ε per round by the analytic Gaussian mechanism (Balle & Wang 2018; the paper's classic formula √(2 ln(1.25/δ))/ε is proven only for ε < 1 and at ε = 100 gives no guarantee). Smaller ε: more noise. The results show the total ε over all rounds (Rényi-DP composition).",
         kind: Kind::Number { step: "10" },
         section: Section::Defense,
     },
@@ -602,12 +602,7 @@ impl LabSettings {
                 eps_km,
                 min_samples,
             },
-            DefenseChoice::Dp => Defense::LocalDp(LocalDp {
-                epsilon: self.dp_epsilon,
-                delta: 1e-5,
-                clip: 1.0,
-                budget: None,
-            }),
+            DefenseChoice::Dp => Defense::LocalDp(LocalDp::at(self.dp_epsilon)),
             DefenseChoice::GeoInd => Defense::GeoInd {
                 epsilon_per_m: self.geo_epsilon_per_m,
             },

@@ -12,7 +12,7 @@
 //! random-guess EMD on its own row.
 
 use crate::defense::Defense;
-use crate::defense::dp::LocalDp;
+use crate::defense::dp::{Calibration, LocalDp};
 use crate::fl::FlConfig;
 use crate::lab::Lab;
 use crate::model::ModelPreset;
@@ -617,11 +617,10 @@ pub fn defences(scale: &Scale, checks: &mut Vec<Check>) -> Result<Table, String>
     for epsilon in [1000.0, 100.0, 10.0] {
         sweeps.push((
             format!("local DP ε {epsilon} (δ 1e-5, ℂ 1)"),
+            // The paper's calibration, to follow the paper (see defense::dp).
             Defense::LocalDp(LocalDp {
-                epsilon,
-                delta: 1e-5,
-                clip: 1.0,
-                budget: None,
+                calibration: Calibration::Classic,
+                ..LocalDp::at(epsilon)
             }),
         ));
     }

@@ -18,6 +18,7 @@
 use crate::attack::analytic;
 use crate::attack::dlg::DlgRun;
 use crate::attack::objective::Objective;
+use crate::defense::dp::RdpAccountant;
 use crate::fl::{Federation, Update};
 use crate::geo::{LatLon, Metres};
 use crate::model::Predictor;
@@ -164,6 +165,9 @@ struct LabRound {
     before: Vec<f32>,
     after: Vec<f32>,
     updates: Vec<Update>,
+    /// Under local DP, the target's privacy loss after this round (kept per round, so an edit
+    /// that drops later rounds drops their releases too).
+    spent: RdpAccountant,
     rmse: Rmse,
     attack: Option<Attack>,
 }
@@ -354,9 +358,9 @@ impl Lab {
         self.wanted = rounds.min(self.total_rounds);
     }
 
-    /// Rounds in which the target sent an update so far.
-    fn target_rounds(&self) -> usize {
-        self.rounds.iter().filter(|r| r.attack.is_some()).count()
+    /// The target's privacy loss after the rounds trained so far.
+    fn spent(&self) -> RdpAccountant {
+        self.rounds.last().map(|r| r.spent).unwrap_or_default()
     }
 
     /// Rounds trained so far.
@@ -490,7 +494,7 @@ impl Lab {
             }
             if let Some(t) = self.incomplete() {
                 self.complete_round(t, now, deadline, emit);
-            } else if let Some(why) = dp_budget_stop(&self.config, self.target_rounds()) {
+            } else if let Some(why) = dp_budget_stop(&self.config, &self.spent()) {
                 self.stopped = Some(why);
                 self.total_rounds = self.rounds.len();
                 self.wanted = self.wanted.min(self.total_rounds);
@@ -571,6 +575,10 @@ impl Lab {
         };
         let previous = self.previous_reconstruction();
         let target = updates.iter().find(|u| u.user == self.config.target);
+        let mut spent = self.spent();
+        if let (Some(dp), Some(_)) = (self.config.defense.dp(), target) {
+            spent.record(dp.sigma(), dp.clip);
+        }
         let inputs = target.map(|u| {
             AttackInputs::new(
                 &self.config,
@@ -628,6 +636,7 @@ impl Lab {
             before,
             after,
             updates,
+            spent,
             rmse: Rmse::Pending { next: 0, sum: 0.0 },
             attack,
         });
@@ -786,11 +795,11 @@ impl Lab {
             bounds,
             rmse_db,
         );
-        let sent = self.rounds[..inputs.round]
-            .iter()
-            .filter(|r| r.attack.is_some())
-            .count();
-        record.dp_epsilon = crate::scenario::dp_epsilon(&self.config, sent + 1);
+        record.dp_epsilon = self
+            .config
+            .defense
+            .dp()
+            .map(|dp| self.rounds[inputs.round].spent.epsilon(dp.delta));
         record
     }
 

@@ -427,26 +427,16 @@ impl AttackInputs {
     }
 }
 
-/// Under local DP: the target's total ε after it has sent `rounds` updates (each round the same
-/// σ, so the RDP composition depends only on the count).
-pub(crate) fn dp_epsilon(config: &ScenarioConfig, rounds: usize) -> Option<f64> {
-    let dp = config.defense.dp()?;
-    let mut acc = RdpAccountant::default();
-    for _ in 0..rounds {
-        acc.record(dp.sigma(), dp.clip);
-    }
-    Some(acc.epsilon(dp.delta))
-}
-
-/// Why training must stop before the target's next update, if its DP budget would be exceeded.
-pub(crate) fn dp_budget_stop(config: &ScenarioConfig, rounds_sent: usize) -> Option<String> {
+/// Why training must stop before the target's next update, if its DP budget would be exceeded
+/// (`spent`: the target's privacy loss so far).
+pub(crate) fn dp_budget_stop(config: &ScenarioConfig, spent: &RdpAccountant) -> Option<String> {
     let dp = config.defense.dp()?;
     let budget = dp.budget?;
-    let next = dp_epsilon(config, rounds_sent + 1)?;
+    let next = spent.epsilon_after(dp.sigma(), dp.clip, dp.delta);
     (next > budget).then(|| {
         format!(
             "stopped before the target's update {}: its total ε would be {next:.2} > budget {budget} (δ = {})",
-            rounds_sent + 1,
+            spent.rounds() + 1,
             dp.delta
         )
     })

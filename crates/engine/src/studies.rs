@@ -221,12 +221,7 @@ pub fn defense_grid() -> Vec<(&'static str, String, Defense)> {
         g.push((
             "Local DP",
             format!("ε {epsilon}"),
-            Defense::LocalDp(LocalDp {
-                epsilon,
-                delta: 1e-5,
-                clip: 1.0,
-                budget: None,
-            }),
+            Defense::LocalDp(LocalDp::at(epsilon)),
         ));
     }
     for e in [0.02, 0.01, 0.005, 0.002] {

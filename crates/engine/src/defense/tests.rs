@@ -100,12 +100,7 @@ fn farthest_batch_moves_the_reconstruction_further_than_diverse_batch() {
 
 #[test]
 fn local_dp_is_accounted_and_its_budget_stops_training() {
-    let dp = dp::LocalDp {
-        epsilon: 100.0,
-        delta: 1e-5,
-        clip: 1.0,
-        budget: None,
-    };
+    let dp = dp::LocalDp::at(100.0);
     let (s, records) = run(campus(Defense::LocalDp(dp)));
     let eps: Vec<f64> = records.iter().map(|r| r.dp_epsilon.unwrap()).collect();
     assert!(eps.windows(2).all(|w| w[1] > w[0]), "{eps:?}");

@@ -7,7 +7,7 @@
 use super::*;
 use crate::attack::dlg::Init;
 use crate::defense::Defense;
-use crate::defense::dp::LocalDp;
+use crate::defense::dp::{Calibration, LocalDp};
 use crate::scenario::WorldChoice;
 use crate::trajectory::TrajectoryPreset;
 use crate::world::Preset;
@@ -41,12 +41,12 @@ fn drawn() -> ScenarioConfig {
     }
 }
 
+/// Local DP with the paper's calibration (the rows were pinned with it).
 fn dp(epsilon: f64, budget: Option<f64>) -> Defense {
     Defense::LocalDp(LocalDp {
-        epsilon,
-        delta: 1e-5,
-        clip: 1.0,
         budget,
+        calibration: Calibration::Classic,
+        ..LocalDp::at(epsilon)
     })
 }
 
@@ -109,6 +109,10 @@ fn matrix() -> Vec<(&'static str, ScenarioConfig)> {
             }),
         ),
         ("local DP", with(&|c| c.defense = dp(10.0, None))),
+        (
+            "local DP, analytic σ",
+            with(&|c| c.defense = Defense::LocalDp(LocalDp::at(10.0))),
+        ),
         (
             "local DP, budget stop",
             // ε = 1 per round composes to 1.01, 1.44, 1.78: the third update is not sent.
@@ -211,6 +215,7 @@ const FINGERPRINTS: &[(&str, &str)] = &[
     ("Farthest Batch", "a47ee7fca9a79bfc"),
     ("random subset", "e84dc50ef037c9fc"),
     ("local DP", "4f50c55d08e76f59"),
+    ("local DP, analytic σ", "c16d666df375fd6f"),
     ("local DP, budget stop", "02d48f96af6f6802"),
     ("GeoInd", "3f7154d3fbb71981"),
     ("imported file", "05eb9c8de8f9f1f0"),
