@@ -1,4 +1,5 @@
-//! The page: header, the lab (map canvas, controls, results) and the privacy footer.
+//! The page: header, the lab tabs (crate::shell), the Signal-map lab (map canvas, controls,
+//! results), the panels of the labs still to come, and the privacy footer.
 
 use crate::{
     bridge::{EngineBridge, WORKER_URL},
@@ -12,6 +13,7 @@ use crate::{
         sweep::Sweep,
     },
     protocol::{Request, Response},
+    shell::{ComingLab, LabKind, LabTabs, current_lab},
 };
 use leptos::prelude::*;
 
@@ -74,6 +76,14 @@ pub fn App() -> impl IntoView {
         on_other,
     );
 
+    let active = RwSignal::new(current_lab());
+    // Only the visible lab computes: leaving the Signal map pauses its playback.
+    Effect::new(move |_| {
+        if active.get() != LabKind::Signal {
+            lab.playing.set(false);
+        }
+    });
+
     view! {
         <header class="site-header">
             <div class="brand">
@@ -102,7 +112,9 @@ pub fn App() -> impl IntoView {
                 </p>
             </details>
         </header>
-        <main class="lab" aria-label="Signal-map lab">
+        <LabTabs active=active/>
+        <main class="lab" aria-label="Signal-map lab" id="panel-signal" role="tabpanel"
+            aria-labelledby="tab-signal" hidden=move || active.get() != LabKind::Signal>
             <div class="stage">
                 <section class="map-panel" aria-label="Map">
                     <LabMap state=lab/>
@@ -121,6 +133,19 @@ pub fn App() -> impl IntoView {
                 <Controls state=lab/>
             </aside>
         </main>
+        {LabKind::ALL
+            .into_iter()
+            .filter(|l| !l.built())
+            .map(|l| {
+                view! {
+                    <main class="lab-coming" id=format!("panel-{}", l.key()) role="tabpanel"
+                        aria-labelledby=format!("tab-{}", l.key())
+                        hidden=move || active.get() != l>
+                        <ComingLab lab=l/>
+                    </main>
+                }
+            })
+            .collect_view()}
         <footer class="site-footer">
             <p>
                 "Whereabouts re-implements “Location Leakage in Federated Signal Maps” (Bakopoulou,

@@ -290,7 +290,7 @@ impl LabState {
     /// Writes the configuration, seed and path into the address bar (replaceState: no
     /// history spam, and a reload keeps the drawing).
     pub fn save_url(&self) {
-        let query = self.query();
+        let query = crate::shell::with_lab(&self.query(), crate::shell::current_lab());
         if let Some(w) = web_sys::window()
             && let Ok(history) = w.history()
         {

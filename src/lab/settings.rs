@@ -639,6 +639,8 @@ impl LabSettings {
             let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
             let value = decode_component(value);
             match key {
+                // The shell's: which lab's tab shows (crate::shell).
+                "lab" => {}
                 "path" => match decode_path(&value) {
                     Ok(p) => out.path = Some(p),
                     Err(e) => out.problems.push(e),
@@ -735,6 +737,13 @@ pub fn decode_path(s: &str) -> Result<Vec<Metres>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_shells_lab_key_is_not_a_problem_of_the_signal_map() {
+        let q = LabSettings::from_query("?lab=density&seed=4");
+        assert!(q.problems.is_empty(), "{:?}", q.problems);
+        assert_eq!(q.settings.seed, 4);
+    }
 
     #[test]
     fn every_field_round_trips_through_the_url() {

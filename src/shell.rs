@@ -1,0 +1,235 @@
+//! The lab shell: one tab per lab, chosen by `?lab=` in the query string (so a static host
+//! needs no rewrites), with the rest of the query left to the labs' own settings. A lab that is
+//! not built yet shows what it will be and which paper it follows — never a mock-up of results.
+//!
+//! Every lab stays mounted when its tab is hidden, so switching back finds it exactly as it
+//! was, and the address bar keeps every lab's settings whichever tab is showing.
+
+use leptos::prelude::*;
+
+/// The four labs, one per source system (docs/papers.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LabKind {
+    Signal,
+    Density,
+    Linkability,
+    Mobility,
+}
+
+impl LabKind {
+    /// In tab order: lightest to heaviest after the built one.
+    pub const ALL: [LabKind; 4] = [
+        LabKind::Signal,
+        LabKind::Density,
+        LabKind::Linkability,
+        LabKind::Mobility,
+    ];
+
+    /// The value of `?lab=`.
+    pub fn key(self) -> &'static str {
+        match self {
+            LabKind::Signal => "signal",
+            LabKind::Density => "density",
+            LabKind::Linkability => "linkability",
+            LabKind::Mobility => "mobility",
+        }
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            LabKind::Signal => "Signal map",
+            LabKind::Density => "Density",
+            LabKind::Linkability => "Linkability",
+            LabKind::Mobility => "Mobility",
+        }
+    }
+
+    pub fn built(self) -> bool {
+        self == LabKind::Signal
+    }
+
+    pub fn parse(key: &str) -> Option<LabKind> {
+        LabKind::ALL.into_iter().find(|l| l.key() == key)
+    }
+
+    /// The lab a query string asks for (the Signal map when it names none or an unknown one).
+    pub fn from_query(query: &str) -> LabKind {
+        lab_param(query)
+            .and_then(|v| LabKind::parse(&v))
+            .unwrap_or(LabKind::Signal)
+    }
+
+    /// What the lab shows and which paper it follows, for its tab while it is not built.
+    fn coming(self) -> (&'static str, &'static str) {
+        match self {
+            LabKind::Signal => ("", ""),
+            LabKind::Density => (
+                "A city wants its population density without learning where anyone lives. Each phone projects its location on a few random Fourier features of its own and sends only that pattern of ridges; the server sums everyone's. You will place your home and watch the server hunt for it in your upload, and see what the density map costs in privacy.",
+                "Zong, Yang, Ley, Butts, Markopoulou: Privacy by Projection — Federated Population Density Estimation by Projecting on Random Features (PoPETs 2023).",
+            ),
+            LabKind::Linkability => (
+                "You own a phone and a tablet; each is a separate, pseudonymous client of the federation. You will watch the server find out which devices are yours from their model updates alone, and try the defences that stop it.",
+                "Orekondy, Oh, Schiele, Fritz: Understanding and Controlling User Linkability in Decentralized Learning (arXiv 1805.05838).",
+            ),
+            LabKind::Mobility => (
+                "Phones learn to predict the next place you go. You will draw a trajectory and watch the server rebuild it, window by window, from the gradients of the next-location model (ST-GIA), then spend a privacy budget round by round to stop it.",
+                "Zheng, Cao, Jiang, Taura, Shen, Li, Yoshikawa: Enhancing Privacy of Spatiotemporal Federated Learning against Gradient Inversion Attacks.",
+            ),
+        }
+    }
+}
+
+/// The decoded value of `lab=` in a query string, if any.
+fn lab_param(query: &str) -> Option<String> {
+    query
+        .trim_start_matches('?')
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("lab="))
+        .map(str::to_string)
+}
+
+/// `query` (without `?`) with `lab=` set for `lab`: first, and left out for the Signal map,
+/// so the links made before the shell existed stay what they were.
+pub fn with_lab(query: &str, lab: LabKind) -> String {
+    let rest = query
+        .trim_start_matches('?')
+        .split('&')
+        .filter(|p| !p.is_empty() && !p.starts_with("lab="));
+    let lab_part = (lab != LabKind::Signal).then(|| format!("lab={}", lab.key()));
+    lab_part
+        .into_iter()
+        .chain(rest.map(str::to_string))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// The lab the address bar names now.
+pub fn current_lab() -> LabKind {
+    let query = web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .unwrap_or_default();
+    LabKind::from_query(&query)
+}
+
+/// Shows `lab`'s tab in the address bar, keeping every other setting (replaceState).
+fn show_in_url(lab: LabKind) {
+    let Some(w) = web_sys::window() else { return };
+    let query = w.location().search().unwrap_or_default();
+    if let Ok(history) = w.history() {
+        let _ = history.replace_state_with_url(
+            &wasm_bindgen::JsValue::NULL,
+            "",
+            Some(&format!("?{}", with_lab(&query, lab))),
+        );
+    }
+}
+
+/// The tab bar. Arrow keys move between tabs (the ARIA tabs pattern).
+#[component]
+pub fn LabTabs(active: RwSignal<LabKind>) -> impl IntoView {
+    let select = move |lab: LabKind| {
+        if active.get_untracked() == lab {
+            return;
+        }
+        active.set(lab);
+        show_in_url(lab);
+        // A canvas that was hidden has no size; the map redraws on resize.
+        if let Some(w) = web_sys::window()
+            && let Ok(event) = web_sys::Event::new("resize")
+        {
+            let _ = w.dispatch_event(&event);
+        }
+    };
+    let on_key = move |ev: leptos::ev::KeyboardEvent| {
+        let i = LabKind::ALL
+            .iter()
+            .position(|l| *l == active.get_untracked())
+            .unwrap_or(0);
+        let n = LabKind::ALL.len();
+        let next = match ev.key().as_str() {
+            "ArrowRight" => (i + 1) % n,
+            "ArrowLeft" => (i + n - 1) % n,
+            _ => return,
+        };
+        ev.prevent_default();
+        select(LabKind::ALL[next]);
+        if let Some(el) = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.get_element_by_id(&format!("tab-{}", LabKind::ALL[next].key())))
+            .and_then(|e| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e).ok())
+        {
+            let _ = el.focus();
+        }
+    };
+    view! {
+        <nav class="lab-tabs" role="tablist" aria-label="Labs" on:keydown=on_key>
+            {LabKind::ALL
+                .into_iter()
+                .map(|lab| {
+                    let selected = move || active.get() == lab;
+                    view! {
+                        <a
+                            id=format!("tab-{}", lab.key())
+                            role="tab"
+                            class="lab-tab"
+                            class:active=selected
+                            href=format!("?lab={}", lab.key())
+                            aria-selected=move || selected().to_string()
+                            aria-controls=format!("panel-{}", lab.key())
+                            tabindex=move || if selected() { "0" } else { "-1" }
+                            data-testid=format!("tab-{}", lab.key())
+                            on:click=move |ev| {
+                                ev.prevent_default();
+                                select(lab);
+                            }
+                        >
+                            {lab.title()}
+                            {(!lab.built()).then(|| view! { <span class="soon">"coming"</span> })}
+                        </a>
+                    }
+                })
+                .collect_view()}
+        </nav>
+    }
+}
+
+/// The panel of a lab that is not built yet: what it will show, and its paper.
+#[component]
+pub fn ComingLab(lab: LabKind) -> impl IntoView {
+    let (what, paper) = lab.coming();
+    view! {
+        <section class="coming" data-testid=format!("coming-{}", lab.key())>
+            <h2>{lab.title()} " lab"</h2>
+            <p class="coming-status">"Not built yet. This tab will hold it; nothing here is a result."</p>
+            <p>{what}</p>
+            <p class="paper">"Paper: " {paper}</p>
+        </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_query_names_the_lab_and_the_signal_map_is_the_default() {
+        assert_eq!(LabKind::from_query(""), LabKind::Signal);
+        assert_eq!(LabKind::from_query("?seed=3&lab=density"), LabKind::Density);
+        assert_eq!(LabKind::from_query("lab=mobility"), LabKind::Mobility);
+        assert_eq!(LabKind::from_query("lab=nonsense&T=4"), LabKind::Signal);
+        for lab in LabKind::ALL {
+            assert_eq!(LabKind::parse(lab.key()), Some(lab));
+        }
+    }
+
+    #[test]
+    fn switching_tabs_keeps_every_other_setting() {
+        let q = "seed=3&T=24&path=1.2_3.4";
+        let d = with_lab(q, LabKind::Density);
+        assert_eq!(d, "lab=density&seed=3&T=24&path=1.2_3.4");
+        let l = with_lab(&format!("?{d}"), LabKind::Linkability);
+        assert_eq!(l, "lab=linkability&seed=3&T=24&path=1.2_3.4");
+        // Back on the Signal map the link is what it was before there were tabs.
+        assert_eq!(with_lab(&l, LabKind::Signal), q);
+    }
+}

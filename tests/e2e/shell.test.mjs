@@ -1,0 +1,96 @@
+// The lab shell: a tab per lab chosen by ?lab=, the Signal map working behind its tab, the
+// labs still to come saying so, and every lab's settings kept in the address bar across tabs.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer } from '../../tools/serve.mjs';
+import { DIST, captureErrors, guardOrigin, launch, screenshotPath } from './harness.mjs';
+
+let server, browser;
+before(async () => {
+  server = await startServer(DIST);
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function open(query) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
+  const guard = await guardOrigin(context, new URL(server.url).origin);
+  const page = await context.newPage();
+  const errors = captureErrors(page);
+  await page.goto(new URL(query, server.url).href);
+  // The status line belongs to the Signal map, which may be behind another tab.
+  await page.waitForSelector('[data-testid="engine-status"].ready', { state: 'attached', timeout: 30000 });
+  return { context, guard, page, errors };
+}
+
+const selected = (page) =>
+  page.$$eval('[role="tab"]', (ts) => ts.filter((t) => t.getAttribute('aria-selected') === 'true').map((t) => t.dataset.testid));
+const visible = (page, selector) => page.$eval(selector, (e) => !e.closest('[hidden]') && e.offsetParent !== null);
+const params = (page) => page.evaluate(() => Object.fromEntries(new URLSearchParams(location.search)));
+
+test('tabs switch labs, keep each lab as it was and keep its settings in the URL', async () => {
+  const { context, guard, page, errors } = await open('?seed=3&T=24');
+  const tabs = await page.$$eval('[role="tab"]', (ts) => ts.map((t) => [t.dataset.testid, t.textContent.trim()]));
+  assert.deepEqual(tabs.map((t) => t[0]), ['tab-signal', 'tab-density', 'tab-linkability', 'tab-mobility']);
+  // The labs not built yet say so on their tab.
+  assert.deepEqual(tabs.filter((t) => t[1].includes('coming')).map((t) => t[0]), ['tab-density', 'tab-linkability', 'tab-mobility']);
+  assert.deepEqual(await selected(page), ['tab-signal']);
+  assert.ok(await visible(page, 'canvas.map'));
+
+  // Let the Signal map compute a round, then look at another tab.
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="round-row"]').length > 0, null, { timeout: 90000 });
+  await page.click('[data-testid="tab-density"]');
+  assert.deepEqual(await selected(page), ['tab-density']);
+  assert.ok(await visible(page, '[data-testid="coming-density"]'));
+  assert.equal(await visible(page, 'canvas.map'), false, 'the Signal map is hidden');
+  const onDensity = await params(page);
+  assert.equal(onDensity.lab, 'density');
+  assert.equal(onDensity.seed, '3', 'the Signal map settings stay in the URL');
+  assert.equal(onDensity.T, '24');
+  assert.ok(onDensity.path, 'the drawn path stays in the URL');
+  const text = await page.textContent('[data-testid="coming-density"]');
+  assert.match(text, /Not built yet/);
+  assert.match(text, /Privacy by Projection/);
+  // Leaving the Signal map pauses it (the page opens playing).
+  assert.equal(await page.getAttribute('[data-testid="play"]', 'aria-label'), 'Play');
+  await page.screenshot({ path: screenshotPath('shell-density') });
+
+  // Arrow keys move along the tabs.
+  await page.focus('[data-testid="tab-density"]');
+  await page.keyboard.press('ArrowRight');
+  assert.deepEqual(await selected(page), ['tab-linkability']);
+  assert.equal((await params(page)).lab, 'linkability');
+
+  // Back on the Signal map: the same rounds, the same link as before there were tabs.
+  const rowsBefore = await page.$$eval('[data-testid="round-row"]', (rs) => rs.map((r) => r.dataset.dlgError));
+  await page.click('[data-testid="tab-signal"]');
+  assert.deepEqual(await selected(page), ['tab-signal']);
+  assert.ok(await visible(page, 'canvas.map'));
+  const back = await params(page);
+  assert.equal(back.lab, undefined);
+  assert.equal(back.seed, '3');
+  const rowsAfter = await page.$$eval('[data-testid="round-row"]', (rs) => rs.map((r) => r.dataset.dlgError));
+  assert.deepEqual(rowsAfter.slice(0, rowsBefore.length), rowsBefore);
+
+  assert.deepEqual(guard.violations, [], 'requests left the origin');
+  assert.deepEqual(errors, [], 'the page logged errors');
+  await context.close();
+});
+
+test('a link opens on the lab it names, and an unknown lab falls back to the Signal map', async () => {
+  const a = await open('?lab=mobility&seed=4');
+  assert.deepEqual(await selected(a.page), ['tab-mobility']);
+  assert.ok(await visible(a.page, '[data-testid="coming-mobility"]'));
+  assert.equal((await params(a.page)).seed, '4');
+  assert.deepEqual(a.guard.violations, []);
+  assert.deepEqual(a.errors, []);
+  await a.context.close();
+
+  const b = await open('?lab=nonsense');
+  assert.deepEqual(await selected(b.page), ['tab-signal']);
+  assert.ok(await visible(b.page, 'canvas.map'));
+  await b.context.close();
+});
