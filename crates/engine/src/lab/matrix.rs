@@ -181,28 +181,36 @@ fn fingerprint(records: &[RoundRecord], summary: &Summary) -> String {
 
 #[test]
 fn every_kind_of_run_gives_the_same_numbers_at_once_and_in_slices() {
+    let mut moved = Vec::new();
     for (name, config) in matrix() {
         let (records, summary) = at_once(&config);
         assert!(!records.is_empty(), "{name}: no round was attacked");
         let (s_records, s_summary) = sliced(&config);
         assert_eq!(records, s_records, "{name}: sliced records differ");
         assert_eq!(summary, s_summary, "{name}: sliced summary differs");
+        let got = fingerprint(&records, &summary);
         let expected = FINGERPRINTS
             .iter()
             .find(|(n, _)| *n == name)
             .map(|(_, f)| *f);
-        assert_eq!(
-            Some(fingerprint(&records, &summary).as_str()),
-            expected,
-            "{name}: the numbers moved; if that is intended, say why in the commit and update \
-             FINGERPRINTS"
-        );
+        if expected != Some(got.as_str()) {
+            moved.push(format!("(\"{name}\", \"{got}\") was {expected:?}"));
+        }
     }
+    assert!(
+        moved.is_empty(),
+        "the numbers moved; if that is intended, say why in the commit and update \
+         FINGERPRINTS:\n{}",
+        moved.join("\n")
+    );
 }
 
 /// The fingerprint of each run's records and summary. Taken when the lab was checked equal,
 /// run by run, to the second pipeline it replaced (`Scenario`, deleted after that check), so
-/// the one pipeline left still gives the numbers of both.
+/// the one pipeline left still gives the numbers of both. Native and wasm builds differ in the
+/// last bits of float arithmetic (candle's matrix kernels use FMA and SIMD natively), so each
+/// platform has its own list; each is deterministic.
+#[cfg(not(target_arch = "wasm32"))]
 const FINGERPRINTS: &[(&str, &str)] = &[
     ("synthetic target, FedSGD", "3dd72d2bebcfedd3"),
     ("drawn path, FedSGD", "aeec77f78c774d88"),
@@ -240,3 +248,24 @@ fn the_matrix_covers_what_it_says() {
         "C = 0.5 leaves someone out"
     );
 }
+
+/// The same runs in wasm (see above), taken from the one pipeline after its native numbers were
+/// checked equal to the deleted one's.
+#[cfg(target_arch = "wasm32")]
+const FINGERPRINTS: &[(&str, &str)] = &[
+    ("synthetic target, FedSGD", "ce29043ca42cec09"),
+    ("drawn path, FedSGD", "8a64e11d37b208a8"),
+    ("FedAvg B = 20, E = 2", "f312136427303442"),
+    ("C = 0.5", "7d00a394f9d19c51"),
+    ("cumulative", "8c9dbc412e852b51"),
+    ("init = previous", "2472b3e89ee28a2f"),
+    ("bounds", "56764c08d372771f"),
+    ("Diverse Batch", "bf2de17a309db649"),
+    ("Farthest Batch", "dd248398df564127"),
+    ("random subset", "8d10bb631ad3d289"),
+    ("local DP", "dfbe099f0b323237"),
+    ("local DP, analytic σ", "8fbd006a7ac6c04e"),
+    ("local DP, budget stop", "11ce35eb6ccc53fb"),
+    ("GeoInd", "8472983f6cd9ad2f"),
+    ("imported file", "9edccdd882af7e21"),
+];
