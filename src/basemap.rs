@@ -1,10 +1,10 @@
 //! The locally drawn metric basemap: grid, scale bar and north arrow.
 //!
 //! No tiles, ever: a tile request would tell a tile server the very area being protected. The
-//! map is an honest metric plane (east/north metres, see `whereabouts_engine::geo`), which is
+//! map is an honest metric plane (east/north metres, see `whereabouts_core::geo`), which is
 //! also the space in which every error in the app is measured.
 
-use whereabouts_engine::geo::Metres;
+use whereabouts_core::geo::Metres;
 
 /// Which part of the plane the canvas shows. Screen y grows downwards, north grows upwards.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -7,9 +7,8 @@
 
 use crate::protocol::{ImportReport, ImportSettings, Response, pack};
 use wasm_bindgen::JsCast;
-use whereabouts_engine::import::{
-    Import, ImportError, ImportOptions, ImportedTrace, csv, import, thin,
-};
+use whereabouts_core::import::{Import, ImportError, ImportOptions, csv, import, thin};
+use whereabouts_engine::signal_map::placement::ImportedTrace;
 
 /// Bytes read between two progress reports.
 const CHUNK: f64 = 4.0 * 1024.0 * 1024.0;
@@ -111,7 +110,7 @@ pub fn report(
     settings: &ImportSettings,
     read_ms: f64,
     parse_ms: f64,
-) -> Result<(ImportReport, Vec<whereabouts_engine::import::Fix>), ImportError> {
+) -> Result<(ImportReport, Vec<whereabouts_core::import::Fix>), ImportError> {
     let fail = |problem: String| ImportError {
         file: name.to_string(),
         line: None,

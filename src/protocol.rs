@@ -8,11 +8,11 @@
 
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::{JsCast, JsValue};
-use whereabouts_engine::import::{Fix, ImportError, csv::Mapping};
-use whereabouts_engine::lab::{HeatMap, LabEvent, WorldView};
-use whereabouts_engine::scenario::{ScenarioConfig, Summary};
-use whereabouts_engine::studies::{Study, SweepPoint};
-use whereabouts_engine::trajectory::Trajectory;
+use whereabouts_core::import::{Fix, ImportError, csv::Mapping};
+use whereabouts_engine::signal_map::lab::{HeatMap, LabEvent, WorldView};
+use whereabouts_engine::signal_map::scenario::{ScenarioConfig, Summary};
+use whereabouts_engine::signal_map::studies::{Study, SweepPoint};
+use whereabouts_engine::signal_map::trajectory::Trajectory;
 
 /// What the page asks of the engine.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -9,11 +9,11 @@ use crate::protocol::{self, Request, Response};
 use std::{cell::RefCell, rc::Rc};
 use wasm_bindgen::{JsCast, JsValue, closure::Closure};
 use web_sys::{DedicatedWorkerGlobalScope, MessageChannel, MessageEvent};
-use whereabouts_engine::import::ImportedTrace;
-use whereabouts_engine::lab::{HeatMap, Lab, LabEvent};
-use whereabouts_engine::scenario::ScenarioConfig;
-use whereabouts_engine::studies::{self, Study, StudyRun, SweepPoint};
-use whereabouts_engine::world::World;
+use whereabouts_engine::signal_map::lab::{HeatMap, Lab, LabEvent};
+use whereabouts_engine::signal_map::placement::ImportedTrace;
+use whereabouts_engine::signal_map::scenario::ScenarioConfig;
+use whereabouts_engine::signal_map::studies::{self, Study, StudyRun, SweepPoint};
+use whereabouts_engine::signal_map::world::World;
 
 /// How long one slice of background work may run, in milliseconds.
 pub const SLICE_MS: f64 = 4.0;
@@ -489,10 +489,10 @@ fn install_panic_reporter(scope: DedicatedWorkerGlobalScope) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use whereabouts_engine::geo::Metres;
-    use whereabouts_engine::scenario::{ScenarioConfig, WorldChoice};
-    use whereabouts_engine::trajectory::TrajectoryPreset;
-    use whereabouts_engine::world::Preset;
+    use whereabouts_core::geo::Metres;
+    use whereabouts_engine::signal_map::scenario::{ScenarioConfig, WorldChoice};
+    use whereabouts_engine::signal_map::trajectory::TrajectoryPreset;
+    use whereabouts_engine::signal_map::world::Preset;
 
     fn config() -> ScenarioConfig {
         ScenarioConfig {
@@ -517,7 +517,9 @@ mod tests {
 
     #[test]
     fn a_lab_on_imported_data_needs_the_data_and_draws_the_trace() {
-        use whereabouts_engine::import::{Fix, ImportedTrace};
+        use {
+            whereabouts_core::import::Fix, whereabouts_engine::signal_map::placement::ImportedTrace,
+        };
         let start = || Request::LabStart {
             generation: 1,
             config: Box::new(config()),

@@ -3,7 +3,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use wasm_bindgen_test::*;
-use whereabouts_engine::bench::{
+use whereabouts_engine::signal_map::bench::{
     architectures, dlg_ms_per_iteration, import_mb_per_s, import_samples,
 };
 

@@ -3,7 +3,7 @@
 
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
-use whereabouts_engine::geo::Metres;
+use whereabouts_core::geo::Metres;
 use whereabouts_web::{
     basemap::{self, Viewport},
     fatal,

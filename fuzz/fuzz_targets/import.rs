@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use whereabouts_engine::import::{ImportOptions, import};
+use whereabouts_core::import::{ImportOptions, import};
 
 const PREFIXES: [&[u8]; 5] = [
     b"",

@@ -4,7 +4,7 @@ use super::LabState;
 use super::draw::Layers;
 use super::settings::{FIELDS, Field, Kind, Section};
 use leptos::{ev, prelude::*};
-use whereabouts_engine::trajectory::TrajectoryPreset;
+use whereabouts_engine::signal_map::trajectory::TrajectoryPreset;
 
 fn is_hidden(state: LabState, key: &'static str) -> impl Fn() -> bool + Copy {
     move || state.hidden.with(|h| h.iter().any(|k| k == key))

@@ -12,8 +12,8 @@ use crate::bridge::{EngineBridge, WORKER_URL};
 use crate::protocol::{ImportReport, ImportSettings, Request, Response};
 use leptos::{ev, prelude::*};
 use wasm_bindgen::JsCast;
-use whereabouts_engine::import::csv::Mapping;
-use whereabouts_engine::import::time::format_iso;
+use whereabouts_core::import::csv::Mapping;
+use whereabouts_core::import::time::format_iso;
 
 /// The sample files in `www/samples/` (generated; see its README), with their labels.
 pub const SAMPLES: [(&str, &str); 3] = [

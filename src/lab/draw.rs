@@ -4,8 +4,8 @@ use super::scene::{RoundView, Scene};
 use crate::basemap::{self, Viewport, format_distance};
 use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
-use whereabouts_engine::geo::Metres;
-use whereabouts_engine::lab::HeatMap;
+use whereabouts_core::geo::Metres;
+use whereabouts_engine::signal_map::lab::HeatMap;
 
 /// Which layers are on.
 #[derive(Clone, Copy, Debug, PartialEq)]

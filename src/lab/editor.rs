@@ -4,7 +4,7 @@
 //! these calls.
 
 use crate::basemap::Viewport;
-use whereabouts_engine::geo::Metres;
+use whereabouts_core::geo::Metres;
 
 /// Undo steps kept.
 const HISTORY: usize = 100;

@@ -4,7 +4,7 @@
 use super::LabState;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
-use whereabouts_engine::scenario::RoundRecord;
+use whereabouts_engine::signal_map::scenario::RoundRecord;
 
 /// The finished rounds as CSV (one line per round; metres on the local plane and WGS84).
 pub fn records_csv(records: &[RoundRecord]) -> String {
@@ -116,8 +116,8 @@ fn click_link(name: &str, url: &str) {
 mod tests {
     use super::*;
     use crate::lab::scene::tests::two_round_config;
-    use whereabouts_engine::lab::Lab;
-    use whereabouts_engine::trajectory::TrajectoryPreset;
+    use whereabouts_engine::signal_map::lab::Lab;
+    use whereabouts_engine::signal_map::trajectory::TrajectoryPreset;
 
     #[test]
     fn csv_has_a_header_and_a_line_per_round() {

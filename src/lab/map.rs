@@ -8,7 +8,7 @@ use crate::basemap::Viewport;
 use leptos::{ev, html, prelude::*};
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, PointerEvent, WheelEvent};
-use whereabouts_engine::geo::Metres;
+use whereabouts_core::geo::Metres;
 
 /// Freehand drawing adds a waypoint every this many CSS pixels.
 const DRAW_SPACING_PX: f64 = 26.0;

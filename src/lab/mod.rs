@@ -23,7 +23,7 @@ use leptos::prelude::*;
 use scene::Scene;
 use settings::LabSettings;
 use std::time::Duration;
-use whereabouts_engine::trajectory::TrajectoryPreset;
+use whereabouts_engine::signal_map::trajectory::TrajectoryPreset;
 
 /// Area half-sizes of the campus world (the presets are placed in it before the world loads).
 pub const CAMPUS_HALF: (f64, f64) = (900.0, 850.0);
@@ -76,7 +76,7 @@ pub struct LabState {
     in_flight: StoredValue<bool>,
     dirty: StoredValue<bool>,
     /// The path the worker has (the last edit sent or started).
-    last_sent: StoredValue<Vec<whereabouts_engine::geo::Metres>>,
+    last_sent: StoredValue<Vec<whereabouts_core::geo::Metres>>,
     play_timer: StoredValue<bool>,
 }
 
@@ -93,7 +93,12 @@ impl LabState {
 
     /// The configuration of a run on the current settings, and on the imported data if there
     /// is some (else on the drawn path).
-    fn run_config(&self) -> (whereabouts_engine::scenario::ScenarioConfig, bool) {
+    fn run_config(
+        &self,
+    ) -> (
+        whereabouts_engine::signal_map::scenario::ScenarioConfig,
+        bool,
+    ) {
         let path = self.editor.with_untracked(|e| e.waypoints.clone());
         let use_data = self.has_data();
         let mut config = self.settings.with_untracked(|s| s.to_config(&path));
@@ -357,9 +362,11 @@ impl LabState {
             Response::Lab { generation, event } if generation == current => {
                 let (edit, sent, focus) = self.edit.get_value();
                 match &event {
-                    whereabouts_engine::lab::LabEvent::Trained { round, target, .. }
-                        if focus.is_none() && target.is_some() && sent > 0.0 =>
-                    {
+                    whereabouts_engine::signal_map::lab::LabEvent::Trained {
+                        round,
+                        target,
+                        ..
+                    } if focus.is_none() && target.is_some() && sent > 0.0 => {
                         self.edit.set_value((edit, sent, Some(*round)));
                         // "On screen": the frame that draws it (the map paints in an earlier
                         // callback of the same animation frame).
@@ -372,9 +379,9 @@ impl LabState {
                             })
                         });
                     }
-                    whereabouts_engine::lab::LabEvent::Reconstructed { round, .. }
-                        if focus == Some(*round) =>
-                    {
+                    whereabouts_engine::signal_map::lab::LabEvent::Reconstructed {
+                        round, ..
+                    } if focus == Some(*round) => {
                         let latency = self.latency;
                         request_animation_frame(move || {
                             latency.update(|l| l.dlg_ms = Some(now_ms() - sent))
@@ -383,7 +390,10 @@ impl LabState {
                     }
                     _ => {}
                 }
-                let attacked = matches!(event, whereabouts_engine::lab::LabEvent::Attacked(_));
+                let attacked = matches!(
+                    event,
+                    whereabouts_engine::signal_map::lab::LabEvent::Attacked(_)
+                );
                 self.scene.update(|s| s.apply(event));
                 if attacked {
                     self.advance_if_ready();

@@ -1,8 +1,8 @@
 //! What the page knows about the running lab: built only from the worker's events.
 
-use whereabouts_engine::geo::Metres;
-use whereabouts_engine::lab::{HeatMap, LabEvent, TargetRound, WorldView};
-use whereabouts_engine::scenario::{DlgOutcome, RoundRecord, Summary};
+use whereabouts_core::geo::Metres;
+use whereabouts_engine::signal_map::lab::{HeatMap, LabEvent, TargetRound, WorldView};
+use whereabouts_engine::signal_map::scenario::{DlgOutcome, RoundRecord, Summary};
 
 /// One round as the page shows it.
 #[derive(Clone, Debug, PartialEq)]
@@ -162,10 +162,10 @@ impl Scene {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use whereabouts_engine::lab::Lab;
-    use whereabouts_engine::scenario::{ScenarioConfig, WorldChoice};
-    use whereabouts_engine::trajectory::TrajectoryPreset;
-    use whereabouts_engine::world::Preset;
+    use whereabouts_engine::signal_map::lab::Lab;
+    use whereabouts_engine::signal_map::scenario::{ScenarioConfig, WorldChoice};
+    use whereabouts_engine::signal_map::trajectory::TrajectoryPreset;
+    use whereabouts_engine::signal_map::world::Preset;
 
     /// A two-round lab on one synthetic user's campus (shared by the lab's UI tests).
     pub(crate) fn two_round_config(preset: TrajectoryPreset) -> ScenarioConfig {

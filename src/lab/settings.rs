@@ -6,17 +6,19 @@
 //! TensorFlow Playground convention for instructors). Values are refused with a message, never
 //! clamped silently.
 
-use whereabouts_engine::attack::dlg::{Init, Optimizer};
-use whereabouts_engine::defense::Defense;
-use whereabouts_engine::defense::dp::LocalDp;
-use whereabouts_engine::fl::FlConfig;
-use whereabouts_engine::geo::Metres;
-use whereabouts_engine::model::ModelPreset;
-use whereabouts_engine::model::train::LocalTraining;
-use whereabouts_engine::scenario::{AttackConfig, ModelChoice, ScenarioConfig, WorldChoice};
-use whereabouts_engine::trace::RoundLength;
-use whereabouts_engine::trajectory::Trajectory;
-use whereabouts_engine::world::Preset;
+use whereabouts_core::geo::Metres;
+use whereabouts_engine::signal_map::attack::dlg::{Init, Optimizer};
+use whereabouts_engine::signal_map::defense::Defense;
+use whereabouts_engine::signal_map::defense::dp::LocalDp;
+use whereabouts_engine::signal_map::fl::FlConfig;
+use whereabouts_engine::signal_map::model::ModelPreset;
+use whereabouts_engine::signal_map::model::train::LocalTraining;
+use whereabouts_engine::signal_map::scenario::{
+    AttackConfig, ModelChoice, ScenarioConfig, WorldChoice,
+};
+use whereabouts_engine::signal_map::trace::RoundLength;
+use whereabouts_engine::signal_map::trajectory::Trajectory;
+use whereabouts_engine::signal_map::world::Preset;
 
 /// Background users available in the campus world (users 1–6; user 0 is the visitor).
 pub const MAX_BACKGROUND: usize = 6;

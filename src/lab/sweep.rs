@@ -1,12 +1,12 @@
 //! Studies on the visitor's own configuration and path, run in the worker behind the lab
-//! ([`whereabouts_engine::studies`]): the privacy–utility trade-off of every defence (issue #5,
+//! ([`whereabouts_engine::signal_map::studies`]): the privacy–utility trade-off of every defence (issue #5,
 //! item 8), more local steps blurring the attack (Insight I3), and who else takes part
 //! (Insight I4). Each is plotted and tabulated as it arrives.
 
 use super::LabState;
 use crate::protocol::Response;
 use leptos::prelude::*;
-use whereabouts_engine::studies::{Study, SweepPoint};
+use whereabouts_engine::signal_map::studies::{Study, SweepPoint};
 
 /// What the page knows about the current study.
 #[derive(Clone, Debug, Default, PartialEq)]

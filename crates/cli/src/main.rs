@@ -5,9 +5,9 @@ use clap::{Parser, Subcommand};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use whereabouts_engine::lab::{Lab, LabEvent};
-use whereabouts_engine::scenario::ScenarioConfig;
-use whereabouts_engine::world::{Preset, World};
+use whereabouts_engine::signal_map::lab::{Lab, LabEvent};
+use whereabouts_engine::signal_map::scenario::ScenarioConfig;
+use whereabouts_engine::signal_map::world::{Preset, World};
 
 #[derive(Parser)]
 #[command(
@@ -219,11 +219,11 @@ fn run(
         .map_err(|e| format!("{}: {e}", config_path.display()))?;
     if let Some(path) = data {
         let (name, i) = import_path(path)?;
-        let fixes = whereabouts_engine::import::thin(&i.fixes, thin);
+        let fixes = whereabouts_core::import::thin(&i.fixes, thin);
         if fixes.len() < 2 {
             return Err(format!("{name}: --thin {thin} leaves fewer than two fixes"));
         }
-        let trace = whereabouts_engine::import::ImportedTrace::new(name, fixes);
+        let trace = whereabouts_engine::signal_map::placement::ImportedTrace::new(name, fixes);
         for note in &trace.placement()?.notes {
             eprintln!("whereabouts: {note}");
         }
@@ -301,7 +301,7 @@ fn attack(case_path: &Path) -> Result<(), String> {
         let p = dir.join(name);
         std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))
     };
-    let result = whereabouts_engine::attack::case::run_case(&text, &load)
+    let result = whereabouts_engine::signal_map::attack::case::run_case(&text, &load)
         .map_err(|e| format!("{}: {e}", case_path.display()))?;
     let text = serde_json::to_string_pretty(&result).map_err(|e| e.to_string())?;
     println!("{text}");
@@ -312,13 +312,16 @@ fn bench(iterations: usize) {
     let started = std::time::Instant::now();
     let now = move || started.elapsed().as_secs_f64() * 1000.0;
     println!("DLG, one dummy point, cosine loss; native, one thread; {iterations} iterations");
-    for (name, spec) in whereabouts_engine::bench::architectures() {
-        let ms = whereabouts_engine::bench::dlg_ms_per_iteration(&spec, iterations, &now);
+    for (name, spec) in whereabouts_engine::signal_map::bench::architectures() {
+        let ms =
+            whereabouts_engine::signal_map::bench::dlg_ms_per_iteration(&spec, iterations, &now);
         println!("{name:<45} {:>9.2} µs/iteration", ms * 1000.0);
     }
     println!("Import throughput; native, one thread; ~20 MB per format");
-    let samples = whereabouts_engine::bench::import_samples(20_000_000);
-    for (name, mb_s, fixes) in whereabouts_engine::bench::import_mb_per_s(&samples, &now) {
+    let samples = whereabouts_engine::signal_map::bench::import_samples(20_000_000);
+    for (name, mb_s, fixes) in
+        whereabouts_engine::signal_map::bench::import_mb_per_s(&samples, &now)
+    {
         println!("{name:<45} {mb_s:>9.1} MB/s ({fixes} fixes)");
     }
 }
@@ -331,8 +334,8 @@ fn reproduce(
     out: Option<&Path>,
     csv: Option<&Path>,
 ) -> Result<(), String> {
-    use whereabouts_engine::experiments::{self, Scale, findings};
-    use whereabouts_engine::model::ModelPreset;
+    use whereabouts_engine::signal_map::experiments::{self, Scale, findings};
+    use whereabouts_engine::signal_map::model::ModelPreset;
     if !(1..=16).contains(&worlds) {
         return Err(format!("--worlds: {worlds} is not between 1 and 16"));
     }
@@ -407,7 +410,7 @@ fn reproduce(
 
 fn write_samples(dir: &Path) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    for s in whereabouts_engine::import::samples::samples() {
+    for s in whereabouts_engine::signal_map::samples::samples() {
         let path = dir.join(s.name);
         std::fs::write(&path, &s.contents).map_err(|e| format!("{}: {e}", path.display()))?;
         println!("{}: {}", path.display(), s.label);
@@ -416,8 +419,8 @@ fn write_samples(dir: &Path) -> Result<(), String> {
 }
 
 /// Reads and imports a file, refusing one too large before reading it.
-fn import_path(path: &Path) -> Result<(String, whereabouts_engine::import::Import), String> {
-    use whereabouts_engine::import::{ImportOptions, import};
+fn import_path(path: &Path) -> Result<(String, whereabouts_core::import::Import), String> {
+    use whereabouts_core::import::{ImportOptions, import};
     let name = path.display().to_string();
     let options = ImportOptions::default();
     let size = std::fs::metadata(path)
@@ -449,8 +452,8 @@ fn import_file(path: &Path, print_fixes: bool) -> Result<(), String> {
     println!("  {} fixes, {} rows skipped", i.fixes.len(), i.skipped);
     println!(
         "  from {} to {} ({:.1} days)",
-        whereabouts_engine::import::time::format_iso(first.time),
-        whereabouts_engine::import::time::format_iso(last.time),
+        whereabouts_core::import::time::format_iso(first.time),
+        whereabouts_core::import::time::format_iso(last.time),
         (last.time - first.time) / 86_400.0
     );
     println!("  latitude {s:.5} to {n:.5}, longitude {w:.5} to {e:.5}");

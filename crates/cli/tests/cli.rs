@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
-use whereabouts_engine::model::ModelPreset;
-use whereabouts_engine::rng::Stream;
+use whereabouts_core::rng::Stream;
+use whereabouts_engine::signal_map::model::ModelPreset;
 
 fn whereabouts(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_whereabouts"))

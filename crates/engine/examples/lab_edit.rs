@@ -1,9 +1,9 @@
 use std::time::Instant;
-use whereabouts_engine::geo::Metres;
-use whereabouts_engine::lab::Lab;
-use whereabouts_engine::scenario::{ScenarioConfig, WorldChoice};
-use whereabouts_engine::trajectory::TrajectoryPreset;
-use whereabouts_engine::world::{Preset, World};
+use whereabouts_core::geo::Metres;
+use whereabouts_engine::signal_map::lab::Lab;
+use whereabouts_engine::signal_map::scenario::{ScenarioConfig, WorldChoice};
+use whereabouts_engine::signal_map::trajectory::TrajectoryPreset;
+use whereabouts_engine::signal_map::world::{Preset, World};
 
 fn main() {
     let t = TrajectoryPreset::Commute.trajectory(900.0, 850.0);

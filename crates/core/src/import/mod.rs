@@ -1,0 +1,349 @@
+//! Bring your own data: the GPS and signal files people actually have, read into timed fixes
+//! with messages that say which file, which line and what is wrong.
+//!
+//! Formats (detected from the content, not the name): CSV/TSV from GPS loggers and cell-signal
+//! apps ([`csv`]), GPX tracks, routes and waypoints ([`gpx`]), GeoJSON points and lines and
+//! Google location history — Takeout's `Records.json`, its Semantic Location History and the
+//! newer on-device Timeline export ([`json`]). Bad rows are skipped and counted (with the first
+//! reasons); a file with nothing usable is an error. Nothing here does I/O: the browser worker
+//! and the CLI hand in the bytes.
+
+pub mod csv;
+pub mod gpx;
+pub mod json;
+pub mod thin;
+pub mod time;
+
+pub use thin::thin;
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// One fix of the visitor's trace.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Fix {
+    /// Unix seconds.
+    pub time: f64,
+    pub lat: f64,
+    pub lon: f64,
+    /// Signal strength when the file has it, dBm.
+    pub rsrp_dbm: Option<f64>,
+    /// 1-based line in the file (CSV, GPX) or item number (JSON), for messages.
+    pub line: usize,
+}
+
+/// What the file turned out to be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Format {
+    Csv,
+    Gpx,
+    GeoJson,
+    GoogleRecords,
+    GoogleSemantic,
+    GoogleTimeline,
+}
+
+impl Format {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Format::Csv => "CSV",
+            Format::Gpx => "GPX",
+            Format::GeoJson => "GeoJSON",
+            Format::GoogleRecords => "Google location history (Records.json)",
+            Format::GoogleSemantic => "Google Semantic Location History",
+            Format::GoogleTimeline => "Google Timeline export",
+        }
+    }
+}
+
+/// A successful import.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Import {
+    pub format: Format,
+    /// Sorted by time, no repeated timestamps, at least two.
+    pub fixes: Vec<Fix>,
+    /// Rows left out, and the first few reasons ("line 7: latitude 123 is out of range").
+    pub skipped: usize,
+    pub skipped_examples: Vec<String>,
+    /// Things the user should know that did not stop the import.
+    pub warnings: Vec<String>,
+    /// The CSV columns used (so the page can show and change them).
+    pub csv: Option<csv::Mapping>,
+}
+
+impl Import {
+    pub fn has_signal(&self) -> bool {
+        self.fixes.iter().any(|f| f.rsrp_dbm.is_some())
+    }
+}
+
+/// Why a file could not be imported: which file, where, what.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImportError {
+    pub file: String,
+    pub line: Option<usize>,
+    pub problem: String,
+}
+
+impl fmt::Display for ImportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "{}, line {l}: {}", self.file, self.problem),
+            None => write!(f, "{}: {}", self.file, self.problem),
+        }
+    }
+}
+
+impl std::error::Error for ImportError {}
+
+/// Import settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ImportOptions {
+    /// Larger files are refused before parsing.
+    pub max_bytes: usize,
+    /// Use these CSV columns instead of guessing.
+    pub csv: Option<csv::Mapping>,
+}
+
+impl Default for ImportOptions {
+    fn default() -> Self {
+        Self {
+            max_bytes: 512 * 1024 * 1024,
+            csv: None,
+        }
+    }
+}
+
+/// What a parser hands back before the common checks.
+#[derive(Debug)]
+pub struct Parsed {
+    /// What `RawFix::line` counts: "line" (CSV, GPX) or the JSON item ("feature", …).
+    pub unit: &'static str,
+    pub rows: Vec<RawFix>,
+    pub skipped: Vec<(usize, String)>,
+    pub warnings: Vec<String>,
+    pub csv: Option<csv::Mapping>,
+}
+
+impl Default for Parsed {
+    fn default() -> Self {
+        Self {
+            unit: "line",
+            rows: Vec::new(),
+            skipped: Vec::new(),
+            warnings: Vec::new(),
+            csv: None,
+        }
+    }
+}
+
+/// A fix as read, before range checks.
+#[derive(Clone, Copy, Debug)]
+pub struct RawFix {
+    pub line: usize,
+    pub time: Option<f64>,
+    pub lat: f64,
+    pub lon: f64,
+    pub rsrp_dbm: Option<f64>,
+}
+
+/// Reads `bytes` (the contents of the file called `name`).
+pub fn import(name: &str, bytes: &[u8], options: &ImportOptions) -> Result<Import, ImportError> {
+    let fail = |line: Option<usize>, problem: String| ImportError {
+        file: name.to_string(),
+        line,
+        problem,
+    };
+    if bytes.len() > options.max_bytes {
+        return Err(fail(
+            None,
+            format!(
+                "the file is {:.0} MB; the limit is {:.0} MB (sub-sample it, or split it by date)",
+                bytes.len() as f64 / 1e6,
+                options.max_bytes as f64 / 1e6
+            ),
+        ));
+    }
+    let head = &bytes[..bytes.len().min(8192)];
+    if head.contains(&0) {
+        return Err(fail(
+            None,
+            "this looks like a binary file, not text (CSV, GPX or JSON)".into(),
+        ));
+    }
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let line = bytes[..e.valid_up_to()]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count()
+                + 1;
+            return Err(fail(
+                Some(line),
+                "the file is not UTF-8 text (is it binary, or in another encoding?)".into(),
+            ));
+        }
+    };
+    let text = text.trim_start_matches('\u{feff}');
+    let first = text.trim_start().chars().next();
+    let Some(first) = first else {
+        return Err(fail(None, "the file is empty".into()));
+    };
+    let (format, parsed) = match first {
+        '<' => gpx::parse(text).map(|p| (Format::Gpx, p)),
+        '{' | '[' => json::parse(text),
+        _ => csv::parse(text, options.csv.as_ref()).map(|p| (Format::Csv, p)),
+    }
+    .map_err(|(line, problem)| fail(line, problem))?;
+    let unit = parsed.unit;
+    finish(format, parsed).map_err(|(line, problem)| match (unit, line) {
+        ("line", _) | (_, None) => fail(line, problem),
+        (unit, Some(n)) => fail(None, format!("{unit} {n}: {problem}")),
+    })
+}
+
+/// The checks every format shares: finite numbers in range, latitude and longitude not
+/// swapped, timestamps present, time order, repeated timestamps, at least two fixes.
+fn finish(format: Format, parsed: Parsed) -> Result<Import, (Option<usize>, String)> {
+    let Parsed {
+        unit,
+        rows,
+        mut skipped,
+        mut warnings,
+        csv,
+    } = parsed;
+    if rows.is_empty() {
+        return Err(match skipped.first() {
+            Some((line, why)) => (
+                Some(*line),
+                format!(
+                    "{why} — and no row was usable ({} rows skipped)",
+                    skipped.len()
+                ),
+            ),
+            None => (None, "no coordinates found".into()),
+        });
+    }
+    // Swapped columns: "latitudes" beyond ±90 while every "longitude" fits in ±90.
+    let lat_max = rows
+        .iter()
+        .map(|r| r.lat.abs())
+        .filter(|v| v.is_finite())
+        .fold(0.0, f64::max);
+    let lon_max = rows
+        .iter()
+        .map(|r| r.lon.abs())
+        .filter(|v| v.is_finite())
+        .fold(0.0, f64::max);
+    if lat_max > 90.0 && lat_max <= 180.0 && lon_max <= 90.0 {
+        let at = rows.iter().find(|r| r.lat.abs() > 90.0).map(|r| r.line);
+        return Err((
+            at,
+            format!(
+                "latitude and longitude look swapped: latitudes reach {lat_max} (beyond ±90) while every longitude is within ±90"
+            ),
+        ));
+    }
+    let mut fixes = Vec::with_capacity(rows.len());
+    let mut untimed = 0;
+    for r in rows {
+        let why = if !(r.lat.is_finite() && r.lon.is_finite()) {
+            Some("a coordinate is not a finite number (NaN or infinity)".to_string())
+        } else if r.lat.abs() > 90.0 {
+            Some(format!("latitude {} is out of range (−90 to 90)", r.lat))
+        } else if r.lon.abs() > 180.0 {
+            Some(format!("longitude {} is out of range (−180 to 180)", r.lon))
+        } else if r.rsrp_dbm.is_some_and(|s| !s.is_finite()) {
+            Some("the signal value is not a finite number".into())
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            skipped.push((r.line, why));
+            continue;
+        }
+        let Some(time) = r.time else {
+            untimed += 1;
+            skipped.push((r.line, "no timestamp".into()));
+            continue;
+        };
+        fixes.push(Fix {
+            time,
+            lat: r.lat,
+            lon: r.lon,
+            rsrp_dbm: r.rsrp_dbm,
+            line: r.line,
+        });
+    }
+    if fixes.is_empty() && untimed > 0 {
+        return Err((
+            None,
+            "no timestamps found: every point needs a time (ISO 8601, or Unix seconds or milliseconds)".into(),
+        ));
+    }
+    if fixes.is_empty() {
+        let (line, why) = skipped
+            .first()
+            .cloned()
+            .unwrap_or((0, "no usable rows".into()));
+        return Err((Some(line), format!("{why} — and no row was usable")));
+    }
+    if fixes.windows(2).any(|w| w[1].time < w[0].time) {
+        fixes.sort_by(|a, b| a.time.total_cmp(&b.time));
+        warnings.push("the rows were not in time order: sorted by time".into());
+    }
+    let before = fixes.len();
+    let mut dropped = Vec::new();
+    fixes.dedup_by(|b, a| {
+        let same = b.time == a.time;
+        if same {
+            dropped.push(b.line);
+        }
+        same
+    });
+    if before != fixes.len() {
+        warnings.push(format!(
+            "{} rows repeat an earlier timestamp (first at {unit} {}): kept the first of each",
+            before - fixes.len(),
+            dropped[0]
+        ));
+        skipped.extend(
+            dropped
+                .iter()
+                .map(|&l| (l, "repeats an earlier timestamp".into())),
+        );
+    }
+    if fixes.len() < 2 {
+        return Err((
+            Some(fixes[0].line),
+            "only one point: a trajectory needs at least two".into(),
+        ));
+    }
+    skipped.sort_by_key(|s| s.0);
+    Ok(Import {
+        format,
+        fixes,
+        skipped: skipped.len(),
+        skipped_examples: skipped
+            .iter()
+            .take(5)
+            .map(|(l, why)| format!("{unit} {l}: {why}"))
+            .collect(),
+        warnings,
+        csv,
+    })
+}
+
+/// 1-based line number of a byte offset.
+pub fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+#[cfg(test)]
+mod tests;

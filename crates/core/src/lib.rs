@@ -1,0 +1,23 @@
+//! # Whereabouts core
+//!
+//! What every lab shares and no lab owns: geometry ([`geo`]), seeded portable randomness
+//! ([`rng`]), configuration errors ([`error`]), metrics ([`metrics`]), the import parsers for
+//! people's own GPS files ([`import`]), the synthetic people and their routines ([`world`]),
+//! clustering ([`dbscan`]), privacy mechanisms on plain vectors and locations ([`privacy`]),
+//! federated-learning plumbing ([`fl`]) and the interface every lab's engine implements
+//! ([`driver`]). No lab is a dependency: the compiler keeps the boundary.
+//!
+//! Portability rule: results must not depend on the platform beyond float rounding.
+//! Randomness comes from seeded ChaCha streams, and transcendental functions go through
+//! [`libm`] (pure Rust), never through the platform's C library.
+
+pub mod dbscan;
+pub mod driver;
+pub mod error;
+pub mod fl;
+pub mod geo;
+pub mod import;
+pub mod metrics;
+pub mod privacy;
+pub mod rng;
+pub mod world;

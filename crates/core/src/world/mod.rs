@@ -1,0 +1,5 @@
+//! The synthetic people every lab can populate its world with: places (home, work, others) and
+//! the routines that move them between those places over weeks ([`mobility`]). What a lab
+//! measures along the way (the signal map's radio, say) is the lab's own.
+
+pub mod mobility;

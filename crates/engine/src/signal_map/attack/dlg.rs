@@ -1,0 +1,365 @@
+//! The DLG attack (Algorithm 2): one dummy point, cosine loss, gradient descent on the dummy.
+//!
+//! Settings the paper leaves open ([000] §2.1, "Implementation details") are explicit, with
+//! defaults documented in docs/papers.md: the optimiser (Adam, lr 0.02 in standardised units —
+//! the paper only says "learning rate η for the DLG optimiser"), the iteration cap (2,000 here
+//! for live use; the paper's 400,000 is one setting away), the early-stop tolerance (0.01 m; the
+//! paper says "unchanged for 10 iterations" without a tolerance) and the initialisation
+//! ([000] §4.1).
+
+use super::objective::{LabelMode, Objective};
+use crate::signal_map::trace::Standardizer;
+use serde::{Deserialize, Serialize};
+use whereabouts_core::error::ConfigError;
+use whereabouts_core::geo::Metres;
+use whereabouts_core::rng::Stream;
+
+/// Where the dummy location starts ([000] §4.1, "DLG Initialization Strategies").
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Init {
+    /// (i) uniformly at random in the area of interest.
+    RandomInArea,
+    /// (i) the centre of a random cell of a grid over the area (the paper's 350 m grid).
+    Grid { spacing_m: f64 },
+    /// (ii) the true batch centroid plus Gaussian noise — the paper's default, a simulation
+    /// shortcut ("faster simulation") that a real attacker could not take.
+    CentroidPlusNoise { sd_m: f64 },
+    /// (ii) without the shortcut: the analytic (Lemma 1) estimate plus Gaussian noise.
+    AnalyticPlusNoise { sd_m: f64 },
+    /// (iii) the previous round's reconstruction (the area's centre in the first round).
+    Previous,
+}
+
+/// The DLG optimiser.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Optimizer {
+    Adam { lr: f64 },
+    Sgd { lr: f64 },
+}
+
+/// Which weights the dummy gradient is computed at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DummyWeights {
+    /// w_t^k, the target's model after its update: Algorithm 1 as printed.
+    PostUpdate,
+    /// w_{t−1}, the model the server broadcast: textbook DLG.
+    PreUpdate,
+}
+
+/// Every DLG setting.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DlgConfig {
+    pub max_iterations: usize,
+    pub optimizer: Optimizer,
+    pub init: Init,
+    pub label: LabelMode,
+    pub weights: DummyWeights,
+    /// Converged once the dummy moved less than this many metres for `patience` iterations.
+    pub tolerance_m: f64,
+    pub patience: usize,
+    /// Record the dummy's position every this many iterations (0: no trail).
+    pub trail_every: usize,
+}
+
+impl Default for DlgConfig {
+    fn default() -> Self {
+        Self {
+            max_iterations: 2000,
+            optimizer: Optimizer::Adam { lr: 0.02 },
+            init: Init::AnalyticPlusNoise { sd_m: 200.0 },
+            label: LabelMode::Analytic,
+            weights: DummyWeights::PostUpdate,
+            tolerance_m: 0.01,
+            patience: 10,
+            trail_every: 10,
+        }
+    }
+}
+
+impl DlgConfig {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let lr = match self.optimizer {
+            Optimizer::Adam { lr } | Optimizer::Sgd { lr } => lr,
+        };
+        if !(lr.is_finite() && lr > 0.0 && lr <= 10.0) {
+            return Err(ConfigError::new(
+                "attack.optimizer.lr",
+                "must be in (0, 10]",
+            ));
+        }
+        if self.max_iterations == 0 || self.max_iterations > 1_000_000 {
+            return Err(ConfigError::new(
+                "attack.max_iterations",
+                "must be between 1 and 1,000,000",
+            ));
+        }
+        if !(self.tolerance_m.is_finite() && self.tolerance_m >= 0.0) || self.patience == 0 {
+            return Err(ConfigError::new(
+                "attack.tolerance_m / patience",
+                "tolerance must be ≥ 0 m and patience ≥ 1",
+            ));
+        }
+        match self.init {
+            Init::Grid { spacing_m } if !(spacing_m.is_finite() && spacing_m > 0.0) => Err(
+                ConfigError::new("attack.init.spacing_m", "must be a positive distance"),
+            ),
+            Init::CentroidPlusNoise { sd_m } | Init::AnalyticPlusNoise { sd_m }
+                if !(sd_m.is_finite() && sd_m >= 0.0) =>
+            {
+                Err(ConfigError::new("attack.init.sd_m", "must be ≥ 0 m"))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// What the server knows when it picks a starting point.
+pub struct InitContext {
+    pub area: (Metres, Metres),
+    pub previous: Option<Metres>,
+    /// Only for the paper's simulation shortcut.
+    pub true_centroid: Option<Metres>,
+    pub analytic: Option<Metres>,
+}
+
+/// The starting location for `init`.
+pub fn initial_point(init: Init, ctx: &InitContext, s: &mut Stream) -> Metres {
+    let (lo, hi) = ctx.area;
+    let centre = Metres::new((lo.east + hi.east) / 2.0, (lo.north + hi.north) / 2.0);
+    let noisy = |p: Metres, sd: f64, s: &mut Stream| {
+        Metres::new(p.east + s.gaussian(0.0, sd), p.north + s.gaussian(0.0, sd))
+    };
+    match init {
+        Init::RandomInArea => Metres::new(s.range(lo.east, hi.east), s.range(lo.north, hi.north)),
+        Init::Grid { spacing_m } => {
+            let cols = ((hi.east - lo.east) / spacing_m).ceil().max(1.0) as u64;
+            let rows = ((hi.north - lo.north) / spacing_m).ceil().max(1.0) as u64;
+            let (c, r) = (s.below(cols) as f64, s.below(rows) as f64);
+            Metres::new(
+                (lo.east + (c + 0.5) * spacing_m).min(hi.east),
+                (lo.north + (r + 0.5) * spacing_m).min(hi.north),
+            )
+        }
+        Init::CentroidPlusNoise { sd_m } => noisy(ctx.true_centroid.unwrap_or(centre), sd_m, s),
+        Init::AnalyticPlusNoise { sd_m } => noisy(ctx.analytic.unwrap_or(centre), sd_m, s),
+        Init::Previous => ctx.previous.unwrap_or(centre),
+    }
+}
+
+/// The outcome of one attack.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DlgResult {
+    pub start: Metres,
+    pub position: Metres,
+    /// The reconstructed RSRP label, dBm.
+    pub label_dbm: f64,
+    pub iterations: usize,
+    /// Stopped by the "unchanged for `patience` iterations" rule.
+    pub converged: bool,
+    /// Ended outside the area of interest (or at a non-finite point): excluded from EMD.
+    pub diverged: bool,
+    /// −cos(g′, g_obs) at the end, as the paper reports it (−1 is a perfect match).
+    pub neg_cosine: f64,
+    /// Positions every `trail_every` iterations, start and end included.
+    pub trail: Vec<Metres>,
+}
+
+/// Runs DLG from `start`. `prior_label` is the attacker's mean-RSRP prior (Joint modes).
+pub fn run(
+    objective: &mut Objective,
+    cfg: &DlgConfig,
+    standardizer: &Standardizer,
+    area: (Metres, Metres),
+    start: Metres,
+    prior_label: f32,
+) -> DlgResult {
+    run_observed(
+        objective,
+        cfg,
+        standardizer,
+        area,
+        start,
+        prior_label,
+        &mut |_, _, _| {},
+    )
+}
+
+/// [`run`], reporting (iteration, position, −cos) every `trail_every` iterations as it goes.
+pub fn run_observed(
+    objective: &mut Objective,
+    cfg: &DlgConfig,
+    standardizer: &Standardizer,
+    area: (Metres, Metres),
+    start: Metres,
+    prior_label: f32,
+    on_progress: &mut dyn FnMut(usize, Metres, f64),
+) -> DlgResult {
+    let mut run = DlgRun::new(objective, cfg, standardizer, start, prior_label);
+    while !run.advance(objective, cfg, standardizer, usize::MAX, on_progress) {}
+    run.finish(area)
+}
+
+/// A DLG optimisation that can be advanced a few iterations at a time (the browser worker
+/// interleaves attacks with new requests) and gives exactly [`run_observed`]'s result.
+///
+/// The [`Objective`] is passed to every call rather than held, so the caller may rebuild it
+/// between slices from the same weights and update.
+#[derive(Clone, Debug)]
+pub struct DlgRun {
+    start: Metres,
+    /// (x′₀, x′₁, y′) in standardised units and dBm.
+    v: [f64; 3],
+    m1: [f64; 3],
+    m2: [f64; 3],
+    iterations: usize,
+    still: usize,
+    converged: bool,
+    finished: bool,
+    position: Metres,
+    trail: Vec<Metres>,
+    cosine: f32,
+    label: f32,
+    tangents: [f32; 3],
+}
+
+impl DlgRun {
+    pub fn new(
+        objective: &mut Objective,
+        cfg: &DlgConfig,
+        standardizer: &Standardizer,
+        start: Metres,
+        prior_label: f32,
+    ) -> Self {
+        let x0 = standardizer.to_input(start);
+        let last = objective.evaluate([x0[0], x0[1]], prior_label, cfg.label);
+        Self {
+            start,
+            v: [f64::from(x0[0]), f64::from(x0[1]), f64::from(prior_label)],
+            m1: [0.0; 3],
+            m2: [0.0; 3],
+            iterations: 0,
+            still: 0,
+            converged: false,
+            finished: false,
+            position: start,
+            trail: vec![start],
+            cosine: last.cosine,
+            label: last.label,
+            tangents: last.loss.tangents(),
+        }
+    }
+
+    /// The dummy's current location.
+    pub fn position(&self) -> Metres {
+        self.position
+    }
+
+    pub fn iterations(&self) -> usize {
+        self.iterations
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Runs up to `budget` more iterations; true once the attack has stopped (converged, hit
+    /// the iteration cap, or left the plane).
+    pub fn advance(
+        &mut self,
+        objective: &mut Objective,
+        cfg: &DlgConfig,
+        standardizer: &Standardizer,
+        budget: usize,
+        on_progress: &mut dyn FnMut(usize, Metres, f64),
+    ) -> bool {
+        let (beta1, beta2, eps) = (0.9f64, 0.999f64, 1e-8f64);
+        let learn_label = !matches!(cfg.label, LabelMode::Analytic);
+        let mut done = 0;
+        while !self.finished && done < budget {
+            if self.iterations >= cfg.max_iterations {
+                self.finished = true;
+                break;
+            }
+            let it = self.iterations + 1;
+            done += 1;
+            // x′₀, x′₁, and y′ when the label is learned.
+            let lanes = if learn_label { 3 } else { 2 };
+            for k in 0..lanes {
+                let gk = f64::from(self.tangents[k]);
+                let step = match cfg.optimizer {
+                    Optimizer::Sgd { lr } => lr * gk,
+                    Optimizer::Adam { lr } => {
+                        self.m1[k] = beta1 * self.m1[k] + (1.0 - beta1) * gk;
+                        self.m2[k] = beta2 * self.m2[k] + (1.0 - beta2) * gk * gk;
+                        let mh = self.m1[k] / (1.0 - libm::pow(beta1, it as f64));
+                        let vh = self.m2[k] / (1.0 - libm::pow(beta2, it as f64));
+                        lr * mh / (libm::sqrt(vh) + eps)
+                    }
+                };
+                self.v[k] -= step;
+            }
+            self.iterations = it;
+            let next = standardizer.to_metres([self.v[0], self.v[1]]);
+            if !(next.east.is_finite() && next.north.is_finite())
+                || self.v[0].abs() > 1e4
+                || self.v[1].abs() > 1e4
+            {
+                self.position = next;
+                self.finished = true;
+                break;
+            }
+            let moved = next.distance(&self.position);
+            self.position = next;
+            let last = objective.evaluate(
+                [self.v[0] as f32, self.v[1] as f32],
+                self.v[2] as f32,
+                cfg.label,
+            );
+            self.cosine = last.cosine;
+            self.label = last.label;
+            self.tangents = last.loss.tangents();
+            if cfg.trail_every > 0 && it.is_multiple_of(cfg.trail_every) {
+                self.trail.push(self.position);
+                on_progress(it, self.position, -f64::from(last.cosine));
+            }
+            if moved < cfg.tolerance_m {
+                self.still += 1;
+                if self.still >= cfg.patience {
+                    self.converged = true;
+                    self.finished = true;
+                }
+            } else {
+                self.still = 0;
+            }
+        }
+        if self.iterations >= cfg.max_iterations {
+            self.finished = true;
+        }
+        self.finished
+    }
+
+    /// The result so far (normally called once [`advance`](Self::advance) returned true).
+    pub fn finish(mut self, area: (Metres, Metres)) -> DlgResult {
+        if self.trail.last() != Some(&self.position) {
+            self.trail.push(self.position);
+        }
+        let (lo, hi) = area;
+        let p = self.position;
+        let inside =
+            p.east >= lo.east && p.east <= hi.east && p.north >= lo.north && p.north <= hi.north;
+        DlgResult {
+            start: self.start,
+            position: p,
+            label_dbm: f64::from(self.label),
+            iterations: self.iterations,
+            converged: self.converged,
+            diverged: !inside || !self.cosine.is_finite(),
+            neg_cosine: -f64::from(self.cosine),
+            trail: self.trail,
+        }
+    }
+}

@@ -1,0 +1,370 @@
+use super::dlg::{self, DlgConfig, Init, InitContext};
+use super::objective::{LabelMode, Objective};
+use super::{analytic, observed_gradient};
+use crate::signal_map::model::train::{LocalTraining, train_local};
+use crate::signal_map::model::{MlpSpec, ModelPreset};
+use crate::signal_map::trace::{Dataset, RoundLength, Sample, Standardizer, centroid};
+use crate::signal_map::world::{Preset, World};
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+use whereabouts_core::geo::Metres;
+use whereabouts_core::rng::Stream;
+
+fn spec(preset: ModelPreset) -> MlpSpec {
+    let mut s = preset.spec();
+    s.dropout = 0.0;
+    s
+}
+
+/// An independent reference for the DLG loss: materialise g′ in f64, take the cosine.
+fn reference_loss(
+    spec: &MlpSpec,
+    w: &[f32],
+    g_obs: &[f32],
+    x: [f64; 2],
+    y: f64,
+    mode: LabelMode,
+    steps: usize,
+) -> f64 {
+    let last = *spec.layers().last().unwrap();
+    let y = match mode {
+        LabelMode::Analytic => {
+            f64::from(spec.predict(w, [x[0] as f32, x[1] as f32]))
+                - f64::from(g_obs[last.b]) / steps as f64 / 2.0
+        }
+        _ => y,
+    };
+    let g = spec.example_gradient(w, x, y);
+    let dot: f64 = g.iter().zip(g_obs).map(|(a, &b)| a * f64::from(b)).sum();
+    let n1 = g.iter().map(|a| a * a).sum::<f64>().sqrt();
+    let n2 = g_obs
+        .iter()
+        .map(|&b| f64::from(b) * f64::from(b))
+        .sum::<f64>()
+        .sqrt();
+    let mut loss = 1.0 - dot / (n1 * n2);
+    if let LabelMode::JointL2 { weight } = mode {
+        let d2: f64 = g
+            .iter()
+            .zip(g_obs)
+            .map(|(a, &b)| (a - f64::from(b)).powi(2))
+            .sum();
+        loss += f64::from(weight) * d2 / (n2 * n2);
+    }
+    loss
+}
+
+fn some_observed(spec: &MlpSpec, seed: u64) -> (Vec<f32>, Vec<f32>) {
+    let w = spec.init(-96.0, &mut Stream::new(seed, "init"));
+    let mut s = Stream::new(seed, "batch");
+    let mut g = vec![0.0f64; w.len()];
+    for _ in 0..30 {
+        let x = [s.gaussian(0.3, 0.4), s.gaussian(-0.2, 0.4)];
+        let y = s.gaussian(-96.0, 8.0);
+        for (gi, e) in g.iter_mut().zip(spec.example_gradient(&w, x, y)) {
+            *gi += e / 30.0;
+        }
+    }
+    (w, g.into_iter().map(|v| v as f32).collect())
+}
+
+#[test]
+fn the_attack_gradient_is_exact() {
+    use crate::signal_map::model::{Activation, Hidden};
+    let two = |a1, a2| MlpSpec {
+        hidden: vec![
+            Hidden {
+                width: 32,
+                activation: a1,
+            },
+            Hidden {
+                width: 16,
+                activation: a2,
+            },
+        ],
+        dropout: 0.0,
+    };
+    let specs = [
+        ("small", spec(ModelPreset::Small)),
+        ("paper", spec(ModelPreset::Paper)),
+        ("tanh-tanh", two(Activation::Tanh, Activation::Tanh)),
+        ("sigmoid-relu", two(Activation::Sigmoid, Activation::Relu)),
+    ];
+    for (preset, spec) in specs {
+        let (w, g_obs) = some_observed(&spec, 1);
+        for mode in [
+            LabelMode::Analytic,
+            LabelMode::Joint,
+            LabelMode::JointL2 { weight: 0.5 },
+        ] {
+            let mut obj = Objective::new(&spec, &w, &g_obs, 1);
+            let (x, y) = ([0.45f32, -0.8f32], -93.0f32);
+            let e = obj.evaluate(x, y, mode);
+            let x64 = [f64::from(x[0]), f64::from(x[1])];
+            let reference = reference_loss(&spec, &w, &g_obs, x64, f64::from(y), mode, 1);
+            assert!(
+                (f64::from(e.loss.value()) - reference).abs() < 1e-4 * reference.abs().max(1.0),
+                "{preset:?} {mode:?}: loss {} vs {reference}",
+                e.loss.value()
+            );
+            let h = 1e-4;
+            for k in 0..3 {
+                if k == 2 && mode == LabelMode::Analytic {
+                    continue;
+                }
+                let (mut up, mut down) = ((x64, f64::from(y)), (x64, f64::from(y)));
+                if k < 2 {
+                    up.0[k] += h;
+                    down.0[k] -= h;
+                } else {
+                    up.1 += h;
+                    down.1 -= h;
+                }
+                let fd = (reference_loss(&spec, &w, &g_obs, up.0, up.1, mode, 1)
+                    - reference_loss(&spec, &w, &g_obs, down.0, down.1, mode, 1))
+                    / (2.0 * h);
+                let dual = f64::from(e.loss.tangents()[k]);
+                assert!(
+                    (dual - fd).abs() <= 2e-3 * fd.abs().max(1e-2),
+                    "{preset:?} {mode:?} ∂/∂{k}: dual {dual} vs finite difference {fd}"
+                );
+            }
+        }
+    }
+}
+
+/// One campus user's week, cut into rounds of `round_length`.
+fn one_user_week(seed: u64, round_length: RoundLength) -> (World, Dataset) {
+    let mut c = Preset::Campus.config(seed);
+    c.mobility.users = 1;
+    c.mobility.weeks = 1;
+    let world = World::generate(&c).unwrap();
+    let data = Dataset::new(
+        &world.measurements,
+        world.projection,
+        round_length,
+        0.2,
+        seed,
+    )
+    .unwrap();
+    (world, data)
+}
+
+fn unit_standardizer() -> Standardizer {
+    Standardizer {
+        mean: [0.0, 0.0],
+        sd: [500.0, 500.0],
+    }
+}
+
+#[test]
+fn lemma1_recovers_a_single_point_exactly() {
+    let spec = spec(ModelPreset::Small);
+    let w = spec.init(-96.0, &mut Stream::new(3, "init"));
+    let std = unit_standardizer();
+    let truth = Metres::new(212.0, -137.0);
+    let x = std.to_input(truth);
+    // The exact gradient of one point: recovery to float precision.
+    let g: Vec<f32> = spec
+        .example_gradient(&w, [f64::from(x[0]), f64::from(x[1])], -80.0)
+        .into_iter()
+        .map(|v| v as f32)
+        .collect();
+    let p = analytic::reconstruct(&spec, &g, &std).unwrap();
+    assert!(p.distance(&truth) < 1e-3, "{p:?}");
+    // Through real f32 training (B = 1, FedSGD): w changes in its last digits, so the weight
+    // difference carries ~4 significant digits; still well under a metre.
+    let sample = Sample {
+        user: 0,
+        time: 0.0,
+        pos: truth,
+        x,
+        y: -80.0,
+    };
+    let cfg = LocalTraining {
+        batch_size: None,
+        epochs: 1,
+        learning_rate: 1e-3,
+    };
+    let after = train_local(&spec, &w, &[sample], &cfg, &mut Stream::new(1, "t"))
+        .unwrap()
+        .params;
+    let g_obs = observed_gradient(&w, &after, 1e-3);
+    let p = analytic::reconstruct(&spec, &g_obs, &std).unwrap();
+    assert!(p.distance(&truth) < 1.0, "{:.3} m off", p.distance(&truth));
+}
+
+#[test]
+fn dlg_recovers_a_single_point_and_its_label() {
+    let spec = spec(ModelPreset::Small);
+    let w = spec.init(-96.0, &mut Stream::new(4, "init"));
+    let std = unit_standardizer();
+    let truth = Metres::new(-310.0, 95.0);
+    let x = std.to_input(truth);
+    let g: Vec<f32> = spec
+        .example_gradient(&w, [f64::from(x[0]), f64::from(x[1])], -104.0)
+        .into_iter()
+        .map(|v| v as f32)
+        .collect();
+    let area = (Metres::new(-900.0, -850.0), Metres::new(900.0, 850.0));
+    let cfg = DlgConfig {
+        max_iterations: 5000,
+        ..DlgConfig::default()
+    };
+    for (i, start) in [
+        Metres::new(0.0, 0.0),
+        Metres::new(600.0, 600.0),
+        Metres::new(-800.0, -700.0),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut obj = Objective::new(&spec, &w, &g, 1);
+        let r = dlg::run(&mut obj, &cfg, &std, area, start, -96.0);
+        assert!(
+            r.position.distance(&truth) < 2.0,
+            "start {i}: {:.1} m off after {} iterations",
+            r.position.distance(&truth),
+            r.iterations
+        );
+        assert!((r.label_dbm + 104.0).abs() < 0.5, "label {}", r.label_dbm);
+        assert!(r.neg_cosine < -0.9988 && !r.diverged);
+    }
+}
+
+/// Observation O1 on the campus preset: FedSGD's update points DLG at the batch centroid,
+/// wherever it starts.
+#[test]
+fn fedsgd_dlg_lands_near_the_batch_centroid_from_any_start() {
+    let (world, data) = one_user_week(21, RoundLength::Week);
+    for (preset, within) in [(ModelPreset::Small, 60.0), (ModelPreset::Paper, 90.0)] {
+        let spec = spec(preset);
+        let w0 = spec.init(0.0, &mut Stream::new(21, "init"));
+        let batch = data.local_data(0, 0, false);
+        let truth = centroid(batch).unwrap();
+        let cfg = LocalTraining {
+            batch_size: None,
+            epochs: 1,
+            learning_rate: 1e-3,
+        };
+        let w1 = train_local(&spec, &w0, batch, &cfg, &mut Stream::new(1, "t"))
+            .unwrap()
+            .params;
+        let g_obs = observed_gradient(&w0, &w1, 1e-3);
+        let area = world.area();
+        let lemma = analytic::reconstruct(&spec, &g_obs, &data.standardizer).unwrap();
+        let mut s = Stream::new(5, "inits");
+        for init in [
+            Init::RandomInArea,
+            Init::Grid { spacing_m: 350.0 },
+            Init::CentroidPlusNoise { sd_m: 300.0 },
+            Init::RandomInArea,
+        ] {
+            let ctx = InitContext {
+                area,
+                previous: None,
+                true_centroid: Some(truth),
+                analytic: Some(lemma),
+            };
+            let start = dlg::initial_point(init, &ctx, &mut s);
+            let mut obj = Objective::new(&spec, &w1, &g_obs, 1);
+            let r = dlg::run(
+                &mut obj,
+                &DlgConfig::default(),
+                &data.standardizer,
+                area,
+                start,
+                data.mean_label(),
+            );
+            let d = r.position.distance(&truth);
+            assert!(
+                r.neg_cosine < -0.99,
+                "{preset:?} {init:?}: −cos {}",
+                r.neg_cosine
+            );
+            assert!(
+                d < within && !r.diverged,
+                "{preset:?} {init:?} from {:.0} m away: {d:.1} m from the centroid of {} points ({} its)",
+                start.distance(&truth),
+                batch.len(),
+                r.iterations
+            );
+        }
+        assert!(
+            lemma.distance(&truth) < 100.0,
+            "Lemma 1 estimate {:.1} m off",
+            lemma.distance(&truth)
+        );
+    }
+}
+
+#[test]
+fn theorem1_identity_and_bound_hold_on_a_real_batch() {
+    let (_, data) = one_user_week(9, RoundLength::Day);
+    let spec = spec(ModelPreset::Small);
+    let w0 = spec.init(0.0, &mut Stream::new(9, "init"));
+    let batch = data.local_data(0, 1, false);
+    let b = analytic::bounds(
+        &spec,
+        &w0,
+        batch,
+        &data.standardizer,
+        &mut Stream::new(1, "pairs"),
+    )
+    .unwrap();
+    assert!(
+        (b.error - b.covariance_form).abs() <= 1e-9 * b.error.max(1.0),
+        "{b:?}"
+    );
+    assert!(b.error <= b.theorem1_bound, "{b:?}");
+    assert!(b.lipschitz_estimate > 0.0 && b.theorem2_bound.is_finite());
+}
+
+#[test]
+fn dlg_settings_are_validated() {
+    let cfg = DlgConfig {
+        optimizer: dlg::Optimizer::Adam { lr: -1.0 },
+        ..DlgConfig::default()
+    };
+    assert_eq!(cfg.validate().unwrap_err().field, "attack.optimizer.lr");
+    let cfg = DlgConfig {
+        max_iterations: 0,
+        ..DlgConfig::default()
+    };
+    assert_eq!(cfg.validate().unwrap_err().field, "attack.max_iterations");
+}
+
+/// A PyTorch `nn.Sequential` saved with safetensors (`0.weight` (out, in), `0.bias`, `2.weight`…)
+/// reads into the flat layout, and shape mistakes are named.
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+fn safetensors_in_pytorch_naming_read_into_the_flat_layout() {
+    use candle_core::{Device, Tensor};
+    use std::collections::HashMap;
+    let spec = spec(ModelPreset::Small);
+    let flat = spec.init(0.0, &mut Stream::new(8, "w"));
+    let mut tensors = HashMap::new();
+    for (i, l) in spec.layers().iter().enumerate() {
+        let idx = 2 * i; // Linear, activation, Linear, …
+        let w = Tensor::from_slice(&flat[l.w..l.b], (l.outputs, l.inputs), &Device::Cpu).unwrap();
+        let b = Tensor::from_slice(&flat[l.b..l.b + l.outputs], l.outputs, &Device::Cpu).unwrap();
+        tensors.insert(format!("net.{idx}.weight"), w);
+        tensors.insert(format!("net.{idx}.bias"), b);
+    }
+    let path = std::env::temp_dir().join(format!("whereabouts-{}.safetensors", std::process::id()));
+    candle_core::safetensors::save(&tensors, &path).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(super::case::from_safetensors(&bytes, &spec).unwrap(), flat);
+    let paper = ModelPreset::Paper.spec();
+    let e = super::case::from_safetensors(&bytes, &paper).unwrap_err();
+    assert!(
+        e.contains("has shape [64, 2], the model needs [224, 2]"),
+        "{e}"
+    );
+    assert!(
+        super::case::from_safetensors(b"not safetensors", &spec)
+            .unwrap_err()
+            .contains("not a readable")
+    );
+    let _ = std::fs::remove_file(path);
+}

@@ -1,0 +1,139 @@
+//! Benchmark kernels (timed by the caller's clock: the engine has no clock of its own, since
+//! wasm32-unknown-unknown has none). `whereabouts bench` runs them natively; `./x bench` also
+//! runs them in headless Chromium. Results go in BENCHMARKS.md.
+
+use crate::signal_map::attack::dlg::{self, DlgConfig};
+use crate::signal_map::attack::objective::Objective;
+use crate::signal_map::model::{Activation, Hidden, MlpSpec, ModelPreset};
+use crate::signal_map::trace::Standardizer;
+use whereabouts_core::geo::Metres;
+use whereabouts_core::rng::Stream;
+
+/// The architectures benchmarked: the defaults, and the 2-64-64-1 tanh network that the
+/// PyTorch reference timing (double backward, one CPU thread) used.
+pub fn architectures() -> Vec<(&'static str, MlpSpec)> {
+    let tanh64 = MlpSpec {
+        hidden: vec![
+            Hidden {
+                width: 64,
+                activation: Activation::Tanh,
+            },
+            Hidden {
+                width: 64,
+                activation: Activation::Tanh,
+            },
+        ],
+        dropout: 0.0,
+    };
+    let mut paper = ModelPreset::Paper.spec();
+    paper.dropout = 0.0;
+    vec![
+        ("small (2-64 tanh-64 sigmoid-1)", ModelPreset::Small.spec()),
+        ("2-64-64-1 tanh (PyTorch reference shape)", tanh64),
+        ("paper (2-224 ReLU-640 sigmoid-1)", paper),
+    ]
+}
+
+/// Milliseconds per DLG iteration on `spec`, over `iterations` iterations after a warm-up of
+/// `iterations / 10`. The observed gradient is a 30-point batch's at a seeded initial model.
+pub fn dlg_ms_per_iteration(spec: &MlpSpec, iterations: usize, now: &dyn Fn() -> f64) -> f64 {
+    let w = spec.init(0.0, &mut Stream::new(1, "bench-init"));
+    let mut s = Stream::new(2, "bench-batch");
+    let mut g = vec![0.0f64; w.len()];
+    for _ in 0..30 {
+        let x = [s.gaussian(0.0, 0.5), s.gaussian(0.0, 0.5)];
+        for (gi, e) in g
+            .iter_mut()
+            .zip(spec.example_gradient(&w, x, s.gaussian(-96.0, 8.0)))
+        {
+            *gi += e / 30.0;
+        }
+    }
+    let g: Vec<f32> = g.into_iter().map(|v| v as f32).collect();
+    let std = Standardizer {
+        mean: [0.0, 0.0],
+        sd: [500.0, 500.0],
+    };
+    let area = (Metres::new(-1e6, -1e6), Metres::new(1e6, 1e6));
+    // Tolerance 0 with a huge patience: every iteration runs.
+    let cfg = |n| DlgConfig {
+        max_iterations: n,
+        tolerance_m: 0.0,
+        patience: usize::MAX,
+        trail_every: 0,
+        ..DlgConfig::default()
+    };
+    let mut objective = Objective::new(spec, &w, &g, 1);
+    let start = Metres::new(100.0, -100.0);
+    dlg::run(
+        &mut objective,
+        &cfg(iterations / 10 + 1),
+        &std,
+        area,
+        start,
+        -96.0,
+    );
+    let t0 = now();
+    let r = dlg::run(&mut objective, &cfg(iterations), &std, area, start, -96.0);
+    let elapsed = now() - t0;
+    elapsed / r.iterations.max(1) as f64
+}
+
+/// Sample files of about `bytes` bytes in each import format, from a seeded random walk
+/// (name, contents): CSV with a signal column, GPX, GeoJSON, Google Records.json.
+pub fn import_samples(bytes: usize) -> Vec<(&'static str, String)> {
+    let mut s = Stream::new(3, "bench-import");
+    let (mut lat, mut lon) = (33.6455f64, -117.8425f64);
+    let mut csv = String::from("time,lat,lon,rsrp\n");
+    let mut gpx = String::from("<?xml version=\"1.0\"?>\n<gpx version=\"1.1\"><trk><trkseg>\n");
+    let mut geo = String::from("{\"type\":\"FeatureCollection\",\"features\":[\n");
+    let mut rec = String::from("{\"locations\":[\n");
+    let mut t = 1_714_557_600u64;
+    let mut first = true;
+    while csv.len() < bytes {
+        lat += s.gaussian(0.0, 1e-4);
+        lon += s.gaussian(0.0, 1e-4);
+        t += 10;
+        let iso = whereabouts_core::import::time::format_iso(t as f64);
+        let rsrp = -96 + (s.gaussian(0.0, 6.0) as i64);
+        csv += &format!("{iso},{lat:.6},{lon:.6},{rsrp}\n");
+        gpx += &format!("<trkpt lat=\"{lat:.6}\" lon=\"{lon:.6}\"><time>{iso}</time></trkpt>\n");
+        let sep = if first { "" } else { ",\n" };
+        geo += &format!(
+            "{sep}{{\"type\":\"Feature\",\"properties\":{{\"time\":\"{iso}\"}},\"geometry\":{{\"type\":\"Point\",\"coordinates\":[{lon:.6},{lat:.6}]}}}}"
+        );
+        rec += &format!(
+            "{sep}{{\"latitudeE7\":{},\"longitudeE7\":{},\"timestamp\":\"{iso}\"}}",
+            (lat * 1e7) as i64,
+            (lon * 1e7) as i64
+        );
+        first = false;
+    }
+    gpx += "</trkseg></trk></gpx>\n";
+    geo += "]}\n";
+    rec += "]}\n";
+    vec![
+        ("CSV", csv),
+        ("GPX", gpx),
+        ("GeoJSON", geo),
+        ("Records.json", rec),
+    ]
+}
+
+/// Import throughput in MB/s for each sample, and the fixes read.
+pub fn import_mb_per_s(
+    samples: &[(&'static str, String)],
+    now: &dyn Fn() -> f64,
+) -> Vec<(&'static str, f64, usize)> {
+    samples
+        .iter()
+        .map(|(name, text)| {
+            let t0 = now();
+            let result =
+                whereabouts_core::import::import(name, text.as_bytes(), &Default::default());
+            let ms = now() - t0;
+            let n = result.map_or(0, |i| i.fixes.len());
+            (*name, text.len() as f64 / 1e6 / (ms / 1000.0), n)
+        })
+        .collect()
+}

@@ -1,0 +1,159 @@
+//! Defences against the curious server ([000] §4.3–4.5): FL-native batch curation (Diverse
+//! Batch, Farthest Batch) with its random-subset baseline, and the local baselines (DP on the
+//! update, geo-indistinguishability on the locations). Each participant applies the same
+//! defence on its device.
+//!
+//! The attack metric for defences that change the batch stays the distance to the centroid of
+//! the full round data D_t (what the visitor wants hidden), not of the curated subset.
+
+pub mod batch;
+pub use whereabouts_core::dbscan;
+pub mod dp;
+pub mod geoind;
+
+use crate::signal_map::fl::{AllData, BatchSelector};
+use crate::signal_map::trace::Standardizer;
+use batch::{DiverseBatch, FarthestBatch, RandomSubset};
+use dp::LocalDp;
+use geoind::GeoInd;
+use serde::{Deserialize, Serialize};
+use whereabouts_core::error::ConfigError;
+
+fn five() -> usize {
+    5
+}
+
+/// Which defence the devices apply.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Defense {
+    #[default]
+    None,
+    /// One point per DBSCAN cluster of D_t ([000] §4.3); eps in km as in the paper's Table 2.
+    DiverseBatch {
+        eps_km: f64,
+        #[serde(default = "five")]
+        min_samples: usize,
+    },
+    /// `num` points from the clusters farthest from D_t's centroid ([000] §4.4, Algorithm 3).
+    FarthestBatch {
+        eps_km: f64,
+        #[serde(default = "five")]
+        min_samples: usize,
+        num: usize,
+    },
+    /// A random subset of D_t of Diverse Batch's size (with these settings): the baseline that
+    /// shows whether curation, not just a smaller batch, is what protects.
+    RandomSubset {
+        eps_km: f64,
+        #[serde(default = "five")]
+        min_samples: usize,
+    },
+    /// Clip and noise the update ([000] §4.5, "DP").
+    LocalDp(LocalDp),
+    /// Planar-Laplace noise on every location, ε per metre ([000] §4.5, "GeoInd").
+    GeoInd { epsilon_per_m: f64 },
+}
+
+impl Defense {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let eps = |e: f64| {
+            if e.is_finite() && e > 0.0 && e <= 100.0 {
+                Ok(())
+            } else {
+                Err(ConfigError::new("defense.eps_km", "must be in (0, 100] km"))
+            }
+        };
+        let min = |m: usize| {
+            if (1..=10_000).contains(&m) {
+                Ok(())
+            } else {
+                Err(ConfigError::new(
+                    "defense.min_samples",
+                    "must be between 1 and 10,000",
+                ))
+            }
+        };
+        match *self {
+            Defense::None => Ok(()),
+            Defense::DiverseBatch {
+                eps_km,
+                min_samples,
+            }
+            | Defense::RandomSubset {
+                eps_km,
+                min_samples,
+            } => eps(eps_km).and(min(min_samples)),
+            Defense::FarthestBatch {
+                eps_km,
+                min_samples,
+                num,
+            } => {
+                eps(eps_km)?;
+                min(min_samples)?;
+                if num == 0 {
+                    return Err(ConfigError::new("defense.num", "must be at least 1"));
+                }
+                Ok(())
+            }
+            Defense::LocalDp(dp) => dp.validate(),
+            Defense::GeoInd { epsilon_per_m } => {
+                if epsilon_per_m.is_finite() && epsilon_per_m > 0.0 {
+                    Ok(())
+                } else {
+                    Err(ConfigError::new(
+                        "defense.epsilon_per_m",
+                        "must be a positive number (per metre; 0.01 means a 200 m mean shift)",
+                    ))
+                }
+            }
+        }
+    }
+
+    /// How the device picks (or alters) its LocalBatch.
+    pub fn selector(&self, standardizer: Standardizer) -> Box<dyn BatchSelector> {
+        match *self {
+            Defense::None | Defense::LocalDp(_) => Box::new(AllData),
+            Defense::DiverseBatch {
+                eps_km,
+                min_samples,
+            } => Box::new(DiverseBatch {
+                eps_m: eps_km * 1000.0,
+                min_samples,
+            }),
+            Defense::FarthestBatch {
+                eps_km,
+                min_samples,
+                num,
+            } => Box::new(FarthestBatch {
+                eps_m: eps_km * 1000.0,
+                min_samples,
+                num,
+            }),
+            Defense::RandomSubset {
+                eps_km,
+                min_samples,
+            } => Box::new(RandomSubset {
+                like: DiverseBatch {
+                    eps_m: eps_km * 1000.0,
+                    min_samples,
+                },
+            }),
+            Defense::GeoInd { epsilon_per_m } => Box::new(GeoInd {
+                epsilon_per_m,
+                standardizer,
+            }),
+        }
+    }
+
+    /// The update mechanism, for local DP.
+    pub fn dp(&self) -> Option<LocalDp> {
+        match *self {
+            Defense::LocalDp(dp) => Some(dp),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,145 @@
+//! The defences in a whole federation (campus preset), as the evidence asks.
+use super::*;
+use crate::signal_map::lab::Lab;
+use crate::signal_map::scenario::{RoundRecord, ScenarioConfig, WorldChoice};
+use crate::signal_map::trace::{RoundLength, Sample, centroid};
+use crate::signal_map::world::Preset;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+use whereabouts_core::rng::Stream;
+
+fn campus(defense: Defense) -> ScenarioConfig {
+    ScenarioConfig {
+        seed: 2,
+        world: WorldChoice {
+            preset: Preset::Campus,
+            users: Some(1),
+            weeks: Some(1),
+            cell: None,
+            background: None,
+        },
+        round_length: RoundLength::Day,
+        defense,
+        ..ScenarioConfig::default()
+    }
+}
+
+fn run(config: ScenarioConfig) -> (Lab, Vec<RoundRecord>) {
+    let mut lab = Lab::new(config).unwrap();
+    lab.run(None, &mut |_| {}).unwrap();
+    let records = lab.records();
+    (lab, records)
+}
+
+fn mean_dlg_error(records: &[RoundRecord]) -> f64 {
+    let e: Vec<f64> = records
+        .iter()
+        .filter_map(|r| r.dlg.as_ref().map(|d| d.reconstruction.error_m))
+        .collect();
+    assert!(!e.is_empty());
+    e.iter().sum::<f64>() / e.len() as f64
+}
+
+/// Per-coordinate standard deviation of positions, metres (the paper's Fig. 25 measure).
+fn spread(samples: &[Sample]) -> f64 {
+    let c = centroid(samples).unwrap();
+    let n = samples.len() as f64;
+    let ve = samples
+        .iter()
+        .map(|s| (s.pos.east - c.east).powi(2))
+        .sum::<f64>()
+        / n;
+    let vn = samples
+        .iter()
+        .map(|s| (s.pos.north - c.north).powi(2))
+        .sum::<f64>()
+        / n;
+    (ve.sqrt() + vn.sqrt()) / 2.0
+}
+
+const DIVERSE: Defense = Defense::DiverseBatch {
+    eps_km: 0.05,
+    min_samples: 5,
+};
+
+#[test]
+fn diverse_batch_spreads_the_batch_and_raises_the_dlg_error() {
+    let (plain, fedsgd) = run(campus(Defense::None));
+    let (_, diverse) = run(campus(DIVERSE));
+    // The batch is spread wider than the round's data (one point per place, not hundreds at
+    // home): compare on every round with data.
+    let selector = DIVERSE.selector(plain.data().standardizer);
+    let mut wider = 0;
+    let mut rounds = 0;
+    for t in 0..plain.data().rounds() {
+        let d = plain.data().local_data(0, t, false);
+        let b = selector.select(d, &mut Stream::new(1, "t"));
+        if b.len() >= 2 {
+            rounds += 1;
+            if spread(&b) > spread(d) {
+                wider += 1;
+            }
+        }
+    }
+    assert!(rounds >= 5 && wider == rounds, "{wider} of {rounds} rounds");
+    let (a, b) = (mean_dlg_error(&fedsgd), mean_dlg_error(&diverse));
+    assert!(b > a, "Diverse Batch {b:.0} m vs FedSGD {a:.0} m");
+}
+
+#[test]
+fn farthest_batch_moves_the_reconstruction_further_than_diverse_batch() {
+    let (_, diverse) = run(campus(DIVERSE));
+    let (_, farthest) = run(campus(Defense::FarthestBatch {
+        eps_km: 0.05,
+        min_samples: 5,
+        num: 10,
+    }));
+    let (d, f) = (mean_dlg_error(&diverse), mean_dlg_error(&farthest));
+    assert!(f > d, "Farthest {f:.0} m vs Diverse {d:.0} m");
+}
+
+#[test]
+fn local_dp_is_accounted_and_its_budget_stops_training() {
+    let dp = dp::LocalDp::at(100.0);
+    let (s, records) = run(campus(Defense::LocalDp(dp)));
+    let eps: Vec<f64> = records.iter().map(|r| r.dp_epsilon.unwrap()).collect();
+    assert!(eps.windows(2).all(|w| w[1] > w[0]), "{eps:?}");
+    assert_eq!(s.summary().dp_epsilon, eps.last().copied());
+    // A budget between the 3rd and 4th update's ε stops the run after 3 attacked rounds.
+    let budget = (eps[2] + eps[3]) / 2.0;
+    let (s, records) = run(campus(Defense::LocalDp(dp::LocalDp {
+        budget: Some(budget),
+        ..dp
+    })));
+    assert_eq!(records.len(), 3);
+    let summary = s.summary();
+    assert!(summary.stopped.unwrap().contains("budget"));
+}
+
+#[test]
+fn geoind_noise_moves_what_the_server_sees() {
+    let (_, plain) = run(campus(Defense::None));
+    let (_, noisy) = run(campus(Defense::GeoInd {
+        epsilon_per_m: 0.005,
+    }));
+    // The metric stays the distance to the true D_t centroid.
+    assert_eq!(plain[0].true_centroid, noisy[0].true_centroid);
+    assert_ne!(plain[0].analytic, noisy[0].analytic);
+}
+
+#[test]
+fn bad_defence_settings_are_refused() {
+    let bad = campus(Defense::FarthestBatch {
+        eps_km: 0.05,
+        min_samples: 5,
+        num: 0,
+    });
+    assert!(Lab::new(bad).err().unwrap().contains("defense.num"));
+    let bad = campus(Defense::GeoInd {
+        epsilon_per_m: -1.0,
+    });
+    assert!(Lab::new(bad).err().unwrap().contains("epsilon_per_m"));
+    let toml = "kind = \"diverse_batch\"\neps_km = 0.05\n";
+    let d: Defense = toml::from_str(toml).unwrap();
+    assert_eq!(d, DIVERSE);
+}

@@ -1,0 +1,271 @@
+//! The equivalence matrix: every kind of run the lab supports, computed two ways that must
+//! agree bit for bit — all at once (as the CLI and the studies run it) and in tiny work slices
+//! asked for one round at a time (as the browser's worker runs it) — and pinned to a
+//! fingerprint of its numbers, so that a change to the one round pipeline that moves any
+//! figure fails here, natively and in wasm alike.
+
+use super::*;
+use crate::signal_map::attack::dlg::Init;
+use crate::signal_map::defense::Defense;
+use crate::signal_map::defense::dp::{Calibration, LocalDp};
+use crate::signal_map::scenario::WorldChoice;
+use crate::signal_map::trajectory::TrajectoryPreset;
+use crate::signal_map::world::Preset;
+use std::cell::Cell;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+/// Three campus users, one week, three daily rounds, a short DLG.
+fn small() -> ScenarioConfig {
+    let mut c = ScenarioConfig {
+        seed: 7,
+        world: WorldChoice {
+            preset: Preset::Campus,
+            users: Some(3),
+            weeks: Some(1),
+            cell: None,
+            background: None,
+        },
+        participants: Some(vec![0, 1, 2]),
+        max_rounds: Some(3),
+        ..ScenarioConfig::default()
+    };
+    c.attack.settings.max_iterations = 150;
+    c
+}
+
+fn drawn() -> ScenarioConfig {
+    ScenarioConfig {
+        trajectory: Some(TrajectoryPreset::Commute.trajectory(900.0, 850.0)),
+        ..small()
+    }
+}
+
+/// Local DP with the paper's calibration (the rows were pinned with it).
+fn dp(epsilon: f64, budget: Option<f64>) -> Defense {
+    Defense::LocalDp(LocalDp {
+        budget,
+        calibration: Calibration::Classic,
+        ..LocalDp::at(epsilon)
+    })
+}
+
+/// The matrix: (name, config).
+fn matrix() -> Vec<(&'static str, ScenarioConfig)> {
+    let with = |f: &dyn Fn(&mut ScenarioConfig)| {
+        let mut c = drawn();
+        f(&mut c);
+        c
+    };
+    vec![
+        ("synthetic target, FedSGD", small()),
+        ("drawn path, FedSGD", drawn()),
+        (
+            "FedAvg B = 20, E = 2",
+            with(&|c| {
+                c.fl.local.batch_size = Some(20);
+                c.fl.local.epochs = 2;
+            }),
+        ),
+        ("C = 0.5", with(&|c| c.fl.client_fraction = 0.5)),
+        ("cumulative", with(&|c| c.fl.cumulative = true)),
+        (
+            "init = previous",
+            with(&|c| c.attack.settings.init = Init::Previous),
+        ),
+        (
+            "bounds",
+            with(&|c| {
+                c.attack.bounds = true;
+                c.attack.dlg = false;
+            }),
+        ),
+        (
+            "Diverse Batch",
+            with(&|c| {
+                c.defense = Defense::DiverseBatch {
+                    eps_km: 0.05,
+                    min_samples: 5,
+                }
+            }),
+        ),
+        (
+            "Farthest Batch",
+            with(&|c| {
+                c.defense = Defense::FarthestBatch {
+                    eps_km: 0.05,
+                    min_samples: 5,
+                    num: 5,
+                }
+            }),
+        ),
+        (
+            "random subset",
+            with(&|c| {
+                c.defense = Defense::RandomSubset {
+                    eps_km: 0.05,
+                    min_samples: 5,
+                }
+            }),
+        ),
+        ("local DP", with(&|c| c.defense = dp(10.0, None))),
+        (
+            "local DP, analytic σ",
+            with(&|c| c.defense = Defense::LocalDp(LocalDp::at(10.0))),
+        ),
+        (
+            "local DP, budget stop",
+            // ε = 1 per round composes to 1.01, 1.44, 1.78: the third update is not sent.
+            with(&|c| c.defense = dp(1.0, Some(1.5))),
+        ),
+        (
+            "GeoInd",
+            with(&|c| {
+                c.defense = Defense::GeoInd {
+                    epsilon_per_m: 0.01,
+                }
+            }),
+        ),
+        ("imported file", {
+            let mut c = super::tests::imported();
+            c.attack.settings.max_iterations = 150;
+            c
+        }),
+    ]
+}
+
+/// Records without the wall-clock time of the attack.
+fn timeless(mut records: Vec<RoundRecord>) -> Vec<RoundRecord> {
+    for r in &mut records {
+        if let Some(d) = r.dlg.as_mut() {
+            d.millis = None;
+        }
+    }
+    records
+}
+
+/// The run all at once.
+fn at_once(config: &ScenarioConfig) -> (Vec<RoundRecord>, Summary) {
+    let mut lab = Lab::new(config.clone()).unwrap();
+    lab.want(usize::MAX);
+    lab.finish(&mut |_| {}).unwrap();
+    (timeless(lab.records()), lab.summary())
+}
+
+/// The run in slices of a few clock ticks, as the browser's worker computes it.
+fn sliced(config: &ScenarioConfig) -> (Vec<RoundRecord>, Summary) {
+    let mut lab = Lab::new(config.clone()).unwrap();
+    let clock = Cell::new(0.0);
+    let now = || {
+        clock.set(clock.get() + 1.0);
+        clock.get()
+    };
+    // Ask for the rounds one at a time, as Step does.
+    for wanted in 1..=lab.total_rounds() {
+        lab.want(wanted);
+        while lab.work(&now, clock.get() + 3.0, &mut |_| {}).unwrap() {}
+    }
+    (timeless(lab.records()), lab.summary())
+}
+
+/// FNV-1a over the JSON of the numbers: a short fingerprint that changes when any figure does.
+fn fingerprint(records: &[RoundRecord], summary: &Summary) -> String {
+    let text = serde_json::to_string(&(records, summary)).unwrap();
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+#[test]
+fn every_kind_of_run_gives_the_same_numbers_at_once_and_in_slices() {
+    let mut moved = Vec::new();
+    for (name, config) in matrix() {
+        let (records, summary) = at_once(&config);
+        assert!(!records.is_empty(), "{name}: no round was attacked");
+        let (s_records, s_summary) = sliced(&config);
+        assert_eq!(records, s_records, "{name}: sliced records differ");
+        assert_eq!(summary, s_summary, "{name}: sliced summary differs");
+        let got = fingerprint(&records, &summary);
+        let expected = FINGERPRINTS
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, f)| *f);
+        if expected != Some(got.as_str()) {
+            moved.push(format!("(\"{name}\", \"{got}\") was {expected:?}"));
+        }
+    }
+    assert!(
+        moved.is_empty(),
+        "the numbers moved; if that is intended, say why in the commit and update \
+         FINGERPRINTS:\n{}",
+        moved.join("\n")
+    );
+}
+
+/// The fingerprint of each run's records and summary. Taken when the lab was checked equal,
+/// run by run, to the second pipeline it replaced (`Scenario`, deleted after that check), so
+/// the one pipeline left still gives the numbers of both. Native and wasm builds differ in the
+/// last bits of float arithmetic (candle's matrix kernels use FMA and SIMD natively), so each
+/// platform has its own list; each is deterministic.
+#[cfg(not(target_arch = "wasm32"))]
+const FINGERPRINTS: &[(&str, &str)] = &[
+    ("synthetic target, FedSGD", "3dd72d2bebcfedd3"),
+    ("drawn path, FedSGD", "aeec77f78c774d88"),
+    ("FedAvg B = 20, E = 2", "f2ded2407ee23984"),
+    ("C = 0.5", "f8666f94d6147ae5"),
+    ("cumulative", "44fa1d011cacf06b"),
+    ("init = previous", "e99aa5a1af343225"),
+    ("bounds", "906e87c7e104fda6"),
+    ("Diverse Batch", "fbd1bace54f480a4"),
+    ("Farthest Batch", "a47ee7fca9a79bfc"),
+    ("random subset", "e84dc50ef037c9fc"),
+    ("local DP", "4f50c55d08e76f59"),
+    ("local DP, analytic σ", "c16d666df375fd6f"),
+    ("local DP, budget stop", "02d48f96af6f6802"),
+    ("GeoInd", "3f7154d3fbb71981"),
+    ("imported file", "05eb9c8de8f9f1f0"),
+];
+
+#[test]
+fn the_matrix_covers_what_it_says() {
+    let m = matrix();
+    let (_, stop) = m
+        .iter()
+        .find(|(n, _)| *n == "local DP, budget stop")
+        .unwrap();
+    let (_, summary) = at_once(stop);
+    assert!(
+        summary.stopped.as_deref().unwrap_or("").contains("budget"),
+        "{summary:?}"
+    );
+    let (_, c) = m.iter().find(|(n, _)| *n == "C = 0.5").unwrap();
+    let (records, _) = at_once(c);
+    assert!(
+        records.iter().any(|r| r.participants.len() < 3),
+        "C = 0.5 leaves someone out"
+    );
+}
+
+/// The same runs in wasm (see above), taken from the one pipeline after its native numbers were
+/// checked equal to the deleted one's.
+#[cfg(target_arch = "wasm32")]
+const FINGERPRINTS: &[(&str, &str)] = &[
+    ("synthetic target, FedSGD", "ce29043ca42cec09"),
+    ("drawn path, FedSGD", "8a64e11d37b208a8"),
+    ("FedAvg B = 20, E = 2", "f312136427303442"),
+    ("C = 0.5", "7d00a394f9d19c51"),
+    ("cumulative", "8c9dbc412e852b51"),
+    ("init = previous", "2472b3e89ee28a2f"),
+    ("bounds", "56764c08d372771f"),
+    ("Diverse Batch", "bf2de17a309db649"),
+    ("Farthest Batch", "dd248398df564127"),
+    ("random subset", "8d10bb631ad3d289"),
+    ("local DP", "dfbe099f0b323237"),
+    ("local DP, analytic σ", "8fbd006a7ac6c04e"),
+    ("local DP, budget stop", "11ce35eb6ccc53fb"),
+    ("GeoInd", "8472983f6cd9ad2f"),
+    ("imported file", "9edccdd882af7e21"),
+];

@@ -1,0 +1,148 @@
+use super::train::{LocalTraining, TrainError, train_local};
+use super::*;
+use crate::signal_map::trace::Sample;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+use whereabouts_core::geo::Metres;
+
+fn toy_batch(n: usize, seed: u64) -> Vec<Sample> {
+    let mut s = Stream::new(seed, "toy");
+    (0..n)
+        .map(|_| {
+            let x = [s.gaussian(0.0, 1.0) as f32, s.gaussian(0.0, 1.0) as f32];
+            Sample {
+                user: 0,
+                time: 0.0,
+                pos: Metres::new(0.0, 0.0),
+                x,
+                y: (-96.0 + 8.0 * f64::from(x[0]).sin() + 3.0 * s.normal()) as f32,
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn the_papers_model_has_its_parameter_count() {
+    // 2·224+224 + 224·640+640 + 640+1
+    assert_eq!(ModelPreset::Paper.spec().parameter_count(), 145_313);
+    assert_eq!(ModelPreset::Small.spec().parameter_count(), 192 + 4160 + 65);
+}
+
+#[test]
+fn example_gradient_matches_finite_differences_of_the_loss() {
+    for preset in [ModelPreset::Small, ModelPreset::Paper] {
+        let mut spec = preset.spec();
+        spec.dropout = 0.0;
+        let params = spec.init(-96.0, &mut Stream::new(1, "init"));
+        let (x, y) = ([0.3f64, -0.7], -90.0f64);
+        let g = spec.example_gradient(&params, x, y);
+        let loss = |p: &[f32]| {
+            let d = f64::from(spec.predict(p, [x[0] as f32, x[1] as f32])) - y;
+            d * d
+        };
+        // Check the biggest-gradient coordinates of each layer (f32 params: eps 1e-2).
+        for l in spec.layers() {
+            let i = (l.w..l.b + l.outputs)
+                .max_by(|&a, &b| g[a].abs().total_cmp(&g[b].abs()))
+                .unwrap();
+            let eps = 1e-2f32;
+            let (mut up, mut down) = (params.clone(), params.clone());
+            up[i] += eps;
+            down[i] -= eps;
+            let fd = (loss(&up) - loss(&down)) / (2.0 * f64::from(eps));
+            assert!(
+                (fd - g[i]).abs() <= 2e-2 * g[i].abs().max(1e-3),
+                "{preset:?} param {i}: analytic {} vs finite difference {fd}",
+                g[i]
+            );
+        }
+    }
+}
+
+#[test]
+fn a_fedsgd_step_in_candle_is_minus_eta_times_the_mean_gradient() {
+    let spec = ModelPreset::Small.spec();
+    let start = spec.init(-96.0, &mut Stream::new(2, "init"));
+    let batch = toy_batch(50, 3);
+    let eta = 1e-3f32;
+    let cfg = LocalTraining {
+        batch_size: None,
+        epochs: 1,
+        learning_rate: eta,
+    };
+    let out = train_local(&spec, &start, &batch, &cfg, &mut Stream::new(4, "sgd")).unwrap();
+    assert_eq!(out.steps, 1);
+    let mut mean = vec![0.0f64; start.len()];
+    for s in &batch {
+        let g = spec.example_gradient(
+            &start,
+            [f64::from(s.x[0]), f64::from(s.x[1])],
+            f64::from(s.y),
+        );
+        for (m, gi) in mean.iter_mut().zip(g) {
+            *m += gi / batch.len() as f64;
+        }
+    }
+    let (mut num, mut den) = (0.0f64, 0.0f64);
+    for i in 0..start.len() {
+        let delta = f64::from(out.params[i]) - f64::from(start[i]);
+        let expected = -f64::from(eta) * mean[i];
+        num += (delta - expected).powi(2);
+        den += expected.powi(2);
+    }
+    assert!(
+        (num / den).sqrt() < 1e-3,
+        "relative error {}",
+        (num / den).sqrt()
+    );
+}
+
+#[test]
+fn fedavg_takes_e_times_ceil_n_over_b_steps_and_learns() {
+    let spec = ModelPreset::Small.spec();
+    let start = spec.init(-96.0, &mut Stream::new(5, "init"));
+    let batch = toy_batch(100, 6);
+    let cfg = LocalTraining {
+        batch_size: Some(20),
+        epochs: 5,
+        learning_rate: 1e-3,
+    };
+    let mse = |p: &[f32]| {
+        batch
+            .iter()
+            .map(|s| (f64::from(spec.predict(p, s.x)) - f64::from(s.y)).powi(2))
+            .sum::<f64>()
+            / batch.len() as f64
+    };
+    let out = train_local(&spec, &start, &batch, &cfg, &mut Stream::new(7, "sgd")).unwrap();
+    assert_eq!(out.steps, 25);
+    assert!(
+        mse(&out.params) < mse(&start),
+        "training did not reduce the loss"
+    );
+}
+
+#[test]
+fn an_absurd_learning_rate_is_reported_as_divergence() {
+    let spec = ModelPreset::Small.spec();
+    let start = spec.init(0.0, &mut Stream::new(8, "init"));
+    let batch = toy_batch(20, 9);
+    let cfg = LocalTraining {
+        batch_size: Some(1),
+        epochs: 50,
+        learning_rate: 1e6,
+    };
+    let err = train_local(&spec, &start, &batch, &cfg, &mut Stream::new(1, "sgd")).unwrap_err();
+    assert!(matches!(err, TrainError::Diverged { .. }), "{err:?}");
+    assert!(err.to_string().contains("lower the learning rate"));
+}
+
+#[test]
+fn specs_are_validated() {
+    let mut spec = ModelPreset::Small.spec();
+    spec.hidden.clear();
+    assert_eq!(spec.validate().unwrap_err().field, "model.hidden");
+    let mut spec = ModelPreset::Small.spec();
+    spec.dropout = 1.0;
+    assert_eq!(spec.validate().unwrap_err().field, "model.dropout");
+}

@@ -1,0 +1,163 @@
+//! Local training on a device, with candle: plain SGD on the MSE loss (Algorithm 1,
+//! UserUpdate). `E` epochs over the LocalBatch cut into mini-batches of size `B` (B = ∞: one
+//! mini-batch, so E = 1, B = ∞ is FedSGD, one exact gradient step).
+//!
+//! Mini-batches are drawn from a fresh seeded shuffle each epoch, as Keras' `fit` does by
+//! default (the paper's implementation language; the paper itself is silent). Dropout masks
+//! (inverted dropout, Keras semantics) come from the same seeded stream rather than candle's own
+//! RNG, so runs are reproducible.
+
+use super::MlpSpec;
+use crate::signal_map::trace::Sample;
+use candle_core::{Device, Tensor, Var};
+use serde::{Deserialize, Serialize};
+use whereabouts_core::rng::Stream;
+
+/// Local optimisation settings.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LocalTraining {
+    /// Mini-batch size; `None` is B = ∞.
+    pub batch_size: Option<usize>,
+    pub epochs: usize,
+    pub learning_rate: f32,
+}
+
+/// What local training produced.
+#[derive(Clone, Debug)]
+pub struct LocalResult {
+    pub params: Vec<f32>,
+    /// SGD steps taken (E · ⌈n / B⌉).
+    pub steps: usize,
+    /// The mean (standardised) input of each step's mini-batch, in order: what each step's
+    /// gradient points at (Insight I3: the update the server sees sums all of them).
+    pub batch_means: Vec<[f32; 2]>,
+}
+
+/// Training failed; says why in words.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TrainError {
+    /// The loss or weights became NaN/∞ (learning rate too high for this model and data).
+    Diverged {
+        step: usize,
+    },
+    Candle(String),
+}
+
+impl std::fmt::Display for TrainError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TrainError::Diverged { step } => write!(
+                f,
+                "the model diverged at local step {step} (the loss became infinite); \
+                 lower the learning rate"
+            ),
+            TrainError::Candle(e) => write!(f, "training failed inside candle: {e}"),
+        }
+    }
+}
+
+impl From<candle_core::Error> for TrainError {
+    fn from(e: candle_core::Error) -> Self {
+        TrainError::Candle(e.to_string())
+    }
+}
+
+/// Runs UserUpdate from `start` on `batch`; `dropout` masks are drawn from `stream`.
+pub fn train_local(
+    spec: &MlpSpec,
+    start: &[f32],
+    batch: &[Sample],
+    cfg: &LocalTraining,
+    stream: &mut Stream,
+) -> Result<LocalResult, TrainError> {
+    let dev = Device::Cpu;
+    let layers = spec.layers();
+    let vars: Vec<(Var, Var)> = layers
+        .iter()
+        .map(|l| {
+            let w = Var::from_slice(&start[l.w..l.b], (l.outputs, l.inputs), &dev)?;
+            let b = Var::from_slice(&start[l.b..l.b + l.outputs], l.outputs, &dev)?;
+            Ok((w, b))
+        })
+        .collect::<Result<_, candle_core::Error>>()?;
+
+    let n = batch.len();
+    let b = cfg.batch_size.unwrap_or(n).clamp(1, n.max(1));
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut steps = 0;
+    let mut batch_means = Vec::new();
+    for _ in 0..cfg.epochs {
+        if cfg.batch_size.is_some() {
+            stream.shuffle(&mut order);
+        }
+        for chunk in order.chunks(b) {
+            let xs: Vec<f32> = chunk.iter().flat_map(|&i| batch[i].x).collect();
+            let k = chunk.len() as f32;
+            batch_means.push([
+                chunk.iter().map(|&i| batch[i].x[0]).sum::<f32>() / k,
+                chunk.iter().map(|&i| batch[i].x[1]).sum::<f32>() / k,
+            ]);
+            let ys: Vec<f32> = chunk.iter().map(|&i| batch[i].y).collect();
+            let x = Tensor::from_vec(xs, (chunk.len(), 2), &dev)?;
+            let y = Tensor::from_vec(ys, (chunk.len(), 1), &dev)?;
+            let mut a = x;
+            for (l, (w, bias)) in layers.iter().zip(&vars) {
+                let z = a
+                    .matmul(&w.as_tensor().t()?)?
+                    .broadcast_add(bias.as_tensor())?;
+                a = match l.activation {
+                    None => z,
+                    Some(act) => {
+                        let h = match act {
+                            super::Activation::Relu => z.relu()?,
+                            super::Activation::Sigmoid => candle_nn::ops::sigmoid(&z)?,
+                            super::Activation::Tanh => z.tanh()?,
+                        };
+                        dropout(h, spec.dropout, stream, &dev)?
+                    }
+                };
+            }
+            let loss = (a - y)?.sqr()?.mean_all()?;
+            let loss_value = loss.to_scalar::<f32>()?;
+            if !loss_value.is_finite() {
+                return Err(TrainError::Diverged { step: steps });
+            }
+            let grads = loss.backward()?;
+            for (w, bias) in &vars {
+                for v in [w, bias] {
+                    if let Some(g) = grads.get(v.as_tensor()) {
+                        v.set(&(v.as_tensor() - (g * f64::from(cfg.learning_rate))?)?)?;
+                    }
+                }
+            }
+            steps += 1;
+        }
+    }
+    let mut params = Vec::with_capacity(start.len());
+    for (w, bias) in &vars {
+        params.extend(w.as_tensor().flatten_all()?.to_vec1::<f32>()?);
+        params.extend(bias.as_tensor().to_vec1::<f32>()?);
+    }
+    if params.iter().any(|p| !p.is_finite()) {
+        return Err(TrainError::Diverged { step: steps });
+    }
+    Ok(LocalResult {
+        params,
+        steps,
+        batch_means,
+    })
+}
+
+/// Inverted dropout with a mask from our own stream.
+fn dropout(h: Tensor, p: f64, stream: &mut Stream, dev: &Device) -> candle_core::Result<Tensor> {
+    if p <= 0.0 {
+        return Ok(h);
+    }
+    let keep = (1.0 / (1.0 - p)) as f32;
+    let mask: Vec<f32> = (0..h.elem_count())
+        .map(|_| if stream.chance(p) { 0.0 } else { keep })
+        .collect();
+    let mask = Tensor::from_vec(mask, h.shape(), dev)?;
+    h * mask
+}

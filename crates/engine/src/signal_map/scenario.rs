@@ -1,0 +1,494 @@
+//! What a signal-map run is (its configuration) and what it reports (round records and the
+//! summary), with the per-round steps shared by every part of the run: what the server derives
+//! from an update before attacking it, the DP accounting, the whole-run figures. The run itself
+//! is [`crate::signal_map::lab::Lab`], the one round pipeline:
+//!
+//! world → dataset (rounds) → each round: participants train → server aggregates → the server
+//! attacks the target's update (DLG, Lemma 1) → metrics → events.
+
+use crate::signal_map::attack::dlg::{self, DlgConfig, DlgResult, InitContext};
+use crate::signal_map::attack::{analytic, observed_gradient};
+use crate::signal_map::defense::Defense;
+use crate::signal_map::defense::dp::RdpAccountant;
+use crate::signal_map::fl::{FlConfig, Update};
+use crate::signal_map::model::train::LocalTraining;
+use crate::signal_map::model::{MlpSpec, ModelPreset};
+use crate::signal_map::placement::ImportedTrace;
+use crate::signal_map::trace::{Dataset, RoundLength, centroid};
+use crate::signal_map::trajectory::Trajectory;
+use crate::signal_map::world::Preset;
+use serde::{Deserialize, Serialize};
+use whereabouts_core::error::ConfigError;
+use whereabouts_core::geo::{LatLon, Metres};
+use whereabouts_core::metrics;
+use whereabouts_core::rng::Stream;
+
+/// Which world, with the few overrides people reach for.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorldChoice {
+    pub preset: Preset,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub users: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weeks: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cell: Option<usize>,
+    /// Add (or remove) the background user: many short-lived sources merged into one extra
+    /// user (the metro preset has one; on campus it is the metro preset's mix of sources).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub background: Option<bool>,
+}
+
+/// The model: a preset, or a full custom spec.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ModelChoice {
+    Preset(ModelPreset),
+    Custom(MlpSpec),
+}
+
+impl ModelChoice {
+    pub fn spec(&self) -> MlpSpec {
+        match self {
+            ModelChoice::Preset(p) => p.spec(),
+            ModelChoice::Custom(s) => s.clone(),
+        }
+    }
+}
+
+/// The starting value of the output bias (see [`MlpSpec::init`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputBias {
+    /// 0, Keras' default and the paper's.
+    Zero,
+    /// The mean training label: a model that starts at the right offset (weakens early attacks).
+    MeanLabel,
+}
+
+/// What the server does with the target's updates.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AttackConfig {
+    /// Run DLG each round.
+    pub dlg: bool,
+    /// Compute Lemma 1's instant reconstruction each round.
+    pub analytic: bool,
+    /// Evaluate Theorems 1–2 on the true batch each round (diagnostics; FedSGD semantics).
+    pub bounds: bool,
+    pub settings: DlgConfig,
+}
+
+impl Default for AttackConfig {
+    fn default() -> Self {
+        Self {
+            dlg: true,
+            analytic: true,
+            bounds: false,
+            settings: DlgConfig::default(),
+        }
+    }
+}
+
+/// Everything a run depends on. The same config gives the same results, bit for bit.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioConfig {
+    pub seed: u64,
+    pub world: WorldChoice,
+    pub model: ModelChoice,
+    pub output_bias: OutputBias,
+    /// T. The paper's default is a week; one day gives a 4-week world 28 rounds to watch.
+    pub round_length: RoundLength,
+    pub fl: FlConfig,
+    /// Stop after this many rounds (None: all rounds with data).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_rounds: Option<usize>,
+    pub test_fraction: f64,
+    /// The user whose updates the server attacks.
+    pub target: u32,
+    /// Users taking part; None = everyone in the world.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub participants: Option<Vec<u32>>,
+    pub attack: AttackConfig,
+    /// The target's data drawn as a path (the lab) instead of its synthetic routine. The run
+    /// then lasts as long as the trajectory (unless `max_rounds` is shorter).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trajectory: Option<Trajectory>,
+    /// The target's data from the visitor's own file: the world is placed around it and the
+    /// rounds follow its timestamps ([`crate::signal_map::placement`]). Excludes `trajectory`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported: Option<ImportedTrace>,
+    /// What every device does to protect itself ([000] §4.3–4.5).
+    #[serde(default, skip_serializing_if = "is_no_defense")]
+    pub defense: Defense,
+}
+
+fn is_no_defense(d: &Defense) -> bool {
+    *d == Defense::None
+}
+
+impl Default for ScenarioConfig {
+    fn default() -> Self {
+        Self {
+            seed: 1,
+            world: WorldChoice {
+                preset: Preset::Campus,
+                users: None,
+                weeks: None,
+                cell: None,
+                background: None,
+            },
+            model: ModelChoice::Preset(ModelPreset::Small),
+            output_bias: OutputBias::Zero,
+            round_length: RoundLength::Day,
+            fl: FlConfig {
+                // FedSGD: B = ∞, E = 1, η = 0.001 (the paper's defaults).
+                local: LocalTraining {
+                    batch_size: None,
+                    epochs: 1,
+                    learning_rate: 1e-3,
+                },
+                client_fraction: 1.0,
+                cumulative: false,
+            },
+            max_rounds: None,
+            test_fraction: 0.2,
+            target: 0,
+            participants: Some(vec![0]),
+            attack: AttackConfig::default(),
+            trajectory: None,
+            imported: None,
+            defense: Defense::None,
+        }
+    }
+}
+
+impl ScenarioConfig {
+    /// The config as TOML (settings left at `None` are omitted).
+    pub fn to_toml(&self) -> Result<String, String> {
+        toml::to_string(self).map_err(|e| format!("cannot write TOML: {e}"))
+    }
+
+    /// Parses TOML or JSON (by the first non-blank character) and validates.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let trimmed = text.trim_start();
+        if trimmed.is_empty() {
+            return Err("the config is empty (`whereabouts config` prints a complete one)".into());
+        }
+        let config: ScenarioConfig = if trimmed.starts_with('{') {
+            serde_json::from_str(text).map_err(|e| format!("invalid JSON config: {e}"))?
+        } else {
+            toml::from_str(text).map_err(|e| format!("invalid TOML config: {e}"))?
+        };
+        config.validate().map_err(|e| e.to_string())?;
+        Ok(config)
+    }
+
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.round_length.validate()?;
+        self.model.spec().validate()?;
+        self.attack.settings.validate()?;
+        self.defense.validate()?;
+        let l = &self.fl.local;
+        if !(l.learning_rate.is_finite() && l.learning_rate > 0.0 && l.learning_rate <= 10.0) {
+            return Err(ConfigError::new(
+                "fl.local.learning_rate",
+                "must be in (0, 10]",
+            ));
+        }
+        if l.epochs == 0 || l.epochs > 1000 {
+            return Err(ConfigError::new(
+                "fl.local.epochs",
+                "must be between 1 and 1000",
+            ));
+        }
+        if l.batch_size == Some(0) {
+            return Err(ConfigError::new(
+                "fl.local.batch_size",
+                "must be at least 1 (leave it out for B = ∞)",
+            ));
+        }
+        if !(self.fl.client_fraction > 0.0 && self.fl.client_fraction <= 1.0) {
+            return Err(ConfigError::new("fl.client_fraction", "must be in (0, 1]"));
+        }
+        if let Some(t) = &self.imported {
+            if self.trajectory.is_some() {
+                return Err(ConfigError::new(
+                    "imported",
+                    "a run uses either a drawn trajectory or imported data, not both",
+                ));
+            }
+            t.placement().map_err(|e| ConfigError::new("imported", e))?;
+        }
+        Ok(())
+    }
+
+    /// The world this scenario runs in: the preset's, or one placed around imported data.
+    pub fn world_config(&self) -> crate::signal_map::world::WorldConfig {
+        let mut w = match self.imported.as_ref().and_then(|t| t.placement().ok()) {
+            Some(p) => p.world_config(self.seed, self.world.users, self.world.cell),
+            None => {
+                let mut w = self.world.preset.config(self.seed);
+                if let Some(u) = self.world.users {
+                    w.mobility.users = u;
+                }
+                if let Some(wk) = self.world.weeks {
+                    w.mobility.weeks = wk;
+                }
+                if let Some(c) = self.world.cell {
+                    w.cell = c;
+                }
+                w
+            }
+        };
+        match self.world.background {
+            Some(false) => w.mobility.background_sources = 0,
+            Some(true) if w.mobility.background_sources == 0 => {
+                let metro = Preset::Metro.config(self.seed).mobility;
+                w.mobility.background_sources = metro.background_sources;
+                w.mobility.background_duty = metro.background_duty;
+            }
+            _ => {}
+        }
+        w
+    }
+}
+
+/// A reconstructed location, in both coordinate systems, with its error.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Located {
+    pub position: Metres,
+    pub latlon: LatLon,
+    /// Distance to the round's true centroid, metres.
+    pub error_m: f64,
+}
+
+/// Everything known about one round.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RoundRecord {
+    pub round: usize,
+    /// Unix time of the round's start.
+    pub start_unix: f64,
+    pub participants: Vec<u32>,
+    /// Points in the target's round data D_t (and in its LocalBatch).
+    pub points: usize,
+    pub batch_points: usize,
+    pub true_centroid: Located,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dlg: Option<DlgOutcome>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub analytic: Option<Located>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bounds: Option<analytic::Bounds>,
+    /// Test RMSE of the global model after this round, dB.
+    pub rmse_db: f64,
+    /// Under local DP: the target's total ε after this round (RDP composition, at the
+    /// defence's δ).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dp_epsilon: Option<f64>,
+}
+
+/// DLG's result for a round.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DlgOutcome {
+    pub reconstruction: Located,
+    #[serde(flatten)]
+    pub result: DlgResult,
+    /// Wall-clock time of the attack, when the driver supplied a clock.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub millis: Option<f64>,
+}
+
+/// Whole-run figures.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub rounds: usize,
+    pub attacked_rounds: usize,
+    pub median_error_m: Option<f64>,
+    pub mean_error_m: Option<f64>,
+    pub analytic_median_error_m: Option<f64>,
+    /// Sliced-Wasserstein EMD (p = 2, 1000 projections) between the target's true locations and
+    /// the non-diverged DLG reconstructions, metres.
+    pub emd_m: Option<f64>,
+    /// The same for uniform random guesses (5 draws).
+    pub random_emd_m: Option<f64>,
+    pub diverged_percent: Option<f64>,
+    pub mean_iterations: Option<f64>,
+    pub final_rmse_db: Option<f64>,
+    /// Under local DP: the target's total ε over the run, and why the run stopped early.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dp_epsilon: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
+}
+
+#[cfg(test)]
+mod tests;
+
+/// What the server derives from the target's update of round `t` before attacking it. Shared by
+/// [`Scenario`] and the lab's incremental driver so both give the same numbers.
+pub(crate) struct AttackInputs {
+    pub round: usize,
+    pub truth: Metres,
+    /// g_obs = (w_before − w_after)/η.
+    pub g_obs: Vec<f32>,
+    /// Lemma 1's estimate (also DLG's default starting point).
+    pub analytic: Option<Metres>,
+    /// Where the dummy gradient is taken (pre- or post-update weights).
+    pub weights: Vec<f32>,
+    /// DLG's starting point, when DLG runs.
+    pub start: Option<Metres>,
+}
+
+impl AttackInputs {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        config: &ScenarioConfig,
+        spec: &MlpSpec,
+        data: &Dataset,
+        area: (Metres, Metres),
+        t: usize,
+        before: &[f32],
+        update: &Update,
+        previous: Option<Metres>,
+    ) -> Self {
+        let truth = centroid(&update.round_data).expect("participants have data");
+        let g_obs = observed_gradient(before, &update.params, config.fl.local.learning_rate);
+        let analytic = if config.attack.analytic || config.attack.dlg {
+            analytic::reconstruct(spec, &g_obs, &data.standardizer)
+        } else {
+            None
+        };
+        let settings = &config.attack.settings;
+        let start = config.attack.dlg.then(|| {
+            let ctx = InitContext {
+                area,
+                previous,
+                true_centroid: Some(truth),
+                analytic,
+            };
+            let mut s = Stream::new(config.seed, &format!("dlg-init-{t}"));
+            dlg::initial_point(settings.init, &ctx, &mut s)
+        });
+        let weights = match settings.weights {
+            dlg::DummyWeights::PostUpdate => update.params.clone(),
+            dlg::DummyWeights::PreUpdate => before.to_vec(),
+        };
+        Self {
+            round: t,
+            truth,
+            g_obs,
+            analytic: analytic.filter(|_| config.attack.analytic),
+            weights,
+            start,
+        }
+    }
+
+    pub fn locate(&self, data: &Dataset, p: Metres) -> Located {
+        Located {
+            position: p,
+            latlon: data.projection.to_latlon(p),
+            error_m: p.distance(&self.truth),
+        }
+    }
+
+    pub fn outcome(&self, data: &Dataset, result: DlgResult, millis: Option<f64>) -> DlgOutcome {
+        DlgOutcome {
+            reconstruction: self.locate(data, result.position),
+            result,
+            millis,
+        }
+    }
+
+    pub fn record(
+        &self,
+        data: &Dataset,
+        participants: Vec<u32>,
+        update: &Update,
+        dlg: Option<DlgOutcome>,
+        bounds: Option<analytic::Bounds>,
+        rmse_db: f64,
+    ) -> RoundRecord {
+        RoundRecord {
+            round: self.round,
+            start_unix: data.t0 + self.round as f64 * data.round_s,
+            participants,
+            points: update.round_data.len(),
+            batch_points: update.batch.len(),
+            true_centroid: self.locate(data, self.truth),
+            dlg,
+            analytic: self.analytic.map(|p| self.locate(data, p)),
+            bounds,
+            rmse_db,
+            dp_epsilon: None,
+        }
+    }
+}
+
+/// Why training must stop before the target's next update, if its DP budget would be exceeded
+/// (`spent`: the target's privacy loss so far).
+pub(crate) fn dp_budget_stop(config: &ScenarioConfig, spent: &RdpAccountant) -> Option<String> {
+    let dp = config.defense.dp()?;
+    let budget = dp.budget?;
+    let next = spent.epsilon_after(dp.sigma(), dp.clip, dp.delta);
+    (next > budget).then(|| {
+        format!(
+            "stopped before the target's update {}: its total ε would be {next:.2} > budget {budget} (δ = {})",
+            spent.rounds() + 1,
+            dp.delta
+        )
+    })
+}
+
+/// Whole-run figures over `records` (see [`Summary`]).
+pub(crate) fn summarize(
+    config: &ScenarioConfig,
+    data: &Dataset,
+    area: (Metres, Metres),
+    records: &[RoundRecord],
+    rounds_run: usize,
+) -> Summary {
+    let dlg: Vec<&DlgOutcome> = records.iter().filter_map(|r| r.dlg.as_ref()).collect();
+    let ok: Vec<&DlgOutcome> = dlg.iter().copied().filter(|d| !d.result.diverged).collect();
+    let errors: Vec<f64> = ok.iter().map(|d| d.reconstruction.error_m).collect();
+    let analytic: Vec<f64> = records
+        .iter()
+        .filter_map(|r| r.analytic.as_ref().map(|a| a.error_m))
+        .collect();
+    let truth: Vec<Metres> = records
+        .iter()
+        .flat_map(|r| {
+            data.local_data(config.target, r.round, false)
+                .iter()
+                .map(|s| s.pos)
+        })
+        .collect();
+    let recon: Vec<Metres> = ok.iter().map(|d| d.reconstruction.position).collect();
+    let mut s = Stream::new(config.seed, "emd");
+    let emd_m = metrics::sliced_wasserstein(&truth, &recon, 1000, 2.0, &mut s);
+    let random_emd_m = if recon.is_empty() {
+        None
+    } else {
+        metrics::random_guess_emd(&truth, recon.len(), area, 5, &mut s)
+    };
+    Summary {
+        rounds: rounds_run,
+        attacked_rounds: records.len(),
+        median_error_m: metrics::median(&errors),
+        mean_error_m: (!errors.is_empty())
+            .then(|| errors.iter().sum::<f64>() / errors.len() as f64),
+        analytic_median_error_m: metrics::median(&analytic),
+        emd_m,
+        random_emd_m,
+        diverged_percent: (!dlg.is_empty())
+            .then(|| 100.0 * (dlg.len() - ok.len()) as f64 / dlg.len() as f64),
+        mean_iterations: (!dlg.is_empty()).then(|| {
+            dlg.iter().map(|d| d.result.iterations as f64).sum::<f64>() / dlg.len() as f64
+        }),
+        final_rmse_db: records.last().map(|r| r.rmse_db),
+        dp_epsilon: records.last().and_then(|r| r.dp_epsilon),
+        stopped: None,
+    }
+}

@@ -1,0 +1,389 @@
+//! The lab's studies: one configuration (the visitor's) run many times with one thing varied,
+//! in the worker behind the lab, each run summarised as a [`SweepPoint`].
+//!
+//! - [`Study::Defenses`] — the privacy–utility trade-off (issue #5, item 8): every defence of
+//!   [000] §4.3–4.5 swept over its parameter.
+//! - [`Study::LocalSteps`] — Insight I3 ([000] §2.2): under FedAvg the update the server
+//!   sees is the sum of E·⌈n/B⌉ gradient steps, each on its own mini-batch at its own weights;
+//!   the attack recovers a blur of those batches' centroids, and more steps blur it more, while
+//!   the model learns as well or better. FedSGD, then FedAvg with B = 20 and B = 5 over E.
+//! - [`Study::CoParticipants`] — Insight I4 (Table 3): the visitor alone, then with each other
+//!   user in turn; each point carries how different that user's whereabouts are from the
+//!   visitor's (sliced-Wasserstein EMD between their locations), the background user included
+//!   when the world has one. Dissimilar partners slow the
+//!   global model's convergence, keep the visitor's gradients large and so *help* the attack.
+
+use crate::signal_map::defense::Defense;
+use crate::signal_map::defense::dp::LocalDp;
+use crate::signal_map::lab::Lab;
+use crate::signal_map::model::train::LocalTraining;
+use crate::signal_map::scenario::{RoundRecord, ScenarioConfig, Summary};
+use crate::signal_map::world::World;
+use serde::{Deserialize, Serialize};
+use whereabouts_core::metrics;
+use whereabouts_core::rng::Stream;
+
+/// What a study varies.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Study {
+    #[default]
+    Defenses,
+    LocalSteps,
+    CoParticipants,
+}
+
+/// One run of a study: how it is labelled and the configuration it runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StudyRun {
+    pub family: String,
+    pub parameter: String,
+    pub config: ScenarioConfig,
+    /// Co-participant studies: how far the partner's whereabouts are from the visitor's, m.
+    pub user_distance_m: Option<f64>,
+}
+
+/// One point of a study: a run's family and parameter and what it gave.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SweepPoint {
+    /// The family ("none", "Diverse Batch", "FedAvg B = 20", "with user 2", …) and its
+    /// parameter, as shown.
+    pub family: String,
+    pub parameter: String,
+    /// Mean distance of the non-diverged DLG reconstructions to the centroid of D_t, m.
+    pub mean_error_m: Option<f64>,
+    pub emd_m: Option<f64>,
+    pub random_emd_m: Option<f64>,
+    pub diverged_percent: Option<f64>,
+    pub rmse_db: Option<f64>,
+    /// Under local DP: the target's total ε.
+    pub dp_epsilon: Option<f64>,
+    /// Mean number of local SGD steps in the target's updates.
+    #[serde(default)]
+    pub local_steps: Option<f64>,
+    /// Co-participant studies: sliced-Wasserstein EMD between the partner and the visitor, m.
+    #[serde(default)]
+    pub user_distance_m: Option<f64>,
+}
+
+impl SweepPoint {
+    pub fn new(run: &StudyRun, summary: &Summary, records: &[RoundRecord]) -> Self {
+        Self {
+            family: run.family.clone(),
+            parameter: run.parameter.clone(),
+            mean_error_m: summary.mean_error_m,
+            emd_m: summary.emd_m,
+            random_emd_m: summary.random_emd_m,
+            diverged_percent: summary.diverged_percent,
+            rmse_db: summary.final_rmse_db,
+            dp_epsilon: summary.dp_epsilon,
+            local_steps: local_steps(&run.config.fl.local, records),
+            user_distance_m: run.user_distance_m,
+        }
+    }
+}
+
+/// Mean number of SGD steps in the target's updates: E·⌈|LocalBatch| / B⌉ (one for B = ∞).
+pub fn local_steps(local: &LocalTraining, records: &[RoundRecord]) -> Option<f64> {
+    if records.is_empty() {
+        return None;
+    }
+    let steps: f64 = records
+        .iter()
+        .map(|r| {
+            let per_epoch = match local.batch_size {
+                Some(b) => r.batch_points.div_ceil(b.max(1)),
+                None => 1,
+            };
+            (local.epochs * per_epoch) as f64
+        })
+        .sum();
+    Some(steps / records.len() as f64)
+}
+
+/// The runs of `study` on `base` in `world` (which must be `base`'s world).
+pub fn runs(study: Study, base: &ScenarioConfig, world: &World) -> Result<Vec<StudyRun>, String> {
+    let run = |family: &str, parameter: String, config: ScenarioConfig| StudyRun {
+        family: family.into(),
+        parameter,
+        config,
+        user_distance_m: None,
+    };
+    Ok(match study {
+        Study::Defenses => defense_grid()
+            .into_iter()
+            .map(|(family, parameter, defense)| {
+                let mut c = base.clone();
+                c.defense = defense;
+                run(family, parameter, c)
+            })
+            .collect(),
+        Study::LocalSteps => {
+            let mut out = Vec::new();
+            let mut c = base.clone();
+            c.defense = Defense::None;
+            c.fl.local.batch_size = None;
+            c.fl.local.epochs = 1;
+            out.push(run("FedSGD", "B = ∞, E = 1".into(), c));
+            for (b, epochs) in [(20, &[1, 2, 5, 10][..]), (5, &[1, 5][..])] {
+                for &e in epochs {
+                    let mut c = base.clone();
+                    c.defense = Defense::None;
+                    c.fl.local.batch_size = Some(b);
+                    c.fl.local.epochs = e;
+                    out.push(run(&format!("FedAvg B = {b}"), format!("E = {e}"), c));
+                }
+            }
+            out
+        }
+        Study::CoParticipants => {
+            let target = base.target;
+            let probe = Lab::with_world(base.clone(), world.clone())?;
+            let mut alone = base.clone();
+            alone.participants = Some(vec![target]);
+            let mut out = vec![run("alone", "the visitor only".into(), alone)];
+            for u in world.users.iter().filter(|u| u.id != target) {
+                let distance = user_distance(&probe, target, u.id, base.seed);
+                let mut c = base.clone();
+                c.participants = Some(vec![target, u.id]);
+                let (family, parameter) = if u.background {
+                    ("with the background user", "background user".to_string())
+                } else {
+                    ("with one other user", format!("user {}", u.id))
+                };
+                out.push(StudyRun {
+                    family: family.into(),
+                    parameter,
+                    config: c,
+                    user_distance_m: distance,
+                });
+            }
+            out
+        }
+    })
+}
+
+/// Pairwise user similarity: sliced-Wasserstein EMD between two users' training locations, m.
+pub fn user_distance(s: &Lab, a: u32, b: u32, seed: u64) -> Option<f64> {
+    let points = |u: u32| -> Vec<whereabouts_core::geo::Metres> {
+        s.data()
+            .train
+            .iter()
+            .filter(|x| x.user == u)
+            .map(|x| x.pos)
+            .collect()
+    };
+    metrics::sliced_wasserstein(
+        &points(a),
+        &points(b),
+        500,
+        2.0,
+        &mut Stream::new(seed, "similarity"),
+    )
+}
+
+/// The defences and parameters the privacy–utility study runs, weakest protection first within
+/// each family ([000]'s values where it gives them: Table 2's eps, §4.4's eps = 0.05 km, §4.5's ℂ = 1, δ = 1e-5; our choices otherwise, see docs/papers.md).
+pub fn defense_grid() -> Vec<(&'static str, String, Defense)> {
+    let mut g: Vec<(&'static str, String, Defense)> = vec![("none", "—".into(), Defense::None)];
+    for eps_km in [0.005, 0.02, 0.05, 0.1] {
+        g.push((
+            "Diverse Batch",
+            format!("eps {eps_km} km"),
+            Defense::DiverseBatch {
+                eps_km,
+                min_samples: 5,
+            },
+        ));
+    }
+    for num in [40, 20, 10, 5, 1] {
+        g.push((
+            "Farthest Batch",
+            format!("num {num}"),
+            Defense::FarthestBatch {
+                eps_km: 0.05,
+                min_samples: 5,
+                num,
+            },
+        ));
+    }
+    for eps_km in [0.005, 0.05] {
+        g.push((
+            "Random subset",
+            format!("as Diverse eps {eps_km} km"),
+            Defense::RandomSubset {
+                eps_km,
+                min_samples: 5,
+            },
+        ));
+    }
+    for epsilon in [1000.0, 100.0, 10.0, 1.0] {
+        g.push((
+            "Local DP",
+            format!("ε {epsilon}"),
+            Defense::LocalDp(LocalDp::at(epsilon)),
+        ));
+    }
+    for e in [0.02, 0.01, 0.005, 0.002] {
+        g.push((
+            "GeoInd",
+            format!("ε {e}/m"),
+            Defense::GeoInd { epsilon_per_m: e },
+        ));
+    }
+    g
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::signal_map::scenario::WorldChoice;
+    use crate::signal_map::trajectory::TrajectoryPreset;
+    use crate::signal_map::world::Preset;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    fn base() -> ScenarioConfig {
+        ScenarioConfig {
+            seed: 5,
+            world: WorldChoice {
+                preset: Preset::Campus,
+                users: Some(4),
+                weeks: Some(1),
+                cell: None,
+                background: None,
+            },
+            max_rounds: Some(2),
+            trajectory: Some(TrajectoryPreset::Commute.trajectory(900.0, 850.0)),
+            ..ScenarioConfig::default()
+        }
+    }
+
+    fn world() -> World {
+        World::generate(&base().world_config()).unwrap()
+    }
+
+    #[test]
+    fn local_steps_count_mini_batches_and_epochs() {
+        let r = |n| RoundRecord {
+            round: 0,
+            start_unix: 0.0,
+            participants: vec![0],
+            points: n,
+            batch_points: n,
+            true_centroid: crate::signal_map::scenario::Located {
+                position: whereabouts_core::geo::Metres::new(0.0, 0.0),
+                latlon: whereabouts_core::geo::LatLon::new(0.0, 0.0),
+                error_m: 0.0,
+            },
+            dlg: None,
+            analytic: None,
+            bounds: None,
+            rmse_db: 0.0,
+            dp_epsilon: None,
+        };
+        let fedavg = LocalTraining {
+            batch_size: Some(20),
+            epochs: 5,
+            learning_rate: 1e-3,
+        };
+        // 41 points: 3 mini-batches per epoch; 20 points: 1.
+        assert_eq!(
+            local_steps(&fedavg, &[r(41), r(20)]),
+            Some((15.0 + 5.0) / 2.0)
+        );
+        let fedsgd = LocalTraining {
+            batch_size: None,
+            epochs: 1,
+            learning_rate: 1e-3,
+        };
+        assert_eq!(local_steps(&fedsgd, &[r(41)]), Some(1.0));
+        assert_eq!(local_steps(&fedsgd, &[]), None);
+    }
+
+    #[test]
+    fn the_local_steps_study_varies_only_b_and_e() {
+        let runs = runs(Study::LocalSteps, &base(), &world()).unwrap();
+        assert_eq!(runs.len(), 7);
+        assert_eq!(runs[0].config.fl.local.batch_size, None);
+        for r in &runs {
+            let mut c = r.config.clone();
+            c.fl.local = base().fl.local;
+            assert_eq!(c, base(), "{} {}", r.family, r.parameter);
+        }
+        assert_eq!(
+            runs.iter()
+                .map(|r| (r.config.fl.local.batch_size, r.config.fl.local.epochs))
+                .collect::<Vec<_>>(),
+            vec![
+                (None, 1),
+                (Some(20), 1),
+                (Some(20), 2),
+                (Some(20), 5),
+                (Some(20), 10),
+                (Some(5), 1),
+                (Some(5), 5)
+            ]
+        );
+    }
+
+    #[test]
+    fn the_co_participant_study_pairs_the_visitor_with_each_user_and_measures_them() {
+        let w = world();
+        let runs = runs(Study::CoParticipants, &base(), &w).unwrap();
+        assert_eq!(runs.len(), 4, "alone, then users 1–3");
+        assert_eq!(runs[0].config.participants, Some(vec![0]));
+        assert_eq!(runs[0].user_distance_m, None);
+        for (k, r) in runs[1..].iter().enumerate() {
+            assert_eq!(r.config.participants, Some(vec![0, k as u32 + 1]));
+            let d = r.user_distance_m.unwrap();
+            assert!(d > 10.0 && d < 3000.0, "user {}: {d} m", k + 1);
+        }
+        // The distance is symmetric in the two users and zero for a user with itself.
+        let probe = Lab::with_world(base(), w).unwrap();
+        let (ab, ba) = (
+            user_distance(&probe, 0, 2, 5),
+            user_distance(&probe, 2, 0, 5),
+        );
+        assert!((ab.unwrap() - ba.unwrap()).abs() < 1e-6 * ab.unwrap());
+        assert!(user_distance(&probe, 2, 2, 5).unwrap() < 1e-9);
+    }
+
+    #[test]
+    fn a_campus_world_can_have_a_background_user_and_the_study_pairs_it_too() {
+        let mut with_bg = base();
+        with_bg.world.background = Some(true);
+        let w = World::generate(&with_bg.world_config()).unwrap();
+        let bg = w
+            .users
+            .iter()
+            .find(|u| u.background)
+            .expect("a background user");
+        assert_eq!(bg.id, 4, "after the 4 regular users");
+        assert!(!w.measurements_of(bg.id).is_empty());
+        let runs = runs(Study::CoParticipants, &with_bg, &w).unwrap();
+        let last = runs.last().unwrap();
+        assert_eq!(
+            (last.family.as_str(), last.parameter.as_str()),
+            ("with the background user", "background user")
+        );
+        assert_eq!(last.config.participants, Some(vec![0, 4]));
+        assert!(last.user_distance_m.unwrap() > 0.0);
+    }
+
+    #[test]
+    fn a_point_reports_what_the_lab_gave() {
+        let w = world();
+        let run = &runs(Study::LocalSteps, &base(), &w).unwrap()[3]; // B = 20, E = 5
+        let mut lab = Lab::with_world(run.config.clone(), w).unwrap();
+        lab.want(usize::MAX);
+        lab.finish(&mut |_| {}).unwrap();
+        let p = SweepPoint::new(run, &lab.summary(), &lab.records());
+        assert_eq!(
+            (p.family.as_str(), p.parameter.as_str()),
+            ("FedAvg B = 20", "E = 5")
+        );
+        assert_eq!(p.rmse_db, lab.summary().final_rmse_db);
+        assert!(p.local_steps.unwrap() >= 5.0);
+    }
+}
