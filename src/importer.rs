@@ -110,7 +110,13 @@ pub fn report(
     settings: &ImportSettings,
     read_ms: f64,
     parse_ms: f64,
-) -> Result<(ImportReport, Vec<whereabouts_core::import::Fix>), ImportError> {
+) -> Result<
+    (
+        ImportReport,
+        std::sync::Arc<[whereabouts_core::import::Fix]>,
+    ),
+    ImportError,
+> {
     let fail = |problem: String| ImportError {
         file: name.to_string(),
         line: None,

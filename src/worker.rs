@@ -265,22 +265,26 @@ impl Engine {
                 continue;
             }
             let lab = sweep.current.as_mut().expect("set above");
-            match lab.work(now, deadline, &mut |_| {}) {
-                Ok(true) => return,
-                Ok(false) | Err(_) => {
-                    // A run that fails (a diverging model) is a point with no results.
-                    let point =
-                        SweepPoint::new(&sweep.runs[sweep.done], &lab.summary(), &lab.records());
-                    sweep.done += 1;
-                    sweep.current = None;
-                    emit(Response::SweepProgress {
-                        sweep: sweep.id,
-                        done: sweep.done,
-                        total: sweep.runs.len(),
-                        point: Some(point),
-                    });
-                }
+            let result = lab.work(now, deadline, &mut |_| {});
+            if matches!(result, Ok(true)) {
+                return;
             }
+            // A run that fails (a diverging model) is a point that says why, with what
+            // it computed before.
+            let run = &sweep.runs[sweep.done];
+            let (summary, records) = (lab.summary(), lab.records());
+            let point = match result {
+                Err(why) => SweepPoint::failed(run, &summary, &records, why),
+                _ => SweepPoint::new(run, &summary, &records),
+            };
+            sweep.done += 1;
+            sweep.current = None;
+            emit(Response::SweepProgress {
+                sweep: sweep.id,
+                done: sweep.done,
+                total: sweep.runs.len(),
+                point: Some(point),
+            });
         }
     }
 
@@ -661,6 +665,25 @@ mod tests {
             })
             .collect();
         (out, points)
+    }
+
+    #[test]
+    fn a_run_that_fails_is_a_point_that_says_why() {
+        let mut engine = Engine::default();
+        let mut wild = config();
+        wild.max_rounds = Some(2);
+        wild.attack.settings.max_iterations = 50;
+        // η = 10 on dBm labels: the model diverges at once.
+        wild.fl.local.learning_rate = 10.0;
+        let (out, points) = run_study(&mut engine, 7, &wild, Study::LocalSteps);
+        assert!(matches!(out.last(), Some(Response::SweepDone { .. })));
+        assert_eq!(points.len(), 7, "every run is a point");
+        let failed: Vec<&SweepPoint> = points.iter().filter(|p| p.failed.is_some()).collect();
+        assert!(!failed.is_empty(), "{points:?}");
+        for p in failed {
+            let why = p.failed.as_deref().unwrap();
+            assert!(why.contains("diverged"), "{why}");
+        }
     }
 
     #[test]

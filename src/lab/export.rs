@@ -2,9 +2,10 @@
 //! `blob:`/`data:` URLs of this page; nothing is sent anywhere.
 
 use super::LabState;
+use crate::protocol::ImportReport;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
-use whereabouts_engine::signal_map::scenario::RoundRecord;
+use whereabouts_engine::signal_map::scenario::{RoundRecord, ScenarioConfig, Summary};
 
 /// The finished rounds as CSV (one line per round; metres on the local plane and WGS84).
 pub fn records_csv(records: &[RoundRecord]) -> String {
@@ -36,6 +37,34 @@ pub fn records_csv(records: &[RoundRecord]) -> String {
     out
 }
 
+/// The JSON export: the configuration that ran (on the visitor's file when one is loaded, whose
+/// fixes stay out of the export: the page does not hold them), the records and the summary.
+pub fn run_document(
+    config: &ScenarioConfig,
+    data: Option<&ImportReport>,
+    query: &str,
+    records: &[RoundRecord],
+    summary: Option<Summary>,
+) -> serde_json::Value {
+    let mut doc = serde_json::json!({
+        "engine_version": whereabouts_engine::VERSION,
+        "url_query": query,
+        "config": config,
+        "records": records,
+        "summary": summary,
+    });
+    if let Some(d) = data {
+        doc["data"] = serde_json::json!({
+            "file": d.name,
+            "fixes_kept": d.kept,
+            "thin_s": d.thin_s,
+            "note": "The run used this file; its fixes are not in the export. To reproduce it: \
+                     save `config` as run.json and run `whereabouts run --config run.json --data FILE --thin THIN_S`.",
+        });
+    }
+    doc
+}
+
 fn records(state: LabState) -> Vec<RoundRecord> {
     let wanted = state.wanted.get_untracked();
     state.scene.with_untracked(|s| {
@@ -56,15 +85,15 @@ pub fn csv(state: LabState) {
 }
 
 pub fn json(state: LabState) {
-    let path = state.editor.with_untracked(|e| e.waypoints.clone());
-    let config = state.settings.with_untracked(|s| s.to_config(&path));
-    let doc = serde_json::json!({
-        "engine_version": whereabouts_engine::VERSION,
-        "url_query": state.query(),
-        "config": config,
-        "records": records(state),
-        "summary": state.scene.with_untracked(|s| s.summary.clone()),
-    });
+    let (config, _) = state.run_config();
+    let data = state.data.with_untracked(|d| d.active.clone());
+    let doc = run_document(
+        &config,
+        data.as_ref(),
+        &state.query(),
+        &records(state),
+        state.scene.with_untracked(|s| s.summary.clone()),
+    );
     match serde_json::to_string_pretty(&doc) {
         Ok(text) => download("whereabouts-run.json", "application/json", &text),
         Err(e) => state
@@ -118,6 +147,35 @@ mod tests {
     use crate::lab::scene::tests::two_round_config;
     use whereabouts_engine::signal_map::lab::Lab;
     use whereabouts_engine::signal_map::trajectory::TrajectoryPreset;
+
+    #[test]
+    fn the_json_export_records_the_file_that_ran_not_the_drawn_path() {
+        use crate::lab::settings::LabSettings;
+        let settings = LabSettings::default();
+        let path = TrajectoryPreset::Commute.trajectory(900.0, 850.0).waypoints;
+        let drawn = crate::lab::config_to_run(&settings, &path, false);
+        assert!(drawn.trajectory.is_some());
+        let doc = run_document(&drawn, None, "seed=1", &[], None);
+        assert!(doc["config"]["trajectory"].is_object());
+        assert!(doc.get("data").is_none());
+        // With a file loaded, the config that ran has no drawn path, and the file is named.
+        let on_file = crate::lab::config_to_run(&settings, &path, true);
+        let report: ImportReport = serde_json::from_value(serde_json::json!({
+            "name": "walk.gpx", "bytes": 100.0, "format": "GPX", "read": 360, "kept": 360,
+            "thin_s": 0.0, "skipped": 0, "skipped_examples": [], "warnings": [],
+            "placement_notes": [], "has_signal": false, "first_unix": 0.0, "last_unix": 1.0,
+            "csv": null, "preview": [], "read_ms": 1.0, "parse_ms": 1.0
+        }))
+        .unwrap();
+        let doc = run_document(&on_file, Some(&report), "seed=1", &[], None);
+        assert!(
+            doc["config"].get("trajectory").is_none(),
+            "{}",
+            doc["config"]
+        );
+        assert_eq!(doc["data"]["file"], "walk.gpx");
+        assert_eq!(doc["data"]["fixes_kept"], 360);
+    }
 
     #[test]
     fn csv_has_a_header_and_a_line_per_round() {

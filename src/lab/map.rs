@@ -45,10 +45,10 @@ fn area_of(state: &LabState) -> (Metres, Metres) {
     state
         .scene
         .with_untracked(|s| s.world.as_ref().map(|w| w.area))
-        .unwrap_or((
-            Metres::new(-super::CAMPUS_HALF.0, -super::CAMPUS_HALF.1),
-            Metres::new(super::CAMPUS_HALF.0, super::CAMPUS_HALF.1),
-        ))
+        .unwrap_or_else(|| {
+            let (hw, hh) = super::campus_half();
+            (Metres::new(-hw, -hh), Metres::new(hw, hh))
+        })
 }
 
 /// The viewport that shows the whole area with a margin.

@@ -25,8 +25,12 @@ use settings::LabSettings;
 use std::time::Duration;
 use whereabouts_engine::signal_map::trajectory::TrajectoryPreset;
 
-/// Area half-sizes of the campus world (the presets are placed in it before the world loads).
-pub const CAMPUS_HALF: (f64, f64) = (900.0, 850.0);
+/// Area half-sizes of the campus world, from the engine's preset (the ready-made paths are
+/// placed in it before the world loads).
+pub fn campus_half() -> (f64, f64) {
+    let c = whereabouts_engine::signal_map::world::Preset::Campus.config(1);
+    (c.half_width(), c.half_height())
+}
 
 /// Pause between rounds while playing, so each round can be seen.
 const PLAY_PAUSE: Duration = Duration::from_millis(350);
@@ -80,6 +84,21 @@ pub struct LabState {
     play_timer: StoredValue<bool>,
 }
 
+/// The configuration a run uses: the settings on the drawn path, or — when the visitor's file
+/// is loaded — on that file (the worker adds its fixes; the world's length follows them).
+pub fn config_to_run(
+    settings: &LabSettings,
+    path: &[whereabouts_core::geo::Metres],
+    use_data: bool,
+) -> whereabouts_engine::signal_map::scenario::ScenarioConfig {
+    let mut config = settings.to_config(path);
+    if use_data {
+        config.trajectory = None;
+        config.world.weeks = None;
+    }
+    config
+}
+
 impl LabState {
     fn send(&self, request: Request) {
         self.bridge.with_value(|b| {
@@ -93,7 +112,7 @@ impl LabState {
 
     /// The configuration of a run on the current settings, and on the imported data if there
     /// is some (else on the drawn path).
-    fn run_config(
+    pub(crate) fn run_config(
         &self,
     ) -> (
         whereabouts_engine::signal_map::scenario::ScenarioConfig,
@@ -101,11 +120,9 @@ impl LabState {
     ) {
         let path = self.editor.with_untracked(|e| e.waypoints.clone());
         let use_data = self.has_data();
-        let mut config = self.settings.with_untracked(|s| s.to_config(&path));
-        if use_data {
-            config.trajectory = None;
-            config.world.weeks = None;
-        }
+        let config = self
+            .settings
+            .with_untracked(|s| config_to_run(s, &path, use_data));
         (config, use_data)
     }
 
@@ -330,7 +347,10 @@ impl LabState {
     }
 
     pub fn load_preset(&self, preset: TrajectoryPreset) {
-        let t = preset.trajectory(CAMPUS_HALF.0, CAMPUS_HALF.1);
+        let t = {
+            let (hw, hh) = campus_half();
+            preset.trajectory(hw, hh)
+        };
         self.editor.update(|e| e.replace(t.waypoints));
         self.settings.update(|s| {
             s.leg_minutes = t.leg_minutes;
@@ -454,7 +474,7 @@ pub fn create(
     let parsed = LabSettings::from_query(&query);
     let path = parsed.path.clone().unwrap_or_else(|| {
         TrajectoryPreset::Commute
-            .trajectory(CAMPUS_HALF.0, CAMPUS_HALF.1)
+            .trajectory(campus_half().0, campus_half().1)
             .waypoints
     });
     let notice = (!parsed.problems.is_empty()).then(|| {

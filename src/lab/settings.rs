@@ -7,7 +7,7 @@
 //! clamped silently.
 
 use whereabouts_core::geo::Metres;
-use whereabouts_engine::signal_map::attack::dlg::{Init, Optimizer};
+use whereabouts_engine::signal_map::attack::dlg::{Init, Optimizer, START_NOISE_M};
 use whereabouts_engine::signal_map::defense::Defense;
 use whereabouts_engine::signal_map::defense::dp::LocalDp;
 use whereabouts_engine::signal_map::fl::FlConfig;
@@ -118,8 +118,12 @@ impl InitChoice {
 
     fn engine(self) -> Init {
         match self {
-            Self::Analytic => Init::AnalyticPlusNoise { sd_m: 200.0 },
-            Self::Centroid => Init::CentroidPlusNoise { sd_m: 200.0 },
+            Self::Analytic => Init::AnalyticPlusNoise {
+                sd_m: START_NOISE_M,
+            },
+            Self::Centroid => Init::CentroidPlusNoise {
+                sd_m: START_NOISE_M,
+            },
             Self::Random => Init::RandomInArea,
             Self::Grid => Init::Grid { spacing_m: 350.0 },
             Self::Previous => Init::Previous,
@@ -273,7 +277,7 @@ pub const FIELDS: &[Field] = &[
     Field {
         key: "model",
         label: "Model",
-        help: "The signal-map model every phone trains. The paper's model has 145,313 parameters; the small one 4,481, fast enough to re-attack while you drag.",
+        help: "The signal-map model every phone trains. The paper's model has 145,313 parameters; the small one 4,417, fast enough to re-attack while you drag.",
         kind: Kind::Select(MODELS),
         section: Section::Federation,
     },
@@ -588,7 +592,10 @@ impl LabSettings {
     }
 
     fn engine_defense(&self) -> Defense {
-        let (eps_km, min_samples) = (self.dbscan_eps_km, 5);
+        let (eps_km, min_samples) = (
+            self.dbscan_eps_km,
+            whereabouts_engine::signal_map::defense::PAPER_MIN_SAMPLES,
+        );
         match self.defense {
             DefenseChoice::None => Defense::None,
             DefenseChoice::Diverse => Defense::DiverseBatch {
@@ -739,6 +746,30 @@ pub fn decode_path(s: &str) -> Result<Vec<Metres>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_model_help_quotes_the_engines_parameter_counts() {
+        use whereabouts_engine::signal_map::model::ModelPreset;
+        let help = FIELDS.iter().find(|f| f.key == "model").unwrap().help;
+        let grouped = |n: usize| {
+            let s = n.to_string();
+            let mut out = String::new();
+            for (i, c) in s.chars().enumerate() {
+                if i > 0 && (s.len() - i).is_multiple_of(3) {
+                    out.push(',');
+                }
+                out.push(c);
+            }
+            out
+        };
+        for preset in [ModelPreset::Small, ModelPreset::Paper] {
+            let n = grouped(preset.spec().parameter_count());
+            assert!(
+                help.contains(&n),
+                "{preset:?} has {n} parameters; the help says: {help}"
+            );
+        }
+    }
 
     #[test]
     fn the_shells_lab_key_is_not_a_problem_of_the_signal_map() {

@@ -46,12 +46,13 @@ impl SweepView {
         }
     }
 
-    /// The families in the order they first appear.
-    fn families(&self) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
+    /// The series so far, in order, each with its family's label (the engine numbers the
+    /// series; labels are for people, never identities).
+    fn series(&self) -> Vec<(usize, String)> {
+        let mut out: Vec<(usize, String)> = Vec::new();
         for p in &self.points {
-            if !out.contains(&p.family) {
-                out.push(p.family.clone());
+            if !out.iter().any(|(s, _)| *s == p.series) {
+                out.push((p.series, p.family.clone()));
             }
         }
         out
@@ -69,7 +70,7 @@ const STUDIES: [(Study, &str, &str, &str); 3] = [
         Study::Defenses,
         "defences",
         "Privacy–utility trade-off: every defence",
-        "Runs your configuration and path with every defence at several strengths (20 runs) and plots how far the server's guesses land from you against how good the signal map is. Up and to the left is best: more privacy at little cost. With the default FedSGD the model barely learns in a few rounds; set B = 20 and E = 5 to compare utility.",
+        "Runs your configuration and path with every defence at several strengths ({runs} runs) and plots how far the server's guesses land from you against how good the signal map is. Up and to the left is best: more privacy at little cost. With the default FedSGD the model barely learns in a few rounds; set B = 20 and E = 5 to compare utility.",
     ),
     (
         Study::LocalSteps,
@@ -84,6 +85,18 @@ const STUDIES: [(Study, &str, &str, &str); 3] = [
         "Runs your path alone and then with each synthetic user of this world in turn, and plots the attack's error against how different that user's whereabouts are from yours (EMD between your locations and theirs). The paper finds that dissimilar partners keep the global model from fitting you, so your updates stay large and the attack more accurate; similar partners protect you a little. With the default FedSGD the model hardly moves in a few rounds, so a partner changes little: try B = 10 and E = 5, the paper's setting for this study (Table 3).",
     ),
 ];
+
+/// What a study shows, with its number of runs where the text gives it (from the engine's
+/// grid, so the text cannot drift from what runs).
+fn about(study: Study) -> String {
+    let text = STUDIES.iter().find(|s| s.0 == study).map_or("", |s| s.3);
+    text.replace(
+        "{runs}",
+        &whereabouts_engine::signal_map::studies::defense_grid()
+            .len()
+            .to_string(),
+    )
+}
 
 fn study_of(key: &str) -> Study {
     STUDIES
@@ -174,13 +187,12 @@ pub fn Sweep(state: LabState) -> impl IntoView {
         let shown = move |v: f64| if a.log_x { 10f64.powf(v) } else { v };
         let (unit, x_label, y_label) = (a.x_unit, a.x_label, a.y_label);
         let series = v
-            .families()
+            .series()
             .into_iter()
-            .enumerate()
-            .map(|(i, f)| {
-                let colour = COLOURS[i % COLOURS.len()];
+            .map(|(s, _)| {
+                let colour = COLOURS[s % COLOURS.len()];
                 let mine: Vec<&(&SweepPoint, f64, f64)> =
-                    pts.iter().filter(|p| p.0.family == f).collect();
+                    pts.iter().filter(|p| p.0.series == s).collect();
                 let line = mine
                     .iter()
                     .map(|p| format!("{:.1},{:.1}", x(p.1), y(p.2)))
@@ -225,16 +237,12 @@ pub fn Sweep(state: LabState) -> impl IntoView {
     // Classes, not inline styles: the CSP allows no style attributes.
     let legend = move || {
         view_()
-            .families()
+            .series()
             .into_iter()
-            .enumerate()
-            .map(|(i, f)| view! { <span><i class=format!("swatch f{}", i % COLOURS.len())></i>{f}</span> })
+            .map(|(s, f)| view! { <span><i class=format!("swatch f{}", s % COLOURS.len())></i>{f}</span> })
             .collect_view()
     };
-    let about = move || {
-        let study = state.sweep.with(|s| s.study);
-        STUDIES.iter().find(|s| s.0 == study).map_or("", |s| s.3)
-    };
+    let about = move || about(state.sweep.with(|s| s.study));
     let extra_header = move || match state.sweep.with(|s| s.study) {
         Study::Defenses => "Total ε",
         Study::LocalSteps => "Steps per update",
@@ -267,7 +275,8 @@ pub fn Sweep(state: LabState) -> impl IntoView {
                 <progress data-testid="sweep-progress" prop:max=move || view_().total.max(1) as f64
                     prop:value=move || view_().done as f64
                     class:hidden=move || !view_().running></progress>
-                <span class="stats" aria-live="polite" data-testid="sweep-status">{move || {
+                <span class="stats" aria-live="polite" data-testid="sweep-status"
+                    data-total=move || view_().total.to_string()>{move || {
                     let v = view_();
                     match (&v.error, v.running, v.cancelled) {
                         (Some(e), ..) => format!("The study stopped: {e}"),
@@ -295,13 +304,18 @@ pub fn Sweep(state: LabState) -> impl IntoView {
                                 };
                                 view! {
                                     <tr data-testid="sweep-row" data-family=p.family.clone()
+                                        data-series=p.series.to_string()
+                                        class:failed=p.failed.is_some()
+                                        data-failed=p.failed.clone().unwrap_or_default()
                                         data-parameter=p.parameter.clone()
                                         data-error=p.mean_error_m.map(|v| format!("{v:.2}")).unwrap_or_default()
                                         data-rmse=p.rmse_db.map(|v| format!("{v:.3}")).unwrap_or_default()
                                         data-diverged=p.diverged_percent.map(|v| format!("{v:.1}")).unwrap_or_default()
                                         data-steps=p.local_steps.map(|v| format!("{v:.1}")).unwrap_or_default()
                                         data-user-distance=p.user_distance_m.map(|v| format!("{v:.1}")).unwrap_or_default()>
-                                        <td>{p.family.clone()}</td>
+                                        <td>{p.family.clone()}
+                                            {p.failed.clone().map(|why| view! { <span class="run-failed">" — stopped: " {why}</span> })}
+                                        </td>
                                         <td>{p.parameter.clone()}</td>
                                         <td>{p.mean_error_m.map_or("—".into(), |v| format!("{v:.0} m"))}</td>
                                         <td>{format!("{} ({})", p.emd_m.map_or("—".into(), |v| format!("{v:.0}")), p.random_emd_m.map_or("—".into(), |v| format!("{v:.0} m")))}</td>

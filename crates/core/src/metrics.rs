@@ -12,6 +12,17 @@
 use crate::geo::Metres;
 use crate::rng::Stream;
 
+/// Random projections of every EMD (the paper's 1,000).
+pub const EMD_PROJECTIONS: usize = 1000;
+/// The Wasserstein order p of every EMD (POT's default, 2).
+pub const EMD_P: f64 = 2.0;
+
+/// The EMD between two point clouds in metres: [`sliced_wasserstein`] with the paper's
+/// projections and order.
+pub fn emd(a: &[Metres], b: &[Metres], stream: &mut Stream) -> Option<f64> {
+    sliced_wasserstein(a, b, EMD_PROJECTIONS, EMD_P, stream)
+}
+
 /// Sliced p-Wasserstein distance between two point clouds with uniform weights, using
 /// `projections` random directions from `stream`.
 pub fn sliced_wasserstein(
@@ -89,7 +100,7 @@ pub fn random_guess_emd(
                 )
             })
             .collect();
-        sum += sliced_wasserstein(truth, &guesses, 1000, 2.0, stream)?;
+        sum += emd(truth, &guesses, stream)?;
     }
     Some(sum / draws as f64)
 }

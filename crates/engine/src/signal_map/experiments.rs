@@ -11,8 +11,8 @@
 //! not stated (its random-guess EMD is 21.33 on Campus), so compare each EMD with the
 //! random-guess EMD on its own row.
 
-use crate::signal_map::defense::Defense;
 use crate::signal_map::defense::dp::{Calibration, LocalDp};
+use crate::signal_map::defense::{Defense, PAPER_MIN_SAMPLES};
 use crate::signal_map::fl::FlConfig;
 use crate::signal_map::lab::Lab;
 use crate::signal_map::model::ModelPreset;
@@ -279,11 +279,11 @@ pub fn table2(scale: &Scale, checks: &mut Vec<Check>) -> Result<Table, String> {
             (None, _) => Defense::None,
             (Some(eps_km), false) => Defense::DiverseBatch {
                 eps_km,
-                min_samples: 5,
+                min_samples: PAPER_MIN_SAMPLES,
             },
             (Some(eps_km), true) => Defense::RandomSubset {
                 eps_km,
-                min_samples: 5,
+                min_samples: PAPER_MIN_SAMPLES,
             },
         };
         let mut out = Vec::new();
@@ -404,7 +404,7 @@ pub fn table3(scale: &Scale) -> Result<Table, String> {
         if let Some(eps_km) = eps {
             c.defense = Defense::DiverseBatch {
                 eps_km,
-                min_samples: 5,
+                min_samples: PAPER_MIN_SAMPLES,
             };
         }
         let o = run(c)?;
@@ -607,7 +607,7 @@ pub fn defences(scale: &Scale, checks: &mut Vec<Check>) -> Result<Table, String>
             format!("Diverse Batch eps {eps_km} km"),
             Defense::DiverseBatch {
                 eps_km,
-                min_samples: 5,
+                min_samples: PAPER_MIN_SAMPLES,
             },
         ));
     }
@@ -616,7 +616,7 @@ pub fn defences(scale: &Scale, checks: &mut Vec<Check>) -> Result<Table, String>
             format!("Farthest Batch eps 0.05, num {num}"),
             Defense::FarthestBatch {
                 eps_km: 0.05,
-                min_samples: 5,
+                min_samples: PAPER_MIN_SAMPLES,
                 num,
             },
         ));

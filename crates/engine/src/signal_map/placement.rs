@@ -21,6 +21,7 @@
 
 use crate::signal_map::world::{Measurement, Preset, World, WorldConfig, radio};
 use serde::{Deserialize, Serialize};
+use std::sync::{Arc, OnceLock};
 use whereabouts_core::geo::{LatLon, LocalProjection, Metres};
 use whereabouts_core::import::Fix;
 use whereabouts_core::rng::Stream;
@@ -47,12 +48,15 @@ const DAY_S: f64 = 86_400.0;
 pub struct ImportedTrace {
     /// The file's name (for messages and exports).
     pub name: String,
-    /// Sorted by time, no repeated timestamps (as [`super::import`] returns them).
-    pub fixes: Vec<Fix>,
-    /// [`placement`](Self::placement), computed once (a lab start asks for it three times,
-    /// and on a few million fixes it sorts for a noticeable fraction of a second).
+    /// Sorted by time, no repeated timestamps (as [`whereabouts_core::import::import`]
+    /// returns them). Shared, not copied, by every clone: a study runs the visitor's trace,
+    /// possibly millions of fixes, in twenty configurations.
+    pub fixes: Arc<[Fix]>,
+    /// [`placement`](Self::placement), computed once for the trace and all its clones (a lab
+    /// start asks for it three times, and on a few million fixes it sorts for a noticeable
+    /// fraction of a second).
     #[serde(skip)]
-    placed: std::sync::OnceLock<Result<Placement, String>>,
+    placed: Arc<OnceLock<Result<Placement, String>>>,
 }
 
 /// Two traces are equal when their name and fixes are (whether the placement is cached yet
@@ -82,8 +86,8 @@ impl ImportedTrace {
     pub fn new(name: String, fixes: Vec<Fix>) -> Self {
         Self {
             name,
-            fixes,
-            placed: std::sync::OnceLock::new(),
+            fixes: fixes.into(),
+            placed: Arc::default(),
         }
     }
 
@@ -374,8 +378,10 @@ mod tests {
 
     #[test]
     fn signal_is_kept_where_the_file_has_it_and_synthesised_elsewhere() {
-        let mut t = trace();
-        t.fixes[0].rsrp_dbm = Some(-87.5);
+        let t = trace();
+        let mut fixes = t.fixes.to_vec();
+        fixes[0].rsrp_dbm = Some(-87.5);
+        let t = ImportedTrace::new(t.name, fixes);
         let p = t.placement().unwrap();
         let world = World::generate(&p.world_config(1, Some(2), None)).unwrap();
         let m = p.measurements(&world, 0, 1);

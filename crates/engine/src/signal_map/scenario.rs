@@ -467,7 +467,7 @@ pub(crate) fn summarize(
         .collect();
     let recon: Vec<Metres> = ok.iter().map(|d| d.reconstruction.position).collect();
     let mut s = Stream::new(config.seed, "emd");
-    let emd_m = metrics::sliced_wasserstein(&truth, &recon, 1000, 2.0, &mut s);
+    let emd_m = metrics::emd(&truth, &recon, &mut s);
     let random_emd_m = if recon.is_empty() {
         None
     } else {

@@ -13,8 +13,8 @@
 //!   when the world has one. Dissimilar partners slow the
 //!   global model's convergence, keep the visitor's gradients large and so *help* the attack.
 
-use crate::signal_map::defense::Defense;
 use crate::signal_map::defense::dp::LocalDp;
+use crate::signal_map::defense::{Defense, PAPER_MIN_SAMPLES};
 use crate::signal_map::lab::Lab;
 use crate::signal_map::model::train::LocalTraining;
 use crate::signal_map::scenario::{RoundRecord, ScenarioConfig, Summary};
@@ -36,6 +36,9 @@ pub enum Study {
 /// One run of a study: how it is labelled and the configuration it runs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StudyRun {
+    /// Which series of the study the run belongs to (0, 1, …): what the page groups and
+    /// colours by. The family is its label, for people; never an identity.
+    pub series: usize,
     pub family: String,
     pub parameter: String,
     pub config: ScenarioConfig,
@@ -46,6 +49,8 @@ pub struct StudyRun {
 /// One point of a study: a run's family and parameter and what it gave.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SweepPoint {
+    /// The run's series within the study (see [`StudyRun::series`]).
+    pub series: usize,
     /// The family ("none", "Diverse Batch", "FedAvg B = 20", "with user 2", …) and its
     /// parameter, as shown.
     pub family: String,
@@ -64,11 +69,16 @@ pub struct SweepPoint {
     /// Co-participant studies: sliced-Wasserstein EMD between the partner and the visitor, m.
     #[serde(default)]
     pub user_distance_m: Option<f64>,
+    /// Why the run stopped before its end (a diverging model, say); its figures are those of
+    /// the rounds it completed.
+    #[serde(default)]
+    pub failed: Option<String>,
 }
 
 impl SweepPoint {
     pub fn new(run: &StudyRun, summary: &Summary, records: &[RoundRecord]) -> Self {
         Self {
+            series: run.series,
             family: run.family.clone(),
             parameter: run.parameter.clone(),
             mean_error_m: summary.mean_error_m,
@@ -79,6 +89,15 @@ impl SweepPoint {
             dp_epsilon: summary.dp_epsilon,
             local_steps: local_steps(&run.config.fl.local, records),
             user_distance_m: run.user_distance_m,
+            failed: None,
+        }
+    }
+
+    /// The point of a run that failed with `why`, with what it computed before.
+    pub fn failed(run: &StudyRun, summary: &Summary, records: &[RoundRecord], why: String) -> Self {
+        Self {
+            failed: Some(why),
+            ..Self::new(run, summary, records)
         }
     }
 }
@@ -104,12 +123,13 @@ pub fn local_steps(local: &LocalTraining, records: &[RoundRecord]) -> Option<f64
 /// The runs of `study` on `base` in `world` (which must be `base`'s world).
 pub fn runs(study: Study, base: &ScenarioConfig, world: &World) -> Result<Vec<StudyRun>, String> {
     let run = |family: &str, parameter: String, config: ScenarioConfig| StudyRun {
+        series: 0,
         family: family.into(),
         parameter,
         config,
         user_distance_m: None,
     };
-    Ok(match study {
+    let mut runs = match study {
         Study::Defenses => defense_grid()
             .into_iter()
             .map(|(family, parameter, defense)| {
@@ -152,6 +172,7 @@ pub fn runs(study: Study, base: &ScenarioConfig, world: &World) -> Result<Vec<St
                     ("with one other user", format!("user {}", u.id))
                 };
                 out.push(StudyRun {
+                    series: 0,
                     family: family.into(),
                     parameter,
                     config: c,
@@ -160,7 +181,12 @@ pub fn runs(study: Study, base: &ScenarioConfig, world: &World) -> Result<Vec<St
             }
             out
         }
-    })
+    };
+    // Consecutive runs of one family form a series, numbered in order.
+    for k in 1..runs.len() {
+        runs[k].series = runs[k - 1].series + usize::from(runs[k].family != runs[k - 1].family);
+    }
+    Ok(runs)
 }
 
 /// Pairwise user similarity: sliced-Wasserstein EMD between two users' training locations, m.
@@ -173,13 +199,7 @@ pub fn user_distance(s: &Lab, a: u32, b: u32, seed: u64) -> Option<f64> {
             .map(|x| x.pos)
             .collect()
     };
-    metrics::sliced_wasserstein(
-        &points(a),
-        &points(b),
-        500,
-        2.0,
-        &mut Stream::new(seed, "similarity"),
-    )
+    metrics::emd(&points(a), &points(b), &mut Stream::new(seed, "similarity"))
 }
 
 /// The defences and parameters the privacy–utility study runs, weakest protection first within
@@ -192,7 +212,7 @@ pub fn defense_grid() -> Vec<(&'static str, String, Defense)> {
             format!("eps {eps_km} km"),
             Defense::DiverseBatch {
                 eps_km,
-                min_samples: 5,
+                min_samples: PAPER_MIN_SAMPLES,
             },
         ));
     }
@@ -202,7 +222,7 @@ pub fn defense_grid() -> Vec<(&'static str, String, Defense)> {
             format!("num {num}"),
             Defense::FarthestBatch {
                 eps_km: 0.05,
-                min_samples: 5,
+                min_samples: PAPER_MIN_SAMPLES,
                 num,
             },
         ));
@@ -213,7 +233,7 @@ pub fn defense_grid() -> Vec<(&'static str, String, Defense)> {
             format!("as Diverse eps {eps_km} km"),
             Defense::RandomSubset {
                 eps_km,
-                min_samples: 5,
+                min_samples: PAPER_MIN_SAMPLES,
             },
         ));
     }
@@ -264,6 +284,39 @@ mod tests {
     }
 
     #[test]
+    fn every_run_of_a_study_shares_the_visitors_imported_trace() {
+        use crate::signal_map::placement::ImportedTrace;
+        use whereabouts_core::import::Fix;
+        let fixes: Vec<Fix> = (0..500)
+            .map(|i| Fix {
+                time: 1_700_006_400.0 + i as f64 * 60.0,
+                lat: 47.37 + i as f64 * 1e-5,
+                lon: 8.54,
+                rsrp_dbm: None,
+                line: i + 1,
+            })
+            .collect();
+        let mut config = base();
+        config.trajectory = None;
+        config.imported = Some(ImportedTrace::new("walk.csv".into(), fixes));
+        let world = World::generate(&config.world_config()).unwrap();
+        let trace = config.imported.as_ref().unwrap();
+        let placed = trace.placement().unwrap() as *const _;
+        let runs = runs(Study::Defenses, &config, &world).unwrap();
+        assert_eq!(runs.len(), defense_grid().len());
+        for r in &runs {
+            let t = r.config.imported.as_ref().unwrap();
+            // The same fixes and the same placement, not copies.
+            assert!(
+                std::sync::Arc::ptr_eq(&t.fixes, &trace.fixes),
+                "{}",
+                r.parameter
+            );
+            assert!(std::ptr::eq(t.placement().unwrap(), placed));
+        }
+    }
+
+    #[test]
     fn local_steps_count_mini_batches_and_epochs() {
         let r = |n| RoundRecord {
             round: 0,
@@ -299,6 +352,24 @@ mod tests {
         };
         assert_eq!(local_steps(&fedsgd, &[r(41)]), Some(1.0));
         assert_eq!(local_steps(&fedsgd, &[]), None);
+    }
+
+    #[test]
+    fn each_family_is_one_numbered_series() {
+        let runs = runs(Study::Defenses, &base(), &world()).unwrap();
+        let series: Vec<usize> = runs.iter().map(|r| r.series).collect();
+        // none, Diverse ×4, Farthest ×5, random ×2, local DP ×4, GeoInd ×4.
+        let expected: Vec<usize> = [1, 4, 5, 2, 4, 4]
+            .iter()
+            .enumerate()
+            .flat_map(|(s, &n)| std::iter::repeat_n(s, n))
+            .collect();
+        assert_eq!(series, expected);
+        let steps = super::runs(Study::LocalSteps, &base(), &world()).unwrap();
+        assert_eq!(
+            steps.iter().map(|r| r.series).collect::<Vec<_>>(),
+            vec![0, 1, 1, 1, 1, 2, 2]
+        );
     }
 
     #[test]

@@ -65,12 +65,18 @@ pub struct DlgConfig {
     pub trail_every: usize,
 }
 
+/// The spread of DLG's noisy starting point around its centre, m: our choice (the paper gives
+/// no scale; docs/papers.md).
+pub const START_NOISE_M: f64 = 200.0;
+
 impl Default for DlgConfig {
     fn default() -> Self {
         Self {
             max_iterations: 2000,
             optimizer: Optimizer::Adam { lr: 0.02 },
-            init: Init::AnalyticPlusNoise { sd_m: 200.0 },
+            init: Init::AnalyticPlusNoise {
+                sd_m: START_NOISE_M,
+            },
             label: LabelMode::Analytic,
             weights: DummyWeights::PostUpdate,
             tolerance_m: 0.01,

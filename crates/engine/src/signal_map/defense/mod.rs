@@ -19,8 +19,11 @@ use geoind::GeoInd;
 use serde::{Deserialize, Serialize};
 use whereabouts_core::error::ConfigError;
 
-fn five() -> usize {
-    5
+/// DBSCAN's min_samples for the batch defences: the paper's 5 ([000] §4.3, Table 2).
+pub const PAPER_MIN_SAMPLES: usize = 5;
+
+fn paper_min_samples() -> usize {
+    PAPER_MIN_SAMPLES
 }
 
 /// Which defence the devices apply.
@@ -32,13 +35,13 @@ pub enum Defense {
     /// One point per DBSCAN cluster of D_t ([000] §4.3); eps in km as in the paper's Table 2.
     DiverseBatch {
         eps_km: f64,
-        #[serde(default = "five")]
+        #[serde(default = "paper_min_samples")]
         min_samples: usize,
     },
     /// `num` points from the clusters farthest from D_t's centroid ([000] §4.4, Algorithm 3).
     FarthestBatch {
         eps_km: f64,
-        #[serde(default = "five")]
+        #[serde(default = "paper_min_samples")]
         min_samples: usize,
         num: usize,
     },
@@ -46,7 +49,7 @@ pub enum Defense {
     /// shows whether curation, not just a smaller batch, is what protects.
     RandomSubset {
         eps_km: f64,
-        #[serde(default = "five")]
+        #[serde(default = "paper_min_samples")]
         min_samples: usize,
     },
     /// Clip and noise the update ([000] §4.5, "DP").

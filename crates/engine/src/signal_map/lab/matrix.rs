@@ -6,8 +6,8 @@
 
 use super::*;
 use crate::signal_map::attack::dlg::Init;
-use crate::signal_map::defense::Defense;
 use crate::signal_map::defense::dp::{Calibration, LocalDp};
+use crate::signal_map::defense::{Defense, PAPER_MIN_SAMPLES};
 use crate::signal_map::scenario::WorldChoice;
 use crate::signal_map::trajectory::TrajectoryPreset;
 use crate::signal_map::world::Preset;
@@ -85,7 +85,7 @@ fn matrix() -> Vec<(&'static str, ScenarioConfig)> {
             with(&|c| {
                 c.defense = Defense::DiverseBatch {
                     eps_km: 0.05,
-                    min_samples: 5,
+                    min_samples: PAPER_MIN_SAMPLES,
                 }
             }),
         ),
@@ -94,7 +94,7 @@ fn matrix() -> Vec<(&'static str, ScenarioConfig)> {
             with(&|c| {
                 c.defense = Defense::FarthestBatch {
                     eps_km: 0.05,
-                    min_samples: 5,
+                    min_samples: PAPER_MIN_SAMPLES,
                     num: 5,
                 }
             }),
@@ -104,7 +104,7 @@ fn matrix() -> Vec<(&'static str, ScenarioConfig)> {
             with(&|c| {
                 c.defense = Defense::RandomSubset {
                     eps_km: 0.05,
-                    min_samples: 5,
+                    min_samples: PAPER_MIN_SAMPLES,
                 }
             }),
         ),

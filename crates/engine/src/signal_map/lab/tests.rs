@@ -1,4 +1,5 @@
 use super::*;
+use crate::signal_map::placement::ImportedTrace;
 use crate::signal_map::scenario::WorldChoice;
 use crate::signal_map::trajectory::TrajectoryPreset;
 use crate::signal_map::world::Preset;
@@ -228,10 +229,12 @@ fn imported_data_places_the_world_and_cuts_rounds_by_its_timestamps() {
 #[test]
 fn a_measured_signal_is_tested_on_the_visitors_own_held_out_fixes() {
     let mut config = imported();
-    if let Some(t) = config.imported.as_mut() {
-        for (i, f) in t.fixes.iter_mut().enumerate() {
+    if let Some(t) = config.imported.take() {
+        let mut fixes = t.fixes.to_vec();
+        for (i, f) in fixes.iter_mut().enumerate() {
             f.rsrp_dbm = Some(-80.0 - (i % 20) as f64);
         }
+        config.imported = Some(ImportedTrace::new(t.name, fixes));
     }
     let lab = Lab::new(config).unwrap();
     assert!(!lab.data().test.is_empty());
