@@ -11,6 +11,7 @@ use whereabouts_engine::signal_map::attack::dlg::{Init, Optimizer, START_NOISE_M
 use whereabouts_engine::signal_map::defense::Defense;
 use whereabouts_engine::signal_map::defense::dp::LocalDp;
 use whereabouts_engine::signal_map::fl::FlConfig;
+use whereabouts_engine::signal_map::limits::{self, Limit};
 use whereabouts_engine::signal_map::model::ModelPreset;
 use whereabouts_engine::signal_map::model::train::LocalTraining;
 use whereabouts_engine::signal_map::scenario::{
@@ -131,25 +132,35 @@ impl InitChoice {
     }
 }
 
+/// The lab's defaults: the engine's own where it has them (federation, model, attack, a drawn
+/// path's timing), the lab's choices for the rest.
 impl Default for LabSettings {
     fn default() -> Self {
+        let engine = ScenarioConfig::default();
+        let local = &engine.fl.local;
+        let (Optimizer::Adam { lr: attack_lr } | Optimizer::Sgd { lr: attack_lr }) =
+            engine.attack.settings.optimizer;
+        let ModelChoice::Preset(model) = engine.model else {
+            unreachable!("the engine's default model is a preset")
+        };
         Self {
-            seed: 1,
-            round_hours: 24.0,
-            batch: None,
-            epochs: 1,
-            lr: 1e-3,
-            fraction: 1.0,
+            seed: engine.seed,
+            round_hours: engine.round_length.seconds() / 3600.0,
+            batch: local.batch_size,
+            epochs: local.epochs as u32,
+            // The shortest decimal of the engine's f32 (0.001, not 0.0010000000474974513).
+            lr: local.learning_rate.to_string().parse().unwrap_or(1e-3),
+            fraction: engine.fl.client_fraction,
             background: 0,
             background_user: false,
-            model: ModelPreset::Small,
-            iterations: 2000,
-            attack_lr: 0.02,
+            model,
+            iterations: engine.attack.settings.max_iterations,
+            attack_lr,
             init: InitChoice::Analytic,
-            analytic: true,
-            dlg: true,
-            leg_minutes: 180.0,
-            sample_minutes: 10.0,
+            analytic: engine.attack.analytic,
+            dlg: engine.attack.dlg,
+            leg_minutes: whereabouts_engine::signal_map::trajectory::DEFAULT_LEG_MINUTES,
+            sample_minutes: whereabouts_engine::signal_map::trajectory::DEFAULT_FIX_MINUTES,
             defense: DefenseChoice::None,
             dbscan_eps_km: 0.05,
             farthest_num: 10,
@@ -162,18 +173,26 @@ impl Default for LabSettings {
 /// How a control is edited.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Kind {
-    Number { step: &'static str },
+    /// A number within the engine's bound for it.
+    Number {
+        step: &'static str,
+        limit: Limit,
+    },
     Select(&'static [(&'static str, &'static str)]),
     Toggle,
 }
 
 /// One control: URL key, label, explanation, kind, and the panel section.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug)]
 pub struct Field {
     pub key: &'static str,
     pub label: &'static str,
     pub help: &'static str,
     pub kind: Kind,
+    /// The value as text, as the control and the URL show it.
+    pub get: fn(&LabSettings) -> String,
+    /// Sets the value from text, or says what is wrong with it (the caller names the control).
+    pub set: fn(&mut LabSettings, &str) -> Result<(), String>,
     pub section: Section,
 }
 
@@ -215,14 +234,30 @@ pub const FIELDS: &[Field] = &[
         key: "leg",
         label: "Minutes per leg",
         help: "How long you take from one waypoint to the next. Every leg takes the same time, so two waypoints in the same place are a stay.",
-        kind: Kind::Number { step: "10" },
+        kind: Kind::Number {
+            step: "10",
+            limit: limits::LEG_MINUTES,
+        },
+        get: |s| trim(s.leg_minutes),
+        set: |s, v| {
+            s.leg_minutes = limited(v, &limits::LEG_MINUTES)?;
+            Ok(())
+        },
         section: Section::Trajectory,
     },
     Field {
         key: "fix",
         label: "Minutes between GPS fixes",
         help: "How often your phone logs a measurement (position + signal strength).",
-        kind: Kind::Number { step: "1" },
+        kind: Kind::Number {
+            step: "1",
+            limit: limits::FIX_MINUTES,
+        },
+        get: |s| trim(s.sample_minutes),
+        set: |s, v| {
+            s.sample_minutes = limited(v, &limits::FIX_MINUTES)?;
+            Ok(())
+        },
         section: Section::Trajectory,
     },
     Field {
@@ -230,41 +265,91 @@ pub const FIELDS: &[Field] = &[
         label: "Round length T",
         help: "Online FL: each round your phone trains only on what it logged during the round. Shorter rounds mean tighter batches, and more leakage (Insight I1).",
         kind: Kind::Select(ROUNDS),
+        get: |s| trim(s.round_hours),
+        set: |s, v| {
+            s.round_hours = limited(v, &limits::ROUND_HOURS)?;
+            Ok(())
+        },
         section: Section::Federation,
     },
     Field {
         key: "B",
         label: "Batch size B",
         help: "Local mini-batch size; ∞ (type inf) = the whole round's data in one batch. With E = 1 and B = ∞ this is FedSGD: the update is one exact gradient.",
-        kind: Kind::Number { step: "1" },
+        kind: Kind::Number {
+            step: "1",
+            limit: limits::BATCH_SIZE,
+        },
+        get: |s| s.batch.map_or("inf".into(), |b| b.to_string()),
+        set: |s, v| {
+            let v = v.trim();
+            s.batch = if matches!(v, "inf" | "∞" | "") {
+                None
+            } else {
+                Some(limited(v, &limits::BATCH_SIZE)? as usize)
+            };
+            Ok(())
+        },
         section: Section::Federation,
     },
     Field {
         key: "E",
         label: "Local epochs E",
         help: "Passes over the round's data before sending the update. More local steps (FedAvg) blur what the update says about the batch (Insight I3).",
-        kind: Kind::Number { step: "1" },
+        kind: Kind::Number {
+            step: "1",
+            limit: limits::EPOCHS,
+        },
+        get: |s| s.epochs.to_string(),
+        set: |s, v| {
+            s.epochs = limited(v, &limits::EPOCHS)? as u32;
+            Ok(())
+        },
         section: Section::Federation,
     },
     Field {
         key: "lr",
         label: "Learning rate η",
         help: "Local SGD step size. The server divides the update by η to get the gradient it attacks.",
-        kind: Kind::Number { step: "0.001" },
+        kind: Kind::Number {
+            step: "0.001",
+            limit: limits::LEARNING_RATE,
+        },
+        get: |s| trim(s.lr),
+        set: |s, v| {
+            s.lr = limited_f32(v, &limits::LEARNING_RATE)?;
+            Ok(())
+        },
         section: Section::Federation,
     },
     Field {
         key: "C",
         label: "Fraction of users C",
         help: "Share of the users with data that the server picks each round.",
-        kind: Kind::Number { step: "0.1" },
+        kind: Kind::Number {
+            step: "0.1",
+            limit: limits::CLIENT_FRACTION,
+        },
+        get: |s| trim(s.fraction),
+        set: |s, v| {
+            s.fraction = limited(v, &limits::CLIENT_FRACTION)?;
+            Ok(())
+        },
         section: Section::Federation,
     },
     Field {
         key: "bg",
         label: "Other users",
         help: "Synthetic users of the campus world who join the federation (0–6). They change the global model, not what your own update reveals.",
-        kind: Kind::Number { step: "1" },
+        kind: Kind::Number {
+            step: "1",
+            limit: OTHER_USERS,
+        },
+        get: |s| s.background.to_string(),
+        set: |s, v| {
+            s.background = limited(v, &OTHER_USERS)? as usize;
+            Ok(())
+        },
         section: Section::Federation,
     },
     Field {
@@ -272,6 +357,11 @@ pub const FIELDS: &[Field] = &[
         label: "Background user",
         help: "A crowd of short-lived sources merged into one extra participant, like the many one-off uploads of a crowdsourced data set (the paper's Radiocells background user, Table 3).",
         kind: Kind::Toggle,
+        get: |s| u8::from(s.background_user).to_string(),
+        set: |s, v| {
+            s.background_user = flag(v)?;
+            Ok(())
+        },
         section: Section::Federation,
     },
     Field {
@@ -279,6 +369,18 @@ pub const FIELDS: &[Field] = &[
         label: "Model",
         help: "The signal-map model every phone trains. The paper's model has 145,313 parameters; the small one 4,417, fast enough to re-attack while you drag.",
         kind: Kind::Select(MODELS),
+        get: |s| match s.model {
+            ModelPreset::Small => "small".into(),
+            ModelPreset::Paper => "paper".into(),
+        },
+        set: |s, v| {
+            s.model = match v {
+                "small" => ModelPreset::Small,
+                "paper" => ModelPreset::Paper,
+                _ => return Err(format!("“{v}” is not a model (small, paper)")),
+            };
+            Ok(())
+        },
         section: Section::Federation,
     },
     Field {
@@ -286,6 +388,11 @@ pub const FIELDS: &[Field] = &[
         label: "DLG attack",
         help: "Deep Leakage from Gradients (Algorithm 2): the server optimises one dummy location until its gradient points like your update.",
         kind: Kind::Toggle,
+        get: |s| u8::from(s.dlg).to_string(),
+        set: |s, v| {
+            s.dlg = flag(v)?;
+            Ok(())
+        },
         section: Section::Attack,
     },
     Field {
@@ -293,20 +400,41 @@ pub const FIELDS: &[Field] = &[
         label: "Analytic attack (Lemma 1)",
         help: "The instant reconstruction: the first layer's weight and bias gradients give a weighted average of your locations, no optimisation needed.",
         kind: Kind::Toggle,
+        get: |s| u8::from(s.analytic).to_string(),
+        set: |s, v| {
+            s.analytic = flag(v)?;
+            Ok(())
+        },
         section: Section::Attack,
     },
     Field {
         key: "its",
         label: "DLG iterations",
         help: "Upper limit on optimisation steps (the paper allows 400,000; it stops earlier once the dummy stops moving).",
-        kind: Kind::Number { step: "100" },
+        kind: Kind::Number {
+            step: "100",
+            limit: limits::DLG_ITERATIONS,
+        },
+        get: |s| s.iterations.to_string(),
+        set: |s, v| {
+            s.iterations = limited(v, &limits::DLG_ITERATIONS)? as usize;
+            Ok(())
+        },
         section: Section::Attack,
     },
     Field {
         key: "alr",
         label: "DLG step size",
         help: "Adam learning rate of the dummy location, in standardised units.",
-        kind: Kind::Number { step: "0.005" },
+        kind: Kind::Number {
+            step: "0.005",
+            limit: limits::DLG_LEARNING_RATE,
+        },
+        get: |s| trim(s.attack_lr),
+        set: |s, v| {
+            s.attack_lr = limited(v, &limits::DLG_LEARNING_RATE)?;
+            Ok(())
+        },
         section: Section::Attack,
     },
     Field {
@@ -314,6 +442,15 @@ pub const FIELDS: &[Field] = &[
         label: "DLG starts from",
         help: "Where the dummy location starts ([000] §4.1). The paper starts near the true centroid, which a real server cannot; the default starts from the analytic estimate.",
         kind: Kind::Select(INITS),
+        get: |s| s.init.key().into(),
+        set: |s, v| {
+            s.init = InitChoice::ALL
+                .iter()
+                .find(|(_, k)| *k == v)
+                .map(|x| x.0)
+                .ok_or_else(|| format!("“{v}” is not a starting point"))?;
+            Ok(())
+        },
         section: Section::Attack,
     },
     Field {
@@ -321,78 +458,135 @@ pub const FIELDS: &[Field] = &[
         label: "Defence",
         help: "What every phone does before sending its update. Diverse Batch: train on one point per place (DBSCAN clusters). Farthest Batch: train on the places farthest from where you mostly were — a decoy. Random subset: as many random points as Diverse Batch (the baseline). Local DP: clip the update and add Gaussian noise. GeoInd: move every location by planar-Laplace noise. Errors stay measured against your real round data.",
         kind: Kind::Select(DEFENSES),
+        get: |s| s.defense.key().into(),
+        set: |s, v| {
+            s.defense = DefenseChoice::ALL
+                .iter()
+                .find(|(_, k)| *k == v)
+                .map(|x| x.0)
+                .ok_or_else(|| format!("“{v}” is not a defence"))?;
+            Ok(())
+        },
         section: Section::Defense,
     },
     Field {
         key: "deps",
         label: "DBSCAN eps (km)",
         help: "Points closer than this belong to the same place (the paper's best: 0.05 km). Clusters need 5 points; stray points are left out.",
-        kind: Kind::Number { step: "0.01" },
+        kind: Kind::Number {
+            step: "0.01",
+            limit: limits::DBSCAN_EPS_KM,
+        },
+        get: |s| trim(s.dbscan_eps_km),
+        set: |s, v| {
+            s.dbscan_eps_km = limited(v, &limits::DBSCAN_EPS_KM)?;
+            Ok(())
+        },
         section: Section::Defense,
     },
     Field {
         key: "dnum",
         label: "Farthest Batch points",
         help: "How many points the phone trains on, taken from the farthest places first. Fewer points: more privacy, a worse model.",
-        kind: Kind::Number { step: "1" },
+        kind: Kind::Number {
+            step: "1",
+            limit: limits::FARTHEST_NUM,
+        },
+        get: |s| s.farthest_num.to_string(),
+        set: |s, v| {
+            s.farthest_num = limited(v, &limits::FARTHEST_NUM)? as usize;
+            Ok(())
+        },
         section: Section::Defense,
     },
     Field {
         key: "dpe",
         label: "DP ε per round",
         help: "Gaussian mechanism with δ = 1e-5 and clipping norm 1 (the paper's), σ calibrated exactly for this ε per round by the analytic Gaussian mechanism (Balle & Wang 2018; the paper's classic formula √(2 ln(1.25/δ))/ε is proven only for ε < 1 and at ε = 100 gives no guarantee). Smaller ε: more noise. The results show the total ε over all rounds (Rényi-DP composition).",
-        kind: Kind::Number { step: "10" },
+        kind: Kind::Number {
+            step: "10",
+            limit: limits::DP_EPSILON,
+        },
+        get: |s| trim(s.dp_epsilon),
+        set: |s, v| {
+            s.dp_epsilon = limited(v, &limits::DP_EPSILON)?;
+            Ok(())
+        },
         section: Section::Defense,
     },
     Field {
         key: "geo",
         label: "GeoInd ε (per m)",
         help: "Planar-Laplace noise on every location; the mean shift is 2/ε (0.005 per m: 400 m).",
-        kind: Kind::Number { step: "0.001" },
+        kind: Kind::Number {
+            step: "0.001",
+            limit: limits::GEOIND_EPSILON_PER_M,
+        },
+        get: |s| trim(s.geo_epsilon_per_m),
+        set: |s, v| {
+            s.geo_epsilon_per_m = limited(v, &limits::GEOIND_EPSILON_PER_M)?;
+            Ok(())
+        },
         section: Section::Defense,
     },
     Field {
         key: "seed",
         label: "Seed",
         help: "Everything random (the world, the noise, the model) comes from this number: the same seed gives the same run.",
-        kind: Kind::Number { step: "1" },
+        kind: Kind::Number {
+            step: "1",
+            limit: limits::SEED,
+        },
+        get: |s| s.seed.to_string(),
+        set: |s, v| {
+            s.seed = limited(v, &limits::SEED)? as u64;
+            Ok(())
+        },
         section: Section::World,
     },
 ];
 
-fn number(key: &str, value: &str) -> Result<f64, String> {
+/// The other synthetic users who can join the visitor (the campus world's users 1–6).
+const OTHER_USERS: Limit = Limit {
+    min: 0.0,
+    min_exclusive: false,
+    max: MAX_BACKGROUND as f64,
+    whole: true,
+    text: "a whole number from 0 to 6",
+};
+
+/// A number within `limit`, or what is wrong with it.
+fn limited(value: &str, limit: &Limit) -> Result<f64, String> {
     let v: f64 = value
         .trim()
         .parse()
-        .map_err(|_| format!("{key}: “{value}” is not a number"))?;
-    if v.is_finite() {
+        .map_err(|_| format!("“{value}” is not a number"))?;
+    if limit.contains(v) {
         Ok(v)
     } else {
-        Err(format!("{key}: must be a finite number"))
+        Err(format!("must be {}", limit.text))
     }
 }
 
-fn whole(key: &str, value: &str, lo: u64, hi: u64) -> Result<u64, String> {
-    let v = number(key, value)?;
-    if v.fract() != 0.0 || v < lo as f64 || v > hi as f64 {
-        return Err(format!("{key}: must be a whole number from {lo} to {hi}"));
+/// A number the engine uses in f32 (the learning rate): the bound is checked on the f32 value,
+/// as the engine checks it; the text as typed is kept.
+fn limited_f32(value: &str, limit: &Limit) -> Result<f64, String> {
+    let v: f64 = value
+        .trim()
+        .parse()
+        .map_err(|_| format!("“{value}” is not a number"))?;
+    if limit.contains(f64::from(v as f32)) {
+        Ok(v)
+    } else {
+        Err(format!("must be {}", limit.text))
     }
-    Ok(v as u64)
 }
 
-fn within(key: &str, value: &str, lo: f64, hi: f64, what: &str) -> Result<f64, String> {
-    let v = number(key, value)?;
-    if v < lo || v > hi {
-        return Err(format!("{key}: must be {what}"));
-    }
-    Ok(v)
-}
-
-fn flag(key: &str, value: &str) -> Result<bool, String> {
+fn flag(value: &str) -> Result<bool, String> {
     match value {
         "1" | "true" | "on" => Ok(true),
         "0" | "false" | "off" => Ok(false),
-        _ => Err(format!("{key}: must be 1 or 0")),
+        _ => Err("must be 1 or 0".into()),
     }
 }
 
@@ -405,112 +599,23 @@ pub fn label(key: &str) -> &'static str {
 }
 
 impl LabSettings {
-    /// The value of a control as text.
+    /// The value of a control as text ("" for an unknown key).
     pub fn get(&self, key: &str) -> String {
-        match key {
-            "seed" => self.seed.to_string(),
-            "T" => trim(self.round_hours),
-            "B" => self.batch.map_or("inf".into(), |b| b.to_string()),
-            "E" => self.epochs.to_string(),
-            "lr" => trim(self.lr),
-            "C" => trim(self.fraction),
-            "bg" => self.background.to_string(),
-            "bgu" => u8::from(self.background_user).to_string(),
-            "model" => match self.model {
-                ModelPreset::Small => "small".into(),
-                ModelPreset::Paper => "paper".into(),
-            },
-            "its" => self.iterations.to_string(),
-            "alr" => trim(self.attack_lr),
-            "init" => self.init.key().into(),
-            "lemma" => u8::from(self.analytic).to_string(),
-            "dlg" => u8::from(self.dlg).to_string(),
-            "leg" => trim(self.leg_minutes),
-            "fix" => trim(self.sample_minutes),
-            "def" => self.defense.key().into(),
-            "deps" => trim(self.dbscan_eps_km),
-            "dnum" => self.farthest_num.to_string(),
-            "dpe" => trim(self.dp_epsilon),
-            "geo" => trim(self.geo_epsilon_per_m),
-            _ => String::new(),
-        }
+        FIELDS
+            .iter()
+            .find(|f| f.key == key)
+            .map_or(String::new(), |f| (f.get)(self))
     }
 
     /// Sets a control from text; an absurd value is refused with a message naming it, and the
     /// settings are left as they were.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
-        let name = label(key);
+        let field = FIELDS
+            .iter()
+            .find(|f| f.key == key)
+            .ok_or_else(|| format!("unknown setting “{key}”"))?;
         let mut next = self.clone();
-        match key {
-            "seed" => next.seed = whole(name, value, 0, 9_007_199_254_740_991)?,
-            "T" => {
-                next.round_hours = within(
-                    name,
-                    value,
-                    1.0 / 60.0,
-                    744.0,
-                    "between 1 minute and 31 days (in hours)",
-                )?
-            }
-            "B" => {
-                let v = value.trim();
-                next.batch = if matches!(v, "inf" | "∞" | "") {
-                    None
-                } else {
-                    Some(whole(name, v, 1, 1_000_000)? as usize)
-                }
-            }
-            "E" => next.epochs = whole(name, value, 1, 100)? as u32,
-            "lr" => next.lr = within(name, value, 1e-6, 10.0, "between 0.000001 and 10")?,
-            "C" => next.fraction = within(name, value, 0.01, 1.0, "between 0.01 and 1")?,
-            "bg" => next.background = whole(name, value, 0, MAX_BACKGROUND as u64)? as usize,
-            "model" => {
-                next.model = match value {
-                    "small" => ModelPreset::Small,
-                    "paper" => ModelPreset::Paper,
-                    _ => return Err(format!("{name}: “{value}” is not a model (small, paper)")),
-                }
-            }
-            "its" => next.iterations = whole(name, value, 1, 100_000)? as usize,
-            "alr" => next.attack_lr = within(name, value, 1e-5, 10.0, "between 0.00001 and 10")?,
-            "init" => {
-                next.init = InitChoice::ALL
-                    .iter()
-                    .find(|(_, k)| *k == value)
-                    .map(|x| x.0)
-                    .ok_or_else(|| format!("{name}: “{value}” is not a starting point"))?
-            }
-            "lemma" => next.analytic = flag(name, value)?,
-            "dlg" => next.dlg = flag(name, value)?,
-            "bgu" => next.background_user = flag(name, value)?,
-            "leg" => {
-                next.leg_minutes =
-                    within(name, value, 1.0, 10_080.0, "between 1 minute and 1 week")?
-            }
-            "fix" => {
-                next.sample_minutes =
-                    within(name, value, 0.5, 1440.0, "between 0.5 minutes and 1 day")?
-            }
-            "def" => {
-                next.defense = DefenseChoice::ALL
-                    .iter()
-                    .find(|(_, k)| *k == value)
-                    .map(|x| x.0)
-                    .ok_or_else(|| format!("{name}: “{value}” is not a defence"))?
-            }
-            "deps" => {
-                next.dbscan_eps_km = within(name, value, 0.0001, 10.0, "between 0.0001 and 10 km")?
-            }
-            "dnum" => next.farthest_num = whole(name, value, 1, 100_000)? as usize,
-            "dpe" => {
-                next.dp_epsilon = within(name, value, 0.01, 1e6, "between 0.01 and 1,000,000")?
-            }
-            "geo" => {
-                next.geo_epsilon_per_m =
-                    within(name, value, 1e-5, 10.0, "between 0.00001 and 10 per metre")?
-            }
-            _ => return Err(format!("unknown setting “{key}”")),
-        }
+        (field.set)(&mut next, value).map_err(|e| format!("{}: {e}", field.label))?;
         if next.sample_minutes > next.leg_minutes {
             return Err("Minutes between GPS fixes: must not exceed the minutes per leg".into());
         }
@@ -746,6 +851,108 @@ pub fn decode_path(s: &str) -> Result<Vec<Metres>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each numeric control accepts exactly what the engine accepts: at both ends of its bound
+    /// and a hair outside them, the page's parser and the engine's validation agree.
+    #[test]
+    fn every_bound_on_the_page_is_the_engines() {
+        let (hw, hh) = crate::lab::campus_half();
+        let area = (Metres::new(-hw, -hh), Metres::new(hw, hh));
+        let path = whereabouts_engine::signal_map::trajectory::TrajectoryPreset::Commute
+            .trajectory(hw, hh)
+            .waypoints;
+        // Room for the probes: one waypoint, the longest legs, the shortest fixes.
+        let base = LabSettings {
+            leg_minutes: 10_080.0,
+            sample_minutes: 0.1,
+            ..LabSettings::default()
+        };
+        let path = &path[..1];
+        // The engine's verdict on a value put in place without the page's parser.
+        let engine_accepts = |key: &str, x: f64| {
+            let mut s = base.clone();
+            match key {
+                "T" => s.round_hours = x,
+                "B" => s.batch = Some(x as usize).filter(|_| x.fract() == 0.0 && x >= 0.0),
+                "E" => s.epochs = x as u32,
+                "lr" => s.lr = x,
+                "C" => s.fraction = x,
+                "its" => s.iterations = x as usize,
+                "alr" => s.attack_lr = x,
+                "leg" => s.leg_minutes = x,
+                "fix" => s.sample_minutes = x,
+                "deps" => (s.defense, s.dbscan_eps_km) = (DefenseChoice::Diverse, x),
+                "dnum" => (s.defense, s.farthest_num) = (DefenseChoice::Farthest, x as usize),
+                "dpe" => (s.defense, s.dp_epsilon) = (DefenseChoice::Dp, x),
+                "geo" => (s.defense, s.geo_epsilon_per_m) = (DefenseChoice::GeoInd, x),
+                other => panic!("no engine check for {other}"),
+            }
+            if matches!(key, "B" | "E" | "its" | "dnum") && x.fract() != 0.0 {
+                return false; // a whole-number setting has no fractional value to hold
+            }
+            if key == "fix" && x > s.leg_minutes {
+                return false;
+            }
+            let c = s.to_config(path);
+            c.validate().is_ok() && c.trajectory.as_ref().unwrap().validate(area).is_ok()
+        };
+        let mut checked = 0;
+        for f in FIELDS {
+            // T is offered as a list, but a link may carry any length within its bound.
+            let limit = match f.kind {
+                Kind::Number { limit, .. } => limit,
+                _ if f.key == "T" => limits::ROUND_HOURS,
+                _ => continue,
+            };
+            // The seed (any u64 for the engine; a URL carries 2⁵³) and the other users (the
+            // lab's world has six) are the page's own bounds.
+            if matches!(f.key, "seed" | "bg") {
+                continue;
+            }
+            for x in [
+                limit.min,
+                limit.min.next_down(),
+                limit.min.next_up(),
+                limit.max,
+                limit.max.next_up(),
+                limit.max.next_down(),
+                limit.max + 1.0,
+                (limit.min + limit.max) / 2.0,
+            ] {
+                if x < 0.0 {
+                    continue;
+                }
+                let mut page = base.clone();
+                let accepted = page.set(f.key, &format!("{x}")).is_ok();
+                assert_eq!(
+                    accepted,
+                    engine_accepts(f.key, x),
+                    "{} = {x}: the page {} it, the engine does not agree",
+                    f.key,
+                    if accepted { "accepts" } else { "refuses" }
+                );
+            }
+            checked += 1;
+        }
+        assert_eq!(checked, 13, "every numeric engine setting was probed");
+    }
+
+    #[test]
+    fn the_defaults_are_the_engines() {
+        let s = LabSettings::default();
+        assert_eq!(s.get("lr"), "0.001");
+        let c = s.to_config(&[Metres::new(0.0, 0.0)]);
+        let e = ScenarioConfig::default();
+        assert_eq!(c.fl.local, e.fl.local);
+        assert_eq!(c.fl.client_fraction, e.fl.client_fraction);
+        assert_eq!(c.round_length, e.round_length);
+        assert_eq!(c.model, e.model);
+        assert_eq!(c.attack.settings, e.attack.settings);
+        assert_eq!(
+            (c.attack.dlg, c.attack.analytic),
+            (e.attack.dlg, e.attack.analytic)
+        );
+    }
 
     #[test]
     fn the_model_help_quotes_the_engines_parameter_counts() {

@@ -11,6 +11,7 @@ pub mod defense;
 pub mod experiments;
 pub mod fl;
 pub mod lab;
+pub mod limits;
 pub mod model;
 pub mod placement;
 pub mod samples;

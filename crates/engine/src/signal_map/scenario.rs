@@ -11,6 +11,7 @@ use crate::signal_map::attack::{analytic, observed_gradient};
 use crate::signal_map::defense::Defense;
 use crate::signal_map::defense::dp::RdpAccountant;
 use crate::signal_map::fl::{FlConfig, Update};
+use crate::signal_map::limits;
 use crate::signal_map::model::train::LocalTraining;
 use crate::signal_map::model::{MlpSpec, ModelPreset};
 use crate::signal_map::placement::ImportedTrace;
@@ -192,27 +193,12 @@ impl ScenarioConfig {
         self.attack.settings.validate()?;
         self.defense.validate()?;
         let l = &self.fl.local;
-        if !(l.learning_rate.is_finite() && l.learning_rate > 0.0 && l.learning_rate <= 10.0) {
-            return Err(ConfigError::new(
-                "fl.local.learning_rate",
-                "must be in (0, 10]",
-            ));
+        limits::LEARNING_RATE.check("fl.local.learning_rate", f64::from(l.learning_rate))?;
+        limits::EPOCHS.check("fl.local.epochs", l.epochs as f64)?;
+        if let Some(b) = l.batch_size {
+            limits::BATCH_SIZE.check("fl.local.batch_size (leave it out for B = ∞)", b as f64)?;
         }
-        if l.epochs == 0 || l.epochs > 1000 {
-            return Err(ConfigError::new(
-                "fl.local.epochs",
-                "must be between 1 and 1000",
-            ));
-        }
-        if l.batch_size == Some(0) {
-            return Err(ConfigError::new(
-                "fl.local.batch_size",
-                "must be at least 1 (leave it out for B = ∞)",
-            ));
-        }
-        if !(self.fl.client_fraction > 0.0 && self.fl.client_fraction <= 1.0) {
-            return Err(ConfigError::new("fl.client_fraction", "must be in (0, 1]"));
-        }
+        limits::CLIENT_FRACTION.check("fl.client_fraction", self.fl.client_fraction)?;
         if let Some(t) = &self.imported {
             if self.trajectory.is_some() {
                 return Err(ConfigError::new(

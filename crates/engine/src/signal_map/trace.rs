@@ -91,15 +91,9 @@ impl RoundLength {
     }
 
     pub fn validate(self) -> Result<(), ConfigError> {
-        let s = self.seconds();
-        if s.is_finite() && (60.0..=31.0 * 86_400.0).contains(&s) {
-            Ok(())
-        } else {
-            Err(ConfigError::new(
-                "round_length",
-                "must be between 1 minute and 31 days",
-            ))
-        }
+        crate::signal_map::limits::ROUND_HOURS
+            .check("round_length", self.seconds() / 3600.0)
+            .map(|_| ())
     }
 }
 

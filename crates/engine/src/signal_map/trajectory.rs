@@ -16,6 +16,7 @@
 //! the target user of [000] §3.1 (whose D_t^k are cut from these measurements by round); see
 //! docs/papers.md.
 
+use crate::signal_map::limits;
 use crate::signal_map::world::{Measurement, World, radio};
 use serde::{Deserialize, Serialize};
 use whereabouts_core::error::ConfigError;
@@ -26,6 +27,11 @@ use whereabouts_core::rng::Stream;
 pub const MAX_WAYPOINTS: usize = 2000;
 /// At most this many measurements from one trajectory.
 pub const MAX_FIXES: usize = 200_000;
+
+/// The time per leg of the ready-made paths and the lab's default, minutes.
+pub const DEFAULT_LEG_MINUTES: f64 = 180.0;
+/// The time between GPS fixes of the ready-made paths and the lab's default, minutes.
+pub const DEFAULT_FIX_MINUTES: f64 = 10.0;
 
 /// A drawn path and how it is walked.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -127,8 +133,8 @@ impl TrajectoryPreset {
         };
         Trajectory {
             waypoints,
-            leg_minutes: 180.0,
-            sample_minutes: 10.0,
+            leg_minutes: DEFAULT_LEG_MINUTES,
+            sample_minutes: DEFAULT_FIX_MINUTES,
         }
     }
 }
@@ -171,19 +177,12 @@ impl Trajectory {
                 ),
             ));
         }
-        if !(self.leg_minutes.is_finite() && (1.0..=10_080.0).contains(&self.leg_minutes)) {
-            return Err(ConfigError::new(
-                "trajectory.leg_minutes",
-                "must be between 1 minute and 1 week",
-            ));
-        }
-        if !(self.sample_minutes.is_finite()
-            && self.sample_minutes >= 0.1
-            && self.sample_minutes <= self.leg_minutes)
-        {
+        limits::LEG_MINUTES.check("trajectory.leg_minutes", self.leg_minutes)?;
+        limits::FIX_MINUTES.check("trajectory.sample_minutes", self.sample_minutes)?;
+        if self.sample_minutes > self.leg_minutes {
             return Err(ConfigError::new(
                 "trajectory.sample_minutes",
-                "must be at least 0.1 minutes and at most the leg time",
+                "must not exceed the minutes per leg",
             ));
         }
         let fixes = self.duration_s() / (self.sample_minutes * 60.0);

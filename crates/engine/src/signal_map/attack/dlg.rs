@@ -8,6 +8,7 @@
 //! ([000] §4.1).
 
 use super::objective::{LabelMode, Objective};
+use crate::signal_map::limits;
 use crate::signal_map::trace::Standardizer;
 use serde::{Deserialize, Serialize};
 use whereabouts_core::error::ConfigError;
@@ -91,18 +92,8 @@ impl DlgConfig {
         let lr = match self.optimizer {
             Optimizer::Adam { lr } | Optimizer::Sgd { lr } => lr,
         };
-        if !(lr.is_finite() && lr > 0.0 && lr <= 10.0) {
-            return Err(ConfigError::new(
-                "attack.optimizer.lr",
-                "must be in (0, 10]",
-            ));
-        }
-        if self.max_iterations == 0 || self.max_iterations > 1_000_000 {
-            return Err(ConfigError::new(
-                "attack.max_iterations",
-                "must be between 1 and 1,000,000",
-            ));
-        }
+        limits::DLG_LEARNING_RATE.check("attack.optimizer.lr", lr)?;
+        limits::DLG_ITERATIONS.check("attack.max_iterations", self.max_iterations as f64)?;
         if !(self.tolerance_m.is_finite() && self.tolerance_m >= 0.0) || self.patience == 0 {
             return Err(ConfigError::new(
                 "attack.tolerance_m / patience",

@@ -64,12 +64,7 @@ impl LocalDp {
     }
 
     pub fn validate(&self) -> Result<(), ConfigError> {
-        if !(self.epsilon.is_finite() && self.epsilon > 0.0) {
-            return Err(ConfigError::new(
-                "defense.epsilon",
-                "must be a positive number",
-            ));
-        }
+        crate::signal_map::limits::DP_EPSILON.check("defense.epsilon", self.epsilon)?;
         if !(self.delta > 0.0 && self.delta < 1.0) {
             return Err(ConfigError::new("defense.delta", "must be in (0, 1)"));
         }

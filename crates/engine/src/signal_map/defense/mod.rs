@@ -12,6 +12,7 @@ pub mod dp;
 pub mod geoind;
 
 use crate::signal_map::fl::{AllData, BatchSelector};
+use crate::signal_map::limits;
 use crate::signal_map::trace::Standardizer;
 use batch::{DiverseBatch, FarthestBatch, RandomSubset};
 use dp::LocalDp;
@@ -60,22 +61,11 @@ pub enum Defense {
 
 impl Defense {
     pub fn validate(&self) -> Result<(), ConfigError> {
-        let eps = |e: f64| {
-            if e.is_finite() && e > 0.0 && e <= 100.0 {
-                Ok(())
-            } else {
-                Err(ConfigError::new("defense.eps_km", "must be in (0, 100] km"))
-            }
-        };
+        let eps = |e: f64| limits::DBSCAN_EPS_KM.check("defense.eps_km", e).map(|_| ());
         let min = |m: usize| {
-            if (1..=10_000).contains(&m) {
-                Ok(())
-            } else {
-                Err(ConfigError::new(
-                    "defense.min_samples",
-                    "must be between 1 and 10,000",
-                ))
-            }
+            limits::MIN_SAMPLES
+                .check("defense.min_samples", m as f64)
+                .map(|_| ())
         };
         match *self {
             Defense::None => Ok(()),
@@ -94,22 +84,13 @@ impl Defense {
             } => {
                 eps(eps_km)?;
                 min(min_samples)?;
-                if num == 0 {
-                    return Err(ConfigError::new("defense.num", "must be at least 1"));
-                }
+                limits::FARTHEST_NUM.check("defense.num", num as f64)?;
                 Ok(())
             }
             Defense::LocalDp(dp) => dp.validate(),
-            Defense::GeoInd { epsilon_per_m } => {
-                if epsilon_per_m.is_finite() && epsilon_per_m > 0.0 {
-                    Ok(())
-                } else {
-                    Err(ConfigError::new(
-                        "defense.epsilon_per_m",
-                        "must be a positive number (per metre; 0.01 means a 200 m mean shift)",
-                    ))
-                }
-            }
+            Defense::GeoInd { epsilon_per_m } => limits::GEOIND_EPSILON_PER_M
+                .check("defense.epsilon_per_m", epsilon_per_m)
+                .map(|_| ()),
         }
     }
 

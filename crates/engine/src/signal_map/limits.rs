@@ -1,0 +1,131 @@
+//! Every bound on a signal-map setting, defined once: the engine's validation refuses what lies
+//! outside, and the page's controls and URL parser read the same constants (a test there checks
+//! that each control refuses exactly what the engine refuses).
+
+use whereabouts_core::error::ConfigError;
+
+/// The values a numeric setting may take.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Limit {
+    pub min: f64,
+    /// The minimum itself is refused (a quantity that must be positive).
+    pub min_exclusive: bool,
+    pub max: f64,
+    /// Whole numbers only.
+    pub whole: bool,
+    /// The bound in words, for messages: "must be {text}".
+    pub text: &'static str,
+}
+
+impl Limit {
+    pub fn contains(&self, x: f64) -> bool {
+        x.is_finite()
+            && (!self.whole || x.fract() == 0.0)
+            && if self.min_exclusive {
+                x > self.min
+            } else {
+                x >= self.min
+            }
+            && x <= self.max
+    }
+
+    /// `x`, or an error naming `field` and the bound.
+    pub fn check(&self, field: &str, x: f64) -> Result<f64, ConfigError> {
+        if self.contains(x) {
+            Ok(x)
+        } else {
+            Err(ConfigError::new(field, format!("must be {}", self.text)))
+        }
+    }
+}
+
+const fn whole(min: f64, max: f64, text: &'static str) -> Limit {
+    Limit {
+        min,
+        min_exclusive: false,
+        max,
+        whole: true,
+        text,
+    }
+}
+
+const fn closed(min: f64, max: f64, text: &'static str) -> Limit {
+    Limit {
+        min,
+        min_exclusive: false,
+        max,
+        whole: false,
+        text,
+    }
+}
+
+const fn positive(max: f64, text: &'static str) -> Limit {
+    Limit {
+        min: 0.0,
+        min_exclusive: true,
+        max,
+        whole: false,
+        text,
+    }
+}
+
+/// The seed: any whole number a URL (a JavaScript number) carries exactly.
+pub const SEED: Limit = whole(
+    0.0,
+    9_007_199_254_740_991.0,
+    "a whole number from 0 to 2⁵³ − 1",
+);
+/// T, the round length, in hours: one minute to 31 days.
+pub const ROUND_HOURS: Limit = closed(1.0 / 60.0, 744.0, "between 1 minute and 31 days (in hours)");
+/// B, the local mini-batch size (∞, the whole round's data, is "no limit" and always allowed).
+pub const BATCH_SIZE: Limit = whole(1.0, 1_000_000.0, "a whole number from 1 to 1,000,000");
+/// E, the local epochs.
+pub const EPOCHS: Limit = whole(1.0, 1000.0, "a whole number from 1 to 1,000");
+/// η, the local learning rate, as training uses it (in f32).
+pub const LEARNING_RATE: Limit = positive(10.0, "between 0 (not included) and 10");
+/// C, the fraction of the round's users that take part.
+pub const CLIENT_FRACTION: Limit = positive(1.0, "between 0 (not included) and 1");
+/// DLG's iterations per round.
+pub const DLG_ITERATIONS: Limit = whole(1.0, 1_000_000.0, "a whole number from 1 to 1,000,000");
+/// DLG's step size (Adam or SGD), in standardised units.
+pub const DLG_LEARNING_RATE: Limit = positive(10.0, "between 0 (not included) and 10");
+/// A drawn path's time per leg, minutes: one minute to one week.
+pub const LEG_MINUTES: Limit = closed(1.0, 10_080.0, "between 1 minute and 1 week");
+/// A drawn path's time between GPS fixes, minutes (also at most the leg time).
+pub const FIX_MINUTES: Limit = closed(0.1, 10_080.0, "between 0.1 minutes and 1 week");
+/// DBSCAN's eps for the batch defences, km.
+pub const DBSCAN_EPS_KM: Limit = positive(100.0, "between 0 (not included) and 100 km");
+/// DBSCAN's min_samples.
+pub const MIN_SAMPLES: Limit = whole(1.0, 10_000.0, "a whole number from 1 to 10,000");
+/// Farthest Batch's number of points.
+pub const FARTHEST_NUM: Limit = whole(1.0, 1_000_000.0, "a whole number from 1 to 1,000,000");
+/// Local DP's ε per round.
+pub const DP_EPSILON: Limit = positive(1e6, "between 0 (not included) and 1,000,000");
+/// GeoInd's ε per metre (0.01 is a 200 m mean shift).
+pub const GEOIND_EPSILON_PER_M: Limit = positive(
+    10.0,
+    "between 0 (not included) and 10 per metre (0.01 means a 200 m mean shift)",
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn limits_hold_their_ends_and_refuse_the_rest() {
+        assert!(EPOCHS.contains(1.0) && EPOCHS.contains(1000.0));
+        assert!(!EPOCHS.contains(0.0) && !EPOCHS.contains(1001.0) && !EPOCHS.contains(1.5));
+        assert!(!LEARNING_RATE.contains(0.0) && LEARNING_RATE.contains(10.0));
+        assert!(!LEARNING_RATE.contains(f64::NAN) && !LEARNING_RATE.contains(f64::INFINITY));
+        let e = EPOCHS
+            .check("fl.local.epochs", 0.0)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("fl.local.epochs") && e.contains("1 to 1,000"),
+            "{e}"
+        );
+    }
+}
