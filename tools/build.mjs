@@ -24,7 +24,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const outArg = args.indexOf('--out');
 const OUT = outArg >= 0 ? args[outArg + 1] : join(ROOT, 'dist');
-const TARGET = join(ROOT, 'target', 'wasm32-unknown-unknown', 'release');
+const TARGET = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, 'target'), 'wasm32-unknown-unknown', 'release');
 
 const run = (cmd, argv) => execFileSync(cmd, argv, { cwd: ROOT, stdio: 'inherit' });
 const hash = (bytes) => createHash('sha256').update(bytes).digest('hex').slice(0, 16);
