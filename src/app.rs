@@ -77,11 +77,16 @@ pub fn App() -> impl IntoView {
     );
 
     let active = RwSignal::new(current_lab());
-    // Only the visible lab computes: leaving the Signal map pauses its playback.
+    // Only the visible lab computes: the worker is told which tab shows, and leaving the
+    // Signal map pauses its playback.
     Effect::new(move |_| {
-        if active.get() != LabKind::Signal {
+        let shown = active.get();
+        if shown != LabKind::Signal {
             lab.playing.set(false);
         }
+        lab.send(Request::Show {
+            lab: shown.key().into(),
+        });
     });
 
     view! {

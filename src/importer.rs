@@ -5,7 +5,7 @@
 //! and cancelling is `terminate()`: nothing half-imported can reach the lab. The file is a
 //! `File` handle (not copied) and is read with `FileReaderSync` in 4 MB slices.
 
-use crate::protocol::{ImportReport, ImportSettings, Response, pack};
+use crate::protocol::{ImportReport, ImportResponse, ImportSettings, Response, pack};
 use wasm_bindgen::JsCast;
 use whereabouts_core::import::{Import, ImportError, ImportOptions, csv, import, thin};
 use whereabouts_engine::signal_map::placement::ImportedTrace;
@@ -23,12 +23,14 @@ pub fn run(
     emit: &mut dyn FnMut(Response),
 ) {
     let name = file.name();
-    let fail = |problem: String| Response::ImportFailed {
-        error: ImportError {
-            file: name.clone(),
-            line: None,
-            problem,
-        },
+    let fail = |problem: String| {
+        Response::Import(ImportResponse::Failed {
+            error: ImportError {
+                file: name.clone(),
+                line: None,
+                problem,
+            },
+        })
     };
     let options = ImportOptions {
         csv: settings.csv.clone(),
@@ -52,20 +54,20 @@ pub fn run(
         }
     };
     let read_ms = now() - began;
-    emit(Response::ImportProgress {
+    emit(Response::Import(ImportResponse::Progress {
         done: total,
         total,
         parsing: true,
-    });
+    }));
     let began = now();
     let result = import(&name, &bytes, &options);
     let parse_ms = now() - began;
     match result.and_then(|i| report(&name, &bytes, i, settings, read_ms, parse_ms)) {
-        Ok((report, fixes)) => emit(Response::ImportDone {
+        Ok((report, fixes)) => emit(Response::Import(ImportResponse::Done {
             report: Box::new(report),
             fixes: Some(pack(&fixes)),
-        }),
-        Err(error) => emit(Response::ImportFailed { error }),
+        })),
+        Err(error) => emit(Response::Import(ImportResponse::Failed { error })),
     }
 }
 
@@ -92,11 +94,11 @@ fn read(
         bytes.resize(start + array.length() as usize, 0);
         array.copy_to(&mut bytes[start..]);
         at = end;
-        emit(Response::ImportProgress {
+        emit(Response::Import(ImportResponse::Progress {
             done: at,
             total,
             parsing: false,
-        });
+        }));
     }
     Ok(bytes)
 }

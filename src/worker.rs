@@ -5,7 +5,7 @@
 //! without a worker. The glue in [`start`] moves messages across the boundary and schedules the
 //! next slice through a `MessageChannel` (unlike `setTimeout(0)`, not clamped to 4 ms).
 
-use crate::protocol::{self, Request, Response};
+use crate::protocol::{self, ImportRequest, Request, Response, SignalRequest, SignalResponse};
 use std::{cell::RefCell, rc::Rc};
 use wasm_bindgen::{JsCast, JsValue, closure::Closure};
 use web_sys::{DedicatedWorkerGlobalScope, MessageChannel, MessageEvent};
@@ -34,6 +34,9 @@ pub struct Engine {
     sweep: Option<Sweep>,
     /// The visitor's imported trace (labs and sweeps with `use_data` run on it).
     data: Option<ImportedTrace>,
+    /// The Signal map's tab is hidden ([`Request::Show`] named another lab): only the visible
+    /// lab computes, so its lab and studies wait.
+    hidden: bool,
 }
 
 /// A study in progress (the privacy–utility sweep, I3, I4): one lab per run, in one world.
@@ -58,46 +61,47 @@ impl Engine {
         emit: &mut dyn FnMut(Response),
     ) {
         match request {
+            Request::Show { lab } => self.hidden = lab != "signal",
             Request::Ping { nonce } => emit(Response::Pong {
                 nonce,
                 engine_version: whereabouts_engine::VERSION.to_string(),
             }),
-            Request::LabStart {
+            Request::Signal(SignalRequest::Start {
                 generation,
                 config,
                 want,
                 use_data,
-            } => {
+            }) => {
                 self.generation = generation;
                 match self.with_data(*config, use_data).and_then(Lab::new) {
                     Ok(mut lab) => {
                         lab.want(want);
-                        emit(Response::LabStarted {
+                        emit(Response::Signal(SignalResponse::Started {
                             generation,
                             world: lab.world_view(),
                             total_rounds: lab.total_rounds(),
                             parameters: lab.parameters(),
                             initial_rmse_db: lab.initial_rmse_db(),
                             heat: heat(&lab, None),
-                        });
+                        }));
                         self.lab = Some(lab);
                         self.idle_reported = false;
                         self.heat_due.clear();
                     }
                     Err(message) => {
                         self.lab = None;
-                        emit(Response::LabError {
+                        emit(Response::Signal(SignalResponse::Error {
                             generation,
                             message,
-                        })
+                        }))
                     }
                 }
             }
-            Request::LabTrajectory {
+            Request::Signal(SignalRequest::Trajectory {
                 generation,
                 edit,
                 trajectory,
-            } => {
+            }) => {
                 let began = now();
                 let Some(lab) = self.current(generation) else {
                     return;
@@ -107,26 +111,29 @@ impl Engine {
                     if let LabEvent::Trained { round, .. } = &event {
                         trained.push(*round);
                     }
-                    emit(Response::Lab { generation, event })
+                    emit(Response::Signal(SignalResponse::Event {
+                        generation,
+                        event,
+                    }))
                 });
                 match result {
                     Ok(first_changed) => {
-                        emit(Response::LabEdited {
+                        emit(Response::Signal(SignalResponse::Edited {
                             generation,
                             edit,
                             first_changed,
                             worker_ms: now() - began,
-                        });
+                        }));
                         self.heat_due.extend(trained);
                         self.idle_reported = false;
                     }
-                    Err(message) => emit(Response::LabError {
+                    Err(message) => emit(Response::Signal(SignalResponse::Error {
                         generation,
                         message,
-                    }),
+                    })),
                 }
             }
-            Request::LabData { name, fixes } => {
+            Request::Data { name, fixes } => {
                 self.data = fixes.map(|f| {
                     let trace = ImportedTrace::new(name, protocol::unpack(&f));
                     // Placed once here; every lab and study started on it reuses that.
@@ -134,28 +141,31 @@ impl Engine {
                     trace
                 });
             }
-            Request::ImportFile { .. } => emit(Response::Rejected {
+            Request::Import(ImportRequest::File { .. }) => emit(Response::Rejected {
                 reason: "imports run in their own worker".into(),
             }),
-            Request::SweepStart {
+            Request::Signal(SignalRequest::SweepStart {
                 sweep,
                 config,
                 use_data,
                 study,
-            } => {
+            }) => {
                 let config = match self.with_data(*config, use_data) {
                     Ok(c) => c,
                     Err(message) => {
-                        emit(Response::SweepError { sweep, message });
+                        emit(Response::Signal(SignalResponse::SweepError {
+                            sweep,
+                            message,
+                        }));
                         return;
                     }
                 };
-                emit(Response::SweepProgress {
+                emit(Response::Signal(SignalResponse::SweepProgress {
                     sweep,
                     done: 0,
                     total: 0,
                     point: None,
-                });
+                }));
                 self.sweep = Some(Sweep {
                     id: sweep,
                     study,
@@ -166,16 +176,16 @@ impl Engine {
                     current: None,
                 });
             }
-            Request::SweepCancel { sweep } => {
+            Request::Signal(SignalRequest::SweepCancel { sweep }) => {
                 if self.sweep.as_ref().is_some_and(|s| s.id == sweep) {
                     self.sweep = None;
-                    emit(Response::SweepDone {
+                    emit(Response::Signal(SignalResponse::SweepDone {
                         sweep,
                         cancelled: true,
-                    });
+                    }));
                 }
             }
-            Request::LabWant { generation, rounds } => {
+            Request::Signal(SignalRequest::Want { generation, rounds }) => {
                 if let Some(lab) = self.current(generation) {
                     lab.want(rounds);
                     self.idle_reported = false;
@@ -208,6 +218,9 @@ impl Engine {
 
     /// True if [`pump`](Self::pump) has something to do.
     pub fn has_work(&self) -> bool {
+        if self.hidden {
+            return false;
+        }
         self.sweep.is_some()
             || self
                 .lab
@@ -230,25 +243,28 @@ impl Engine {
                     Ok((world, runs)) => {
                         sweep.world = Some(world);
                         sweep.runs = runs;
-                        emit(Response::SweepProgress {
+                        emit(Response::Signal(SignalResponse::SweepProgress {
                             sweep: sweep.id,
                             done: 0,
                             total: sweep.runs.len(),
                             point: None,
-                        });
+                        }));
                     }
                     Err(message) => {
-                        return self
-                            .end_sweep(emit, |sweep| Response::SweepError { sweep, message });
+                        return self.end_sweep(emit, |sweep| {
+                            Response::Signal(SignalResponse::SweepError { sweep, message })
+                        });
                     }
                 }
                 continue;
             }
             if sweep.current.is_none() {
                 let Some(run) = sweep.runs.get(sweep.done) else {
-                    return self.end_sweep(emit, |sweep| Response::SweepDone {
-                        sweep,
-                        cancelled: false,
+                    return self.end_sweep(emit, |sweep| {
+                        Response::Signal(SignalResponse::SweepDone {
+                            sweep,
+                            cancelled: false,
+                        })
                     });
                 };
                 let world = sweep.world.clone().expect("generated above");
@@ -258,8 +274,9 @@ impl Engine {
                         sweep.current = Some(lab);
                     }
                     Err(message) => {
-                        return self
-                            .end_sweep(emit, |sweep| Response::SweepError { sweep, message });
+                        return self.end_sweep(emit, |sweep| {
+                            Response::Signal(SignalResponse::SweepError { sweep, message })
+                        });
                     }
                 }
                 continue;
@@ -279,12 +296,12 @@ impl Engine {
             };
             sweep.done += 1;
             sweep.current = None;
-            emit(Response::SweepProgress {
+            emit(Response::Signal(SignalResponse::SweepProgress {
                 sweep: sweep.id,
                 done: sweep.done,
                 total: sweep.runs.len(),
                 point: Some(point),
-            });
+            }));
         }
     }
 
@@ -302,6 +319,9 @@ impl Engine {
         deadline: f64,
         emit: &mut dyn FnMut(Response),
     ) -> bool {
+        if self.hidden {
+            return false;
+        }
         let generation = self.generation;
         let lab_idle = self
             .lab
@@ -319,7 +339,10 @@ impl Engine {
             if let LabEvent::Trained { round, .. } = &event {
                 due.push(*round);
             }
-            emit(Response::Lab { generation, event })
+            emit(Response::Signal(SignalResponse::Event {
+                generation,
+                event,
+            }))
         });
         // Heat maps once the urgent work is done (a dragged waypoint's next edit must not wait
         // for one); a round edited twice is drawn once.
@@ -328,7 +351,7 @@ impl Engine {
             due.dedup();
             for round in due.drain(..) {
                 if let Some(heat) = heat(lab, Some(round)) {
-                    emit(Response::LabHeat { generation, heat });
+                    emit(Response::Signal(SignalResponse::Heat { generation, heat }));
                 }
             }
         }
@@ -337,20 +360,20 @@ impl Engine {
             Ok(false) => {
                 if !self.idle_reported {
                     self.idle_reported = true;
-                    emit(Response::LabIdle {
+                    emit(Response::Signal(SignalResponse::Idle {
                         generation,
                         summary: lab.summary(),
-                    });
+                    }));
                 }
                 false
             }
             Err(message) => {
                 // A diverging model: stop this lab, keep what the page shows.
                 self.lab = None;
-                emit(Response::LabError {
+                emit(Response::Signal(SignalResponse::Error {
                     generation,
                     message,
-                });
+                }));
                 false
             }
         }
@@ -433,10 +456,10 @@ pub fn start() {
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
         let mut emit = |response: Response| post(&msg_glue.scope, &response);
         match protocol::decode_request(event.data()) {
-            Ok(Request::ImportFile {
+            Ok(Request::Import(ImportRequest::File {
                 settings,
                 file: Some(file),
-            }) => {
+            })) => {
                 let now = || msg_glue.now();
                 crate::importer::run(&file, &settings, &now, &mut emit);
             }
@@ -524,17 +547,19 @@ mod tests {
         use {
             whereabouts_core::import::Fix, whereabouts_engine::signal_map::placement::ImportedTrace,
         };
-        let start = || Request::LabStart {
-            generation: 1,
-            config: Box::new(config()),
-            want: 1,
-            use_data: true,
+        let start = || {
+            Request::Signal(SignalRequest::Start {
+                generation: 1,
+                config: Box::new(config()),
+                want: 1,
+                use_data: true,
+            })
         };
         let mut engine = Engine::default();
         let mut out = Vec::new();
         engine.handle(start(), &|| 0.0, &mut |r| out.push(r));
         assert!(
-            matches!(&out[0], Response::LabError { message, .. } if message.contains("no imported data"))
+            matches!(&out[0], Response::Signal(SignalResponse::Error { message, .. }) if message.contains("no imported data"))
         );
         engine.data = Some(ImportedTrace::new(
             "walk.csv".into(),
@@ -551,11 +576,11 @@ mod tests {
         let mut out = Vec::new();
         engine.handle(start(), &|| 0.0, &mut |r| out.push(r));
         match &out[0] {
-            Response::LabStarted {
+            Response::Signal(SignalResponse::Started {
                 world,
                 total_rounds,
                 ..
-            } => {
+            }) => {
                 assert_eq!(*total_rounds, 1);
                 assert_eq!(world.trace.len(), 50, "every fix, in time order");
                 assert!((world.origin.lat - 47.3725).abs() < 1e-3);
@@ -568,20 +593,20 @@ mod tests {
     fn a_lab_starts_runs_and_takes_edits() {
         let mut engine = Engine::default();
         let mut out = Vec::new();
-        let start = Request::LabStart {
+        let start = Request::Signal(SignalRequest::Start {
             generation: 3,
             config: Box::new(config()),
             want: 2,
             use_data: false,
-        };
+        });
         engine.handle(start, &|| 0.0, &mut |r| out.push(r));
         assert!(matches!(
             out[0],
-            Response::LabStarted {
+            Response::Signal(SignalResponse::Started {
                 generation: 3,
                 total_rounds: 2,
                 ..
-            }
+            })
         ));
         let out = pump_all(&mut engine);
         let attacked = out
@@ -589,18 +614,21 @@ mod tests {
             .filter(|r| {
                 matches!(
                     r,
-                    Response::Lab {
+                    Response::Signal(SignalResponse::Event {
                         event: LabEvent::Attacked(_),
                         ..
-                    }
+                    })
                 )
             })
             .count();
         assert_eq!(attacked, 2);
-        assert!(out.iter().any(|r| matches!(r, Response::LabHeat { .. })));
+        assert!(
+            out.iter()
+                .any(|r| matches!(r, Response::Signal(SignalResponse::Heat { .. })))
+        );
         assert!(matches!(
             out.last(),
-            Some(Response::LabIdle { generation: 3, .. })
+            Some(Response::Signal(SignalResponse::Idle { generation: 3, .. }))
         ));
         assert!(!engine.has_work());
 
@@ -608,33 +636,33 @@ mod tests {
         let mut moved = config().trajectory.unwrap();
         moved.waypoints[2] = Metres::new(0.0, 0.0);
         let mut out = Vec::new();
-        let stale = Request::LabTrajectory {
+        let stale = Request::Signal(SignalRequest::Trajectory {
             generation: 2,
             edit: 1,
             trajectory: moved.clone(),
-        };
+        });
         engine.handle(stale, &|| 0.0, &mut |r| out.push(r));
         assert!(out.is_empty());
-        let edit = Request::LabTrajectory {
+        let edit = Request::Signal(SignalRequest::Trajectory {
             generation: 3,
             edit: 2,
             trajectory: moved,
-        };
+        });
         engine.handle(edit, &|| 0.0, &mut |r| out.push(r));
         assert!(out.iter().any(|r| matches!(
             r,
-            Response::Lab {
+            Response::Signal(SignalResponse::Event {
                 event: LabEvent::Trained { round: 0, .. },
                 ..
-            }
+            })
         )));
         assert!(matches!(
             out.last(),
-            Some(Response::LabEdited {
+            Some(Response::Signal(SignalResponse::Edited {
                 edit: 2,
                 first_changed: Some(0),
                 ..
-            })
+            }))
         ));
         assert!(engine.has_work());
         pump_all(&mut engine);
@@ -649,22 +677,61 @@ mod tests {
         study: Study,
     ) -> (Vec<Response>, Vec<SweepPoint>) {
         let mut out = Vec::new();
-        let start = Request::SweepStart {
+        let start = Request::Signal(SignalRequest::SweepStart {
             sweep,
             config: Box::new(config.clone()),
             use_data: false,
             study,
-        };
+        });
         engine.handle(start, &|| 0.0, &mut |r| out.push(r));
         out.extend(pump_all(engine));
         let points = out
             .iter()
             .filter_map(|r| match r {
-                Response::SweepProgress { point: Some(p), .. } => Some(p.clone()),
+                Response::Signal(SignalResponse::SweepProgress { point: Some(p), .. }) => {
+                    Some(p.clone())
+                }
                 _ => None,
             })
             .collect();
         (out, points)
+    }
+
+    #[test]
+    fn only_the_visible_lab_computes() {
+        let mut engine = Engine::default();
+        let mut out = Vec::new();
+        let start = Request::Signal(SignalRequest::Start {
+            generation: 1,
+            config: Box::new(config()),
+            want: 1,
+            use_data: false,
+        });
+        engine.handle(start, &|| 0.0, &mut |r| out.push(r));
+        assert!(engine.has_work());
+        engine.handle(
+            Request::Show {
+                lab: "density".into(),
+            },
+            &|| 0.0,
+            &mut |r| out.push(r),
+        );
+        assert!(!engine.has_work(), "a hidden lab waits");
+        assert!(pump_all(&mut engine).is_empty());
+        engine.handle(
+            Request::Show {
+                lab: "signal".into(),
+            },
+            &|| 0.0,
+            &mut |r| out.push(r),
+        );
+        assert!(engine.has_work());
+        let out = pump_all(&mut engine);
+        assert!(
+            out.iter()
+                .any(|r| matches!(r, Response::Signal(SignalResponse::Idle { .. }))),
+            "it resumes where it was"
+        );
     }
 
     #[test]
@@ -676,7 +743,10 @@ mod tests {
         // η = 10 on dBm labels: the model diverges at once.
         wild.fl.local.learning_rate = 10.0;
         let (out, points) = run_study(&mut engine, 7, &wild, Study::LocalSteps);
-        assert!(matches!(out.last(), Some(Response::SweepDone { .. })));
+        assert!(matches!(
+            out.last(),
+            Some(Response::Signal(SignalResponse::SweepDone { .. }))
+        ));
         assert_eq!(points.len(), 7, "every run is a point");
         let failed: Vec<&SweepPoint> = points.iter().filter(|p| p.failed.is_some()).collect();
         assert!(!failed.is_empty(), "{points:?}");
@@ -697,10 +767,10 @@ mod tests {
         assert_eq!(points[0].family, "none");
         assert!(matches!(
             out.last(),
-            Some(Response::SweepDone {
+            Some(Response::Signal(SignalResponse::SweepDone {
                 sweep: 1,
                 cancelled: false
-            })
+            }))
         ));
         // Farthest Batch's decoy lands further from the truth than no defence.
         let farthest = points
@@ -711,24 +781,26 @@ mod tests {
 
         let mut out = Vec::new();
         engine.handle(
-            Request::SweepStart {
+            Request::Signal(SignalRequest::SweepStart {
                 sweep: 2,
                 config: Box::new(small.clone()),
                 use_data: false,
                 study: Study::Defenses,
-            },
+            }),
             &|| 0.0,
             &mut |r| out.push(r),
         );
-        engine.handle(Request::SweepCancel { sweep: 2 }, &|| 0.0, &mut |r| {
-            out.push(r)
-        });
+        engine.handle(
+            Request::Signal(SignalRequest::SweepCancel { sweep: 2 }),
+            &|| 0.0,
+            &mut |r| out.push(r),
+        );
         assert!(matches!(
             out.last(),
-            Some(Response::SweepDone {
+            Some(Response::Signal(SignalResponse::SweepDone {
                 sweep: 2,
                 cancelled: true
-            })
+            }))
         ));
         assert!(!engine.has_work());
 
@@ -749,14 +821,14 @@ mod tests {
         let mut bad = config();
         bad.trajectory.as_mut().unwrap().waypoints[0] = Metres::new(1e7, 0.0);
         let mut out = Vec::new();
-        let start = Request::LabStart {
+        let start = Request::Signal(SignalRequest::Start {
             generation: 1,
             config: Box::new(bad),
             want: 1,
             use_data: false,
-        };
+        });
         engine.handle(start, &|| 0.0, &mut |r| out.push(r));
-        let [Response::LabError { message, .. }] = out.as_slice() else {
+        let [Response::Signal(SignalResponse::Error { message, .. })] = out.as_slice() else {
             panic!("{out:?}")
         };
         assert!(message.contains("outside the area"), "{message}");

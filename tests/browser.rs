@@ -29,6 +29,34 @@ fn messages_survive_the_js_boundary() {
     assert_eq!(back, response);
 }
 
+/// A lab's family travels inside the envelope, each tagged: `type` for the envelope, the
+/// lab's own key inside.
+#[wasm_bindgen_test]
+fn a_labs_messages_travel_in_the_envelope() {
+    use whereabouts_web::protocol::{SignalRequest, SignalResponse};
+    let request = Request::Signal(SignalRequest::Want {
+        generation: 3,
+        rounds: 5,
+    });
+    let value = protocol::encode_request(&request).unwrap();
+    let get = |k: &str| js_sys::Reflect::get(&value, &k.into()).unwrap().as_string();
+    assert_eq!(get("type").as_deref(), Some("Signal"));
+    assert_eq!(get("signal").as_deref(), Some("Want"));
+    assert_eq!(protocol::decode_request(value).unwrap(), request);
+
+    let response = Response::Signal(SignalResponse::SweepDone {
+        sweep: 2,
+        cancelled: true,
+    });
+    let back = protocol::decode_response(protocol::encode_response(&response).unwrap());
+    assert_eq!(back.unwrap(), response);
+    let show = Request::Show {
+        lab: "density".into(),
+    };
+    let back = protocol::decode_request(protocol::encode_request(&show).unwrap());
+    assert_eq!(back.unwrap(), show);
+}
+
 #[wasm_bindgen_test]
 fn garbage_is_a_decode_error_not_a_panic() {
     let err = protocol::decode::<Request>(js_sys::Number::from(3).into()).unwrap_err();

@@ -9,7 +9,9 @@
 
 use super::LabState;
 use crate::bridge::{EngineBridge, WORKER_URL};
-use crate::protocol::{ImportReport, ImportSettings, Request, Response};
+use crate::protocol::{
+    ImportReport, ImportRequest, ImportResponse, ImportSettings, Request, Response,
+};
 use leptos::{ev, prelude::*};
 use wasm_bindgen::JsCast;
 use whereabouts_core::import::csv::Mapping;
@@ -94,10 +96,10 @@ impl LabState {
         });
         match spawned {
             Ok(bridge) => {
-                let request = Request::ImportFile {
+                let request = Request::Import(ImportRequest::File {
                     settings,
                     file: Some(file.clone()),
-                };
+                });
                 if let Err(e) = bridge.send(&request) {
                     bridge.terminate();
                     self.import_failed(e);
@@ -146,22 +148,22 @@ impl LabState {
 
     fn on_import(&self, response: Response) {
         match response {
-            Response::ImportProgress {
+            Response::Import(ImportResponse::Progress {
                 done,
                 total,
                 parsing,
-            } => self.data.update(|d| {
+            }) => self.data.update(|d| {
                 if let Some(i) = d.importing.as_mut() {
                     i.done = done;
                     i.total = total;
                     i.parsing = parsing;
                 }
             }),
-            Response::ImportDone { report, fixes } => {
+            Response::Import(ImportResponse::Done { report, fixes }) => {
                 // Only a file that was read becomes the one "Keep" and the columns re-read.
                 let file = self.stop_import();
                 self.file.set_value(file);
-                self.send(Request::LabData {
+                self.send(Request::Data {
                     name: report.name.clone(),
                     fixes,
                 });
@@ -178,7 +180,9 @@ impl LabState {
                 self.playing.set(true);
                 self.advance_if_ready();
             }
-            Response::ImportFailed { error } => self.import_failed(error.to_string()),
+            Response::Import(ImportResponse::Failed { error }) => {
+                self.import_failed(error.to_string())
+            }
             Response::Fatal { message } => {
                 self.import_failed(format!("the import worker failed: {message}"))
             }
@@ -191,7 +195,7 @@ impl LabState {
     pub fn forget_data(&self) {
         self.stop_import();
         self.file.set_value(None);
-        self.send(Request::LabData {
+        self.send(Request::Data {
             name: String::new(),
             fixes: None,
         });

@@ -16,7 +16,7 @@ pub mod settings;
 pub mod sweep;
 
 use crate::bridge::EngineBridge;
-use crate::protocol::{Request, Response};
+use crate::protocol::{Request, Response, SignalRequest, SignalResponse};
 use draw::Layers;
 use editor::PathEditor;
 use leptos::prelude::*;
@@ -100,7 +100,7 @@ pub fn config_to_run(
 }
 
 impl LabState {
-    fn send(&self, request: Request) {
+    pub(crate) fn send(&self, request: Request) {
         self.bridge.with_value(|b| {
             if let Some(b) = b
                 && let Err(e) = b.send(&request)
@@ -144,12 +144,12 @@ impl LabState {
             return;
         }
         let (config, use_data) = self.run_config();
-        self.send(Request::LabStart {
+        self.send(Request::Signal(SignalRequest::Start {
             generation,
             config: Box::new(config),
             want: self.wanted.get_untracked(),
             use_data,
-        });
+        }));
     }
 
     /// The path changed at the end of a gesture (or by undo, redo, delete): send it and keep
@@ -189,11 +189,11 @@ impl LabState {
             .trajectory
             .expect("the lab config has a trajectory");
         self.in_flight.set_value(true);
-        self.send(Request::LabTrajectory {
+        self.send(Request::Signal(SignalRequest::Trajectory {
             generation: self.generation.get_value(),
             edit,
             trajectory,
-        });
+        }));
     }
 
     /// The worker has applied an edit (or failed to): send the newest path if there is one.
@@ -207,10 +207,10 @@ impl LabState {
 
     pub fn want(&self, rounds: usize) {
         self.wanted.set(rounds);
-        self.send(Request::LabWant {
+        self.send(Request::Signal(SignalRequest::Want {
             generation: self.generation.get_value(),
             rounds,
-        });
+        }));
     }
 
     /// Play / pause.
@@ -247,17 +247,17 @@ impl LabState {
             running: true,
             ..sweep::SweepView::default()
         });
-        self.send(Request::SweepStart {
+        self.send(Request::Signal(SignalRequest::SweepStart {
             sweep: id,
             config: Box::new(config),
             use_data,
             study,
-        });
+        }));
     }
 
     pub fn cancel_sweep(&self) {
         let id = self.sweep.with_untracked(|s| s.id);
-        self.send(Request::SweepCancel { sweep: id });
+        self.send(Request::Signal(SignalRequest::SweepCancel { sweep: id }));
     }
 
     /// One more round, paused.
@@ -363,14 +363,14 @@ impl LabState {
     fn on_response(&self, response: Response) {
         let current = self.generation.get_value();
         match response {
-            Response::LabStarted {
+            Response::Signal(SignalResponse::Started {
                 generation,
                 world,
                 total_rounds,
                 initial_rmse_db,
                 heat,
                 ..
-            } if generation == current => {
+            }) if generation == current => {
                 self.scene
                     .set(Scene::started(world, total_rounds, initial_rmse_db, heat));
                 self.notice.set(None);
@@ -379,7 +379,9 @@ impl LabState {
                 }
                 self.advance_if_ready();
             }
-            Response::Lab { generation, event } if generation == current => {
+            Response::Signal(SignalResponse::Event { generation, event })
+                if generation == current =>
+            {
                 let (edit, sent, focus) = self.edit.get_value();
                 match &event {
                     whereabouts_engine::signal_map::lab::LabEvent::Trained {
@@ -419,12 +421,12 @@ impl LabState {
                     self.advance_if_ready();
                 }
             }
-            Response::LabEdited {
+            Response::Signal(SignalResponse::Edited {
                 generation,
                 edit,
                 first_changed,
                 worker_ms,
-            } if generation == current => {
+            }) if generation == current => {
                 self.latency.update(|l| l.worker_ms = Some(worker_ms));
                 if first_changed.is_none() && self.edit.get_value().0 == edit {
                     // Nothing changed: no latency to measure.
@@ -432,20 +434,22 @@ impl LabState {
                 }
                 self.edit_done();
             }
-            Response::LabHeat { generation, heat } if generation == current => {
+            Response::Signal(SignalResponse::Heat { generation, heat })
+                if generation == current =>
+            {
                 self.scene.update(|s| s.set_heat(heat));
             }
-            Response::LabIdle {
+            Response::Signal(SignalResponse::Idle {
                 generation,
                 summary,
-            } if generation == current => {
+            }) if generation == current => {
                 self.scene.update(|s| s.summary = Some(summary));
                 self.advance_if_ready();
             }
-            Response::LabError {
+            Response::Signal(SignalResponse::Error {
                 generation,
                 message,
-            } if generation == current => {
+            }) if generation == current => {
                 self.playing.set(false);
                 self.in_flight.set_value(false);
                 self.dirty.set_value(false);
@@ -508,15 +512,17 @@ pub fn create(
         play_timer: StoredValue::new(false),
     };
     let bridge = spawn(Box::new(move |response| match response {
-        Response::LabStarted { .. }
-        | Response::Lab { .. }
-        | Response::LabEdited { .. }
-        | Response::LabHeat { .. }
-        | Response::LabIdle { .. }
-        | Response::LabError { .. } => state.on_response(response),
-        Response::SweepProgress { .. }
-        | Response::SweepDone { .. }
-        | Response::SweepError { .. } => state.sweep.update(|s| s.apply(response)),
+        Response::Signal(SignalResponse::Started { .. })
+        | Response::Signal(SignalResponse::Event { .. })
+        | Response::Signal(SignalResponse::Edited { .. })
+        | Response::Signal(SignalResponse::Heat { .. })
+        | Response::Signal(SignalResponse::Idle { .. })
+        | Response::Signal(SignalResponse::Error { .. }) => state.on_response(response),
+        Response::Signal(SignalResponse::SweepProgress { .. })
+        | Response::Signal(SignalResponse::SweepDone { .. })
+        | Response::Signal(SignalResponse::SweepError { .. }) => {
+            state.sweep.update(|s| s.apply(response))
+        }
         other => on_other(other),
     }));
     state.bridge.set_value(bridge);

@@ -4,7 +4,7 @@
 //! (Insight I4). Each is plotted and tabulated as it arrives.
 
 use super::LabState;
-use crate::protocol::Response;
+use crate::protocol::{Response, SignalResponse};
 use leptos::prelude::*;
 use whereabouts_engine::signal_map::studies::{Study, SweepPoint};
 
@@ -24,21 +24,23 @@ pub struct SweepView {
 impl SweepView {
     pub fn apply(&mut self, response: Response) {
         match response {
-            Response::SweepProgress {
+            Response::Signal(SignalResponse::SweepProgress {
                 sweep,
                 done,
                 total,
                 point,
-            } if sweep == self.id => {
+            }) if sweep == self.id => {
                 self.done = done;
                 self.total = total;
                 self.points.extend(point);
             }
-            Response::SweepDone { sweep, cancelled } if sweep == self.id => {
+            Response::Signal(SignalResponse::SweepDone { sweep, cancelled })
+                if sweep == self.id =>
+            {
                 self.running = false;
                 self.cancelled = cancelled;
             }
-            Response::SweepError { sweep, message } if sweep == self.id => {
+            Response::Signal(SignalResponse::SweepError { sweep, message }) if sweep == self.id => {
                 self.running = false;
                 self.error = Some(message);
             }
