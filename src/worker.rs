@@ -762,8 +762,8 @@ mod tests {
         let mut small = config();
         small.max_rounds = Some(1);
         small.attack.settings.max_iterations = 200;
-        let (out, points) = run_study(&mut engine, 1, &small, Study::Defenses);
-        assert_eq!(points.len(), studies::defense_grid().len());
+        let (out, points) = run_study(&mut engine, 1, &small, Study::Defences);
+        assert_eq!(points.len(), studies::defence_grid().len());
         assert_eq!(points[0].family, "none");
         assert!(matches!(
             out.last(),
@@ -785,7 +785,7 @@ mod tests {
                 sweep: 2,
                 config: Box::new(small.clone()),
                 use_data: false,
-                study: Study::Defenses,
+                study: Study::Defences,
             }),
             &|| 0.0,
             &mut |r| out.push(r),

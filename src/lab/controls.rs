@@ -181,7 +181,7 @@ pub fn Controls(state: LabState) -> impl IntoView {
             <h2>"The server's attack"</h2>
             {section(Section::Attack)}
             <h2>"Defence"</h2>
-            {section(Section::Defense)}
+            {section(Section::Defence)}
             <h2>"World"</h2>
             {section(Section::World)}
             <button type="button" class:hidden=is_hidden(state, "seed") data-testid="new-world" on:click=new_world>"New world"</button>

@@ -98,7 +98,7 @@ pub fn Results(state: LabState) -> impl IntoView {
                 "Press Play to start the federation.".to_string()
             };
         };
-        let dp = s.dp_epsilon.map_or(String::new(), |e| format!(" Local DP: your total ε is {e:.1} (δ = {:e}, Rényi-DP composition over your rounds).", whereabouts_engine::signal_map::defense::dp::PAPER_DELTA));
+        let dp = s.dp_epsilon.map_or(String::new(), |e| format!(" Local DP: your total ε is {e:.1} (δ = {:e}, Rényi-DP composition over your rounds).", whereabouts_engine::signal_map::defence::dp::PAPER_DELTA));
         format!(
             "After {} rounds: the server's DLG reconstructions are a median {} from where you really were (analytic: {}); EMD {} versus {} for random guesses; {} diverged; the model's error is {}.{dp}",
             s.attacked_rounds,

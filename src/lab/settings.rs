@@ -8,8 +8,8 @@
 
 use whereabouts_core::geo::Metres;
 use whereabouts_engine::signal_map::attack::dlg::{Init, Optimizer, START_NOISE_M};
-use whereabouts_engine::signal_map::defense::Defense;
-use whereabouts_engine::signal_map::defense::dp::LocalDp;
+use whereabouts_engine::signal_map::defence::Defence;
+use whereabouts_engine::signal_map::defence::dp::LocalDp;
 use whereabouts_engine::signal_map::fl::FlConfig;
 use whereabouts_engine::signal_map::limits::{self, Limit};
 use whereabouts_engine::signal_map::model::ModelPreset;
@@ -21,10 +21,10 @@ use whereabouts_engine::signal_map::trace::RoundLength;
 use whereabouts_engine::signal_map::trajectory::Trajectory;
 use whereabouts_engine::signal_map::world::Preset;
 
-/// Background users available in the campus world (users 1–6; user 0 is the visitor).
-pub const MAX_BACKGROUND: usize = 6;
-/// The background user's id: it comes after the world's `MAX_BACKGROUND + 1` regular users.
-pub const BACKGROUND_ID: u32 = MAX_BACKGROUND as u32 + 1;
+/// Other users available in the campus world (users 1–6; user 0 is the visitor).
+pub const MAX_OTHER_USERS: usize = 6;
+/// The background user's id: it comes after the world's `MAX_OTHER_USERS + 1` regular users.
+pub const BACKGROUND_ID: u32 = MAX_OTHER_USERS as u32 + 1;
 
 /// Everything the visitor can set.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,7 +39,9 @@ pub struct LabSettings {
     pub lr: f64,
     /// C, the fraction of users per round.
     pub fraction: f64,
-    pub background: usize,
+    /// Other users: the first this many synthetic users of the campus world (not the
+    /// background user, which is `background_user`).
+    pub other_users: usize,
     /// The background user (many short-lived sources merged into one) takes part.
     pub background_user: bool,
     pub model: ModelPreset,
@@ -52,7 +54,7 @@ pub struct LabSettings {
     pub leg_minutes: f64,
     pub sample_minutes: f64,
     /// The devices' defence ([000] §4.3–4.5) and its parameters.
-    pub defense: DefenseChoice,
+    pub defence: DefenceChoice,
     pub dbscan_eps_km: f64,
     pub farthest_num: usize,
     pub dp_epsilon: f64,
@@ -61,7 +63,7 @@ pub struct LabSettings {
 
 /// Defences offered in the lab.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DefenseChoice {
+pub enum DefenceChoice {
     None,
     Diverse,
     Farthest,
@@ -70,8 +72,8 @@ pub enum DefenseChoice {
     GeoInd,
 }
 
-impl DefenseChoice {
-    pub const ALL: [(DefenseChoice, &'static str); 6] = [
+impl DefenceChoice {
+    pub const ALL: [(DefenceChoice, &'static str); 6] = [
         (Self::None, "none"),
         (Self::Diverse, "diverse"),
         (Self::Farthest, "farthest"),
@@ -151,7 +153,7 @@ impl Default for LabSettings {
             // The shortest decimal of the engine's f32 (0.001, not 0.0010000000474974513).
             lr: local.learning_rate.to_string().parse().unwrap_or(1e-3),
             fraction: engine.fl.client_fraction,
-            background: 0,
+            other_users: 0,
             background_user: false,
             model,
             iterations: engine.attack.settings.max_iterations,
@@ -161,7 +163,7 @@ impl Default for LabSettings {
             dlg: engine.attack.dlg,
             leg_minutes: whereabouts_engine::signal_map::trajectory::DEFAULT_LEG_MINUTES,
             sample_minutes: whereabouts_engine::signal_map::trajectory::DEFAULT_FIX_MINUTES,
-            defense: DefenseChoice::None,
+            defence: DefenceChoice::None,
             dbscan_eps_km: 0.05,
             farthest_num: 10,
             dp_epsilon: 100.0,
@@ -201,11 +203,11 @@ pub enum Section {
     Trajectory,
     Federation,
     Attack,
-    Defense,
+    Defence,
     World,
 }
 
-const DEFENSES: &[(&str, &str)] = &[
+const DEFENCES: &[(&str, &str)] = &[
     ("none", "None"),
     ("diverse", "Diverse Batch"),
     ("farthest", "Farthest Batch"),
@@ -345,9 +347,9 @@ pub const FIELDS: &[Field] = &[
             step: "1",
             limit: OTHER_USERS,
         },
-        get: |s| s.background.to_string(),
+        get: |s| s.other_users.to_string(),
         set: |s, v| {
-            s.background = limited(v, &OTHER_USERS)? as usize;
+            s.other_users = limited(v, &OTHER_USERS)? as usize;
             Ok(())
         },
         section: Section::Federation,
@@ -457,17 +459,17 @@ pub const FIELDS: &[Field] = &[
         key: "def",
         label: "Defence",
         help: "What every phone does before sending its update. Diverse Batch: train on one point per place (DBSCAN clusters). Farthest Batch: train on the places farthest from where you mostly were — a decoy. Random subset: as many random points as Diverse Batch (the baseline). Local DP: clip the update and add Gaussian noise. GeoInd: move every location by planar-Laplace noise. Errors stay measured against your real round data.",
-        kind: Kind::Select(DEFENSES),
-        get: |s| s.defense.key().into(),
+        kind: Kind::Select(DEFENCES),
+        get: |s| s.defence.key().into(),
         set: |s, v| {
-            s.defense = DefenseChoice::ALL
+            s.defence = DefenceChoice::ALL
                 .iter()
                 .find(|(_, k)| *k == v)
                 .map(|x| x.0)
                 .ok_or_else(|| format!("“{v}” is not a defence"))?;
             Ok(())
         },
-        section: Section::Defense,
+        section: Section::Defence,
     },
     Field {
         key: "deps",
@@ -482,7 +484,7 @@ pub const FIELDS: &[Field] = &[
             s.dbscan_eps_km = limited(v, &limits::DBSCAN_EPS_KM)?;
             Ok(())
         },
-        section: Section::Defense,
+        section: Section::Defence,
     },
     Field {
         key: "dnum",
@@ -497,7 +499,7 @@ pub const FIELDS: &[Field] = &[
             s.farthest_num = limited(v, &limits::FARTHEST_NUM)? as usize;
             Ok(())
         },
-        section: Section::Defense,
+        section: Section::Defence,
     },
     Field {
         key: "dpe",
@@ -512,7 +514,7 @@ pub const FIELDS: &[Field] = &[
             s.dp_epsilon = limited(v, &limits::DP_EPSILON)?;
             Ok(())
         },
-        section: Section::Defense,
+        section: Section::Defence,
     },
     Field {
         key: "geo",
@@ -527,7 +529,7 @@ pub const FIELDS: &[Field] = &[
             s.geo_epsilon_per_m = limited(v, &limits::GEOIND_EPSILON_PER_M)?;
             Ok(())
         },
-        section: Section::Defense,
+        section: Section::Defence,
     },
     Field {
         key: "seed",
@@ -550,7 +552,7 @@ pub const FIELDS: &[Field] = &[
 const OTHER_USERS: Limit = Limit {
     min: 0.0,
     min_exclusive: false,
-    max: MAX_BACKGROUND as f64,
+    max: MAX_OTHER_USERS as f64,
     whole: true,
     text: "a whole number from 0 to 6",
 };
@@ -654,7 +656,7 @@ impl LabSettings {
             seed: self.seed,
             world: WorldChoice {
                 preset: Preset::Campus,
-                users: Some(MAX_BACKGROUND + 1),
+                users: Some(MAX_OTHER_USERS + 1),
                 weeks: Some(weeks),
                 cell: None,
                 background: Some(self.background_user),
@@ -672,13 +674,13 @@ impl LabSettings {
             },
             target: 0,
             participants: Some(
-                (0..=self.background as u32)
+                (0..=self.other_users as u32)
                     .chain(self.background_user.then_some(BACKGROUND_ID))
                     .collect(),
             ),
             attack,
             trajectory: Some(trajectory),
-            defense: self.engine_defense(),
+            defence: self.engine_defence(),
             ..ScenarioConfig::default()
         }
     }
@@ -686,38 +688,38 @@ impl LabSettings {
     /// Whether a control matters with the other settings (a defence's parameters show only
     /// with that defence).
     pub fn relevant(&self, key: &str) -> bool {
-        use DefenseChoice::*;
+        use DefenceChoice::*;
         match key {
-            "deps" => matches!(self.defense, Diverse | Farthest | Random),
-            "dnum" => self.defense == Farthest,
-            "dpe" => self.defense == Dp,
-            "geo" => self.defense == GeoInd,
+            "deps" => matches!(self.defence, Diverse | Farthest | Random),
+            "dnum" => self.defence == Farthest,
+            "dpe" => self.defence == Dp,
+            "geo" => self.defence == GeoInd,
             _ => true,
         }
     }
 
-    fn engine_defense(&self) -> Defense {
+    fn engine_defence(&self) -> Defence {
         let (eps_km, min_samples) = (
             self.dbscan_eps_km,
-            whereabouts_engine::signal_map::defense::PAPER_MIN_SAMPLES,
+            whereabouts_engine::signal_map::defence::PAPER_MIN_SAMPLES,
         );
-        match self.defense {
-            DefenseChoice::None => Defense::None,
-            DefenseChoice::Diverse => Defense::DiverseBatch {
+        match self.defence {
+            DefenceChoice::None => Defence::None,
+            DefenceChoice::Diverse => Defence::DiverseBatch {
                 eps_km,
                 min_samples,
             },
-            DefenseChoice::Farthest => Defense::FarthestBatch {
+            DefenceChoice::Farthest => Defence::FarthestBatch {
                 eps_km,
                 min_samples,
                 num: self.farthest_num,
             },
-            DefenseChoice::Random => Defense::RandomSubset {
+            DefenceChoice::Random => Defence::RandomSubset {
                 eps_km,
                 min_samples,
             },
-            DefenseChoice::Dp => Defense::LocalDp(LocalDp::at(self.dp_epsilon)),
-            DefenseChoice::GeoInd => Defense::GeoInd {
+            DefenceChoice::Dp => Defence::LocalDp(LocalDp::at(self.dp_epsilon)),
+            DefenceChoice::GeoInd => Defence::GeoInd {
                 epsilon_per_m: self.geo_epsilon_per_m,
             },
         }
@@ -881,10 +883,10 @@ mod tests {
                 "alr" => s.attack_lr = x,
                 "leg" => s.leg_minutes = x,
                 "fix" => s.sample_minutes = x,
-                "deps" => (s.defense, s.dbscan_eps_km) = (DefenseChoice::Diverse, x),
-                "dnum" => (s.defense, s.farthest_num) = (DefenseChoice::Farthest, x as usize),
-                "dpe" => (s.defense, s.dp_epsilon) = (DefenseChoice::Dp, x),
-                "geo" => (s.defense, s.geo_epsilon_per_m) = (DefenseChoice::GeoInd, x),
+                "deps" => (s.defence, s.dbscan_eps_km) = (DefenceChoice::Diverse, x),
+                "dnum" => (s.defence, s.farthest_num) = (DefenceChoice::Farthest, x as usize),
+                "dpe" => (s.defence, s.dp_epsilon) = (DefenceChoice::Dp, x),
+                "geo" => (s.defence, s.geo_epsilon_per_m) = (DefenceChoice::GeoInd, x),
                 other => panic!("no engine check for {other}"),
             }
             if matches!(key, "B" | "E" | "its" | "dnum") && x.fract() != 0.0 {
@@ -1065,7 +1067,7 @@ mod tests {
         s.set("def", "dp").unwrap();
         assert!(s.relevant("dpe") && !s.relevant("dnum"));
         let c = s.to_config(&[Metres::new(0.0, 0.0)]);
-        assert!(matches!(c.defense, Defense::LocalDp(d) if d.epsilon == 100.0));
+        assert!(matches!(c.defence, Defence::LocalDp(d) if d.epsilon == 100.0));
         c.validate().unwrap();
     }
 }

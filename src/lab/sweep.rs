@@ -69,7 +69,7 @@ const COLOURS: [&str; 6] = [
 /// The studies: key, label, what it shows and how (shown above the button).
 const STUDIES: [(Study, &str, &str, &str); 3] = [
     (
-        Study::Defenses,
+        Study::Defences,
         "defences",
         "Privacy–utility trade-off: every defence",
         "Runs your configuration and path with every defence at several strengths ({runs} runs) and plots how far the server's guesses land from you against how good the signal map is. Up and to the left is best: more privacy at little cost. With the default FedSGD the model barely learns in a few rounds; set B = 20 and E = 5 to compare utility.",
@@ -94,7 +94,7 @@ fn about(study: Study) -> String {
     let text = STUDIES.iter().find(|s| s.0 == study).map_or("", |s| s.3);
     text.replace(
         "{runs}",
-        &whereabouts_engine::signal_map::studies::defense_grid()
+        &whereabouts_engine::signal_map::studies::defence_grid()
             .len()
             .to_string(),
     )
@@ -104,7 +104,7 @@ fn study_of(key: &str) -> Study {
     STUDIES
         .iter()
         .find(|s| s.1 == key)
-        .map_or(Study::Defenses, |s| s.0)
+        .map_or(Study::Defences, |s| s.0)
 }
 
 /// How a study is plotted.
@@ -122,7 +122,7 @@ struct Axes {
 
 fn axes(study: Study) -> Axes {
     match study {
-        Study::Defenses => Axes {
+        Study::Defences => Axes {
             x: |p| p.rmse_db,
             y: |p| p.mean_error_m,
             log_x: false,
@@ -246,7 +246,7 @@ pub fn Sweep(state: LabState) -> impl IntoView {
     };
     let about = move || about(state.sweep.with(|s| s.study));
     let extra_header = move || match state.sweep.with(|s| s.study) {
-        Study::Defenses => "Total ε",
+        Study::Defences => "Total ε",
         Study::LocalSteps => "Steps per update",
         Study::CoParticipants => "User distance",
     };
@@ -300,7 +300,7 @@ pub fn Sweep(state: LabState) -> impl IntoView {
                             let v = view_();
                             v.points.into_iter().map(|p| {
                                 let extra = match v.study {
-                                    Study::Defenses => p.dp_epsilon.map_or("—".into(), |e| format!("{e:.0}")),
+                                    Study::Defences => p.dp_epsilon.map_or("—".into(), |e| format!("{e:.0}")),
                                     Study::LocalSteps => p.local_steps.map_or("—".into(), |s| format!("{s:.0}")),
                                     Study::CoParticipants => p.user_distance_m.map_or("—".into(), |d| format!("{d:.0} m")),
                                 };

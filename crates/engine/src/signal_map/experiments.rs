@@ -11,8 +11,8 @@
 //! not stated (its random-guess EMD is 21.33 on Campus), so compare each EMD with the
 //! random-guess EMD on its own row.
 
-use crate::signal_map::defense::dp::{Calibration, LocalDp};
-use crate::signal_map::defense::{Defense, PAPER_MIN_SAMPLES};
+use crate::signal_map::defence::dp::{Calibration, LocalDp};
+use crate::signal_map::defence::{Defence, PAPER_MIN_SAMPLES};
 use crate::signal_map::fl::FlConfig;
 use crate::signal_map::lab::Lab;
 use crate::signal_map::model::ModelPreset;
@@ -275,13 +275,13 @@ pub fn table2(scale: &Scale, checks: &mut Vec<Check>) -> Result<Table, String> {
     let mut rows = Vec::new();
     let mut none = None;
     for (e, p) in eps.into_iter().zip(paper) {
-        let defense = |random: bool| match (e, random) {
-            (None, _) => Defense::None,
-            (Some(eps_km), false) => Defense::DiverseBatch {
+        let defence = |random: bool| match (e, random) {
+            (None, _) => Defence::None,
+            (Some(eps_km), false) => Defence::DiverseBatch {
                 eps_km,
                 min_samples: PAPER_MIN_SAMPLES,
             },
-            (Some(eps_km), true) => Defense::RandomSubset {
+            (Some(eps_km), true) => Defence::RandomSubset {
                 eps_km,
                 min_samples: PAPER_MIN_SAMPLES,
             },
@@ -289,13 +289,13 @@ pub fn table2(scale: &Scale, checks: &mut Vec<Check>) -> Result<Table, String> {
         let mut out = Vec::new();
         for scheme in [FEDSGD, fedavg] {
             let mut c = campus(scale, scale.campus_weeks, RoundLength::Week, scheme);
-            c.defense = defense(false);
+            c.defence = defence(false);
             out.push(run(c)?);
         }
         let random = match e {
             Some(_) => {
                 let mut c = campus(scale, scale.campus_weeks, RoundLength::Week, FEDSGD);
-                c.defense = defense(true);
+                c.defence = defence(true);
                 Some(run(c)?)
             }
             None => None,
@@ -402,7 +402,7 @@ pub fn table3(scale: &Scale) -> Result<Table, String> {
         users.extend(&others);
         c.participants = Some(users);
         if let Some(eps_km) = eps {
-            c.defense = Defense::DiverseBatch {
+            c.defence = Defence::DiverseBatch {
                 eps_km,
                 min_samples: PAPER_MIN_SAMPLES,
             };
@@ -601,11 +601,11 @@ pub fn spearman(x: &[f64], y: &[f64]) -> Option<f64> {
 /// model that learns within the run, so RMSE means something): privacy (distance to the D_t
 /// centroid, EMD) against utility (RMSE).
 pub fn defences(scale: &Scale, checks: &mut Vec<Check>) -> Result<Table, String> {
-    let mut sweeps: Vec<(String, Defense)> = vec![("none".into(), Defense::None)];
+    let mut sweeps: Vec<(String, Defence)> = vec![("none".into(), Defence::None)];
     for eps_km in [0.005, 0.05] {
         sweeps.push((
             format!("Diverse Batch eps {eps_km} km"),
-            Defense::DiverseBatch {
+            Defence::DiverseBatch {
                 eps_km,
                 min_samples: PAPER_MIN_SAMPLES,
             },
@@ -614,7 +614,7 @@ pub fn defences(scale: &Scale, checks: &mut Vec<Check>) -> Result<Table, String>
     for num in [20, 5, 1] {
         sweeps.push((
             format!("Farthest Batch eps 0.05, num {num}"),
-            Defense::FarthestBatch {
+            Defence::FarthestBatch {
                 eps_km: 0.05,
                 min_samples: PAPER_MIN_SAMPLES,
                 num,
@@ -624,8 +624,8 @@ pub fn defences(scale: &Scale, checks: &mut Vec<Check>) -> Result<Table, String>
     for epsilon in [1000.0, 100.0, 10.0] {
         sweeps.push((
             format!("local DP ε {epsilon} (δ 1e-5, ℂ 1)"),
-            // The paper's calibration, to follow the paper (see defense::dp).
-            Defense::LocalDp(LocalDp {
+            // The paper's calibration, to follow the paper (see defence::dp).
+            Defence::LocalDp(LocalDp {
                 calibration: Calibration::Classic,
                 ..LocalDp::at(epsilon)
             }),
@@ -634,23 +634,23 @@ pub fn defences(scale: &Scale, checks: &mut Vec<Check>) -> Result<Table, String>
     for e in [0.02, 0.005, 0.002, 0.001, 0.0005] {
         sweeps.push((
             format!("GeoInd ε {e}/m (mean shift {:.0} m)", 2.0 / e),
-            Defense::GeoInd { epsilon_per_m: e },
+            Defence::GeoInd { epsilon_per_m: e },
         ));
     }
     let mut rows = Vec::new();
     let (mut dp, mut geoind) = (Vec::new(), Vec::new());
     let (mut diverse, mut farthest) = (None, None);
-    for (label, defense) in sweeps {
+    for (label, defence) in sweeps {
         let mut c = campus(scale, scale.days_weeks, RoundLength::Day, (Some(20), 5));
-        c.defense = defense;
+        c.defence = defence;
         let o = run(c.clone())?;
         let s = &o.summary;
         let figures = Figures::from(s);
-        match &c.defense {
-            Defense::DiverseBatch { eps_km, .. } if *eps_km == 0.05 => diverse = Some(figures),
-            Defense::FarthestBatch { num: 5, .. } => farthest = Some(figures),
-            Defense::LocalDp(_) => dp.push((label.clone(), figures)),
-            Defense::GeoInd { .. } => geoind.push((label.clone(), figures)),
+        match &c.defence {
+            Defence::DiverseBatch { eps_km, .. } if *eps_km == 0.05 => diverse = Some(figures),
+            Defence::FarthestBatch { num: 5, .. } => farthest = Some(figures),
+            Defence::LocalDp(_) => dp.push((label.clone(), figures)),
+            Defence::GeoInd { .. } => geoind.push((label.clone(), figures)),
             _ => {}
         }
         rows.push(vec![

@@ -62,7 +62,7 @@ pub struct Federation {
     pub spec: MlpSpec,
     pub config: FlConfig,
     /// Local DP applied by every device to its update ([000] §4.5, "DP"; App. B.2), if any.
-    pub dp: Option<crate::signal_map::defense::dp::LocalDp>,
+    pub dp: Option<crate::signal_map::defence::dp::LocalDp>,
     seed: u64,
 }
 

@@ -18,7 +18,7 @@
 use crate::signal_map::attack::analytic;
 use crate::signal_map::attack::dlg::DlgRun;
 use crate::signal_map::attack::objective::Objective;
-use crate::signal_map::defense::dp::RdpAccountant;
+use crate::signal_map::defence::dp::RdpAccountant;
 use crate::signal_map::fl::{Federation, Update};
 use crate::signal_map::model::Predictor;
 use crate::signal_map::scenario::{
@@ -289,8 +289,8 @@ impl Lab {
         }
         let total_rounds = config.max_rounds.map_or(rounds, |m| m.min(rounds));
         let mut federation = Federation::new(spec, config.fl.clone(), config.seed);
-        federation.dp = config.defense.dp();
-        let selector = config.defense.selector(data.standardizer);
+        federation.dp = config.defence.dp();
+        let selector = config.defence.selector(data.standardizer);
         Ok(Self {
             config,
             world,
@@ -574,7 +574,7 @@ impl Lab {
         let previous = self.previous_reconstruction();
         let target = updates.iter().find(|u| u.user == self.config.target);
         let mut spent = self.spent();
-        if let (Some(dp), Some(_)) = (self.config.defense.dp(), target) {
+        if let (Some(dp), Some(_)) = (self.config.defence.dp(), target) {
             spent.record(dp.sigma(), dp.clip);
         }
         let inputs = target.map(|u| {
@@ -795,7 +795,7 @@ impl Lab {
         );
         record.dp_epsilon = self
             .config
-            .defense
+            .defence
             .dp()
             .map(|dp| self.rounds[inputs.round].spent.epsilon(dp.delta));
         record

@@ -7,7 +7,7 @@
 
 pub mod attack;
 pub mod bench;
-pub mod defense;
+pub mod defence;
 pub mod experiments;
 pub mod fl;
 pub mod lab;

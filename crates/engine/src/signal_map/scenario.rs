@@ -8,8 +8,8 @@
 
 use crate::signal_map::attack::dlg::{self, DlgConfig, DlgResult, InitContext};
 use crate::signal_map::attack::{analytic, observed_gradient};
-use crate::signal_map::defense::Defense;
-use crate::signal_map::defense::dp::RdpAccountant;
+use crate::signal_map::defence::Defence;
+use crate::signal_map::defence::dp::RdpAccountant;
 use crate::signal_map::fl::{FlConfig, Update};
 use crate::signal_map::limits;
 use crate::signal_map::model::train::LocalTraining;
@@ -121,13 +121,14 @@ pub struct ScenarioConfig {
     /// rounds follow its timestamps ([`crate::signal_map::placement`]). Excludes `trajectory`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub imported: Option<ImportedTrace>,
-    /// What every device does to protect itself ([000] §4.3–4.5).
-    #[serde(default, skip_serializing_if = "is_no_defense")]
-    pub defense: Defense,
+    /// What every device does to protect itself ([000] §4.3–4.5). Configs written before the
+    /// project settled on one spelling say `defense`; they still read.
+    #[serde(default, alias = "defense", skip_serializing_if = "is_no_defence")]
+    pub defence: Defence,
 }
 
-fn is_no_defense(d: &Defense) -> bool {
-    *d == Defense::None
+fn is_no_defence(d: &Defence) -> bool {
+    *d == Defence::None
 }
 
 impl Default for ScenarioConfig {
@@ -161,7 +162,7 @@ impl Default for ScenarioConfig {
             attack: AttackConfig::default(),
             trajectory: None,
             imported: None,
-            defense: Defense::None,
+            defence: Defence::None,
         }
     }
 }
@@ -191,7 +192,7 @@ impl ScenarioConfig {
         self.round_length.validate()?;
         self.model.spec().validate()?;
         self.attack.settings.validate()?;
-        self.defense.validate()?;
+        self.defence.validate()?;
         let l = &self.fl.local;
         limits::LEARNING_RATE.check("fl.local.learning_rate", f64::from(l.learning_rate))?;
         limits::EPOCHS.check("fl.local.epochs", l.epochs as f64)?;
@@ -416,7 +417,7 @@ impl AttackInputs {
 /// Why training must stop before the target's next update, if its DP budget would be exceeded
 /// (`spent`: the target's privacy loss so far).
 pub(crate) fn dp_budget_stop(config: &ScenarioConfig, spent: &RdpAccountant) -> Option<String> {
-    let dp = config.defense.dp()?;
+    let dp = config.defence.dp()?;
     let budget = dp.budget?;
     let next = spent.epsilon_after(dp.sigma(), dp.clip, dp.delta);
     (next > budget).then(|| {

@@ -1,7 +1,7 @@
 //! The lab's studies: one configuration (the visitor's) run many times with one thing varied,
 //! in the worker behind the lab, each run summarised as a [`SweepPoint`].
 //!
-//! - [`Study::Defenses`] — the privacy–utility trade-off (issue #5, item 8): every defence of
+//! - [`Study::Defences`] — the privacy–utility trade-off (issue #5, item 8): every defence of
 //!   [000] §4.3–4.5 swept over its parameter.
 //! - [`Study::LocalSteps`] — Insight I3 ([000] §2.2): under FedAvg the update the server
 //!   sees is the sum of E·⌈n/B⌉ gradient steps, each on its own mini-batch at its own weights;
@@ -13,8 +13,8 @@
 //!   when the world has one. Dissimilar partners slow the
 //!   global model's convergence, keep the visitor's gradients large and so *help* the attack.
 
-use crate::signal_map::defense::dp::LocalDp;
-use crate::signal_map::defense::{Defense, PAPER_MIN_SAMPLES};
+use crate::signal_map::defence::dp::LocalDp;
+use crate::signal_map::defence::{Defence, PAPER_MIN_SAMPLES};
 use crate::signal_map::lab::Lab;
 use crate::signal_map::model::train::LocalTraining;
 use crate::signal_map::scenario::{RoundRecord, ScenarioConfig, Summary};
@@ -28,7 +28,7 @@ use whereabouts_core::rng::Stream;
 #[serde(rename_all = "snake_case")]
 pub enum Study {
     #[default]
-    Defenses,
+    Defences,
     LocalSteps,
     CoParticipants,
 }
@@ -130,25 +130,25 @@ pub fn runs(study: Study, base: &ScenarioConfig, world: &World) -> Result<Vec<St
         user_distance_m: None,
     };
     let mut runs = match study {
-        Study::Defenses => defense_grid()
+        Study::Defences => defence_grid()
             .into_iter()
-            .map(|(family, parameter, defense)| {
+            .map(|(family, parameter, defence)| {
                 let mut c = base.clone();
-                c.defense = defense;
+                c.defence = defence;
                 run(family, parameter, c)
             })
             .collect(),
         Study::LocalSteps => {
             let mut out = Vec::new();
             let mut c = base.clone();
-            c.defense = Defense::None;
+            c.defence = Defence::None;
             c.fl.local.batch_size = None;
             c.fl.local.epochs = 1;
             out.push(run("FedSGD", "B = ∞, E = 1".into(), c));
             for (b, epochs) in [(20, &[1, 2, 5, 10][..]), (5, &[1, 5][..])] {
                 for &e in epochs {
                     let mut c = base.clone();
-                    c.defense = Defense::None;
+                    c.defence = Defence::None;
                     c.fl.local.batch_size = Some(b);
                     c.fl.local.epochs = e;
                     out.push(run(&format!("FedAvg B = {b}"), format!("E = {e}"), c));
@@ -204,13 +204,13 @@ pub fn user_distance(s: &Lab, a: u32, b: u32, seed: u64) -> Option<f64> {
 
 /// The defences and parameters the privacy–utility study runs, weakest protection first within
 /// each family ([000]'s values where it gives them: Table 2's eps, §4.4's eps = 0.05 km, §4.5's ℂ = 1, δ = 1e-5; our choices otherwise, see docs/papers.md).
-pub fn defense_grid() -> Vec<(&'static str, String, Defense)> {
-    let mut g: Vec<(&'static str, String, Defense)> = vec![("none", "—".into(), Defense::None)];
+pub fn defence_grid() -> Vec<(&'static str, String, Defence)> {
+    let mut g: Vec<(&'static str, String, Defence)> = vec![("none", "—".into(), Defence::None)];
     for eps_km in [0.005, 0.02, 0.05, 0.1] {
         g.push((
             "Diverse Batch",
             format!("eps {eps_km} km"),
-            Defense::DiverseBatch {
+            Defence::DiverseBatch {
                 eps_km,
                 min_samples: PAPER_MIN_SAMPLES,
             },
@@ -220,7 +220,7 @@ pub fn defense_grid() -> Vec<(&'static str, String, Defense)> {
         g.push((
             "Farthest Batch",
             format!("num {num}"),
-            Defense::FarthestBatch {
+            Defence::FarthestBatch {
                 eps_km: 0.05,
                 min_samples: PAPER_MIN_SAMPLES,
                 num,
@@ -231,7 +231,7 @@ pub fn defense_grid() -> Vec<(&'static str, String, Defense)> {
         g.push((
             "Random subset",
             format!("as Diverse eps {eps_km} km"),
-            Defense::RandomSubset {
+            Defence::RandomSubset {
                 eps_km,
                 min_samples: PAPER_MIN_SAMPLES,
             },
@@ -241,14 +241,14 @@ pub fn defense_grid() -> Vec<(&'static str, String, Defense)> {
         g.push((
             "Local DP",
             format!("ε {epsilon}"),
-            Defense::LocalDp(LocalDp::at(epsilon)),
+            Defence::LocalDp(LocalDp::at(epsilon)),
         ));
     }
     for e in [0.02, 0.01, 0.005, 0.002] {
         g.push((
             "GeoInd",
             format!("ε {e}/m"),
-            Defense::GeoInd { epsilon_per_m: e },
+            Defence::GeoInd { epsilon_per_m: e },
         ));
     }
     g
@@ -302,8 +302,8 @@ mod tests {
         let world = World::generate(&config.world_config()).unwrap();
         let trace = config.imported.as_ref().unwrap();
         let placed = trace.placement().unwrap() as *const _;
-        let runs = runs(Study::Defenses, &config, &world).unwrap();
-        assert_eq!(runs.len(), defense_grid().len());
+        let runs = runs(Study::Defences, &config, &world).unwrap();
+        assert_eq!(runs.len(), defence_grid().len());
         for r in &runs {
             let t = r.config.imported.as_ref().unwrap();
             // The same fixes and the same placement, not copies.
@@ -356,7 +356,7 @@ mod tests {
 
     #[test]
     fn each_family_is_one_numbered_series() {
-        let runs = runs(Study::Defenses, &base(), &world()).unwrap();
+        let runs = runs(Study::Defences, &base(), &world()).unwrap();
         let series: Vec<usize> = runs.iter().map(|r| r.series).collect();
         // none, Diverse ×4, Farthest ×5, random ×2, local DP ×4, GeoInd ×4.
         let expected: Vec<usize> = [1, 4, 5, 2, 4, 4]

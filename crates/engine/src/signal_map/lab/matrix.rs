@@ -6,8 +6,8 @@
 
 use super::*;
 use crate::signal_map::attack::dlg::Init;
-use crate::signal_map::defense::dp::{Calibration, LocalDp};
-use crate::signal_map::defense::{Defense, PAPER_MIN_SAMPLES};
+use crate::signal_map::defence::dp::{Calibration, LocalDp};
+use crate::signal_map::defence::{Defence, PAPER_MIN_SAMPLES};
 use crate::signal_map::scenario::WorldChoice;
 use crate::signal_map::trajectory::TrajectoryPreset;
 use crate::signal_map::world::Preset;
@@ -42,8 +42,8 @@ fn drawn() -> ScenarioConfig {
 }
 
 /// Local DP with the paper's calibration (the rows were pinned with it).
-fn dp(epsilon: f64, budget: Option<f64>) -> Defense {
-    Defense::LocalDp(LocalDp {
+fn dp(epsilon: f64, budget: Option<f64>) -> Defence {
+    Defence::LocalDp(LocalDp {
         budget,
         calibration: Calibration::Classic,
         ..LocalDp::at(epsilon)
@@ -83,7 +83,7 @@ fn matrix() -> Vec<(&'static str, ScenarioConfig)> {
         (
             "Diverse Batch",
             with(&|c| {
-                c.defense = Defense::DiverseBatch {
+                c.defence = Defence::DiverseBatch {
                     eps_km: 0.05,
                     min_samples: PAPER_MIN_SAMPLES,
                 }
@@ -92,7 +92,7 @@ fn matrix() -> Vec<(&'static str, ScenarioConfig)> {
         (
             "Farthest Batch",
             with(&|c| {
-                c.defense = Defense::FarthestBatch {
+                c.defence = Defence::FarthestBatch {
                     eps_km: 0.05,
                     min_samples: PAPER_MIN_SAMPLES,
                     num: 5,
@@ -102,26 +102,26 @@ fn matrix() -> Vec<(&'static str, ScenarioConfig)> {
         (
             "random subset",
             with(&|c| {
-                c.defense = Defense::RandomSubset {
+                c.defence = Defence::RandomSubset {
                     eps_km: 0.05,
                     min_samples: PAPER_MIN_SAMPLES,
                 }
             }),
         ),
-        ("local DP", with(&|c| c.defense = dp(10.0, None))),
+        ("local DP", with(&|c| c.defence = dp(10.0, None))),
         (
             "local DP, analytic σ",
-            with(&|c| c.defense = Defense::LocalDp(LocalDp::at(10.0))),
+            with(&|c| c.defence = Defence::LocalDp(LocalDp::at(10.0))),
         ),
         (
             "local DP, budget stop",
             // ε = 1 per round composes to 1.01, 1.44, 1.78: the third update is not sent.
-            with(&|c| c.defense = dp(1.0, Some(1.5))),
+            with(&|c| c.defence = dp(1.0, Some(1.5))),
         ),
         (
             "GeoInd",
             with(&|c| {
-                c.defense = Defense::GeoInd {
+                c.defence = Defence::GeoInd {
                     epsilon_per_m: 0.01,
                 }
             }),

@@ -153,3 +153,17 @@ fn a_target_outside_the_federation_is_refused() {
     let e = Lab::new(c).err().unwrap();
     assert!(e.contains("user 3 does not exist"), "{e}");
 }
+
+#[test]
+fn a_config_that_spells_it_defense_still_reads() {
+    let c = ScenarioConfig {
+        defence: crate::signal_map::defence::Defence::GeoInd {
+            epsilon_per_m: 0.01,
+        },
+        ..ScenarioConfig::default()
+    };
+    let json = serde_json::to_string(&c).unwrap();
+    assert!(json.contains("\"defence\""));
+    let old = json.replace("\"defence\"", "\"defense\"");
+    assert_eq!(ScenarioConfig::parse(&old).unwrap(), c);
+}

@@ -8,7 +8,7 @@ use crate::signal_map::world::Preset;
 use wasm_bindgen_test::wasm_bindgen_test as test;
 use whereabouts_core::rng::Stream;
 
-fn campus(defense: Defense) -> ScenarioConfig {
+fn campus(defence: Defence) -> ScenarioConfig {
     ScenarioConfig {
         seed: 2,
         world: WorldChoice {
@@ -19,7 +19,7 @@ fn campus(defense: Defense) -> ScenarioConfig {
             background: None,
         },
         round_length: RoundLength::Day,
-        defense,
+        defence,
         ..ScenarioConfig::default()
     }
 }
@@ -57,14 +57,14 @@ fn spread(samples: &[Sample]) -> f64 {
     (ve.sqrt() + vn.sqrt()) / 2.0
 }
 
-const DIVERSE: Defense = Defense::DiverseBatch {
+const DIVERSE: Defence = Defence::DiverseBatch {
     eps_km: 0.05,
     min_samples: 5,
 };
 
 #[test]
 fn diverse_batch_spreads_the_batch_and_raises_the_dlg_error() {
-    let (plain, fedsgd) = run(campus(Defense::None));
+    let (plain, fedsgd) = run(campus(Defence::None));
     let (_, diverse) = run(campus(DIVERSE));
     // The batch is spread wider than the round's data (one point per place, not hundreds at
     // home): compare on every round with data.
@@ -89,7 +89,7 @@ fn diverse_batch_spreads_the_batch_and_raises_the_dlg_error() {
 #[test]
 fn farthest_batch_moves_the_reconstruction_further_than_diverse_batch() {
     let (_, diverse) = run(campus(DIVERSE));
-    let (_, farthest) = run(campus(Defense::FarthestBatch {
+    let (_, farthest) = run(campus(Defence::FarthestBatch {
         eps_km: 0.05,
         min_samples: 5,
         num: 10,
@@ -101,13 +101,13 @@ fn farthest_batch_moves_the_reconstruction_further_than_diverse_batch() {
 #[test]
 fn local_dp_is_accounted_and_its_budget_stops_training() {
     let dp = dp::LocalDp::at(100.0);
-    let (s, records) = run(campus(Defense::LocalDp(dp)));
+    let (s, records) = run(campus(Defence::LocalDp(dp)));
     let eps: Vec<f64> = records.iter().map(|r| r.dp_epsilon.unwrap()).collect();
     assert!(eps.windows(2).all(|w| w[1] > w[0]), "{eps:?}");
     assert_eq!(s.summary().dp_epsilon, eps.last().copied());
     // A budget between the 3rd and 4th update's ε stops the run after 3 attacked rounds.
     let budget = (eps[2] + eps[3]) / 2.0;
-    let (s, records) = run(campus(Defense::LocalDp(dp::LocalDp {
+    let (s, records) = run(campus(Defence::LocalDp(dp::LocalDp {
         budget: Some(budget),
         ..dp
     })));
@@ -118,8 +118,8 @@ fn local_dp_is_accounted_and_its_budget_stops_training() {
 
 #[test]
 fn geoind_noise_moves_what_the_server_sees() {
-    let (_, plain) = run(campus(Defense::None));
-    let (_, noisy) = run(campus(Defense::GeoInd {
+    let (_, plain) = run(campus(Defence::None));
+    let (_, noisy) = run(campus(Defence::GeoInd {
         epsilon_per_m: 0.005,
     }));
     // The metric stays the distance to the true D_t centroid.
@@ -129,17 +129,17 @@ fn geoind_noise_moves_what_the_server_sees() {
 
 #[test]
 fn bad_defence_settings_are_refused() {
-    let bad = campus(Defense::FarthestBatch {
+    let bad = campus(Defence::FarthestBatch {
         eps_km: 0.05,
         min_samples: 5,
         num: 0,
     });
-    assert!(Lab::new(bad).err().unwrap().contains("defense.num"));
-    let bad = campus(Defense::GeoInd {
+    assert!(Lab::new(bad).err().unwrap().contains("defence.num"));
+    let bad = campus(Defence::GeoInd {
         epsilon_per_m: -1.0,
     });
     assert!(Lab::new(bad).err().unwrap().contains("epsilon_per_m"));
     let toml = "kind = \"diverse_batch\"\neps_km = 0.05\n";
-    let d: Defense = toml::from_str(toml).unwrap();
+    let d: Defence = toml::from_str(toml).unwrap();
     assert_eq!(d, DIVERSE);
 }

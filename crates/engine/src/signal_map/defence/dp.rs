@@ -64,15 +64,15 @@ impl LocalDp {
     }
 
     pub fn validate(&self) -> Result<(), ConfigError> {
-        crate::signal_map::limits::DP_EPSILON.check("defense.epsilon", self.epsilon)?;
+        crate::signal_map::limits::DP_EPSILON.check("defence.epsilon", self.epsilon)?;
         if !(self.delta > 0.0 && self.delta < 1.0) {
-            return Err(ConfigError::new("defense.delta", "must be in (0, 1)"));
+            return Err(ConfigError::new("defence.delta", "must be in (0, 1)"));
         }
         if !(self.clip.is_finite() && self.clip > 0.0) {
-            return Err(ConfigError::new("defense.clip", "must be a positive norm"));
+            return Err(ConfigError::new("defence.clip", "must be a positive norm"));
         }
         if self.budget.is_some_and(|b| !(b.is_finite() && b > 0.0)) {
-            return Err(ConfigError::new("defense.budget", "must be a positive ε"));
+            return Err(ConfigError::new("defence.budget", "must be a positive ε"));
         }
         Ok(())
     }

@@ -30,7 +30,7 @@ fn paper_min_samples() -> usize {
 /// Which defence the devices apply.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum Defense {
+pub enum Defence {
     #[default]
     None,
     /// One point per DBSCAN cluster of D_t ([000] §4.3); eps in km as in the paper's Table 2.
@@ -59,37 +59,37 @@ pub enum Defense {
     GeoInd { epsilon_per_m: f64 },
 }
 
-impl Defense {
+impl Defence {
     pub fn validate(&self) -> Result<(), ConfigError> {
-        let eps = |e: f64| limits::DBSCAN_EPS_KM.check("defense.eps_km", e).map(|_| ());
+        let eps = |e: f64| limits::DBSCAN_EPS_KM.check("defence.eps_km", e).map(|_| ());
         let min = |m: usize| {
             limits::MIN_SAMPLES
-                .check("defense.min_samples", m as f64)
+                .check("defence.min_samples", m as f64)
                 .map(|_| ())
         };
         match *self {
-            Defense::None => Ok(()),
-            Defense::DiverseBatch {
+            Defence::None => Ok(()),
+            Defence::DiverseBatch {
                 eps_km,
                 min_samples,
             }
-            | Defense::RandomSubset {
+            | Defence::RandomSubset {
                 eps_km,
                 min_samples,
             } => eps(eps_km).and(min(min_samples)),
-            Defense::FarthestBatch {
+            Defence::FarthestBatch {
                 eps_km,
                 min_samples,
                 num,
             } => {
                 eps(eps_km)?;
                 min(min_samples)?;
-                limits::FARTHEST_NUM.check("defense.num", num as f64)?;
+                limits::FARTHEST_NUM.check("defence.num", num as f64)?;
                 Ok(())
             }
-            Defense::LocalDp(dp) => dp.validate(),
-            Defense::GeoInd { epsilon_per_m } => limits::GEOIND_EPSILON_PER_M
-                .check("defense.epsilon_per_m", epsilon_per_m)
+            Defence::LocalDp(dp) => dp.validate(),
+            Defence::GeoInd { epsilon_per_m } => limits::GEOIND_EPSILON_PER_M
+                .check("defence.epsilon_per_m", epsilon_per_m)
                 .map(|_| ()),
         }
     }
@@ -97,15 +97,15 @@ impl Defense {
     /// How the device picks (or alters) its LocalBatch.
     pub fn selector(&self, standardizer: Standardizer) -> Box<dyn BatchSelector> {
         match *self {
-            Defense::None | Defense::LocalDp(_) => Box::new(AllData),
-            Defense::DiverseBatch {
+            Defence::None | Defence::LocalDp(_) => Box::new(AllData),
+            Defence::DiverseBatch {
                 eps_km,
                 min_samples,
             } => Box::new(DiverseBatch {
                 eps_m: eps_km * 1000.0,
                 min_samples,
             }),
-            Defense::FarthestBatch {
+            Defence::FarthestBatch {
                 eps_km,
                 min_samples,
                 num,
@@ -114,7 +114,7 @@ impl Defense {
                 min_samples,
                 num,
             }),
-            Defense::RandomSubset {
+            Defence::RandomSubset {
                 eps_km,
                 min_samples,
             } => Box::new(RandomSubset {
@@ -123,7 +123,7 @@ impl Defense {
                     min_samples,
                 },
             }),
-            Defense::GeoInd { epsilon_per_m } => Box::new(GeoInd {
+            Defence::GeoInd { epsilon_per_m } => Box::new(GeoInd {
                 epsilon_per_m,
                 standardizer,
             }),
@@ -133,7 +133,7 @@ impl Defense {
     /// The update mechanism, for local DP.
     pub fn dp(&self) -> Option<LocalDp> {
         match *self {
-            Defense::LocalDp(dp) => Some(dp),
+            Defence::LocalDp(dp) => Some(dp),
             _ => None,
         }
     }
