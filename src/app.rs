@@ -10,7 +10,7 @@ use crate::{
         data::DataPanel,
         map::LabMap,
         results::Results,
-        sweep::Sweep,
+        study::Studies,
     },
     protocol::{Request, Response},
     shell::{ComingLab, LabKind, LabTabs, current_lab},
@@ -132,7 +132,7 @@ pub fn App() -> impl IntoView {
                     {move || status.get().describe()}
                 </p>
                 <Results state=lab/>
-                <Sweep state=lab/>
+                <Studies state=lab/>
             </div>
             <aside class="side">
                 <Controls state=lab/>

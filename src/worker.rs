@@ -12,7 +12,7 @@ use web_sys::{DedicatedWorkerGlobalScope, MessageChannel, MessageEvent};
 use whereabouts_engine::signal_map::lab::{HeatMap, Lab, LabEvent};
 use whereabouts_engine::signal_map::placement::ImportedTrace;
 use whereabouts_engine::signal_map::scenario::ScenarioConfig;
-use whereabouts_engine::signal_map::studies::{self, Study, StudyRun, SweepPoint};
+use whereabouts_engine::signal_map::studies::{self, Study, StudyPoint, StudyRun};
 use whereabouts_engine::signal_map::world::World;
 
 /// How long one slice of background work may run, in milliseconds.
@@ -30,19 +30,19 @@ pub struct Engine {
     idle_reported: bool,
     /// Rounds whose heat map is still to be sent (after the urgent work of an edit).
     heat_due: Vec<usize>,
-    /// A privacy–utility sweep, worked on when the lab is idle.
-    sweep: Option<Sweep>,
-    /// The visitor's imported trace (labs and sweeps with `use_data` run on it).
+    /// A privacy–utility study, worked on when the lab is idle.
+    study: Option<RunningStudy>,
+    /// The visitor's imported trace (labs and studies with `use_data` run on it).
     data: Option<ImportedTrace>,
     /// The Signal map's tab is hidden ([`Request::Show`] named another lab): only the visible
     /// lab computes, so its lab and studies wait.
     hidden: bool,
 }
 
-/// A study in progress (the privacy–utility sweep, I3, I4): one lab per run, in one world.
-struct Sweep {
+/// A study in progress (the privacy–utility study, I3, I4): one lab per run, in one world.
+struct RunningStudy {
     id: u32,
-    study: Study,
+    kind: Study,
     base: ScenarioConfig,
     /// The runs, known once the world is generated (co-participants need it).
     runs: Vec<StudyRun>,
@@ -144,31 +144,28 @@ impl Engine {
             Request::Import(ImportRequest::File { .. }) => emit(Response::Rejected {
                 reason: "imports run in their own worker".into(),
             }),
-            Request::Signal(SignalRequest::SweepStart {
-                sweep,
+            Request::Signal(SignalRequest::StudyStart {
+                id,
                 config,
                 use_data,
-                study,
+                kind,
             }) => {
                 let config = match self.with_data(*config, use_data) {
                     Ok(c) => c,
                     Err(message) => {
-                        emit(Response::Signal(SignalResponse::SweepError {
-                            sweep,
-                            message,
-                        }));
+                        emit(Response::Signal(SignalResponse::StudyError { id, message }));
                         return;
                     }
                 };
-                emit(Response::Signal(SignalResponse::SweepProgress {
-                    sweep,
+                emit(Response::Signal(SignalResponse::StudyProgress {
+                    id,
                     done: 0,
                     total: 0,
                     point: None,
                 }));
-                self.sweep = Some(Sweep {
-                    id: sweep,
-                    study,
+                self.study = Some(RunningStudy {
+                    id,
+                    kind,
                     base: config,
                     runs: Vec::new(),
                     done: 0,
@@ -176,11 +173,11 @@ impl Engine {
                     current: None,
                 });
             }
-            Request::Signal(SignalRequest::SweepCancel { sweep }) => {
-                if self.sweep.as_ref().is_some_and(|s| s.id == sweep) {
-                    self.sweep = None;
-                    emit(Response::Signal(SignalResponse::SweepDone {
-                        sweep,
+            Request::Signal(SignalRequest::StudyCancel { id }) => {
+                if self.study.as_ref().is_some_and(|s| s.id == id) {
+                    self.study = None;
+                    emit(Response::Signal(SignalResponse::StudyDone {
+                        id,
                         cancelled: true,
                     }));
                 }
@@ -221,94 +218,94 @@ impl Engine {
         if self.hidden {
             return false;
         }
-        self.sweep.is_some()
+        self.study.is_some()
             || self
                 .lab
                 .as_ref()
                 .is_some_and(|lab| lab.busy() || !self.idle_reported || !self.heat_due.is_empty())
     }
 
-    /// Advances the sweep until the deadline; the lab has priority (see [`pump`](Self::pump)).
-    fn pump_sweep(&mut self, now: &dyn Fn() -> f64, deadline: f64, emit: &mut dyn FnMut(Response)) {
-        let Some(sweep) = self.sweep.as_mut() else {
+    /// Advances the study until the deadline; the lab has priority (see [`pump`](Self::pump)).
+    fn pump_study(&mut self, now: &dyn Fn() -> f64, deadline: f64, emit: &mut dyn FnMut(Response)) {
+        let Some(study) = self.study.as_mut() else {
             return;
         };
         while now() < deadline {
-            if sweep.world.is_none() {
+            if study.world.is_none() {
                 // First slice: the world, then the runs (a few hundred ms, once per study).
-                let prepared = World::generate(&sweep.base.world_config())
+                let prepared = World::generate(&study.base.world_config())
                     .map_err(|e| e.to_string())
-                    .and_then(|w| studies::runs(sweep.study, &sweep.base, &w).map(|r| (w, r)));
+                    .and_then(|w| studies::runs(study.kind, &study.base, &w).map(|r| (w, r)));
                 match prepared {
                     Ok((world, runs)) => {
-                        sweep.world = Some(world);
-                        sweep.runs = runs;
-                        emit(Response::Signal(SignalResponse::SweepProgress {
-                            sweep: sweep.id,
+                        study.world = Some(world);
+                        study.runs = runs;
+                        emit(Response::Signal(SignalResponse::StudyProgress {
+                            id: study.id,
                             done: 0,
-                            total: sweep.runs.len(),
+                            total: study.runs.len(),
                             point: None,
                         }));
                     }
                     Err(message) => {
-                        return self.end_sweep(emit, |sweep| {
-                            Response::Signal(SignalResponse::SweepError { sweep, message })
+                        return self.end_study(emit, |study| {
+                            Response::Signal(SignalResponse::StudyError { id: study, message })
                         });
                     }
                 }
                 continue;
             }
-            if sweep.current.is_none() {
-                let Some(run) = sweep.runs.get(sweep.done) else {
-                    return self.end_sweep(emit, |sweep| {
-                        Response::Signal(SignalResponse::SweepDone {
-                            sweep,
+            if study.current.is_none() {
+                let Some(run) = study.runs.get(study.done) else {
+                    return self.end_study(emit, |study| {
+                        Response::Signal(SignalResponse::StudyDone {
+                            id: study,
                             cancelled: false,
                         })
                     });
                 };
-                let world = sweep.world.clone().expect("generated above");
+                let world = study.world.clone().expect("generated above");
                 match Lab::with_world(run.config.clone(), world) {
                     Ok(mut lab) => {
                         lab.want(usize::MAX);
-                        sweep.current = Some(lab);
+                        study.current = Some(lab);
                     }
                     Err(message) => {
-                        return self.end_sweep(emit, |sweep| {
-                            Response::Signal(SignalResponse::SweepError { sweep, message })
+                        return self.end_study(emit, |study| {
+                            Response::Signal(SignalResponse::StudyError { id: study, message })
                         });
                     }
                 }
                 continue;
             }
-            let lab = sweep.current.as_mut().expect("set above");
+            let lab = study.current.as_mut().expect("set above");
             let result = lab.work(now, deadline, &mut |_| {});
             if matches!(result, Ok(true)) {
                 return;
             }
             // A run that fails (a diverging model) is a point that says why, with what
             // it computed before.
-            let run = &sweep.runs[sweep.done];
+            let run = &study.runs[study.done];
             let (summary, records) = (lab.summary(), lab.records());
             let point = match result {
-                Err(why) => SweepPoint::failed(run, &summary, &records, why),
-                _ => SweepPoint::new(run, &summary, &records),
+                Err(why) => StudyPoint::failed(run, &summary, &records, why),
+                _ => StudyPoint::new(run, &summary, &records),
             };
-            sweep.done += 1;
-            sweep.current = None;
-            emit(Response::Signal(SignalResponse::SweepProgress {
-                sweep: sweep.id,
-                done: sweep.done,
-                total: sweep.runs.len(),
+            study.done += 1;
+            study.current = None;
+            emit(Response::Signal(SignalResponse::StudyProgress {
+                id: study.id,
+                done: study.done,
+                total: study.runs.len(),
                 point: Some(point),
             }));
         }
     }
 
     /// Drops the study and tells the page how it ended.
-    fn end_sweep(&mut self, emit: &mut dyn FnMut(Response), how: impl FnOnce(u32) -> Response) {
-        if let Some(sweep) = self.sweep.take() {
-            emit(how(sweep.id));
+    fn end_study(&mut self, emit: &mut dyn FnMut(Response), how: impl FnOnce(u32) -> Response) {
+        if let Some(study) = self.study.take() {
+            emit(how(study.id));
         }
     }
 
@@ -328,7 +325,7 @@ impl Engine {
             .as_ref()
             .is_none_or(|lab| !lab.busy() && self.idle_reported && self.heat_due.is_empty());
         if lab_idle {
-            self.pump_sweep(now, deadline, emit);
+            self.pump_study(now, deadline, emit);
             return self.has_work();
         }
         let Some(lab) = self.lab.as_mut() else {
@@ -669,26 +666,26 @@ mod tests {
         assert!(!engine.has_work());
     }
 
-    /// Starts study `sweep` on `config`, pumps it to the end; the responses and the points.
+    /// Starts study `study` on `config`, pumps it to the end; the responses and the points.
     fn run_study(
         engine: &mut Engine,
-        sweep: u32,
+        id: u32,
         config: &ScenarioConfig,
-        study: Study,
-    ) -> (Vec<Response>, Vec<SweepPoint>) {
+        kind: Study,
+    ) -> (Vec<Response>, Vec<StudyPoint>) {
         let mut out = Vec::new();
-        let start = Request::Signal(SignalRequest::SweepStart {
-            sweep,
+        let start = Request::Signal(SignalRequest::StudyStart {
+            id,
             config: Box::new(config.clone()),
             use_data: false,
-            study,
+            kind,
         });
         engine.handle(start, &|| 0.0, &mut |r| out.push(r));
         out.extend(pump_all(engine));
         let points = out
             .iter()
             .filter_map(|r| match r {
-                Response::Signal(SignalResponse::SweepProgress { point: Some(p), .. }) => {
+                Response::Signal(SignalResponse::StudyProgress { point: Some(p), .. }) => {
                     Some(p.clone())
                 }
                 _ => None,
@@ -745,10 +742,10 @@ mod tests {
         let (out, points) = run_study(&mut engine, 7, &wild, Study::LocalSteps);
         assert!(matches!(
             out.last(),
-            Some(Response::Signal(SignalResponse::SweepDone { .. }))
+            Some(Response::Signal(SignalResponse::StudyDone { .. }))
         ));
         assert_eq!(points.len(), 7, "every run is a point");
-        let failed: Vec<&SweepPoint> = points.iter().filter(|p| p.failed.is_some()).collect();
+        let failed: Vec<&StudyPoint> = points.iter().filter(|p| p.failed.is_some()).collect();
         assert!(!failed.is_empty(), "{points:?}");
         for p in failed {
             let why = p.failed.as_deref().unwrap();
@@ -757,7 +754,7 @@ mod tests {
     }
 
     #[test]
-    fn a_sweep_runs_every_defence_behind_the_lab_and_can_be_cancelled() {
+    fn a_study_runs_every_defence_behind_the_lab_and_can_be_cancelled() {
         let mut engine = Engine::default();
         let mut small = config();
         small.max_rounds = Some(1);
@@ -767,8 +764,8 @@ mod tests {
         assert_eq!(points[0].family, "none");
         assert!(matches!(
             out.last(),
-            Some(Response::Signal(SignalResponse::SweepDone {
-                sweep: 1,
+            Some(Response::Signal(SignalResponse::StudyDone {
+                id: 1,
                 cancelled: false
             }))
         ));
@@ -781,24 +778,24 @@ mod tests {
 
         let mut out = Vec::new();
         engine.handle(
-            Request::Signal(SignalRequest::SweepStart {
-                sweep: 2,
+            Request::Signal(SignalRequest::StudyStart {
+                id: 2,
                 config: Box::new(small.clone()),
                 use_data: false,
-                study: Study::Defences,
+                kind: Study::Defences,
             }),
             &|| 0.0,
             &mut |r| out.push(r),
         );
         engine.handle(
-            Request::Signal(SignalRequest::SweepCancel { sweep: 2 }),
+            Request::Signal(SignalRequest::StudyCancel { id: 2 }),
             &|| 0.0,
             &mut |r| out.push(r),
         );
         assert!(matches!(
             out.last(),
-            Some(Response::Signal(SignalResponse::SweepDone {
-                sweep: 2,
+            Some(Response::Signal(SignalResponse::StudyDone {
+                id: 2,
                 cancelled: true
             }))
         ));

@@ -44,8 +44,8 @@ fn a_labs_messages_travel_in_the_envelope() {
     assert_eq!(get("signal").as_deref(), Some("Want"));
     assert_eq!(protocol::decode_request(value).unwrap(), request);
 
-    let response = Response::Signal(SignalResponse::SweepDone {
-        sweep: 2,
+    let response = Response::Signal(SignalResponse::StudyDone {
+        id: 2,
         cancelled: true,
     });
     let back = protocol::decode_response(protocol::encode_response(&response).unwrap());

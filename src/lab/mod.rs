@@ -13,7 +13,7 @@ pub mod map;
 pub mod results;
 pub mod scene;
 pub mod settings;
-pub mod sweep;
+pub mod study;
 
 use crate::bridge::EngineBridge;
 use crate::protocol::{Request, Response, SignalRequest, SignalResponse};
@@ -63,7 +63,7 @@ pub struct LabState {
     /// Problems with the URL or the last attempted change.
     pub notice: RwSignal<Option<String>>,
     pub latency: RwSignal<Latency>,
-    pub sweep: RwSignal<sweep::SweepView>,
+    pub study: RwSignal<study::StudyView>,
     /// The visitor's imported file, if any, and the import under way.
     pub data: RwSignal<data::DataView>,
     bridge: StoredValue<Option<EngineBridge>, LocalStorage>,
@@ -229,35 +229,35 @@ impl LabState {
         }
     }
 
-    /// Runs the privacy–utility sweep on the current configuration and path.
-    pub fn start_sweep(&self) {
+    /// Runs the chosen study on the current configuration and path.
+    pub fn start_study(&self) {
         let path = self.editor.with_untracked(|e| e.waypoints.clone());
         if path.is_empty() && !self.has_data() {
             self.notice.set(Some(
-                "Draw a path first: the sweep runs on your trajectory.".into(),
+                "Draw a path first: the study runs on your trajectory.".into(),
             ));
             return;
         }
         let (config, use_data) = self.run_config();
-        let id = self.sweep.with_untracked(|s| s.id) + 1;
-        let study = self.sweep.with_untracked(|s| s.study);
-        self.sweep.set(sweep::SweepView {
+        let id = self.study.with_untracked(|s| s.id) + 1;
+        let kind = self.study.with_untracked(|s| s.kind);
+        self.study.set(study::StudyView {
             id,
-            study,
+            kind,
             running: true,
-            ..sweep::SweepView::default()
+            ..study::StudyView::default()
         });
-        self.send(Request::Signal(SignalRequest::SweepStart {
-            sweep: id,
+        self.send(Request::Signal(SignalRequest::StudyStart {
+            id,
             config: Box::new(config),
             use_data,
-            study,
+            kind,
         }));
     }
 
-    pub fn cancel_sweep(&self) {
-        let id = self.sweep.with_untracked(|s| s.id);
-        self.send(Request::Signal(SignalRequest::SweepCancel { sweep: id }));
+    pub fn cancel_study(&self) {
+        let id = self.study.with_untracked(|s| s.id);
+        self.send(Request::Signal(SignalRequest::StudyCancel { id }));
     }
 
     /// One more round, paused.
@@ -498,7 +498,7 @@ pub fn create(
         layers: RwSignal::new(Layers::default()),
         notice: RwSignal::new(notice),
         latency: RwSignal::new(Latency::default()),
-        sweep: RwSignal::new(sweep::SweepView::default()),
+        study: RwSignal::new(study::StudyView::default()),
         data: RwSignal::new(data::DataView::default()),
         bridge: StoredValue::new_local(None),
         importer: StoredValue::new_local(None),
@@ -518,10 +518,10 @@ pub fn create(
         | Response::Signal(SignalResponse::Heat { .. })
         | Response::Signal(SignalResponse::Idle { .. })
         | Response::Signal(SignalResponse::Error { .. }) => state.on_response(response),
-        Response::Signal(SignalResponse::SweepProgress { .. })
-        | Response::Signal(SignalResponse::SweepDone { .. })
-        | Response::Signal(SignalResponse::SweepError { .. }) => {
-            state.sweep.update(|s| s.apply(response))
+        Response::Signal(SignalResponse::StudyProgress { .. })
+        | Response::Signal(SignalResponse::StudyDone { .. })
+        | Response::Signal(SignalResponse::StudyError { .. }) => {
+            state.study.update(|s| s.apply(response))
         }
         other => on_other(other),
     }));

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use whereabouts_engine::signal_map::lab::{HeatMap, LabEvent, WorldView};
 use whereabouts_engine::signal_map::scenario::{ScenarioConfig, Summary};
-use whereabouts_engine::signal_map::studies::{Study, SweepPoint};
+use whereabouts_engine::signal_map::studies::{Study, StudyPoint};
 use whereabouts_engine::signal_map::trajectory::Trajectory;
 
 /// What the page asks of the Signal-map lab.
@@ -34,19 +34,19 @@ pub enum Request {
         generation: u32,
         rounds: usize,
     },
-    /// Run a study (by default the privacy–utility sweep: every defence over its grid) on
-    /// `config`, in the background of the lab. `sweep` numbers sweeps.
-    SweepStart {
-        sweep: u32,
+    /// Run a study (by default the privacy–utility trade-off: every defence over its grid) on
+    /// `config`, in the background of the lab. `id` numbers the page's studies.
+    StudyStart {
+        id: u32,
         config: Box<ScenarioConfig>,
         #[serde(default)]
         use_data: bool,
         /// What the runs vary: defences, local steps (I3) or the co-participant (I4).
         #[serde(default)]
-        study: Study,
+        kind: Study,
     },
-    SweepCancel {
-        sweep: u32,
+    StudyCancel {
+        id: u32,
     },
 }
 
@@ -92,19 +92,19 @@ pub enum Response {
         message: String,
     },
     /// A study advanced: `done` of `total` runs, with the one just finished.
-    SweepProgress {
-        sweep: u32,
+    StudyProgress {
+        id: u32,
         done: usize,
         total: usize,
-        point: Option<SweepPoint>,
+        point: Option<StudyPoint>,
     },
     /// The study ended (all runs, or cancelled).
-    SweepDone {
-        sweep: u32,
+    StudyDone {
+        id: u32,
         cancelled: bool,
     },
-    SweepError {
-        sweep: u32,
+    StudyError {
+        id: u32,
         message: String,
     },
 }

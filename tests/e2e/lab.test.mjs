@@ -233,18 +233,18 @@ test('switching on a defence moves the reconstructions away from you', async () 
   await context.close();
 });
 
-test('the privacy–utility sweep runs in the background, plots every defence, and cancels', async () => {
+test('the privacy–utility study runs in the background, plots every defence, and cancels', async () => {
   const { context, guard, page, errors } = await open('?B=20&E=5');
   await finished(page);
-  await page.click('[data-testid="sweep-run"]');
-  await page.waitForFunction(() => document.querySelector('[data-testid="sweep-status"]').textContent.startsWith('Done'), null, {
+  await page.click('[data-testid="study-run"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="study-status"]').textContent.startsWith('Done'), null, {
     timeout: 120000,
   });
-  const points = await page.$$eval('[data-testid="sweep-row"]', (rs) =>
+  const points = await page.$$eval('[data-testid="study-row"]', (rs) =>
     rs.map((r) => ({ family: r.dataset.family, error: Number(r.dataset.error), rmse: Number(r.dataset.rmse) })),
   );
   // As many rows as the engine's grid has runs, and the description says that number.
-  const total = Number(await page.getAttribute('[data-testid="sweep-status"]', 'data-total'));
+  const total = Number(await page.getAttribute('[data-testid="study-status"]', 'data-total'));
   assert.ok(total > 10, `total ${total}`);
   assert.equal(points.length, total);
   assert.match(await page.textContent('[data-testid="study-about"]'), new RegExp(`\\(${total} runs\\)`));
@@ -253,14 +253,14 @@ test('the privacy–utility sweep runs in the background, plots every defence, a
   const none = points.find((p) => p.family === 'none');
   const farthest = points.filter((p) => p.family === 'Farthest Batch');
   assert.ok(farthest.every((p) => p.error > none.error), JSON.stringify(points));
-  assert.ok(await page.locator('[data-testid="sweep-chart"] circle').count() >= 15);
-  await page.locator('[data-testid="sweep-chart"]').scrollIntoViewIfNeeded();
-  await page.screenshot({ path: screenshotPath('lab-sweep'), fullPage: true });
+  assert.ok(await page.locator('[data-testid="study-chart"] circle').count() >= 15);
+  await page.locator('[data-testid="study-chart"]').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: screenshotPath('lab-study'), fullPage: true });
 
-  await page.click('[data-testid="sweep-run"]');
-  await page.click('[data-testid="sweep-cancel"]');
+  await page.click('[data-testid="study-run"]');
+  await page.click('[data-testid="study-cancel"]');
   await page.waitForFunction(() =>
-    document.querySelector('[data-testid="sweep-status"]').textContent.startsWith('Cancelled'),
+    document.querySelector('[data-testid="study-status"]').textContent.startsWith('Cancelled'),
   );
   assert.deepEqual(guard.violations, []);
   assert.deepEqual(errors, []);
@@ -273,11 +273,11 @@ test('the studies of Insights I3 (local steps) and I4 (who else takes part) run 
   await finished(page);
   const run = async (study, count) => {
     await page.selectOption('[data-testid="study"]', study);
-    await page.click('[data-testid="sweep-run"]');
-    await page.waitForFunction(() => document.querySelector('[data-testid="sweep-status"]').textContent.startsWith('Done'), null, {
+    await page.click('[data-testid="study-run"]');
+    await page.waitForFunction(() => document.querySelector('[data-testid="study-status"]').textContent.startsWith('Done'), null, {
       timeout: 120000,
     });
-    const rows = await page.$$eval('[data-testid="sweep-row"]', (rs) =>
+    const rows = await page.$$eval('[data-testid="study-row"]', (rs) =>
       rs.map((r) => ({
         family: r.dataset.family,
         parameter: r.dataset.parameter,
@@ -301,7 +301,7 @@ test('the studies of Insights I3 (local steps) and I4 (who else takes part) run 
   assert.ok(b20[3].diverged > steps[0].diverged, JSON.stringify(steps));
   assert.ok(steps.slice(1).every((r) => r.rmse < steps[0].rmse), JSON.stringify(steps));
   assert.match(await page.textContent('[data-testid="study-about"]'), /blur/);
-  await page.locator('[data-testid="sweep-chart"]').scrollIntoViewIfNeeded();
+  await page.locator('[data-testid="study-chart"]').scrollIntoViewIfNeeded();
   await page.screenshot({ path: screenshotPath('lab-study-steps'), fullPage: true });
   // I4: alone, then with each other synthetic user, each with its distance from the visitor.
   const users = await run('users', 7);

@@ -601,9 +601,9 @@ pub fn spearman(x: &[f64], y: &[f64]) -> Option<f64> {
 /// model that learns within the run, so RMSE means something): privacy (distance to the D_t
 /// centroid, EMD) against utility (RMSE).
 pub fn defences(scale: &Scale, checks: &mut Vec<Check>) -> Result<Table, String> {
-    let mut sweeps: Vec<(String, Defence)> = vec![("none".into(), Defence::None)];
+    let mut settings: Vec<(String, Defence)> = vec![("none".into(), Defence::None)];
     for eps_km in [0.005, 0.05] {
-        sweeps.push((
+        settings.push((
             format!("Diverse Batch eps {eps_km} km"),
             Defence::DiverseBatch {
                 eps_km,
@@ -612,7 +612,7 @@ pub fn defences(scale: &Scale, checks: &mut Vec<Check>) -> Result<Table, String>
         ));
     }
     for num in [20, 5, 1] {
-        sweeps.push((
+        settings.push((
             format!("Farthest Batch eps 0.05, num {num}"),
             Defence::FarthestBatch {
                 eps_km: 0.05,
@@ -622,7 +622,7 @@ pub fn defences(scale: &Scale, checks: &mut Vec<Check>) -> Result<Table, String>
         ));
     }
     for epsilon in [1000.0, 100.0, 10.0] {
-        sweeps.push((
+        settings.push((
             format!("local DP ε {epsilon} (δ 1e-5, ℂ 1)"),
             // The paper's calibration, to follow the paper (see defence::dp).
             Defence::LocalDp(LocalDp {
@@ -632,7 +632,7 @@ pub fn defences(scale: &Scale, checks: &mut Vec<Check>) -> Result<Table, String>
         ));
     }
     for e in [0.02, 0.005, 0.002, 0.001, 0.0005] {
-        sweeps.push((
+        settings.push((
             format!("GeoInd ε {e}/m (mean shift {:.0} m)", 2.0 / e),
             Defence::GeoInd { epsilon_per_m: e },
         ));
@@ -640,7 +640,7 @@ pub fn defences(scale: &Scale, checks: &mut Vec<Check>) -> Result<Table, String>
     let mut rows = Vec::new();
     let (mut dp, mut geoind) = (Vec::new(), Vec::new());
     let (mut diverse, mut farthest) = (None, None);
-    for (label, defence) in sweeps {
+    for (label, defence) in settings {
         let mut c = campus(scale, scale.days_weeks, RoundLength::Day, (Some(20), 5));
         c.defence = defence;
         let o = run(c.clone())?;

@@ -1,5 +1,5 @@
 //! The lab's studies: one configuration (the visitor's) run many times with one thing varied,
-//! in the worker behind the lab, each run summarised as a [`SweepPoint`].
+//! in the worker behind the lab, each run summarised as a [`StudyPoint`].
 //!
 //! - [`Study::Defences`] — the privacy–utility trade-off (issue #5, item 8): every defence of
 //!   [000] §4.3–4.5 swept over its parameter.
@@ -48,7 +48,7 @@ pub struct StudyRun {
 
 /// One point of a study: a run's family and parameter and what it gave.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SweepPoint {
+pub struct StudyPoint {
     /// The run's series within the study (see [`StudyRun::series`]).
     pub series: usize,
     /// The family ("none", "Diverse Batch", "FedAvg B = 20", "with user 2", …) and its
@@ -75,7 +75,7 @@ pub struct SweepPoint {
     pub failed: Option<String>,
 }
 
-impl SweepPoint {
+impl StudyPoint {
     pub fn new(run: &StudyRun, summary: &Summary, records: &[RoundRecord]) -> Self {
         Self {
             series: run.series,
@@ -449,7 +449,7 @@ mod tests {
         let mut lab = Lab::with_world(run.config.clone(), w).unwrap();
         lab.want(usize::MAX);
         lab.finish(&mut |_| {}).unwrap();
-        let p = SweepPoint::new(run, &lab.summary(), &lab.records());
+        let p = StudyPoint::new(run, &lab.summary(), &lab.records());
         assert_eq!(
             (p.family.as_str(), p.parameter.as_str()),
             ("FedAvg B = 20", "E = 5")

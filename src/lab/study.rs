@@ -6,41 +6,39 @@
 use super::LabState;
 use crate::protocol::{Response, SignalResponse};
 use leptos::prelude::*;
-use whereabouts_engine::signal_map::studies::{Study, SweepPoint};
+use whereabouts_engine::signal_map::studies::{Study, StudyPoint};
 
 /// What the page knows about the current study.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct SweepView {
+pub struct StudyView {
     pub id: u32,
-    pub study: Study,
+    pub kind: Study,
     pub running: bool,
     pub done: usize,
     pub total: usize,
-    pub points: Vec<SweepPoint>,
+    pub points: Vec<StudyPoint>,
     pub cancelled: bool,
     pub error: Option<String>,
 }
 
-impl SweepView {
+impl StudyView {
     pub fn apply(&mut self, response: Response) {
         match response {
-            Response::Signal(SignalResponse::SweepProgress {
-                sweep,
+            Response::Signal(SignalResponse::StudyProgress {
+                id,
                 done,
                 total,
                 point,
-            }) if sweep == self.id => {
+            }) if id == self.id => {
                 self.done = done;
                 self.total = total;
                 self.points.extend(point);
             }
-            Response::Signal(SignalResponse::SweepDone { sweep, cancelled })
-                if sweep == self.id =>
-            {
+            Response::Signal(SignalResponse::StudyDone { id, cancelled }) if id == self.id => {
                 self.running = false;
                 self.cancelled = cancelled;
             }
-            Response::Signal(SignalResponse::SweepError { sweep, message }) if sweep == self.id => {
+            Response::Signal(SignalResponse::StudyError { id, message }) if id == self.id => {
                 self.running = false;
                 self.error = Some(message);
             }
@@ -109,8 +107,8 @@ fn study_of(key: &str) -> Study {
 
 /// How a study is plotted.
 struct Axes {
-    x: fn(&SweepPoint) -> Option<f64>,
-    y: fn(&SweepPoint) -> Option<f64>,
+    x: fn(&StudyPoint) -> Option<f64>,
+    y: fn(&StudyPoint) -> Option<f64>,
     /// Horizontal axis in log10 (local steps span 1 to ~150).
     log_x: bool,
     x_unit: &'static str,
@@ -153,13 +151,13 @@ fn axes(study: Study) -> Axes {
 }
 
 #[component]
-pub fn Sweep(state: LabState) -> impl IntoView {
-    let view_ = move || state.sweep.get();
+pub fn Studies(state: LabState) -> impl IntoView {
+    let view_ = move || state.study.get();
     let chart = move || {
         let v = view_();
-        let a = axes(v.study);
+        let a = axes(v.kind);
         let tx = move |x: f64| if a.log_x { x.max(1.0).log10() } else { x };
-        let pts: Vec<(&SweepPoint, f64, f64)> = v
+        let pts: Vec<(&StudyPoint, f64, f64)> = v
             .points
             .iter()
             .filter_map(|p| {
@@ -173,7 +171,7 @@ pub fn Sweep(state: LabState) -> impl IntoView {
             .map(|p| tx(p.1))
             .fold(f64::NEG_INFINITY, f64::max);
         let lo = pts.iter().map(|p| tx(p.1)).fold(f64::INFINITY, f64::min);
-        let (min_x, max_x) = match v.study {
+        let (min_x, max_x) = match v.kind {
             Study::CoParticipants => (0.0, hi.max(1.0) * 1.05),
             _ if hi - lo < 1e-9 => (lo - 1.0, hi + 1.0),
             _ => (lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo)),
@@ -193,7 +191,7 @@ pub fn Sweep(state: LabState) -> impl IntoView {
             .into_iter()
             .map(|(s, _)| {
                 let colour = COLOURS[s % COLOURS.len()];
-                let mine: Vec<&(&SweepPoint, f64, f64)> =
+                let mine: Vec<&(&StudyPoint, f64, f64)> =
                     pts.iter().filter(|p| p.0.series == s).collect();
                 let line = mine
                     .iter()
@@ -201,7 +199,7 @@ pub fn Sweep(state: LabState) -> impl IntoView {
                     .collect::<Vec<_>>()
                     .join(" ");
                 // Co-participants are separate people, not a parameter sweep: no line.
-                let joined = v.study != Study::CoParticipants;
+                let joined = v.kind != Study::CoParticipants;
                 let dots = mine
                     .iter()
                     .map(|p| {
@@ -222,7 +220,7 @@ pub fn Sweep(state: LabState) -> impl IntoView {
             })
             .collect_view();
         view! {
-            <svg viewBox=format!("0 0 {w} {h}") role="img" data-testid="sweep-chart"
+            <svg viewBox=format!("0 0 {w} {h}") role="img" data-testid="study-chart"
                 aria-label=format!("{y_label} against {x_label}")>
                 <line x1=pad y1=h - 30.0 x2=w - 10.0 y2=h - 30.0 stroke="#c9c2b3"/>
                 <line x1=pad y1="15" x2=pad y2=h - 30.0 stroke="#c9c2b3"/>
@@ -244,40 +242,40 @@ pub fn Sweep(state: LabState) -> impl IntoView {
             .map(|(s, f)| view! { <span><i class=format!("swatch f{}", s % COLOURS.len())></i>{f}</span> })
             .collect_view()
     };
-    let about = move || about(state.sweep.with(|s| s.study));
-    let extra_header = move || match state.sweep.with(|s| s.study) {
+    let about = move || about(state.study.with(|s| s.kind));
+    let extra_header = move || match state.study.with(|s| s.kind) {
         Study::Defences => "Total ε",
         Study::LocalSteps => "Steps per update",
         Study::CoParticipants => "User distance",
     };
     view! {
-        <section class="panel sweep" aria-labelledby="sweep-title">
-            <h2 id="sweep-title">"Studies on your path"</h2>
+        <section class="panel studies" aria-labelledby="studies-title">
+            <h2 id="studies-title">"Studies on your path"</h2>
             <label class="study">
                 <select data-testid="study" prop:disabled=move || view_().running
                     on:change=move |e| {
                         let study = study_of(&event_target_value(&e));
-                        state.sweep.update(|s| {
+                        state.study.update(|s| {
                             if !s.running {
-                                *s = SweepView { id: s.id, study, ..SweepView::default() };
+                                *s = StudyView { id: s.id, kind: study, ..StudyView::default() };
                             }
                         });
                     }>
                     {STUDIES.iter().map(|&(study, key, label, _)| view! {
-                        <option value=key selected=move || state.sweep.with(|s| s.study == study)>{label}</option>
+                        <option value=key selected=move || state.study.with(|s| s.kind == study)>{label}</option>
                     }).collect_view()}
                 </select>
             </label>
             <p class="hint" data-testid="study-about">{about}</p>
             <div class="tools">
-                <button type="button" data-testid="sweep-run" prop:disabled=move || view_().running
-                    on:click=move |_| state.start_sweep()>"Run the study"</button>
-                <button type="button" data-testid="sweep-cancel" prop:disabled=move || !view_().running
-                    on:click=move |_| state.cancel_sweep()>"Cancel"</button>
-                <progress data-testid="sweep-progress" prop:max=move || view_().total.max(1) as f64
+                <button type="button" data-testid="study-run" prop:disabled=move || view_().running
+                    on:click=move |_| state.start_study()>"Run the study"</button>
+                <button type="button" data-testid="study-cancel" prop:disabled=move || !view_().running
+                    on:click=move |_| state.cancel_study()>"Cancel"</button>
+                <progress data-testid="study-progress" prop:max=move || view_().total.max(1) as f64
                     prop:value=move || view_().done as f64
                     class:hidden=move || !view_().running></progress>
-                <span class="stats" aria-live="polite" data-testid="sweep-status"
+                <span class="stats" aria-live="polite" data-testid="study-status"
                     data-total=move || view_().total.to_string()>{move || {
                     let v = view_();
                     match (&v.error, v.running, v.cancelled) {
@@ -290,7 +288,7 @@ pub fn Sweep(state: LabState) -> impl IntoView {
                     }
                 }}</span>
             </div>
-            <div class="sweep-legend" class:hidden=move || view_().points.is_empty()>{legend}</div>
+            <div class="study-legend" class:hidden=move || view_().points.is_empty()>{legend}</div>
             <div class:hidden=move || view_().points.is_empty()>{chart}</div>
             <div class="table-wrap" class:hidden=move || view_().points.is_empty()>
                 <table>
@@ -299,13 +297,13 @@ pub fn Sweep(state: LabState) -> impl IntoView {
                         {move || {
                             let v = view_();
                             v.points.into_iter().map(|p| {
-                                let extra = match v.study {
+                                let extra = match v.kind {
                                     Study::Defences => p.dp_epsilon.map_or("—".into(), |e| format!("{e:.0}")),
                                     Study::LocalSteps => p.local_steps.map_or("—".into(), |s| format!("{s:.0}")),
                                     Study::CoParticipants => p.user_distance_m.map_or("—".into(), |d| format!("{d:.0} m")),
                                 };
                                 view! {
-                                    <tr data-testid="sweep-row" data-family=p.family.clone()
+                                    <tr data-testid="study-row" data-family=p.family.clone()
                                         data-series=p.series.to_string()
                                         class:failed=p.failed.is_some()
                                         data-failed=p.failed.clone().unwrap_or_default()
