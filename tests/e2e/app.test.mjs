@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer } from '../../tools/serve.mjs';
-import { DIST, captureErrors, guardOrigin, launch, screenshotPath } from './harness.mjs';
+import { DIST, launch, openPage, screenshotPath } from './harness.mjs';
 
 let server, browser;
 before(async () => {
@@ -18,14 +18,7 @@ after(async () => {
   await server?.close();
 });
 
-async function openApp(viewport) {
-  const context = await browser.newContext({ viewport, deviceScaleFactor: 2 });
-  const guard = await guardOrigin(context, new URL(server.url).origin);
-  const page = await context.newPage();
-  const errors = captureErrors(page);
-  await page.goto(server.url);
-  return { context, guard, page, errors };
-}
+const openApp = (viewport) => openPage(browser, server.url, '', { viewport, scale: 2, ready: false });
 
 test('desktop: renders, the worker round-trips, no request leaves the origin', async () => {
   const { context, guard, page, errors } = await openApp({ width: 1280, height: 800 });

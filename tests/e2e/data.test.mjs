@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync, openSync, writeSync, closeSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer } from '../../tools/serve.mjs';
-import { DIST, SHOTS, captureErrors, guardOrigin, launch, screenshotPath } from './harness.mjs';
+import { DIST, SHOTS, launch, openPage, screenshotPath } from './harness.mjs';
 
 let server, browser;
 const FILES = join(SHOTS, 'files');
@@ -77,15 +77,7 @@ function bigCsv(mb) {
   return path;
 }
 
-async function open(viewport = { width: 1280, height: 900 }) {
-  const context = await browser.newContext({ viewport, deviceScaleFactor: 1 });
-  const guard = await guardOrigin(context, new URL(server.url).origin);
-  const page = await context.newPage();
-  const errors = captureErrors(page);
-  await page.goto(server.url);
-  await page.waitForSelector('[data-testid="engine-status"].ready', { timeout: 30000 });
-  return { context, guard, page, errors };
-}
+const open = (viewport = { width: 1280, height: 900 }) => openPage(browser, server.url, '', { viewport });
 
 const origin = (page) => page.getAttribute('[data-testid="map-canvas"]', 'data-origin');
 /** Waits until the map shows a world whose origin starts with `prefix`. */

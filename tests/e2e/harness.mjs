@@ -70,3 +70,24 @@ export function screenshotPath(name) {
   mkdirSync(SHOTS, { recursive: true });
   return join(SHOTS, `${name}.png`);
 }
+
+/**
+ * Opens `query` of the site at `baseUrl` in a fresh context with the origin guard and the error
+ * capture, and waits until the engine worker has answered (`ready`: false skips the wait;
+ * `attached`: the status line may be behind another lab's tab).
+ */
+export async function openPage(browser, baseUrl, query = '', options = {}) {
+  const { viewport = { width: 1280, height: 900 }, scale = 1, ready = true, attached = false } = options;
+  const context = await browser.newContext({ viewport, deviceScaleFactor: scale });
+  const guard = await guardOrigin(context, new URL(baseUrl).origin);
+  const page = await context.newPage();
+  const errors = captureErrors(page);
+  await page.goto(new URL(query, baseUrl).href);
+  if (ready) {
+    await page.waitForSelector('[data-testid="engine-status"].ready', {
+      timeout: 30000,
+      ...(attached ? { state: 'attached' } : {}),
+    });
+  }
+  return { context, guard, page, errors };
+}

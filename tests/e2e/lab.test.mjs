@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { startServer } from '../../tools/serve.mjs';
-import { DIST, captureErrors, guardOrigin, launch, screenshotPath } from './harness.mjs';
+import { DIST, launch, openPage, screenshotPath } from './harness.mjs';
 
 let server, browser;
 before(async () => {
@@ -16,15 +16,7 @@ after(async () => {
   await server?.close();
 });
 
-async function open(query = '', viewport = { width: 1280, height: 900 }) {
-  const context = await browser.newContext({ viewport, deviceScaleFactor: 1 });
-  const guard = await guardOrigin(context, new URL(server.url).origin);
-  const page = await context.newPage();
-  const errors = captureErrors(page);
-  await page.goto(new URL(query, server.url).href);
-  await page.waitForSelector('[data-testid="engine-status"].ready', { timeout: 30000 });
-  return { context, guard, page, errors };
-}
+const open = (query = '', viewport = { width: 1280, height: 900 }) => openPage(browser, server.url, query, { viewport });
 
 /** Waits until every round of the run is trained and attacked; returns the table's rows. */
 async function finished(page, timeout = 90000) {

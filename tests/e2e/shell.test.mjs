@@ -3,7 +3,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer } from '../../tools/serve.mjs';
-import { DIST, captureErrors, guardOrigin, launch, screenshotPath } from './harness.mjs';
+import { DIST, launch, openPage, screenshotPath } from './harness.mjs';
 
 let server, browser;
 before(async () => {
@@ -15,16 +15,8 @@ after(async () => {
   await server?.close();
 });
 
-async function open(query) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
-  const guard = await guardOrigin(context, new URL(server.url).origin);
-  const page = await context.newPage();
-  const errors = captureErrors(page);
-  await page.goto(new URL(query, server.url).href);
-  // The status line belongs to the Signal map, which may be behind another tab.
-  await page.waitForSelector('[data-testid="engine-status"].ready', { state: 'attached', timeout: 30000 });
-  return { context, guard, page, errors };
-}
+// The status line belongs to the Signal map, which may be behind another tab.
+const open = (query) => openPage(browser, server.url, query, { attached: true });
 
 const selected = (page) =>
   page.$$eval('[role="tab"]', (ts) => ts.filter((t) => t.getAttribute('aria-selected') === 'true').map((t) => t.dataset.testid));
