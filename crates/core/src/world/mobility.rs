@@ -83,6 +83,12 @@ pub enum Segment {
 }
 
 impl Segment {
+    pub fn start(&self) -> f64 {
+        match self {
+            Segment::Stay { start, .. } | Segment::Move { start, .. } => *start,
+        }
+    }
+
     pub fn end(&self) -> f64 {
         match self {
             Segment::Stay { end, .. } | Segment::Move { end, .. } => *end,

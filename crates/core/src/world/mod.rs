@@ -3,3 +3,4 @@
 //! measures along the way (the signal map's radio, say) is the lab's own.
 
 pub mod mobility;
+pub mod people;

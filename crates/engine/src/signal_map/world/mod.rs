@@ -8,7 +8,7 @@
 //! - [`Preset::Metro`]: ~5,000 km², sparse — about 50 measurements per user-week (Radiocells
 //!   London), 5 users plus one background user made of many short-lived sources.
 
-pub use whereabouts_core::world::mobility;
+pub use whereabouts_core::world::{mobility, people};
 pub mod radio;
 
 pub use mobility::{MobilityConfig, Place, PlaceKind};
@@ -328,26 +328,25 @@ impl World {
             }
         };
         for id in 0..m.users {
-            let mut s = Stream::new(config.seed, &format!("user-{id}"));
-            let places = mobility::pick_places(m, hw, hh, &mut s);
-            let segments = mobility::timeline(m, &places, &mut s);
-            let samples = mobility::sample(m, &segments, m.logging_duty, &mut s);
+            // The core's person, measured here: the phone logs along their timeline (the same
+            // stream goes on to the logging and the fading).
+            let (person, mut s) = people::person(m, hw, hh, config.seed, &format!("user-{id}"));
+            let samples = mobility::sample(m, &person.timeline, m.logging_duty, &mut s);
             record(&mut measurements, id as u32, samples, &mut s);
             users.push(UserProfile {
                 id: id as u32,
                 name: format!("User {id}"),
                 background: false,
-                places,
+                places: person.places,
             });
         }
         if m.background_sources > 0 {
             let id = m.users as u32;
             let first = measurements.len();
             for source in 0..m.background_sources {
-                let mut s = Stream::new(config.seed, &format!("background-{source}"));
-                let places = mobility::pick_places(m, hw, hh, &mut s);
-                let segments = mobility::timeline(m, &places, &mut s);
-                let samples = mobility::sample(m, &segments, m.background_duty, &mut s);
+                let label = format!("background-{source}");
+                let (person, mut s) = people::person(m, hw, hh, config.seed, &label);
+                let samples = mobility::sample(m, &person.timeline, m.background_duty, &mut s);
                 record(&mut measurements, id, samples, &mut s);
             }
             measurements[first..].sort_by(|a, b| a.time.total_cmp(&b.time));
