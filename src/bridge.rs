@@ -6,8 +6,9 @@ use std::{cell::RefCell, rc::Rc};
 use wasm_bindgen::{JsCast, JsValue, closure::Closure};
 use web_sys::{ErrorEvent, MessageEvent, Worker};
 
-/// Where Trunk puts the worker's loader shim (`data-loader-shim` on the `worker` bin). Relative,
-/// so the site works from any sub-path; resolved against the page's `<base>`.
+/// The worker's loader, as tools/build.mjs writes it (it loads `worker.js` and
+/// `worker_bg.wasm`). Relative, so the site works from any sub-path; resolved against the page's
+/// `<base>`.
 pub const WORKER_URL: &str = "./worker_loader.js";
 
 /// A running engine worker.

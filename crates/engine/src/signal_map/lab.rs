@@ -1,5 +1,5 @@
-//! The Signal-map lab's driver: the same federation and attacks as [`Scenario`], computed
-//! incrementally so the browser stays live.
+//! The Signal-map lab's driver: the federation, the server's attacks and the metrics of a
+//! signal-map run, computed incrementally so the browser stays live.
 //!
 //! - Work comes in small slices ([`Lab::work`] stops at a deadline), so the worker can read the
 //!   visitor's next message between slices; a DLG attack is resumed where it stopped

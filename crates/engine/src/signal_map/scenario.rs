@@ -314,8 +314,8 @@ pub struct Summary {
 #[cfg(test)]
 mod tests;
 
-/// What the server derives from the target's update of round `t` before attacking it. Shared by
-/// [`Scenario`] and the lab's incremental driver so both give the same numbers.
+/// What the server derives from the target's update of round `t` before attacking it (used by
+/// the lab's round pipeline, [`crate::signal_map::lab::Lab`]).
 pub(crate) struct AttackInputs {
     pub round: usize,
     pub truth: Metres,
