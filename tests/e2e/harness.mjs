@@ -9,7 +9,10 @@ export const ROOT = resolve(HERE, '..', '..');
 export const DIST = process.env.WHEREABOUTS_DIST ?? join(ROOT, 'dist');
 export const SHOTS = process.env.WHEREABOUTS_SHOTS ?? join(ROOT, 'target', 'e2e');
 
-/** Debian's Chromium, quiet on a closed network (see ../shared/reference/toolchain.md §4). */
+/**
+ * Debian's Chromium, quiet on a closed network: without the background-networking flags it
+ * tries Google's hosts at every start and the machine's closed network refuses them.
+ */
 export async function launch() {
   return chromium.launch({
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',

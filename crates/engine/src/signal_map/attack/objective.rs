@@ -6,8 +6,9 @@
 //! Algorithm 2) over all parameters concatenated, as Geiping et al. do ([000] does not say
 //! whether per layer or over all; our choice, see docs/papers.md).
 //!
-//! candle cannot differentiate a gradient again in wasm (DESIGN.md), so the objective is written
-//! out. For a single dummy point each layer's weight gradient is an outer product δₗ aₗ₋₁ᵀ, so
+//! candle has no second-order autograd (in wasm its `backward()` gives gradients that are
+//! silently wrong to differentiate again, measured when the project began), so the objective
+//! is written out. For a single dummy point each layer's weight gradient is an outer product δₗ aₗ₋₁ᵀ, so
 //! g′ never has to exist:
 //!
 //! ⟨g′, g_obs⟩ = Σₗ δₗᵀ (Gₗ aₗ₋₁) + δₗ · gbₗ,   ‖g′‖² = Σₗ ‖δₗ‖² (‖aₗ₋₁‖² + 1)
@@ -18,7 +19,7 @@
 //! differences).
 //!
 //! **The label.** With one dummy point and MSE, g′ = 2(ŷ − y′)·∇_w ŷ(x′): y′ changes only the
-//! scale and sign of g′, so cosine alone cannot recover it (DESIGN.md). [`LabelMode::Analytic`]
+//! scale and sign of g′, so cosine alone cannot recover it. [`LabelMode::Analytic`]
 //! (the default) removes it: the last layer's bias gradient of the batch is its mean residual
 //! times 2, so the server sets y′ = ŷ(x′) − ĝ_b/2 with ĝ_b = gb_L / (local steps), which gives the
 //! dummy the batch's residual — the right sign always, and the right label at the optimum.
