@@ -1,11 +1,7 @@
 // The page's Content-Security-Policy allows the inline loader script by its hash, so it can
 // forbid every other inline script and every other origin. tools/build.mjs calls applyCsp on
-// the finished index.html; run directly, it rewrites a file in place:
-//
-//   node tools/csp.mjs dist/index.html
-import { readFileSync, writeFileSync } from 'node:fs';
+// the finished index.html.
 import { createHash } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 
 /** The html with the sha256 of each inline script added to the CSP's script-src. */
 export function applyCsp(html) {
@@ -29,13 +25,3 @@ export function applyCsp(html) {
   return html.replace(metaRe, `$1${policy}$3`);
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const file = process.argv[2] ?? 'dist/index.html';
-  try {
-    writeFileSync(file, applyCsp(readFileSync(file, 'utf8')));
-    console.log(`${file}: CSP updated`);
-  } catch (e) {
-    console.error(`${file}: ${e.message}`);
-    process.exit(1);
-  }
-}

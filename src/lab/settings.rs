@@ -559,11 +559,16 @@ const OTHER_USERS: Limit = Limit {
 
 /// A number within `limit`, or what is wrong with it.
 fn limited(value: &str, limit: &Limit) -> Result<f64, String> {
+    within(value, limit, |v| v)
+}
+
+/// `value` as a number whose form `as_used` (the value the engine will use) lies in `limit`.
+fn within(value: &str, limit: &Limit, as_used: fn(f64) -> f64) -> Result<f64, String> {
     let v: f64 = value
         .trim()
         .parse()
         .map_err(|_| format!("“{value}” is not a number"))?;
-    if limit.contains(v) {
+    if limit.contains(as_used(v)) {
         Ok(v)
     } else {
         Err(format!("must be {}", limit.text))
@@ -573,15 +578,7 @@ fn limited(value: &str, limit: &Limit) -> Result<f64, String> {
 /// A number the engine uses in f32 (the learning rate): the bound is checked on the f32 value,
 /// as the engine checks it; the text as typed is kept.
 fn limited_f32(value: &str, limit: &Limit) -> Result<f64, String> {
-    let v: f64 = value
-        .trim()
-        .parse()
-        .map_err(|_| format!("“{value}” is not a number"))?;
-    if limit.contains(f64::from(v as f32)) {
-        Ok(v)
-    } else {
-        Err(format!("must be {}", limit.text))
-    }
+    within(value, limit, |v| f64::from(v as f32))
 }
 
 fn flag(value: &str) -> Result<bool, String> {

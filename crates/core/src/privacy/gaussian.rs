@@ -27,17 +27,6 @@ pub enum Calibration {
     Classic,
 }
 
-impl Calibration {
-    pub fn describe(self) -> &'static str {
-        match self {
-            Calibration::Analytic => "analytic Gaussian mechanism (exact for every ε)",
-            Calibration::Classic => {
-                "classic formula √(2 ln(1.25/δ))·ℂ/ε (the paper's; proven only for ε < 1)"
-            }
-        }
-    }
-}
-
 /// The Gaussian mechanism's noise for (ε, δ) at L2 sensitivity `sensitivity`.
 pub fn gaussian_sigma(calibration: Calibration, epsilon: f64, delta: f64, sensitivity: f64) -> f64 {
     match calibration {

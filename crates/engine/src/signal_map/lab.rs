@@ -26,7 +26,7 @@ use crate::signal_map::scenario::{
 };
 use crate::signal_map::trace::{Dataset, Sample};
 use crate::signal_map::trajectory::Trajectory;
-use crate::signal_map::world::World;
+use crate::signal_map::world::{Measurement, World};
 use serde::{Deserialize, Serialize};
 use whereabouts_core::driver::{Driver, Guess};
 use whereabouts_core::fl::UpdateLog;
@@ -198,7 +198,7 @@ pub struct Lab {
     /// Why the run ended early (a DP budget).
     stopped: Option<String>,
     /// Per leg of the current trajectory: what it depends on, and its measurements.
-    leg_cache: Vec<(LegKey, Vec<crate::signal_map::world::Measurement>)>,
+    leg_cache: Vec<(LegKey, Vec<Measurement>)>,
     /// Whether the clock given to [`work`](Self::work) is a real one (the attack's
     /// wall-clock time goes into the records only then).
     timed: bool,
@@ -267,12 +267,9 @@ impl Lab {
             trajectory
                 .validate(world.area())
                 .map_err(|e| e.to_string())?;
-            let mut measurements = Vec::new();
-            for k in 0..trajectory.legs() {
-                let leg = trajectory.leg_measurements(&world, config.target, config.seed, k);
-                measurements.extend_from_slice(&leg);
-                leg_cache.push((trajectory.leg_key(k), leg));
-            }
+            let measurements;
+            (measurements, leg_cache) =
+                measure_legs(trajectory, &world, config.target, config.seed, &[]);
             data.replace_user(config.target, &measurements);
             let last = measurements.last().map_or(data.t0, |m| m.time);
             rounds = data.round_of(last) + 1;
@@ -421,20 +418,14 @@ impl Lab {
             .validate(self.world.area())
             .map_err(|e| e.to_string())?;
         let target = self.config.target;
-        // Legs whose end points and timing did not change keep their measurements.
-        let seed = self.config.seed;
-        let mut measurements = Vec::new();
-        let mut cache = Vec::with_capacity(trajectory.legs());
-        for k in 0..trajectory.legs() {
-            let key = trajectory.leg_key(k);
-            let leg = match self.leg_cache.get(k) {
-                Some((old_key, leg)) if *old_key == key => leg.clone(),
-                _ => trajectory.leg_measurements(&self.world, target, seed, k),
-            };
-            measurements.extend_from_slice(&leg);
-            cache.push((key, leg));
-        }
-        self.leg_cache = cache;
+        let measurements;
+        (measurements, self.leg_cache) = measure_legs(
+            &trajectory,
+            &self.world,
+            target,
+            self.config.seed,
+            &self.leg_cache,
+        );
         let old: Vec<Sample> = self.data.user_data(target).to_vec();
         self.data.replace_user(target, &measurements);
         let last = measurements.last().map_or(self.data.t0, |m| m.time);
@@ -913,6 +904,29 @@ impl Driver for Lab {
     fn finish(&mut self, emit: &mut dyn FnMut(LabEvent)) -> Result<(), String> {
         Lab::finish(self, emit)
     }
+}
+
+/// The measurements of a drawn path, leg by leg, and the cache for the next edit: legs whose
+/// end points and timing are those of `cache` keep their measurements.
+fn measure_legs(
+    trajectory: &Trajectory,
+    world: &World,
+    target: u32,
+    seed: u64,
+    cache: &[(LegKey, Vec<Measurement>)],
+) -> (Vec<Measurement>, Vec<(LegKey, Vec<Measurement>)>) {
+    let mut measurements = Vec::new();
+    let mut legs = Vec::with_capacity(trajectory.legs());
+    for k in 0..trajectory.legs() {
+        let key = trajectory.leg_key(k);
+        let leg = match cache.get(k) {
+            Some((old_key, leg)) if *old_key == key => leg.clone(),
+            _ => trajectory.leg_measurements(world, target, seed, k),
+        };
+        measurements.extend_from_slice(&leg);
+        legs.push((key, leg));
+    }
+    (measurements, legs)
 }
 
 fn rmse(federation: &Federation, params: &[f32], test: &[Sample]) -> f64 {

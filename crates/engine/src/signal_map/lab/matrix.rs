@@ -8,27 +8,18 @@ use super::*;
 use crate::signal_map::attack::dlg::Init;
 use crate::signal_map::defence::dp::{Calibration, LocalDp};
 use crate::signal_map::defence::{Defence, PAPER_MIN_SAMPLES};
-use crate::signal_map::scenario::WorldChoice;
 use crate::signal_map::trajectory::TrajectoryPreset;
-use crate::signal_map::world::Preset;
 use std::cell::Cell;
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
-/// Three campus users, one week, three daily rounds, a short DLG.
+/// The lab tests' three campus users, one week, three daily rounds, with their own synthetic
+/// routines and a short DLG.
 fn small() -> ScenarioConfig {
     let mut c = ScenarioConfig {
         seed: 7,
-        world: WorldChoice {
-            preset: Preset::Campus,
-            users: Some(3),
-            weeks: Some(1),
-            cell: None,
-            background: None,
-        },
-        participants: Some(vec![0, 1, 2]),
-        max_rounds: Some(3),
-        ..ScenarioConfig::default()
+        trajectory: None,
+        ..super::tests::config()
     };
     c.attack.settings.max_iterations = 150;
     c

@@ -7,7 +7,7 @@ use std::cell::Cell;
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
-fn config() -> ScenarioConfig {
+pub(super) fn config() -> ScenarioConfig {
     ScenarioConfig {
         seed: 4,
         world: WorldChoice {
