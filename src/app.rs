@@ -1,80 +1,29 @@
-//! The page: header, the lab tabs (crate::shell), the Signal-map lab (map canvas, controls,
+//! The page: header, the lab tabs ([`crate::shell`]), the Signal-map lab (map canvas, controls,
 //! results), the panels of the labs still to come, and the privacy footer.
 
 use crate::{
-    bridge::{EngineBridge, WORKER_URL},
-    fatal,
-    lab::{
+    protocol::Request,
+    shell::{
+        data::{DataPanel, DataState},
+        engine::{Engine, EngineStatus},
+        tabs::{ComingLab, LabKind, LabTabs, current_lab},
+    },
+    signal_map::{
         self,
         controls::{Controls, Playback},
-        data::DataPanel,
         map::LabMap,
         results::Results,
         study::Studies,
     },
-    protocol::{Request, Response},
-    shell::{ComingLab, LabKind, LabTabs, current_lab},
 };
 use leptos::prelude::*;
 
-/// What the page knows about its engine worker.
-#[derive(Clone, Debug, PartialEq)]
-pub enum EngineStatus {
-    Starting,
-    Ready { version: String, round_trip_ms: f64 },
-    Failed(String),
-}
-
-impl EngineStatus {
-    pub fn describe(&self) -> String {
-        match self {
-            EngineStatus::Starting => "Starting the engine…".into(),
-            EngineStatus::Ready {
-                version,
-                round_trip_ms,
-            } => format!(
-                "Engine {version} running in a Web Worker (started and answered in {round_trip_ms:.0} ms)"
-            ),
-            EngineStatus::Failed(why) => format!("The engine is not running: {why}"),
-        }
-    }
-}
-
 #[component]
 pub fn App() -> impl IntoView {
-    let (status, set_status) = signal(EngineStatus::Starting);
-    let ping_sent_at = StoredValue::new(0.0_f64);
-
-    let on_other = move |response| match response {
-        Response::Pong { engine_version, .. } => set_status.set(EngineStatus::Ready {
-            version: engine_version,
-            round_trip_ms: js_sys::Date::now() - ping_sent_at.get_value(),
-        }),
-        Response::Rejected { reason } => {
-            web_sys::console::warn_1(&format!("engine rejected a request: {reason}").into())
-        }
-        Response::Fatal { message } => {
-            fatal::show_fatal(&format!("The engine stopped: {message}"));
-            set_status.set(EngineStatus::Failed(message));
-        }
-        _ => {}
-    };
-    let lab = lab::create(
-        |on_response| match EngineBridge::spawn(WORKER_URL, on_response) {
-            Ok(bridge) => {
-                ping_sent_at.set_value(js_sys::Date::now());
-                if let Err(e) = bridge.send(&Request::Ping { nonce: 1 }) {
-                    set_status.set(EngineStatus::Failed(e));
-                }
-                Some(bridge)
-            }
-            Err(e) => {
-                set_status.set(EngineStatus::Failed(e));
-                None
-            }
-        },
-        on_other,
-    );
+    let engine = Engine::spawn();
+    let data = DataState::new(engine);
+    let lab = signal_map::create(engine, data);
+    let status = engine.status;
 
     let active = RwSignal::new(current_lab());
     // Only the visible lab computes: the worker is told which tab shows, and leaving the
@@ -125,7 +74,7 @@ pub fn App() -> impl IntoView {
                     <LabMap state=lab/>
                 </section>
                 <Playback state=lab/>
-                <DataPanel state=lab/>
+                <DataPanel state=data/>
                 <p class="status" data-testid="engine-status" aria-live="polite"
                     class:ready=move || matches!(status.get(), EngineStatus::Ready { .. })
                     class:failed=move || matches!(status.get(), EngineStatus::Failed(_))>

@@ -5,9 +5,9 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 use whereabouts_core::geo::Metres;
 use whereabouts_web::{
-    basemap::{self, Viewport},
     fatal,
     protocol::{self, Request, Response},
+    ui::basemap::{self, Viewport},
     worker,
 };
 

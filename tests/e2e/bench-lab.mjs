@@ -4,7 +4,7 @@
 //    the gym waypoint (evening of day 1, so the edit hits round 1 and every later round must be
 //    recomputed) one small step at a time; for each step, the time from the pointer move to the
 //    frame that shows the edited round's Lemma 1 reconstruction, and to the frame that shows its
-//    finished DLG attack (the page measures both, see src/lab/mod.rs).
+//    finished DLG attack (the page measures both, see src/signal_map/mod.rs).
 // 2. Playback: while a run plays from round 0, the longest gap between animation frames and
 //    the main thread's long tasks (> 50 ms, PerformanceObserver 'longtask').
 import { launch, DIST } from './harness.mjs';

@@ -20,4 +20,5 @@ pub mod import;
 pub mod metrics;
 pub mod privacy;
 pub mod rng;
+pub mod study;
 pub mod world;

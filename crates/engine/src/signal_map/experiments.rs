@@ -18,6 +18,7 @@ use crate::signal_map::lab::Lab;
 use crate::signal_map::model::ModelPreset;
 use crate::signal_map::model::train::LocalTraining;
 use crate::signal_map::scenario::{ModelChoice, RoundRecord, ScenarioConfig, Summary, WorldChoice};
+use crate::signal_map::studies;
 use crate::signal_map::trace::RoundLength;
 use crate::signal_map::world::Preset;
 pub use findings::Check;
@@ -507,25 +508,24 @@ pub fn co_participants_campus(
         let world = crate::signal_map::world::World::generate(&base.world_config())
             .map_err(|e| e.to_string())?;
         let (mut ds, mut emds) = (Vec::new(), Vec::new());
-        for r in crate::signal_map::studies::runs(
-            crate::signal_map::studies::Study::CoParticipants,
-            &base,
-            &world,
-        )? {
-            let summary = run_in(r.config.clone(), world.clone())?.summary;
-            if let (Some(d), Some(e)) = (r.user_distance_m, summary.emd_m) {
+        let runs = studies::runs(studies::Study::CoParticipants, &base, &world)?;
+        for point in studies::runner(runs, world).finish()? {
+            if let Some(why) = point.failed {
+                return Err(format!("{}: {why}", point.parameter));
+            }
+            if let (Some(d), Some(e)) = (point.user_distance_m, point.emd_m) {
                 ds.push(d);
                 emds.push(e);
             }
             rows.push(vec![
                 seed.to_string(),
-                r.parameter.clone(),
-                m(r.user_distance_m),
-                db(summary.final_rmse_db),
-                m(summary.emd_m),
-                m(summary.random_emd_m),
-                pct(summary.diverged_percent),
-                m(summary.mean_error_m),
+                point.parameter.clone(),
+                m(point.user_distance_m),
+                db(point.rmse_db),
+                m(point.emd_m),
+                m(point.random_emd_m),
+                pct(point.diverged_percent),
+                m(point.mean_error_m),
                 String::new(),
             ]);
         }

@@ -22,6 +22,7 @@ use crate::signal_map::world::World;
 use serde::{Deserialize, Serialize};
 use whereabouts_core::metrics;
 use whereabouts_core::rng::Stream;
+use whereabouts_core::study::StudyRunner;
 
 /// What a study varies.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -187,6 +188,27 @@ pub fn runs(study: Study, base: &ScenarioConfig, world: &World) -> Result<Vec<St
         runs[k].series = runs[k - 1].series + usize::from(runs[k].family != runs[k - 1].family);
     }
     Ok(runs)
+}
+
+/// The study's runs on the core's runner: each a lab in `world` (generated once for the study)
+/// run through every round, measured into a [`StudyPoint`] (a failed run says why, with the
+/// figures of the rounds it completed).
+pub fn runner(runs: Vec<StudyRun>, world: World) -> StudyRunner<StudyRun, Lab, StudyPoint> {
+    StudyRunner::new(
+        runs,
+        move |run| {
+            let mut lab = Lab::with_world(run.config.clone(), world.clone())?;
+            lab.want(usize::MAX);
+            Ok(lab)
+        },
+        |run, lab, failed| {
+            let (summary, records) = (lab.summary(), lab.records());
+            match failed {
+                Some(why) => StudyPoint::failed(run, &summary, &records, why),
+                None => StudyPoint::new(run, &summary, &records),
+            }
+        },
+    )
 }
 
 /// Pairwise user similarity: sliced-Wasserstein EMD between two users' training locations, m.

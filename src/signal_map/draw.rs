@@ -1,7 +1,7 @@
-//! Drawing the lab's layers on the map canvas (on top of [`crate::basemap`]).
+//! Drawing the lab's layers on the map canvas (on top of [`crate::ui::basemap`]).
 
 use super::scene::{RoundView, Scene};
-use crate::basemap::{self, Viewport, format_distance};
+use crate::ui::basemap::{self, Viewport, format_distance};
 use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 use whereabouts_core::geo::Metres;

@@ -5,7 +5,6 @@
 //! results ([`results`]) only read and edit that state.
 
 pub mod controls;
-pub mod data;
 pub mod draw;
 pub mod editor;
 pub mod export;
@@ -15,8 +14,8 @@ pub mod scene;
 pub mod settings;
 pub mod study;
 
-use crate::bridge::EngineBridge;
 use crate::protocol::{Request, Response, SignalRequest, SignalResponse};
+use crate::shell::{data::DataState, engine::Engine};
 use draw::Layers;
 use editor::PathEditor;
 use leptos::prelude::*;
@@ -64,16 +63,9 @@ pub struct LabState {
     pub notice: RwSignal<Option<String>>,
     pub latency: RwSignal<Latency>,
     pub study: RwSignal<study::StudyView>,
-    /// The visitor's imported file, if any, and the import under way.
-    pub data: RwSignal<data::DataView>,
-    bridge: StoredValue<Option<EngineBridge>, LocalStorage>,
-    /// The worker reading a file (a fresh one per import, terminated to cancel).
-    /// (and the file it is reading, which becomes `file` only once it has been read).
-    importer: StoredValue<Option<(EngineBridge, web_sys::File)>, LocalStorage>,
-    /// Numbers imports; only the current one's messages are heard.
-    import_id: StoredValue<u32>,
-    /// The imported file's handle (to read it again with other columns); None after Forget.
-    file: StoredValue<Option<web_sys::File>, LocalStorage>,
+    /// The visitor's imported file (the shell's, shared by every lab).
+    pub data: DataState,
+    engine: Engine,
     generation: StoredValue<u32>,
     edit: StoredValue<(u32, f64, Option<usize>)>,
     /// An edit is with the worker; `dirty`: the path changed again meanwhile.
@@ -101,13 +93,14 @@ pub fn config_to_run(
 
 impl LabState {
     pub(crate) fn send(&self, request: Request) {
-        self.bridge.with_value(|b| {
-            if let Some(b) = b
-                && let Err(e) = b.send(&request)
-            {
-                self.notice.set(Some(e));
-            }
-        });
+        if let Err(e) = self.engine.send(&request) {
+            self.notice.set(Some(e));
+        }
+    }
+
+    /// True while the visitor's file is loaded: the lab runs on it instead of the path.
+    pub fn has_data(&self) -> bool {
+        self.data.has_data()
     }
 
     /// The configuration of a run on the current settings, and on the imported data if there
@@ -312,7 +305,7 @@ impl LabState {
     /// Writes the configuration, seed and path into the address bar (replaceState: no
     /// history spam, and a reload keeps the drawing).
     pub fn save_url(&self) {
-        let query = crate::shell::with_lab(&self.query(), crate::shell::current_lab());
+        let query = crate::shell::tabs::with_lab(&self.query(), crate::shell::tabs::current_lab());
         if let Some(w) = web_sys::window()
             && let Ok(history) = w.history()
         {
@@ -466,12 +459,9 @@ pub fn now_ms() -> f64 {
         .map_or_else(js_sys::Date::now, |p| p.now())
 }
 
-/// Creates the lab's state from the URL and wires it to the engine. `on_other` receives the
-/// responses that are not the lab's (Ready, Pong, Fatal…).
-pub fn create(
-    spawn: impl FnOnce(Box<dyn Fn(Response)>) -> Option<EngineBridge>,
-    on_other: impl Fn(Response) + 'static,
-) -> LabState {
+/// Creates the lab's state from the URL, listens for its responses and starts its first run;
+/// it restarts whenever the visitor's data changes.
+pub fn create(engine: Engine, data: DataState) -> LabState {
     let query = web_sys::window()
         .and_then(|w| w.location().search().ok())
         .unwrap_or_default();
@@ -499,11 +489,8 @@ pub fn create(
         notice: RwSignal::new(notice),
         latency: RwSignal::new(Latency::default()),
         study: RwSignal::new(study::StudyView::default()),
-        data: RwSignal::new(data::DataView::default()),
-        bridge: StoredValue::new_local(None),
-        importer: StoredValue::new_local(None),
-        import_id: StoredValue::new(0),
-        file: StoredValue::new_local(None),
+        data,
+        engine,
         generation: StoredValue::new(0),
         edit: StoredValue::new((0, 0.0, None)),
         in_flight: StoredValue::new(false),
@@ -511,21 +498,33 @@ pub fn create(
         last_sent: StoredValue::new(Vec::new()),
         play_timer: StoredValue::new(false),
     };
-    let bridge = spawn(Box::new(move |response| match response {
-        Response::Signal(SignalResponse::Started { .. })
-        | Response::Signal(SignalResponse::Event { .. })
-        | Response::Signal(SignalResponse::Edited { .. })
-        | Response::Signal(SignalResponse::Heat { .. })
-        | Response::Signal(SignalResponse::Idle { .. })
-        | Response::Signal(SignalResponse::Error { .. }) => state.on_response(response),
-        Response::Signal(SignalResponse::StudyProgress { .. })
-        | Response::Signal(SignalResponse::StudyDone { .. })
-        | Response::Signal(SignalResponse::StudyError { .. }) => {
-            state.study.update(|s| s.apply(response))
+    engine.listen(move |response| match response {
+        Response::Signal(
+            SignalResponse::StudyProgress { .. }
+            | SignalResponse::StudyDone { .. }
+            | SignalResponse::StudyError { .. },
+        ) => {
+            state.study.update(|s| s.apply(response));
+            None
         }
-        other => on_other(other),
-    }));
-    state.bridge.set_value(bridge);
+        Response::Signal(_) => {
+            state.on_response(response);
+            None
+        }
+        other => Some(other),
+    });
+    // A file imported: the lab runs on it at once; forgotten: back to the path.
+    Effect::new(move |seen: Option<u32>| {
+        let revision = data.view.with(|d| d.revision);
+        if seen.is_some_and(|r| r != revision) {
+            state.reset();
+            if state.has_data() {
+                state.playing.set(true);
+                state.advance_if_ready();
+            }
+        }
+        revision
+    });
     state.save_url();
     state.restart();
     state

@@ -4,6 +4,7 @@
 use super::LabState;
 use super::export;
 use super::scene::RoundView;
+use crate::ui::chart::{Axis, Chart, Point, Series};
 use leptos::prelude::*;
 
 fn metres(v: Option<f64>) -> String {
@@ -124,7 +125,7 @@ pub fn Results(state: LabState) -> impl IntoView {
     };
     let latency = move || {
         let l = state.latency.get();
-        if state.data.with(|d| d.active.is_some()) {
+        if state.data.loaded() {
             return "Rounds follow your file's timestamps; each point is one of your fixes."
                 .to_string();
         }
@@ -208,10 +209,9 @@ pub fn Results(state: LabState) -> impl IntoView {
     }
 }
 
-/// Error per round (DLG, analytic) and RMSE per round, as small SVG line charts.
+/// Error per round (DLG, analytic) and RMSE per round, as small line charts.
 #[component]
 fn Charts(rows: Memo<Vec<Row>>) -> impl IntoView {
-    let (w, h, pad) = (300.0, 120.0, 28.0);
     let chart = move |title: &'static str,
                       unit: &'static str,
                       series: Vec<(&'static str, Vec<(usize, f64)>)>| {
@@ -221,40 +221,48 @@ fn Charts(rows: Memo<Vec<Row>>) -> impl IntoView {
             .max()
             .unwrap_or(1)
             .max(2);
-        let max = series
-            .iter()
-            .flat_map(|(_, s)| s.iter().map(|p| p.1))
-            .filter(|v| v.is_finite())
-            .fold(1.0f64, f64::max);
-        let x = move |i: usize| pad + (w - pad - 8.0) * i as f64 / (n - 1) as f64;
-        let y = move |v: f64| h - 18.0 - (h - 30.0) * (v / max).clamp(0.0, 1.0);
-        let lines = series
+        let y = Axis::from_zero(
+            series.iter().flat_map(|(_, s)| s.iter().map(|p| p.1)),
+            1.0,
+            "",
+        );
+        let series = series
             .into_iter()
-            .map(|(colour, s)| {
-                let points = s
-                    .iter()
-                    .filter(|p| p.1.is_finite())
-                    .map(|&(i, v)| format!("{:.1},{:.1}", x(i), y(v)))
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                let dots = s
-                    .iter()
-                    .filter(|p| p.1.is_finite())
-                    .map(|&(i, v)| view! { <circle cx=format!("{:.1}", x(i)) cy=format!("{:.1}", y(v)) r="2.5" fill=colour/> })
-                    .collect_view();
-                view! { <polyline points=points fill="none" stroke=colour stroke-width="2"/> {dots} }
+            .map(|(colour, s)| Series {
+                colour,
+                points: s
+                    .into_iter()
+                    .map(|(i, v)| Point {
+                        x: i as f64,
+                        y: v,
+                        title: Some(format!("round {}: {v:.1} {unit}", i + 1)),
+                    })
+                    .collect(),
+                joined: true,
             })
-            .collect_view();
+            .collect();
+        let chart = Chart {
+            width: 300.0,
+            height: 120.0,
+            left: 28.0,
+            bottom: 18.0,
+            x: Axis {
+                min: 0.0,
+                max: (n - 1) as f64,
+                log: false,
+                min_text: "1".into(),
+                max_text: format!("round {n}"),
+                label: String::new(),
+            },
+            y,
+            series,
+            dot_radius: 2.5,
+            label: title.into(),
+            testid: "round-chart",
+        };
         view! {
             <figure class="chart">
-                <svg viewBox=format!("0 0 {w} {h}") role="img" aria-label=title>
-                    <line x1=pad y1=h - 18.0 x2=w - 8.0 y2=h - 18.0 stroke="#c9c2b3"/>
-                    <line x1=pad y1="10" x2=pad y2=h - 18.0 stroke="#c9c2b3"/>
-                    <text x="2" y="14" font-size="10" fill="#59636e">{format!("{max:.0}")}</text>
-                    <text x="2" y=h - 20.0 font-size="10" fill="#59636e">"0"</text>
-                    <text x=w - 8.0 y=h - 4.0 font-size="10" fill="#59636e" text-anchor="end">"round"</text>
-                    {lines}
-                </svg>
+                {chart.view()}
                 <figcaption>{title}" ("{unit}")"</figcaption>
             </figure>
         }

@@ -148,13 +148,13 @@ pub fn Controls(state: LabState) -> impl IntoView {
     };
     view! {
         <section class="panel controls" aria-labelledby="controls-title">
-            <h2 id="controls-title">{move || if state.data.with(|d| d.active.is_some()) { "Your data" } else { "Your trajectory" }}</h2>
-            <p class="hint">{move || if state.data.with(|d| d.active.is_some()) {
+            <h2 id="controls-title">{move || if state.data.loaded() { "Your data" } else { "Your trajectory" }}</h2>
+            <p class="hint">{move || if state.data.loaded() {
                 "The lab runs on your imported file (below the map). Forget it there to draw a path instead."
             } else {
                 "Phones learn a signal map from location and share only model updates. Draw where you went; the honest-but-curious server tries to recover it from your updates."
             }}</p>
-            <div class:hidden=move || state.data.with(|d| d.active.is_some())>
+            <div class:hidden=move || state.data.loaded()>
             <div class="tools" class:hidden=is_hidden(state, "presets")>
                 <select data-testid="preset" aria-label="Ready-made trajectory"
                     on:change=move |e| {

@@ -1,59 +1,60 @@
-//! The engine worker: receives [`Request`]s, runs engine code, posts [`Response`]s.
+//! The engine worker: receives [`Request`]s, runs the labs, posts [`Response`]s.
 //!
-//! [`Engine`] holds the lab and does its work in slices ([`Engine::pump`]) so that a message
-//! from the page (a dragged waypoint, pause) is read within one slice; it is plain Rust, tested
-//! without a worker. The glue in [`start`] moves messages across the boundary and schedules the
-//! next slice through a `MessageChannel` (unlike `setTimeout(0)`, not clamped to 4 ms).
+//! The [`Scheduler`] is written once for every lab: it hands each lab's message family to that
+//! lab's host ([`signal_map`]), gives every lab the visitor's data, and works only the visible
+//! lab, in slices ([`Scheduler::pump`]) so that a message from the page (a dragged waypoint,
+//! pause, another tab) is read within one slice; it is plain Rust, tested without a worker. The
+//! glue in [`start`] moves messages across the boundary and schedules the next slice through a
+//! `MessageChannel` (unlike `setTimeout(0)`, not clamped to 4 ms). An import worker runs the
+//! same binary and answers only [`import`]'s family.
 
-use crate::protocol::{self, ImportRequest, Request, Response, SignalRequest, SignalResponse};
+pub mod import;
+pub mod signal_map;
+
+use crate::protocol::{self, ImportRequest, Request, Response};
+use crate::shell::tabs::LabKind;
 use std::{cell::RefCell, rc::Rc};
 use wasm_bindgen::{JsCast, JsValue, closure::Closure};
 use web_sys::{DedicatedWorkerGlobalScope, MessageChannel, MessageEvent};
-use whereabouts_engine::signal_map::lab::{HeatMap, Lab, LabEvent};
-use whereabouts_engine::signal_map::placement::ImportedTrace;
-use whereabouts_engine::signal_map::scenario::ScenarioConfig;
-use whereabouts_engine::signal_map::studies::{self, Study, StudyPoint, StudyRun};
-use whereabouts_engine::signal_map::world::World;
+use whereabouts_core::import::Fix;
 
 /// How long one slice of background work may run, in milliseconds.
 pub const SLICE_MS: f64 = 4.0;
 
-/// Multiply-adds the heat map may cost (a few milliseconds in the browser).
-const HEAT_BUDGET: usize = 3_000_000;
+/// The visitor's imported file, as every lab receives it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VisitorData {
+    pub name: String,
+    pub fixes: Vec<Fix>,
+}
 
-/// The worker's state: at most one lab.
+/// A lab's side of the worker: what the scheduler needs of it (each host also answers its own
+/// message family).
+pub trait LabHost {
+    /// The visitor's data changed (`None`: forgotten); runs started from now on use it.
+    fn set_data(&mut self, data: Option<&VisitorData>);
+    /// True if [`pump`](Self::pump) has something to do.
+    fn has_work(&self) -> bool;
+    /// Works until `now()` passes `deadline` (milliseconds); true if work remains.
+    fn pump(
+        &mut self,
+        now: &dyn Fn() -> f64,
+        deadline: f64,
+        emit: &mut dyn FnMut(Response),
+    ) -> bool;
+}
+
+/// The worker's state: one host per built lab, and which lab shows.
 #[derive(Default)]
-pub struct Engine {
-    generation: u32,
-    lab: Option<Lab>,
-    /// The lab went idle and the page has been told.
-    idle_reported: bool,
-    /// Rounds whose heat map is still to be sent (after the urgent work of an edit).
-    heat_due: Vec<usize>,
-    /// A privacy–utility study, worked on when the lab is idle.
-    study: Option<RunningStudy>,
-    /// The visitor's imported trace (labs and studies with `use_data` run on it).
-    data: Option<ImportedTrace>,
-    /// The Signal map's tab is hidden ([`Request::Show`] named another lab): only the visible
-    /// lab computes, so its lab and studies wait.
-    hidden: bool,
+pub struct Scheduler {
+    signal: signal_map::SignalHost,
+    /// The lab whose tab shows (`None`: the Signal map, the page's default): only it computes,
+    /// the others wait where they were.
+    shown: Option<LabKind>,
 }
 
-/// A study in progress (the privacy–utility study, I3, I4): one lab per run, in one world.
-struct RunningStudy {
-    id: u32,
-    kind: Study,
-    base: ScenarioConfig,
-    /// The runs, known once the world is generated (co-participants need it).
-    runs: Vec<StudyRun>,
-    done: usize,
-    world: Option<World>,
-    current: Option<Lab>,
-}
-
-impl Engine {
-    /// Answers one request. Lab requests answer at once with what is instant (a start, the
-    /// edited round's Lemma 1 reconstruction); the rest comes from [`pump`](Self::pump).
+impl Scheduler {
+    /// Answers one request: what every lab shares here, a lab's family by its host.
     pub fn handle(
         &mut self,
         request: Request,
@@ -61,334 +62,76 @@ impl Engine {
         emit: &mut dyn FnMut(Response),
     ) {
         match request {
-            Request::Show { lab } => self.hidden = lab != "signal",
             Request::Ping { nonce } => emit(Response::Pong {
                 nonce,
                 engine_version: whereabouts_engine::VERSION.to_string(),
             }),
-            Request::Signal(SignalRequest::Start {
-                generation,
-                config,
-                want,
-                use_data,
-            }) => {
-                self.generation = generation;
-                match self.with_data(*config, use_data).and_then(Lab::new) {
-                    Ok(mut lab) => {
-                        lab.want(want);
-                        emit(Response::Signal(SignalResponse::Started {
-                            generation,
-                            world: lab.world_view(),
-                            total_rounds: lab.total_rounds(),
-                            parameters: lab.parameters(),
-                            initial_rmse_db: lab.initial_rmse_db(),
-                            heat: heat(&lab, None),
-                        }));
-                        self.lab = Some(lab);
-                        self.idle_reported = false;
-                        self.heat_due.clear();
-                    }
-                    Err(message) => {
-                        self.lab = None;
-                        emit(Response::Signal(SignalResponse::Error {
-                            generation,
-                            message,
-                        }))
-                    }
-                }
-            }
-            Request::Signal(SignalRequest::Trajectory {
-                generation,
-                edit,
-                trajectory,
-            }) => {
-                let began = now();
-                let Some(lab) = self.current(generation) else {
-                    return;
-                };
-                let mut trained = Vec::new();
-                let result = lab.set_trajectory(trajectory, &mut |event| {
-                    if let LabEvent::Trained { round, .. } = &event {
-                        trained.push(*round);
-                    }
-                    emit(Response::Signal(SignalResponse::Event {
-                        generation,
-                        event,
-                    }))
-                });
-                match result {
-                    Ok(first_changed) => {
-                        emit(Response::Signal(SignalResponse::Edited {
-                            generation,
-                            edit,
-                            first_changed,
-                            worker_ms: now() - began,
-                        }));
-                        self.heat_due.extend(trained);
-                        self.idle_reported = false;
-                    }
-                    Err(message) => emit(Response::Signal(SignalResponse::Error {
-                        generation,
-                        message,
-                    })),
-                }
-            }
+            Request::Show { lab } => match LabKind::parse(&lab) {
+                Some(kind) => self.shown = Some(kind),
+                None => emit(Response::Rejected {
+                    reason: format!("no lab is called {lab:?}"),
+                }),
+            },
             Request::Data { name, fixes } => {
-                self.data = fixes.map(|f| {
-                    let trace = ImportedTrace::new(name, protocol::unpack(&f));
-                    // Placed once here; every lab and study started on it reuses that.
-                    let _ = trace.placement();
-                    trace
+                let data = fixes.map(|f| VisitorData {
+                    name,
+                    fixes: protocol::unpack(&f),
                 });
+                self.set_data(data);
             }
+            Request::Signal(request) => self.signal.handle(request, now, emit),
             Request::Import(ImportRequest::File { .. }) => emit(Response::Rejected {
                 reason: "imports run in their own worker".into(),
             }),
-            Request::Signal(SignalRequest::StudyStart {
-                id,
-                config,
-                use_data,
-                kind,
-            }) => {
-                let config = match self.with_data(*config, use_data) {
-                    Ok(c) => c,
-                    Err(message) => {
-                        emit(Response::Signal(SignalResponse::StudyError { id, message }));
-                        return;
-                    }
-                };
-                emit(Response::Signal(SignalResponse::StudyProgress {
-                    id,
-                    done: 0,
-                    total: 0,
-                    point: None,
-                }));
-                self.study = Some(RunningStudy {
-                    id,
-                    kind,
-                    base: config,
-                    runs: Vec::new(),
-                    done: 0,
-                    world: None,
-                    current: None,
-                });
-            }
-            Request::Signal(SignalRequest::StudyCancel { id }) => {
-                if self.study.as_ref().is_some_and(|s| s.id == id) {
-                    self.study = None;
-                    emit(Response::Signal(SignalResponse::StudyDone {
-                        id,
-                        cancelled: true,
-                    }));
-                }
-            }
-            Request::Signal(SignalRequest::Want { generation, rounds }) => {
-                if let Some(lab) = self.current(generation) {
-                    lab.want(rounds);
-                    self.idle_reported = false;
-                }
-            }
         }
     }
 
-    /// `config` with the imported trace in place of a trajectory, when asked for.
-    fn with_data(
-        &self,
-        mut config: ScenarioConfig,
-        use_data: bool,
-    ) -> Result<ScenarioConfig, String> {
-        if use_data {
-            let Some(data) = &self.data else {
-                return Err("no imported data: choose or drop a file first".into());
-            };
-            config.trajectory = None;
-            config.imported = Some(data.clone());
+    /// Gives every lab the visitor's data (`None`: forgets it).
+    pub fn set_data(&mut self, data: Option<VisitorData>) {
+        for host in self.hosts() {
+            host.set_data(data.as_ref());
         }
-        Ok(config)
     }
 
-    fn current(&mut self, generation: u32) -> Option<&mut Lab> {
-        (generation == self.generation)
-            .then_some(self.lab.as_mut())
-            .flatten()
+    fn hosts(&mut self) -> [&mut dyn LabHost; 1] {
+        [&mut self.signal]
     }
 
-    /// True if [`pump`](Self::pump) has something to do.
+    /// The visible lab's host, if that lab is built.
+    fn visible(&mut self) -> Option<&mut dyn LabHost> {
+        match self.shown.unwrap_or(LabKind::Signal) {
+            LabKind::Signal => Some(&mut self.signal),
+            LabKind::Density | LabKind::Linkability | LabKind::Mobility => None,
+        }
+    }
+
+    /// True if the visible lab has something to do.
     pub fn has_work(&self) -> bool {
-        if self.hidden {
-            return false;
-        }
-        self.study.is_some()
-            || self
-                .lab
-                .as_ref()
-                .is_some_and(|lab| lab.busy() || !self.idle_reported || !self.heat_due.is_empty())
-    }
-
-    /// Advances the study until the deadline; the lab has priority (see [`pump`](Self::pump)).
-    fn pump_study(&mut self, now: &dyn Fn() -> f64, deadline: f64, emit: &mut dyn FnMut(Response)) {
-        let Some(study) = self.study.as_mut() else {
-            return;
-        };
-        while now() < deadline {
-            if study.world.is_none() {
-                // First slice: the world, then the runs (a few hundred ms, once per study).
-                let prepared = World::generate(&study.base.world_config())
-                    .map_err(|e| e.to_string())
-                    .and_then(|w| studies::runs(study.kind, &study.base, &w).map(|r| (w, r)));
-                match prepared {
-                    Ok((world, runs)) => {
-                        study.world = Some(world);
-                        study.runs = runs;
-                        emit(Response::Signal(SignalResponse::StudyProgress {
-                            id: study.id,
-                            done: 0,
-                            total: study.runs.len(),
-                            point: None,
-                        }));
-                    }
-                    Err(message) => {
-                        return self.end_study(emit, |study| {
-                            Response::Signal(SignalResponse::StudyError { id: study, message })
-                        });
-                    }
-                }
-                continue;
-            }
-            if study.current.is_none() {
-                let Some(run) = study.runs.get(study.done) else {
-                    return self.end_study(emit, |study| {
-                        Response::Signal(SignalResponse::StudyDone {
-                            id: study,
-                            cancelled: false,
-                        })
-                    });
-                };
-                let world = study.world.clone().expect("generated above");
-                match Lab::with_world(run.config.clone(), world) {
-                    Ok(mut lab) => {
-                        lab.want(usize::MAX);
-                        study.current = Some(lab);
-                    }
-                    Err(message) => {
-                        return self.end_study(emit, |study| {
-                            Response::Signal(SignalResponse::StudyError { id: study, message })
-                        });
-                    }
-                }
-                continue;
-            }
-            let lab = study.current.as_mut().expect("set above");
-            let result = lab.work(now, deadline, &mut |_| {});
-            if matches!(result, Ok(true)) {
-                return;
-            }
-            // A run that fails (a diverging model) is a point that says why, with what
-            // it computed before.
-            let run = &study.runs[study.done];
-            let (summary, records) = (lab.summary(), lab.records());
-            let point = match result {
-                Err(why) => StudyPoint::failed(run, &summary, &records, why),
-                _ => StudyPoint::new(run, &summary, &records),
-            };
-            study.done += 1;
-            study.current = None;
-            emit(Response::Signal(SignalResponse::StudyProgress {
-                id: study.id,
-                done: study.done,
-                total: study.runs.len(),
-                point: Some(point),
-            }));
+        match self.shown.unwrap_or(LabKind::Signal) {
+            LabKind::Signal => self.signal.has_work(),
+            LabKind::Density | LabKind::Linkability | LabKind::Mobility => false,
         }
     }
 
-    /// Drops the study and tells the page how it ended.
-    fn end_study(&mut self, emit: &mut dyn FnMut(Response), how: impl FnOnce(u32) -> Response) {
-        if let Some(study) = self.study.take() {
-            emit(how(study.id));
-        }
-    }
-
-    /// Works until `now()` passes `deadline` (milliseconds); true if work remains.
+    /// Works the visible lab until `now()` passes `deadline` (milliseconds); true if work
+    /// remains.
     pub fn pump(
         &mut self,
         now: &dyn Fn() -> f64,
         deadline: f64,
         emit: &mut dyn FnMut(Response),
     ) -> bool {
-        if self.hidden {
-            return false;
-        }
-        let generation = self.generation;
-        let lab_idle = self
-            .lab
-            .as_ref()
-            .is_none_or(|lab| !lab.busy() && self.idle_reported && self.heat_due.is_empty());
-        if lab_idle {
-            self.pump_study(now, deadline, emit);
-            return self.has_work();
-        }
-        let Some(lab) = self.lab.as_mut() else {
-            return false;
-        };
-        let due = &mut self.heat_due;
-        let result = lab.work(now, deadline, &mut |event| {
-            if let LabEvent::Trained { round, .. } = &event {
-                due.push(*round);
-            }
-            emit(Response::Signal(SignalResponse::Event {
-                generation,
-                event,
-            }))
-        });
-        // Heat maps once the urgent work is done (a dragged waypoint's next edit must not wait
-        // for one); a round edited twice is drawn once.
-        if matches!(result, Ok(false)) {
-            due.sort_unstable();
-            due.dedup();
-            for round in due.drain(..) {
-                if let Some(heat) = heat(lab, Some(round)) {
-                    emit(Response::Signal(SignalResponse::Heat { generation, heat }));
-                }
-            }
-        }
-        match result {
-            Ok(true) => true,
-            Ok(false) => {
-                if !self.idle_reported {
-                    self.idle_reported = true;
-                    emit(Response::Signal(SignalResponse::Idle {
-                        generation,
-                        summary: lab.summary(),
-                    }));
-                }
-                false
-            }
-            Err(message) => {
-                // A diverging model: stop this lab, keep what the page shows.
-                self.lab = None;
-                emit(Response::Signal(SignalResponse::Error {
-                    generation,
-                    message,
-                }));
-                false
-            }
-        }
+        self.visible().is_some_and(|h| h.pump(now, deadline, emit))
     }
 }
 
-fn heat(lab: &Lab, round: Option<usize>) -> Option<HeatMap> {
-    let cells = (HEAT_BUDGET / lab.parameters().max(1)).clamp(48, 1600);
-    lab.heat_map(round, cells)
-}
-
-/// Answers one request with a fresh engine (kept for quick checks of the boundary).
+/// Answers one request with a fresh scheduler (kept for quick checks of the boundary).
 pub fn handle(request: Request, emit: &mut dyn FnMut(Response)) {
-    Engine::default().handle(request, &js_sys::Date::now, emit);
+    Scheduler::default().handle(request, &js_sys::Date::now, emit);
 }
 
 struct Glue {
-    engine: RefCell<Engine>,
+    engine: RefCell<Scheduler>,
     scope: DedicatedWorkerGlobalScope,
     channel: MessageChannel,
     scheduled: RefCell<bool>,
@@ -434,7 +177,7 @@ pub fn start() {
         }
     };
     let glue = Rc::new(Glue {
-        engine: RefCell::new(Engine::default()),
+        engine: RefCell::new(Scheduler::default()),
         scope: scope.clone(),
         channel,
         scheduled: RefCell::new(false),
@@ -458,7 +201,7 @@ pub fn start() {
                 file: Some(file),
             })) => {
                 let now = || msg_glue.now();
-                crate::importer::run(&file, &settings, &now, &mut emit);
+                crate::worker::import::run(&file, &settings, &now, &mut emit);
             }
             Ok(request) => {
                 let now = || msg_glue.now();
@@ -513,8 +256,11 @@ fn install_panic_reporter(scope: DedicatedWorkerGlobalScope) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::{SignalRequest, SignalResponse};
     use whereabouts_core::geo::Metres;
+    use whereabouts_engine::signal_map::lab::LabEvent;
     use whereabouts_engine::signal_map::scenario::{ScenarioConfig, WorldChoice};
+    use whereabouts_engine::signal_map::studies::{self, Study, StudyPoint};
     use whereabouts_engine::signal_map::trajectory::TrajectoryPreset;
     use whereabouts_engine::signal_map::world::Preset;
 
@@ -533,7 +279,7 @@ mod tests {
         }
     }
 
-    fn pump_all(engine: &mut Engine) -> Vec<Response> {
+    fn pump_all(engine: &mut Scheduler) -> Vec<Response> {
         let mut out = Vec::new();
         while engine.pump(&|| 0.0, f64::INFINITY, &mut |r| out.push(r)) {}
         out
@@ -541,9 +287,7 @@ mod tests {
 
     #[test]
     fn a_lab_on_imported_data_needs_the_data_and_draws_the_trace() {
-        use {
-            whereabouts_core::import::Fix, whereabouts_engine::signal_map::placement::ImportedTrace,
-        };
+        use whereabouts_core::import::Fix;
         let start = || {
             Request::Signal(SignalRequest::Start {
                 generation: 1,
@@ -552,15 +296,15 @@ mod tests {
                 use_data: true,
             })
         };
-        let mut engine = Engine::default();
+        let mut engine = Scheduler::default();
         let mut out = Vec::new();
         engine.handle(start(), &|| 0.0, &mut |r| out.push(r));
         assert!(
             matches!(&out[0], Response::Signal(SignalResponse::Error { message, .. }) if message.contains("no imported data"))
         );
-        engine.data = Some(ImportedTrace::new(
-            "walk.csv".into(),
-            (0..50)
+        engine.set_data(Some(VisitorData {
+            name: "walk.csv".into(),
+            fixes: (0..50)
                 .map(|i| Fix {
                     time: 1_700_000_000.0 + i as f64 * 60.0,
                     lat: 47.37 + i as f64 * 1e-4,
@@ -569,7 +313,7 @@ mod tests {
                     line: i + 2,
                 })
                 .collect(),
-        ));
+        }));
         let mut out = Vec::new();
         engine.handle(start(), &|| 0.0, &mut |r| out.push(r));
         match &out[0] {
@@ -588,7 +332,7 @@ mod tests {
 
     #[test]
     fn a_lab_starts_runs_and_takes_edits() {
-        let mut engine = Engine::default();
+        let mut engine = Scheduler::default();
         let mut out = Vec::new();
         let start = Request::Signal(SignalRequest::Start {
             generation: 3,
@@ -668,7 +412,7 @@ mod tests {
 
     /// Starts study `study` on `config`, pumps it to the end; the responses and the points.
     fn run_study(
-        engine: &mut Engine,
+        engine: &mut Scheduler,
         id: u32,
         config: &ScenarioConfig,
         kind: Study,
@@ -696,7 +440,7 @@ mod tests {
 
     #[test]
     fn only_the_visible_lab_computes() {
-        let mut engine = Engine::default();
+        let mut engine = Scheduler::default();
         let mut out = Vec::new();
         let start = Request::Signal(SignalRequest::Start {
             generation: 1,
@@ -733,7 +477,7 @@ mod tests {
 
     #[test]
     fn a_run_that_fails_is_a_point_that_says_why() {
-        let mut engine = Engine::default();
+        let mut engine = Scheduler::default();
         let mut wild = config();
         wild.max_rounds = Some(2);
         wild.attack.settings.max_iterations = 50;
@@ -755,7 +499,7 @@ mod tests {
 
     #[test]
     fn a_study_runs_every_defence_behind_the_lab_and_can_be_cancelled() {
-        let mut engine = Engine::default();
+        let mut engine = Scheduler::default();
         let mut small = config();
         small.max_rounds = Some(1);
         small.attack.settings.max_iterations = 200;
@@ -814,7 +558,7 @@ mod tests {
 
     #[test]
     fn a_bad_config_is_an_error_not_a_panic() {
-        let mut engine = Engine::default();
+        let mut engine = Scheduler::default();
         let mut bad = config();
         bad.trajectory.as_mut().unwrap().waypoints[0] = Metres::new(1e7, 0.0);
         let mut out = Vec::new();

@@ -5,6 +5,7 @@
 
 use super::LabState;
 use crate::protocol::{Response, SignalResponse};
+use crate::ui::chart::{Axis, Chart, Point, Series};
 use leptos::prelude::*;
 use whereabouts_engine::signal_map::studies::{Study, StudyPoint};
 
@@ -165,74 +166,66 @@ pub fn Studies(state: LabState) -> impl IntoView {
                 (x.is_finite() && y.is_finite()).then_some((p, x, y))
             })
             .collect();
-        let (w, h, pad) = (720.0, 300.0, 44.0);
-        let hi = pts
-            .iter()
-            .map(|p| tx(p.1))
-            .fold(f64::NEG_INFINITY, f64::max);
-        let lo = pts.iter().map(|p| tx(p.1)).fold(f64::INFINITY, f64::min);
+        let xs = || pts.iter().map(|p| tx(p.1));
+        let (lo, hi) = (
+            xs().fold(f64::INFINITY, f64::min),
+            xs().fold(f64::NEG_INFINITY, f64::max),
+        );
         let (min_x, max_x) = match v.kind {
             Study::CoParticipants => (0.0, hi.max(1.0) * 1.05),
             _ if hi - lo < 1e-9 => (lo - 1.0, hi + 1.0),
             _ => (lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo)),
         };
-        let max_y = if a.percent {
-            100.0
-        } else {
-            pts.iter().map(|p| p.2).fold(10.0f64, f64::max) * 1.05
-        };
-        let y_unit = if a.percent { "%" } else { " m" };
-        let x = move |v: f64| pad + (w - pad - 10.0) * (tx(v) - min_x) / (max_x - min_x);
-        let y = move |v: f64| h - 30.0 - (h - 45.0) * (v / max_y);
         let shown = move |v: f64| if a.log_x { 10f64.powf(v) } else { v };
-        let (unit, x_label, y_label) = (a.x_unit, a.x_label, a.y_label);
+        let y_unit = if a.percent { "%" } else { " m" };
+        let mut y = Axis::from_zero(pts.iter().map(|p| p.2 * 1.05), 10.0, y_unit);
+        if a.percent {
+            y.max = 100.0;
+            y.max_text = "100%".into();
+        }
+        y.label = a.y_label.into();
+        let unit = a.x_unit;
         let series = v
             .series()
             .into_iter()
-            .map(|(s, _)| {
-                let colour = COLOURS[s % COLOURS.len()];
-                let mine: Vec<&(&StudyPoint, f64, f64)> =
-                    pts.iter().filter(|p| p.0.series == s).collect();
-                let line = mine
+            .map(|(s, _)| Series {
+                colour: COLOURS[s % COLOURS.len()],
+                points: pts
                     .iter()
-                    .map(|p| format!("{:.1},{:.1}", x(p.1), y(p.2)))
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                // Co-participants are separate people, not a parameter sweep: no line.
-                let joined = v.kind != Study::CoParticipants;
-                let dots = mine
-                    .iter()
-                    .map(|p| {
-                        let title = format!(
+                    .filter(|p| p.0.series == s)
+                    .map(|p| Point {
+                        x: shown(tx(p.1)),
+                        y: p.2,
+                        title: Some(format!(
                             "{} {}: {:.0}{y_unit}; {:.1} {unit}",
                             p.0.family, p.0.parameter, p.2, p.1
-                        );
-                        view! {
-                            <circle cx=format!("{:.1}", x(p.1)) cy=format!("{:.1}", y(p.2))
-                                r="4" fill=colour><title>{title}</title></circle>
-                        }
+                        )),
                     })
-                    .collect_view();
-                view! {
-                    {joined.then(|| view! { <polyline points=line fill="none" stroke=colour stroke-width="1.5"/> })}
-                    {dots}
-                }
+                    .collect(),
+                // Co-participants are separate people, not a parameter sweep: no line.
+                joined: v.kind != Study::CoParticipants,
             })
-            .collect_view();
-        view! {
-            <svg viewBox=format!("0 0 {w} {h}") role="img" data-testid="study-chart"
-                aria-label=format!("{y_label} against {x_label}")>
-                <line x1=pad y1=h - 30.0 x2=w - 10.0 y2=h - 30.0 stroke="#c9c2b3"/>
-                <line x1=pad y1="15" x2=pad y2=h - 30.0 stroke="#c9c2b3"/>
-                <text x=pad y=h - 14.0 font-size="10" fill="#59636e">{format!("{:.1}", shown(min_x))}</text>
-                <text x=w - 10.0 y=h - 14.0 font-size="10" fill="#59636e" text-anchor="end">{format!("{:.1} {unit}", shown(max_x))}</text>
-                <text x=(w + pad) / 2.0 y=h - 2.0 font-size="11" fill="#59636e" text-anchor="middle">{x_label}</text>
-                <text x="4" y="14" font-size="10" fill="#59636e">{format!("{max_y:.0}{y_unit}")}</text>
-                <text x="4" y=h - 32.0 font-size="10" fill="#59636e">"0"</text>
-                <text x=pad + 6.0 y="26" font-size="11" fill="#59636e">{y_label}</text>
-                {series}
-            </svg>
+            .collect();
+        Chart {
+            width: 720.0,
+            height: 300.0,
+            left: 44.0,
+            bottom: 30.0,
+            x: Axis {
+                min: shown(min_x),
+                max: shown(max_x),
+                log: a.log_x,
+                min_text: format!("{:.1}", shown(min_x)),
+                max_text: format!("{:.1} {unit}", shown(max_x)),
+                label: a.x_label.into(),
+            },
+            y,
+            series,
+            dot_radius: 4.0,
+            label: format!("{} against {}", a.y_label, a.x_label),
+            testid: "study-chart",
         }
+        .view()
     };
     // Classes, not inline styles: the CSP allows no style attributes.
     let legend = move || {

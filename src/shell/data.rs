@@ -1,13 +1,15 @@
 //! "Your own data": drop or choose a GPS / signal file, or try a sample; watch it import with
 //! progress and cancel; check the CSV columns in a preview; forget it.
 //!
-//! Each import runs in a fresh worker ([`crate::importer`]) that is terminated when it is done
-//! or cancelled. The lab keeps running meanwhile, and what it shows changes only when an import
-//! succeeds: a failed or cancelled import leaves the previous data and results as they were.
-//! The fixes go to the engine worker (a `Float64Array`); the page keeps only the report and
-//! the `File` handle (to re-read it with other columns or another sub-sampling).
+//! The shell owns it: one imported file feeds every lab. Each import runs in a fresh worker
+//! ([`crate::worker::import`]) that is terminated when it is done or cancelled. The labs keep
+//! running meanwhile, and what they show changes only when an import succeeds: a failed or
+//! cancelled import leaves the previous data and results as they were. The fixes go to the
+//! engine worker (a `Float64Array`), where every lab finds them; the page keeps only the report
+//! and the `File` handle (to re-read it with other columns or another sub-sampling). A lab
+//! follows [`DataView::revision`] to restart when the data changes.
 
-use super::LabState;
+use super::engine::Engine;
 use crate::bridge::{EngineBridge, WORKER_URL};
 use crate::protocol::{
     ImportReport, ImportRequest, ImportResponse, ImportSettings, Request, Response,
@@ -55,18 +57,57 @@ pub struct DataView {
     /// The last import was cancelled (nothing changed).
     pub cancelled: bool,
     pub settings: ImportSettings,
+    /// Counts the changes of `active` (a file imported, or forgotten): labs restart on it.
+    pub revision: u32,
 }
 
-impl LabState {
+/// The visitor's data, shared by every lab (all `Copy` handles).
+#[derive(Clone, Copy)]
+pub struct DataState {
+    pub view: RwSignal<DataView>,
+    engine: Engine,
+    /// The worker reading a file (a fresh one per import, terminated to cancel), and the file
+    /// it is reading, which becomes `file` only once it has been read.
+    importer: StoredValue<Option<(EngineBridge, web_sys::File)>, LocalStorage>,
+    /// Numbers imports; only the current one's messages are heard.
+    import_id: StoredValue<u32>,
+    /// The imported file's handle (to read it again with other columns); None after Forget.
+    file: StoredValue<Option<web_sys::File>, LocalStorage>,
+}
+
+impl DataState {
+    pub fn new(engine: Engine) -> Self {
+        DataState {
+            view: RwSignal::new(DataView::default()),
+            engine,
+            importer: StoredValue::new_local(None),
+            import_id: StoredValue::new(0),
+            file: StoredValue::new_local(None),
+        }
+    }
+
+    /// True while a file is loaded (untracked: for event handlers).
     pub fn has_data(&self) -> bool {
-        self.data.with_untracked(|d| d.active.is_some())
+        self.view.with_untracked(|d| d.active.is_some())
+    }
+
+    /// True while a file is loaded (tracked: for views).
+    pub fn loaded(&self) -> bool {
+        self.view.with(|d| d.active.is_some())
+    }
+
+    /// Hands the fixes (or `None`: forget them) to the engine worker.
+    fn send(&self, name: String, fixes: Option<wasm_bindgen::JsValue>) {
+        if let Err(e) = self.engine.send(&Request::Data { name, fixes }) {
+            self.view.update(|d| d.error = Some(e));
+        }
     }
 
     /// Settings for a new file: columns detected afresh, the chosen sub-sampling kept.
     fn new_file_settings(&self) -> ImportSettings {
         ImportSettings {
             csv: None,
-            thin_s: self.data.with_untracked(|d| d.settings.thin_s),
+            thin_s: self.view.with_untracked(|d| d.settings.thin_s),
         }
     }
 
@@ -74,7 +115,7 @@ impl LabState {
     pub fn import_file(&self, file: web_sys::File, settings: ImportSettings) {
         self.stop_import();
         let name = file.name();
-        self.data.update(|d| {
+        self.view.update(|d| {
             d.importing = Some(Importing {
                 name,
                 done: 0.0,
@@ -115,7 +156,7 @@ impl LabState {
     pub fn reimport(&self, settings: ImportSettings) {
         match self.file.get_value() {
             Some(file) => self.import_file(file, settings),
-            None => self.data.update(|d| d.settings = settings),
+            None => self.view.update(|d| d.settings = settings),
         }
     }
 
@@ -132,7 +173,7 @@ impl LabState {
 
     pub fn cancel_import(&self) {
         self.stop_import();
-        self.data.update(|d| {
+        self.view.update(|d| {
             d.importing = None;
             d.cancelled = true;
         });
@@ -140,7 +181,7 @@ impl LabState {
 
     fn import_failed(&self, message: String) {
         self.stop_import();
-        self.data.update(|d| {
+        self.view.update(|d| {
             d.importing = None;
             d.error = Some(message);
         });
@@ -152,7 +193,7 @@ impl LabState {
                 done,
                 total,
                 parsing,
-            }) => self.data.update(|d| {
+            }) => self.view.update(|d| {
                 if let Some(i) = d.importing.as_mut() {
                     i.done = done;
                     i.total = total;
@@ -163,22 +204,18 @@ impl LabState {
                 // Only a file that was read becomes the one "Keep" and the columns re-read.
                 let file = self.stop_import();
                 self.file.set_value(file);
-                self.send(Request::Data {
-                    name: report.name.clone(),
-                    fixes,
-                });
+                self.send(report.name.clone(), fixes);
                 let settings = ImportSettings {
                     csv: report.csv.clone(),
                     thin_s: report.thin_s,
                 };
-                self.data.set(DataView {
+                let revision = self.view.with_untracked(|d| d.revision) + 1;
+                self.view.set(DataView {
                     active: Some(*report),
                     settings,
+                    revision,
                     ..DataView::default()
                 });
-                self.reset();
-                self.playing.set(true);
-                self.advance_if_ready();
             }
             Response::Import(ImportResponse::Failed { error }) => {
                 self.import_failed(error.to_string())
@@ -195,12 +232,12 @@ impl LabState {
     pub fn forget_data(&self) {
         self.stop_import();
         self.file.set_value(None);
-        self.send(Request::Data {
-            name: String::new(),
-            fixes: None,
+        self.send(String::new(), None);
+        let revision = self.view.with_untracked(|d| d.revision) + 1;
+        self.view.set(DataView {
+            revision,
+            ..DataView::default()
         });
-        self.data.set(DataView::default());
-        self.reset();
     }
 
     /// Fetches a sample from this site (same origin) and imports it.
@@ -240,7 +277,7 @@ fn first_file(files: Option<web_sys::FileList>) -> Option<web_sys::File> {
 }
 
 /// Handlers that make an element a drop target for files.
-pub fn on_drop(state: LabState) -> impl Fn(ev::DragEvent) + Copy + 'static {
+pub fn on_drop(state: DataState) -> impl Fn(ev::DragEvent) + Copy + 'static {
     move |e: ev::DragEvent| {
         e.prevent_default();
         let file = first_file(e.data_transfer().and_then(|d| d.files()));
@@ -288,7 +325,7 @@ pub fn signal_line(report: &ImportReport) -> &'static str {
 }
 
 #[component]
-pub fn DataPanel(state: LabState) -> impl IntoView {
+pub fn DataPanel(state: DataState) -> impl IntoView {
     let input_ref = NodeRef::<leptos::html::Input>::new();
     let drop = on_drop(state);
     let over = RwSignal::new(false);
@@ -304,7 +341,7 @@ pub fn DataPanel(state: LabState) -> impl IntoView {
     };
     let thin_changed = move |e: ev::Event| {
         let value: f64 = event_target_value(&e).parse().unwrap_or(0.0);
-        let csv = state.data.with_untracked(|d| d.settings.csv.clone());
+        let csv = state.view.with_untracked(|d| d.settings.csv.clone());
         state.reimport(ImportSettings { csv, thin_s: value });
     };
     view! {
@@ -335,14 +372,14 @@ pub fn DataPanel(state: LabState) -> impl IntoView {
                 </p>
                 <label class="thin">"Keep "
                     <select data-testid="thin" on:change=thin_changed
-                        prop:value=move || state.data.with(|d| d.settings.thin_s.to_string())>
+                        prop:value=move || state.view.with(|d| d.settings.thin_s.to_string())>
                         {THINNING.iter().map(|&(s, label)| view! {
                             <option value=s.to_string()>{label}</option>
                         }).collect_view()}
                     </select>
                 </label>
             </div>
-            {move || state.data.with(|d| d.importing.clone()).map(|i| view! {
+            {move || state.view.with(|d| d.importing.clone()).map(|i| view! {
                 <div class="import-progress" data-testid="import-progress" role="status">
                     <span>{if i.parsing { format!("Reading {} … parsing", i.name) } else {
                         format!("Reading {}: {} of {}", i.name, mb(i.done), mb(i.total))
@@ -353,20 +390,20 @@ pub fn DataPanel(state: LabState) -> impl IntoView {
                     <button type="button" data-testid="import-cancel" on:click=move |_| state.cancel_import()>"Cancel"</button>
                 </div>
             })}
-            {move || state.data.with(|d| d.error.clone()).map(|e| view! {
+            {move || state.view.with(|d| d.error.clone()).map(|e| view! {
                 <p class="import-error" role="alert" data-testid="import-error">{e}
                     {move || state.has_data().then_some(" Your previous data is still loaded.")}</p>
             })}
-            {move || state.data.with(|d| d.cancelled).then_some(view! {
+            {move || state.view.with(|d| d.cancelled).then_some(view! {
                 <p class="import-note" data-testid="import-cancelled">"Import cancelled; nothing changed."</p>
             })}
-            {move || state.data.with(|d| d.active.clone()).map(|r| view! { <Report state report=r /> })}
+            {move || state.view.with(|d| d.active.clone()).map(|r| view! { <Report state report=r /> })}
         </section>
     }
 }
 
 #[component]
-fn Report(state: LabState, report: ImportReport) -> impl IntoView {
+fn Report(state: DataState, report: ImportReport) -> impl IntoView {
     let many = report.read > MANY_FIXES && report.thin_s == 0.0;
     let mapping = report.csv.clone();
     let preview = report.preview.clone();
@@ -394,7 +431,7 @@ fn Report(state: LabState, report: ImportReport) -> impl IntoView {
 
 /// The CSV columns used, changeable; a change re-reads the file with the new columns.
 #[component]
-fn MappingPreview(state: LabState, mapping: Mapping, preview: Vec<Vec<String>>) -> impl IntoView {
+fn MappingPreview(state: DataState, mapping: Mapping, preview: Vec<Vec<String>>) -> impl IntoView {
     let roles: [(&str, &str); 4] = [
         ("lat", "Latitude"),
         ("lon", "Longitude"),
@@ -437,7 +474,7 @@ fn MappingPreview(state: LabState, mapping: Mapping, preview: Vec<Vec<String>>) 
                 ("signal", c) => next.signal = c,
                 _ => return,
             }
-            let thin_s = state.data.with_untracked(|d| d.settings.thin_s);
+            let thin_s = state.view.with_untracked(|d| d.settings.thin_s);
             state.reimport(ImportSettings {
                 csv: Some(next),
                 thin_s,

@@ -3,7 +3,7 @@
 //! Pure logic (no DOM), so it is tested natively; the map component turns pointer events into
 //! these calls.
 
-use crate::basemap::Viewport;
+use crate::ui::basemap::Viewport;
 use whereabouts_core::geo::Metres;
 
 /// Undo steps kept.

@@ -86,7 +86,7 @@ pub fn csv(state: LabState) {
 
 pub fn json(state: LabState) {
     let (config, _) = state.run_config();
-    let data = state.data.with_untracked(|d| d.active.clone());
+    let data = state.data.view.with_untracked(|d| d.active.clone());
     let doc = run_document(
         &config,
         data.as_ref(),
@@ -144,22 +144,22 @@ fn click_link(name: &str, url: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lab::scene::tests::two_round_config;
+    use crate::signal_map::scene::tests::two_round_config;
     use whereabouts_engine::signal_map::lab::Lab;
     use whereabouts_engine::signal_map::trajectory::TrajectoryPreset;
 
     #[test]
     fn the_json_export_records_the_file_that_ran_not_the_drawn_path() {
-        use crate::lab::settings::LabSettings;
+        use crate::signal_map::settings::LabSettings;
         let settings = LabSettings::default();
         let path = TrajectoryPreset::Commute.trajectory(900.0, 850.0).waypoints;
-        let drawn = crate::lab::config_to_run(&settings, &path, false);
+        let drawn = crate::signal_map::config_to_run(&settings, &path, false);
         assert!(drawn.trajectory.is_some());
         let doc = run_document(&drawn, None, "seed=1", &[], None);
         assert!(doc["config"]["trajectory"].is_object());
         assert!(doc.get("data").is_none());
         // With a file loaded, the config that ran has no drawn path, and the file is named.
-        let on_file = crate::lab::config_to_run(&settings, &path, true);
+        let on_file = crate::signal_map::config_to_run(&settings, &path, true);
         let report: ImportReport = serde_json::from_value(serde_json::json!({
             "name": "walk.gpx", "bytes": 100.0, "format": "GPX", "read": 360, "kept": 360,
             "thin_s": 0.0, "skipped": 0, "skipped_examples": [], "warnings": [],

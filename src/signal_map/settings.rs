@@ -855,7 +855,7 @@ mod tests {
     /// and a hair outside them, the page's parser and the engine's validation agree.
     #[test]
     fn every_bound_on_the_page_is_the_engines() {
-        let (hw, hh) = crate::lab::campus_half();
+        let (hw, hh) = crate::signal_map::campus_half();
         let area = (Metres::new(-hw, -hh), Metres::new(hw, hh));
         let path = whereabouts_engine::signal_map::trajectory::TrajectoryPreset::Commute
             .trajectory(hw, hh)

@@ -1,0 +1,6 @@
+//! Components every lab shares: the map's plane and drawing aids ([`basemap`]), the map canvas
+//! with its pan, zoom and editing hooks ([`map`]), the SVG chart ([`chart`]).
+
+pub mod basemap;
+pub mod chart;
+pub mod map;
