@@ -3,6 +3,7 @@
 use super::LabState;
 use super::draw::Layers;
 use super::settings::{FIELDS, Field, Kind, Section};
+use crate::ui::help::help;
 use leptos::{ev, prelude::*};
 use whereabouts_engine::signal_map::trajectory::TrajectoryPreset;
 
@@ -209,10 +210,28 @@ fn FieldControl(
     let key = field.key;
     let id = format!("field-{key}");
     let value = move || state.settings.with(|s| s.get(key));
-    let apply = move |v: String| match state.set_field(key, &v) {
-        Ok(()) => error.set(None),
-        Err(e) => error.set(Some((key, e))),
+    // A refused value does not stay in its box: the box shows the value in force again, and
+    // the message says what was refused and why.
+    let apply =
+        move |v: String, box_: Option<web_sys::HtmlInputElement>| match state.set_field(key, &v) {
+            Ok(()) => error.set(None),
+            Err(e) => {
+                let current = state.settings.with_untracked(|s| s.get(key));
+                if let Some(input) = box_ {
+                    input.set_value(&current);
+                }
+                error.set(Some((
+                    key,
+                    format!("{e} (“{}” refused; still {current})", v.trim()),
+                )))
+            }
+        };
+    let target_input = |e: &leptos::ev::Event| {
+        e.target()
+            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlInputElement>(t).ok())
     };
+    let error_id = format!("error-{key}-message");
+    let (help_button, help_text) = help(format!("help-{key}"), field.label, field.help);
     let message = move || {
         error.with(|e| {
             e.as_ref()
@@ -225,11 +244,13 @@ fn FieldControl(
             <input id=id.clone() type="text" inputmode="decimal" data-testid=format!("input-{key}")
                 prop:value=value
                 aria-invalid=move || message().is_some().to_string()
-                on:change=move |e| apply(event_target_value(&e))/>
+                aria-describedby=error_id.clone()
+                on:change=move |e| apply(event_target_value(&e), target_input(&e))/>
         }
         .into_any(),
         Kind::Select(options) => view! {
-            <select id=id.clone() data-testid=format!("input-{key}") on:change=move |e| apply(event_target_value(&e))>
+            <select id=id.clone() data-testid=format!("input-{key}") aria-describedby=error_id.clone()
+                on:change=move |e| apply(event_target_value(&e), None)>
                 {options.iter().map(|(v, l)| {
                     let v = *v;
                     view! { <option value=v selected=move || value() == v>{*l}</option> }
@@ -240,7 +261,8 @@ fn FieldControl(
         Kind::Toggle => view! {
             <input id=id.clone() type="checkbox" data-testid=format!("input-{key}")
                 prop:checked=move || value() == "1"
-                on:change=move |e| apply(if event_target_checked(&e) { "1".into() } else { "0".into() })/>
+                aria-describedby=error_id.clone()
+                on:change=move |e| apply(if event_target_checked(&e) { "1".into() } else { "0".into() }, None)/>
         }
         .into_any(),
     };
@@ -248,12 +270,10 @@ fn FieldControl(
         <div class="field" class:hidden=move || is_hidden(state, key)() || !state.settings.with(|s| s.relevant(key))
             class:toggle=matches!(field.kind, Kind::Toggle)>
             <label for=id>{field.label}</label>
-            <details class="help">
-                <summary aria-label=format!("About {}", field.label)>"?"</summary>
-                <p>{field.help}</p>
-            </details>
+            {help_button}
             {input}
-            <p class="field-error" role="alert" data-testid=format!("error-{key}")
+            {help_text}
+            <p class="field-error" role="alert" id=error_id data-testid=format!("error-{key}")
                 class:hidden=move || message().is_none()>{message}</p>
         </div>
     }

@@ -59,8 +59,11 @@ pub struct LabState {
     /// The round the timeline shows; `None` follows the latest.
     pub selected: RwSignal<Option<usize>>,
     pub layers: RwSignal<Layers>,
-    /// Problems with the URL or the last attempted change.
+    /// Problems with the last attempted change or run (cleared by the next start).
     pub notice: RwSignal<Option<String>>,
+    /// What the link this page was opened with asked for and did not get: shown until the
+    /// visitor dismisses it (the address bar then shows what runs instead).
+    pub link_notice: RwSignal<Option<String>>,
     pub latency: RwSignal<Latency>,
     pub study: RwSignal<study::StudyView>,
     /// The visitor's imported file (the shell's, shared by every lab).
@@ -486,7 +489,8 @@ pub fn create(engine: Engine, data: DataState) -> LabState {
         playing: RwSignal::new(true),
         selected: RwSignal::new(None),
         layers: RwSignal::new(Layers::default()),
-        notice: RwSignal::new(notice),
+        notice: RwSignal::new(None),
+        link_notice: RwSignal::new(notice),
         latency: RwSignal::new(Latency::default()),
         study: RwSignal::new(study::StudyView::default()),
         data,

@@ -5,6 +5,7 @@ use super::LabState;
 use super::export;
 use super::scene::RoundView;
 use crate::ui::chart::{Axis, Chart, Point, Series};
+use crate::ui::help::help;
 use leptos::prelude::*;
 
 fn metres(v: Option<f64>) -> String {
@@ -29,23 +30,45 @@ struct Row {
     rmse: f64,
     pending: bool,
     stale: bool,
+    /// The visitor sent no update this round, and why.
+    absent: Option<String>,
 }
 
 fn row(r: &RoundView, start_unix: f64, round_s: f64) -> Option<Row> {
-    let t = r.target.as_ref()?;
-    let rec = r.record.as_ref();
-    let dlg = r.dlg.as_ref();
     let start = start_unix + r.round as f64 * round_s;
     let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(start * 1000.0));
     let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+    let start = format!(
+        "{} {:02}:{:02}",
+        days[date.get_utc_day() as usize % 7],
+        date.get_utc_hours(),
+        date.get_utc_minutes()
+    );
+    let Some(t) = r.target.as_ref() else {
+        return Some(Row {
+            round: r.round,
+            start,
+            points: 0,
+            batch: None,
+            truth: (f64::NAN, f64::NAN),
+            truth_ll: (f64::NAN, f64::NAN),
+            dlg: None,
+            dlg_ll: None,
+            dlg_error: None,
+            diverged: false,
+            iterations: None,
+            analytic_error: None,
+            rmse: r.record.as_ref().map_or(f64::NAN, |x| x.rmse_db),
+            pending: false,
+            stale: r.stale,
+            absent: Some(r.absent.clone()?),
+        });
+    };
+    let rec = r.record.as_ref();
+    let dlg = r.dlg.as_ref();
     Some(Row {
         round: r.round,
-        start: format!(
-            "{} {:02}:{:02}",
-            days[date.get_utc_day() as usize % 7],
-            date.get_utc_hours(),
-            date.get_utc_minutes()
-        ),
+        start,
         points: t.points.len(),
         batch: rec.map(|x| x.batch_points),
         truth: (t.truth.east, t.truth.north),
@@ -66,8 +89,57 @@ fn row(r: &RoundView, start_unix: f64, round_s: f64) -> Option<Row> {
         rmse: rec.map_or(f64::NAN, |x| x.rmse_db),
         pending: rec.is_none(),
         stale: r.stale,
+        absent: None,
     })
 }
+
+/// The attack whose median error is smaller, with that median: the server uses its best.
+pub fn strongest(dlg_m: Option<f64>, analytic_m: Option<f64>) -> Option<(&'static str, f64)> {
+    match (dlg_m, analytic_m) {
+        (Some(d), Some(a)) if a < d => Some(("analytic", a)),
+        (Some(d), _) => Some(("DLG", d)),
+        (None, Some(a)) => Some(("analytic", a)),
+        (None, None) => None,
+    }
+}
+
+/// What a summary card's figure means (its "?").
+fn card_help(id: &str) -> &'static str {
+    match id {
+        "closest-attack" => {
+            "The smaller of the two attacks' median errors: the server is free to use whichever attack lands closer to you."
+        }
+        "median-error" => {
+            "Median distance between DLG's reconstruction and the true centroid of your data in each round. Rounds in which DLG diverged (left the area) are left out, and the card says how many."
+        }
+        "analytic-error" => {
+            "Median distance between the analytic reconstruction (Lemma 1: the average position read straight out of the first layer of your update) and the true centroid of each round."
+        }
+        "emd" => {
+            "Earth mover's distance between all your true positions and the server's DLG reconstructions (sliced Wasserstein, 1,000 projections), beside the same figure for random guesses in the area. Well below the random figure, the server has learned where you spend your time."
+        }
+        "diverged" => {
+            "Share of rounds in which DLG left the area or did not settle: such guesses stay on the map, faded, but are left out of the medians and the EMD."
+        }
+        "rmse" => {
+            "How far the learned signal map is from the real signal at held-out measurements (root mean square error, dB). Lower is a better map: the utility the federation is for."
+        }
+        _ => "",
+    }
+}
+
+/// "1 round", "5 rounds".
+pub fn rounds_text(n: usize) -> String {
+    if n == 1 {
+        "1 round".into()
+    } else {
+        format!("{n} rounds")
+    }
+}
+
+/// Why the two attacks disagree, for a student: measured in the engine's test
+/// `dlg_parts_from_lemma1_because_it_uses_the_post_update_weights`.
+pub const TWO_ATTACKS: &str = "Why two attacks? The analytic attack (Lemma 1) reads the average of where you were straight out of the first layer of your update. DLG instead searches for one made-up point whose training step looks like yours — but, as the paper's algorithm is written, it compares against the model after your update, while your phone computed the update on the model before it. That small mismatch moves DLG's best match tens of metres off, even when you stood still.";
 
 #[component]
 pub fn Results(state: LabState) -> impl IntoView {
@@ -92,17 +164,32 @@ pub fn Results(state: LabState) -> impl IntoView {
             .with(|s| s.finished_through() < state.wanted.get().min(s.total_rounds))
     };
     let summary_text = move || {
-        let Some(s) = summary() else {
-            return if busy() {
+        // A fresh run (after Reset, say) has attacked nothing yet: no figures to state.
+        let Some(s) = summary().filter(|s| s.attacked_rounds > 0) else {
+            return if busy() || state.playing.get() {
                 "Training and attacking…".to_string()
             } else {
                 "Press Play to start the federation.".to_string()
             };
         };
         let dp = s.dp_epsilon.map_or(String::new(), |e| format!(" Local DP: your total ε is {e:.1} (δ = {:e}, Rényi-DP composition over your rounds).", whereabouts_engine::signal_map::defence::dp::PAPER_DELTA));
+        let best = strongest(s.median_error_m, s.analytic_median_error_m).map_or(
+            String::new(),
+            |(name, m)| {
+                format!(
+                    "its closest attack ({name}) puts you a median {} from where you really were",
+                    metres(Some(m))
+                )
+            },
+        );
+        let absent = rows.with(|r| r.iter().filter(|x| x.absent.is_some()).count());
+        let without = match absent {
+            0 => String::new(),
+            k => format!(" (and {} in which you sent no update)", rounds_text(k)),
+        };
         format!(
-            "After {} rounds: the server's DLG reconstructions are a median {} from where you really were (analytic: {}); EMD {} versus {} for random guesses; {} diverged; the model's error is {}.{dp}",
-            s.attacked_rounds,
+            "After {}{without}: {best} (DLG {}, analytic {}); EMD {} versus {} for random guesses; {} of the DLG runs diverged; the model's error is {}.{dp}",
+            rounds_text(s.attacked_rounds),
             metres(s.median_error_m),
             metres(s.analytic_median_error_m),
             metres(s.emd_m),
@@ -116,10 +203,12 @@ pub fn Results(state: LabState) -> impl IntoView {
     let card = move |id: &'static str,
                      label: &'static str,
                      value: Box<dyn Fn() -> String + Send + Sync>| {
+        let (button, text) = help(format!("help-card-{id}"), label, card_help(id));
         view! {
             <div class="card">
-                <span class="card-label">{label}</span>
+                <span class="card-label">{label}" "{button}</span>
                 <span class="card-value" data-testid=id>{value}</span>
+                {text}
             </div>
         }
     };
@@ -140,16 +229,30 @@ pub fn Results(state: LabState) -> impl IntoView {
     view! {
         <section class="panel results" aria-labelledby="results-title">
             <h2 id="results-title">"What the server learned"</h2>
+            <p class="notice" role="alert" data-testid="link-notice" class:hidden=move || state.link_notice.with(|n| n.is_none())>
+                {move || state.link_notice.get().unwrap_or_default()}
+                " "<button type="button" class="link" data-testid="link-notice-dismiss"
+                    on:click=move |_| state.link_notice.set(None)>"Dismiss"</button>
+            </p>
             <p class="notice" role="alert" data-testid="notice" class:hidden=move || state.notice.with(|n| n.is_none())>
                 {move || state.notice.get().unwrap_or_default()}
             </p>
             <div class="cards">
-                {card("median-error", "Median DLG error", Box::new(move || summary().map_or("—".into(), |s| metres(s.median_error_m))))}
+                {card("closest-attack", "Server's closest attack", Box::new(move || summary().and_then(|s| strongest(s.median_error_m, s.analytic_median_error_m)).map_or("—".into(), |(name, m)| format!("{} ({name})", metres(Some(m))))))}
+                {card("median-error", "Median DLG error", Box::new(move || summary().map_or("—".into(), |s| {
+                    // The median leaves diverged runs out, and says so.
+                    match rows.with(|r| r.iter().filter(|x| x.diverged).count()) {
+                        0 => metres(s.median_error_m),
+                        k => format!("{} ({k} diverged left out)", metres(s.median_error_m)),
+                    }
+                })))}
+                {card("analytic-error", "Median analytic error", Box::new(move || summary().map_or("—".into(), |s| metres(s.analytic_median_error_m))))}
                 {card("emd", "EMD (random)", Box::new(move || summary().map_or("—".into(), |s| format!("{} ({})", metres(s.emd_m), metres(s.random_emd_m)))))}
                 {card("diverged", "Diverged", Box::new(move || summary().and_then(|s| s.diverged_percent).map_or("—".into(), |d| format!("{d:.0}%"))))}
                 {card("rmse", "Model RMSE", Box::new(move || summary().and_then(|s| s.final_rmse_db).map_or("—".into(), |r| format!("{r:.1} dB"))))}
             </div>
             <p class="summary" data-testid="summary" aria-live="polite">{summary_text}</p>
+            <p class="hint" data-testid="two-attacks">{TWO_ATTACKS}</p>
             <p class="hint" class:hidden=move || !summary().and_then(|s| s.final_rmse_db).is_some_and(|r| r > 20.0)>
                 "The model is still far from the real signal: it starts at 0 dBm and learns slowly
                 with the paper's η = 0.001. A larger η (try 0.01) learns faster — and, as the
@@ -177,24 +280,33 @@ pub fn Results(state: LabState) -> impl IntoView {
                                 data-dlg-n=r.dlg.map(|d| format!("{:.2}", d.1)).unwrap_or_default()
                                 data-dlg-error=r.dlg_error.map(|e| format!("{e:.3}")).unwrap_or_default()
                                 data-analytic-error=r.analytic_error.map(|e| format!("{e:.3}")).unwrap_or_default()
-                                class:pending=r.pending class:stale=r.stale
+                                data-absent=r.absent.clone().unwrap_or_default()
+                                class:pending=r.pending class:stale=r.stale class:absent=r.absent.is_some()
                                 class:selected=move || state.selected.get() == Some(r.round)
                                 on:click=move |_| { state.playing.set(false); state.selected.set(Some(r.round)); }>
                                 <td>{r.round + 1}</td>
                                 <td>{r.start.clone()}</td>
-                                <td>{r.points}</td>
-                                <td>{r.batch.map_or("…".into(), |b| b.to_string())}</td>
-                                <td>{if r.truth_ll.0.is_finite() { format!("{:.5}, {:.5}", r.truth_ll.0, r.truth_ll.1) } else { "…".into() }}</td>
-                                <td>{r.dlg_ll.map_or(if r.pending { "…".into() } else { "—".into() }, |(lat, lon)| format!("{lat:.5}, {lon:.5}"))}</td>
-                                <td>{match (r.dlg_error, r.pending) {
-                                    (None, true) => "…".to_string(),
-                                    (None, false) => "—".to_string(),
-                                    (Some(_), _) if r.diverged => format!("{} (diverged)", metres(r.dlg_error)),
-                                    (Some(_), _) => metres(r.dlg_error),
-                                }}</td>
-                                <td>{r.iterations.map_or("…".into(), |i| i.to_string())}</td>
-                                <td>{metres(r.analytic_error)}</td>
-                                <td>{if r.rmse.is_finite() { format!("{:.1} dB", r.rmse) } else { "…".into() }}</td>
+                                {match r.absent.clone() {
+                                    Some(why) => view! {
+                                        <td colspan="7" class="why">{format!("No update from you: {why}.")}</td>
+                                        <td>{if r.rmse.is_finite() { format!("{:.1} dB", r.rmse) } else { "…".into() }}</td>
+                                    }.into_any(),
+                                    None => view! {
+                                    <td>{r.points}</td>
+                                    <td>{r.batch.map_or("…".into(), |b| b.to_string())}</td>
+                                    <td>{if r.truth_ll.0.is_finite() { format!("{:.5}, {:.5}", r.truth_ll.0, r.truth_ll.1) } else { "…".into() }}</td>
+                                    <td>{r.dlg_ll.map_or(if r.pending { "…".into() } else { "—".into() }, |(lat, lon)| format!("{lat:.5}, {lon:.5}"))}</td>
+                                    <td>{match (r.dlg_error, r.pending) {
+                                        (None, true) => "…".to_string(),
+                                        (None, false) => "—".to_string(),
+                                        (Some(_), _) if r.diverged => format!("{} (diverged)", metres(r.dlg_error)),
+                                        (Some(_), _) => metres(r.dlg_error),
+                                    }}</td>
+                                    <td>{r.iterations.map_or("…".into(), |i| i.to_string())}</td>
+                                    <td>{metres(r.analytic_error)}</td>
+                                    <td>{if r.rmse.is_finite() { format!("{:.1} dB", r.rmse) } else { "…".into() }}</td>
+                                    }.into_any(),
+                                }}
                             </tr>
                         </For>
                     </tbody>

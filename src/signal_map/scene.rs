@@ -10,6 +10,8 @@ pub struct RoundView {
     pub round: usize,
     pub participants: Vec<u32>,
     pub target: Option<TargetRound>,
+    /// Why the visitor sent no update this round (then `target` is `None`).
+    pub absent: Option<String>,
     /// DLG's path so far (start first).
     pub trail: Vec<Metres>,
     /// DLG's result, once it has finished.
@@ -85,6 +87,7 @@ impl Scene {
                 round,
                 participants,
                 target,
+                absent,
             } => {
                 let trail = target
                     .as_ref()
@@ -95,6 +98,7 @@ impl Scene {
                     round,
                     participants,
                     target,
+                    absent,
                     trail,
                     dlg: None,
                     record: None,

@@ -285,7 +285,7 @@ pub fn Studies(state: LabState) -> impl IntoView {
             <div class:hidden=move || view_().points.is_empty()>{chart}</div>
             <div class="table-wrap" class:hidden=move || view_().points.is_empty()>
                 <table>
-                    <thead><tr><th>"Run"</th><th>"Setting"</th><th>"Distance"</th><th>"EMD (random)"</th><th>"Diverged"</th><th>"RMSE"</th><th>{extra_header}</th></tr></thead>
+                    <thead><tr><th>"Run"</th><th>"Setting"</th><th>"DLG distance"</th><th>"Analytic distance"</th><th>"EMD (random)"</th><th>"Diverged"</th><th>"RMSE"</th><th>{extra_header}</th></tr></thead>
                     <tbody>
                         {move || {
                             let v = view_();
@@ -311,6 +311,7 @@ pub fn Studies(state: LabState) -> impl IntoView {
                                         </td>
                                         <td>{p.parameter.clone()}</td>
                                         <td>{p.mean_error_m.map_or("—".into(), |v| format!("{v:.0} m"))}</td>
+                                        <td>{p.analytic_error_m.map_or("—".into(), |v| format!("{v:.0} m"))}</td>
                                         <td>{format!("{} ({})", p.emd_m.map_or("—".into(), |v| format!("{v:.0}")), p.random_emd_m.map_or("—".into(), |v| format!("{v:.0} m")))}</td>
                                         <td>{p.diverged_percent.map_or("—".into(), |v| format!("{v:.0}%"))}</td>
                                         <td>{p.rmse_db.map_or("—".into(), |v| format!("{v:.1} dB"))}</td>

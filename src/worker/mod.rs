@@ -519,6 +519,11 @@ mod tests {
             .find(|p| p.family == "Farthest Batch")
             .unwrap();
         assert!(farthest.mean_error_m.unwrap() > points[0].mean_error_m.unwrap());
+        // Each point carries both attacks (the page compares defences with both).
+        assert!(
+            points.iter().all(|p| p.analytic_error_m.is_some()),
+            "{points:?}"
+        );
 
         let mut out = Vec::new();
         engine.handle(

@@ -93,18 +93,19 @@ async function imported(page, name, timeout = 60000) {
   );
 }
 
-/** Rows of the per-round table once `count` rounds are attacked. */
+/** Rows of the per-round table once `count` rounds are attacked (rounds in which the visitor
+ * sent no update are rows that say why: they are left out here). */
 async function roundsDone(page, count, timeout = 90000) {
   await page.waitForFunction(
     (n) => {
-      const rows = [...document.querySelectorAll('[data-testid="round-row"]')];
+      const rows = [...document.querySelectorAll('[data-testid="round-row"]')].filter((r) => !r.dataset.absent);
       return rows.length >= n && rows.slice(0, n).every((r) => r.dataset.dlgError !== '');
     },
     count,
     { timeout },
   );
   return page.$$eval('[data-testid="round-row"]', (rs) =>
-    rs.map((r) => ({ round: Number(r.dataset.round), truth: [Number(r.dataset.truthE), Number(r.dataset.truthN)], dlgError: Number(r.dataset.dlgError) })),
+    rs.filter((r) => !r.dataset.absent).map((r) => ({ round: Number(r.dataset.round), truth: [Number(r.dataset.truthE), Number(r.dataset.truthN)], dlgError: Number(r.dataset.dlgError) })),
   );
 }
 
@@ -144,6 +145,8 @@ test('a file through the file input and one by drag-and-drop run the federation 
   await page.waitForFunction(() => /of 4\b/.test(document.querySelector('[data-testid="round-label"]').textContent));
   const rows = await roundsDone(page, 3);
   assert.deepEqual(rows.map((r) => r.round), [0, 2, 3]);
+  // The day without fixes is a row that says so.
+  assert.match(await page.textContent('[data-testid="round-row"][data-round="1"]'), /No update from you: you have no fixes in this round/);
   // Each round's true centroid is that day's mean position (metres east/north of the origin).
   const [olat, olon] = (await origin(page)).split(' ').map(Number);
   const mPerDeg = (6371008.8 * Math.PI) / 180;

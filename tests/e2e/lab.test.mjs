@@ -26,11 +26,13 @@ async function finished(page, timeout = 90000) {
       const m = label.match(/Round (\d+) of (\d+)/);
       if (!m || m[1] !== m[2]) return false;
       const rows = [...document.querySelectorAll('[data-testid="round-row"]')];
+      // A round in which the visitor sent no update is a row that says why.
+      const absent = rows.filter((r) => r.dataset.absent).length;
       return (
         rows.length === Number(m[2]) &&
-        rows.every((r) => r.dataset.dlgError !== '' && !r.classList.contains('stale')) &&
+        rows.every((r) => (r.dataset.dlgError !== '' || r.dataset.absent) && !r.classList.contains('stale')) &&
         // The summary of the whole run (an earlier one is shown between rounds while playing).
-        document.querySelector('[data-testid="summary"]').textContent.startsWith(`After ${m[2]} rounds`)
+        document.querySelector('[data-testid="summary"]').textContent.startsWith(`After ${Number(m[2]) - absent} round`)
       );
     },
     null,
@@ -109,6 +111,15 @@ test('draw a path, play it, and the server finds where you were', async () => {
   console.log(`drawn path: ${waypoints} waypoints, ${result.length} rounds; ${summary}`);
   const [, emd, random] = summary.match(/EMD (\d+) m versus (\d+) m/).map(Number);
   assert.ok(emd < random, summary);
+  // The headline is the server's closest attack, both attacks beside it, and why they differ.
+  const card = async (id) => page.textContent(`[data-testid="${id}"]`);
+  const closest = (await card('closest-attack')).match(/^(\d+) m \((DLG|analytic)\)$/);
+  assert.ok(closest, await card('closest-attack'));
+  const cards = { DLG: await card('median-error'), analytic: await card('analytic-error') };
+  assert.equal(`${closest[1]} m`, cards[closest[2]]);
+  assert.ok(Number(closest[1]) <= Math.min(parseInt(cards.DLG), parseInt(cards.analytic)), JSON.stringify(cards));
+  assert.match(summary, new RegExp(`closest attack \\(${closest[2]}\\) puts you a median ${closest[1]} m`));
+  assert.match(await card('two-attacks'), /model after your update/);
   await page.screenshot({ path: screenshotPath('lab-drawn'), fullPage: true });
 
   // Exports are made in the tab and hold what the page shows.
@@ -196,11 +207,76 @@ test('absurd values are refused, instructors can hide controls, the phone layout
   await page.press('[data-testid="input-lr"]', 'Tab');
   const message = await page.textContent('[data-testid="error-lr"]');
   assert.match(message, /Learning rate η: must be between/);
+  assert.match(message, /“100” refused; still 0\.001/);
   assert.doesNotMatch(page.url(), /lr=100/);
+  // The box shows the value in force again, and the message is tied to it.
+  assert.equal(await page.inputValue('[data-testid="input-lr"]'), '0.001');
+  const described = await page.getAttribute('[data-testid="input-lr"]', 'aria-describedby');
+  assert.equal(await page.getAttribute(`#${described}`, 'data-testid'), 'error-lr');
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth > innerWidth);
   assert.equal(overflow, false, 'the page scrolls sideways on a phone');
   await finished(page);
   await page.screenshot({ path: screenshotPath('lab-phone'), fullPage: true });
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a bad shared link says what it ignored until the visitor dismisses it', async () => {
+  const { context, guard, page, errors } = await open('?lr=1e9&T=-1&path=garbage');
+  const notice = page.locator('[data-testid="link-notice"]');
+  await finished(page);
+  // Long after the engine started (which used to clear it), the notice is still there.
+  await page.waitForTimeout(1000);
+  assert.equal(await notice.isVisible(), true);
+  const text = await notice.textContent();
+  assert.match(text, /Some settings in the link were ignored/);
+  assert.match(text, /Learning rate η: must be between/);
+  assert.match(text, /Round length T/);
+  assert.match(text, /path: point 1/);
+  await page.click('[data-testid="link-notice-dismiss"]');
+  assert.equal(await notice.isVisible(), false);
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a round in which you sent no update is a row that says why', async () => {
+  // Three other users and C = 0.3: the server picks about one user a round.
+  const { context, guard, page, errors } = await open('?bg=3&C=0.3&seed=2');
+  await finished(page);
+  const absent = await page.$$eval('[data-testid="round-row"][data-absent]', (rows) =>
+    rows.filter((r) => r.dataset.absent).map((r) => r.textContent),
+  );
+  assert.ok(absent.length > 0, 'no round left the visitor out');
+  for (const text of absent) assert.match(text, /No update from you: the server did not pick you/);
+  const summary = await page.textContent('[data-testid="summary"]');
+  assert.match(summary, /in which you sent no update/);
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('"?" helps open in the flow, never cover a control, and close on Escape or a click elsewhere', async () => {
+  const { context, guard, page, errors } = await open();
+  const toggle = page.locator('#help-lr-button');
+  const text = page.locator('#help-lr');
+  assert.equal(await text.isVisible(), false);
+  await toggle.click();
+  assert.equal(await text.isVisible(), true);
+  assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+  // The controls below stay reachable while it is open (Playwright refuses to click a covered one).
+  await page.click('[data-testid="input-seed"]', { timeout: 2000 });
+  assert.equal(await text.isVisible(), false, 'a click elsewhere closes it');
+  await toggle.click();
+  await page.keyboard.press('Escape');
+  assert.equal(await text.isVisible(), false, 'Escape closes it');
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'help-lr-button');
+  // The summary cards explain their figures too.
+  for (const id of ['emd', 'diverged', 'rmse', 'closest-attack']) {
+    await page.click(`#help-card-${id}-button`);
+    assert.ok((await page.textContent(`#help-card-${id}`)).length > 40, id);
+  }
   assert.deepEqual(guard.violations, []);
   assert.deepEqual(errors, []);
   await context.close();

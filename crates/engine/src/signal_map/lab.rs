@@ -88,6 +88,9 @@ pub enum LabEvent {
         round: usize,
         participants: Vec<u32>,
         target: Option<TargetRound>,
+        /// Why the target sent no update this round (`target` is `None`), in words for the page.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        absent: Option<String>,
     },
     /// DLG positions since the last report for `round`.
     Progress {
@@ -532,6 +535,23 @@ impl Lab {
         Ok(summary)
     }
 
+    /// Why the target sent no update in round `t`.
+    fn absent_because(&self, t: usize, participants: &[u32]) -> String {
+        let me = self.config.target;
+        // The server picks among the users with data, so "no fixes" comes first.
+        if self
+            .data
+            .local_data(me, t, self.federation.config.cumulative)
+            .is_empty()
+        {
+            "you have no fixes in this round".into()
+        } else if !participants.contains(&me) {
+            "the server did not pick you this round (fraction of users C < 1)".into()
+        } else {
+            "the defence chose none of your fixes to train on, so your phone sent no update".into()
+        }
+    }
+
     /// Trains round `t` (all earlier rounds trained). `reuse`: the round as it was before an
     /// edit of the target's data, whose other participants' updates are still valid.
     fn train_round(
@@ -580,8 +600,12 @@ impl Lab {
                 previous,
             )
         });
+        let absent = target
+            .is_none()
+            .then(|| self.absent_because(t, &participants));
         emit(LabEvent::Trained {
             round: t,
+            absent,
             participants: updates.iter().map(|u| u.user).collect(),
             target: inputs.as_ref().zip(target).map(|(i, u)| TargetRound {
                 points: u.round_data.iter().map(|s| s.pos).collect(),

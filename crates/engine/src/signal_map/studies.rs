@@ -58,6 +58,10 @@ pub struct StudyPoint {
     pub parameter: String,
     /// Mean distance of the non-diverged DLG reconstructions to the centroid of D_t, m.
     pub mean_error_m: Option<f64>,
+    /// Median distance of the analytic (Lemma 1) reconstructions to the centroid of D_t, m: the
+    /// server's other attack, often the closer one.
+    #[serde(default)]
+    pub analytic_error_m: Option<f64>,
     pub emd_m: Option<f64>,
     pub random_emd_m: Option<f64>,
     pub diverged_percent: Option<f64>,
@@ -83,6 +87,7 @@ impl StudyPoint {
             family: run.family.clone(),
             parameter: run.parameter.clone(),
             mean_error_m: summary.mean_error_m,
+            analytic_error_m: summary.analytic_median_error_m,
             emd_m: summary.emd_m,
             random_emd_m: summary.random_emd_m,
             diverged_percent: summary.diverged_percent,

@@ -368,3 +368,71 @@ fn safetensors_in_pytorch_naming_read_into_the_flat_layout() {
     );
     let _ = std::fs::remove_file(path);
 }
+
+/// Why DLG and Lemma 1 part (issue #14, item 1), measured on the campus world's own rounds
+/// (FedSGD, the lab's cold start). Lemma 1 ([000] §3.2) reads the batch's gradient-weighted
+/// mean position out of the first layer. DLG ([000] Algorithm 2) fits one dummy point whose
+/// gradient points the way the update does, and — as Algorithm 1 is printed — evaluates that
+/// gradient at the weights *after* the update, while the update was computed at the weights
+/// before it. That mismatch alone puts DLG tens of metres off a batch taken in one place: at
+/// the pre-update weights it lands exactly where Lemma 1 does (−cos = 1). On a batch that
+/// moves, both estimate the gradient-weighted mean, which differs from the plain centroid
+/// (Theorem 1); they agree with each other to metres.
+#[test]
+fn dlg_parts_from_lemma1_because_it_uses_the_post_update_weights() {
+    let cases = [
+        (RoundLength::Hour, 0),
+        (RoundLength::Day, 0),
+        (RoundLength::Day, 4),
+    ];
+    for (rl, round) in cases {
+        let (world, data) = one_user_week(21, rl);
+        let spec = spec(ModelPreset::Small);
+        let w0 = spec.init(0.0, &mut Stream::new(21, "init"));
+        let batch = data.local_data(0, round, false);
+        let truth = centroid(batch).unwrap();
+        let spread = (batch
+            .iter()
+            .map(|s| s.pos.distance(&truth).powi(2))
+            .sum::<f64>()
+            / batch.len() as f64)
+            .sqrt();
+        let cfg = LocalTraining {
+            batch_size: None,
+            epochs: 1,
+            learning_rate: 1e-3,
+        };
+        let w1 = train_local(&spec, &w0, batch, &cfg, &mut Stream::new(1, "t"))
+            .unwrap()
+            .params;
+        let g = observed_gradient(&w0, &w1, 1e-3);
+        let lemma = analytic::reconstruct(&spec, &g, &data.standardizer).unwrap();
+        let dlg_at = |w: &[f32]| {
+            let mut obj = Objective::new(&spec, w, &g, 1);
+            dlg::run(
+                &mut obj,
+                &DlgConfig::default(),
+                &data.standardizer,
+                world.area(),
+                lemma,
+                data.mean_label(),
+            )
+        };
+        let (post, pre) = (dlg_at(&w1), dlg_at(&w0));
+        let what = format!(
+            "{rl:?} round {round}, spread {spread:.0} m: Lemma 1 {:.1} m from the centroid, DLG {:.1} (post-update weights) / {:.1} (pre-update), pre-update DLG {:.1} m from Lemma 1",
+            lemma.distance(&truth),
+            post.position.distance(&truth),
+            pre.position.distance(&truth),
+            pre.position.distance(&lemma)
+        );
+        assert!(pre.neg_cosine < -0.9999, "{what}: −cos {}", pre.neg_cosine);
+        assert!(pre.position.distance(&lemma) < 15.0, "{what}");
+        assert!(post.position.distance(&lemma) > 5.0, "{what}");
+        if spread < 20.0 {
+            // Taken in one place: Lemma 1 and pre-update DLG are exact, post-update DLG is not.
+            assert!(lemma.distance(&truth) < 1.0, "{what}");
+            assert!(post.position.distance(&truth) > 20.0, "{what}");
+        }
+    }
+}

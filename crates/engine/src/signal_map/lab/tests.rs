@@ -325,3 +325,53 @@ fn every_update_is_logged_with_its_owner_and_the_guesses_match_the_records() {
         assert_eq!(g[1].error_m(), r.analytic.as_ref().unwrap().error_m);
     }
 }
+
+/// A round without the visitor's update says why (issue #14, item 4), for each cause.
+#[test]
+fn a_round_without_the_targets_update_says_why() {
+    let absences = |c: ScenarioConfig| {
+        let mut lab = Lab::new(c).unwrap();
+        lab.want(usize::MAX);
+        let mut out = Vec::new();
+        lab.finish(&mut |e| {
+            if let LabEvent::Trained {
+                round,
+                target,
+                absent,
+                ..
+            } = e
+            {
+                assert_eq!(target.is_none(), absent.is_some(), "round {round}");
+                out.extend(absent);
+            }
+        })
+        .unwrap();
+        out
+    };
+    assert!(absences(config()).is_empty());
+    // C < 1: the server picks some rounds without the visitor.
+    let mut few = config();
+    few.fl.client_fraction = 0.34;
+    few.max_rounds = Some(6);
+    let why = absences(few);
+    assert!(
+        !why.is_empty(),
+        "C = 0.34 over 6 rounds never left the visitor out"
+    );
+    assert!(
+        why.iter().all(|w| w.contains("did not pick you")),
+        "{why:?}"
+    );
+    // A Diverse Batch whose eps finds no cluster trains on nothing.
+    let mut none = config();
+    none.defence = crate::signal_map::defence::Defence::DiverseBatch {
+        eps_km: 1e-7,
+        min_samples: crate::signal_map::defence::PAPER_MIN_SAMPLES,
+    };
+    let why = absences(none);
+    assert!(!why.is_empty());
+    assert!(
+        why.iter().all(|w| w.contains("defence chose none")),
+        "{why:?}"
+    );
+}
