@@ -150,6 +150,21 @@ fn one_user_week(seed: u64, round_length: RoundLength) -> (World, Dataset) {
     (world, data)
 }
 
+/// One FedSGD step (η = 0.001) on `batch` from `w0`: the weights after it and the gradient the
+/// server reads from the update.
+fn fedsgd_update(spec: &MlpSpec, w0: &[f32], batch: &[Sample]) -> (Vec<f32>, Vec<f32>) {
+    let cfg = LocalTraining {
+        batch_size: None,
+        epochs: 1,
+        learning_rate: 1e-3,
+    };
+    let w1 = train_local(spec, w0, batch, &cfg, &mut Stream::new(1, "t"))
+        .unwrap()
+        .params;
+    let g = observed_gradient(w0, &w1, 1e-3);
+    (w1, g)
+}
+
 fn unit_standardizer() -> Standardizer {
     Standardizer {
         mean: [0.0, 0.0],
@@ -242,15 +257,7 @@ fn fedsgd_dlg_lands_near_the_batch_centroid_from_any_start() {
         let w0 = spec.init(0.0, &mut Stream::new(21, "init"));
         let batch = data.local_data(0, 0, false);
         let truth = centroid(batch).unwrap();
-        let cfg = LocalTraining {
-            batch_size: None,
-            epochs: 1,
-            learning_rate: 1e-3,
-        };
-        let w1 = train_local(&spec, &w0, batch, &cfg, &mut Stream::new(1, "t"))
-            .unwrap()
-            .params;
-        let g_obs = observed_gradient(&w0, &w1, 1e-3);
+        let (w1, g_obs) = fedsgd_update(&spec, &w0, batch);
         let area = world.area();
         let lemma = analytic::reconstruct(&spec, &g_obs, &data.standardizer).unwrap();
         let mut s = Stream::new(5, "inits");
@@ -397,15 +404,7 @@ fn dlg_parts_from_lemma1_because_it_uses_the_post_update_weights() {
             .sum::<f64>()
             / batch.len() as f64)
             .sqrt();
-        let cfg = LocalTraining {
-            batch_size: None,
-            epochs: 1,
-            learning_rate: 1e-3,
-        };
-        let w1 = train_local(&spec, &w0, batch, &cfg, &mut Stream::new(1, "t"))
-            .unwrap()
-            .params;
-        let g = observed_gradient(&w0, &w1, 1e-3);
+        let (w1, g) = fedsgd_update(&spec, &w0, batch);
         let lemma = analytic::reconstruct(&spec, &g, &data.standardizer).unwrap();
         let dlg_at = |w: &[f32]| {
             let mut obj = Objective::new(&spec, w, &g, 1);
