@@ -49,10 +49,6 @@ impl<R, D: Driver, P> StudyRunner<R, D, P> {
         self.done
     }
 
-    pub fn runs(&self) -> &[R] {
-        &self.runs
-    }
-
     /// Works until `now()` passes `deadline` (milliseconds), emitting each finished run's point
     /// in order. Returns true while runs remain; an error if a run could not start.
     pub fn work(

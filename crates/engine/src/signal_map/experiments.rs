@@ -93,18 +93,7 @@ fn mean(xs: impl Iterator<Item = f64>) -> f64 {
 
 /// One run to the end.
 pub fn run(config: ScenarioConfig) -> Result<Outcome, String> {
-    finish(Lab::new(config)?)
-}
-
-/// One run in a world already generated for its config.
-pub fn run_in(
-    config: ScenarioConfig,
-    world: crate::signal_map::world::World,
-) -> Result<Outcome, String> {
-    finish(Lab::with_world(config, world)?)
-}
-
-fn finish(mut lab: Lab) -> Result<Outcome, String> {
+    let mut lab = Lab::new(config)?;
     let summary = lab.run(None, &mut |_| {})?;
     Ok(Outcome {
         summary,
