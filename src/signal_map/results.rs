@@ -137,6 +137,11 @@ pub fn rounds_text(n: usize) -> String {
     }
 }
 
+/// What the warm start means for the attack ([000] Insight I2), beside the switch to cold.
+const WARM_TEXT: &str = "You joined a federation that had already learnt from the other campus users for 4 weeks, so the map is a real signal map. A model that fits the data has small gradients that point every way, which makes your update much harder to read: the server lands farther from you than in the paper, whose runs start from an untrained model (Insight I2).";
+/// What the cold start means, beside the switch back.
+const COLD_TEXT: &str = "The paper's cold start: an untrained model that starts at 0 dBm and learns slowly with η = 0.001, so the map barely looks like one. Far from the data, every one of your fixes pulls the model the same way, and the server's reconstruction lands close to you: early rounds leak the most (Insight I2).";
+
 /// Why the two attacks disagree, for a student: measured in the engine's test
 /// `dlg_parts_from_lemma1_because_it_uses_the_post_update_weights`.
 pub const TWO_ATTACKS: &str = "Why two attacks? The analytic attack (Lemma 1) reads the average of where you were straight out of the first layer of your update. DLG instead searches for one made-up point whose training step looks like yours — but, as the paper's algorithm is written, it compares against the model after your update, while your phone computed the update on the model before it. That small mismatch moves DLG's best match tens of metres off, even when you stood still.";
@@ -253,10 +258,20 @@ pub fn Results(state: LabState) -> impl IntoView {
             </div>
             <p class="summary" data-testid="summary" aria-live="polite">{summary_text}</p>
             <p class="hint" data-testid="two-attacks">{TWO_ATTACKS}</p>
-            <p class="hint" class:hidden=move || !summary().and_then(|s| s.final_rmse_db).is_some_and(|r| r > 20.0)>
-                "The model is still far from the real signal: it starts at 0 dBm and learns slowly
-                with the paper's η = 0.001. A larger η (try 0.01) learns faster — and, as the
-                model converges, its updates say less about you (Insight I2)."
+            <p class="hint" data-testid="start-hint">
+                {move || if state.settings.with(|s| s.warm) { WARM_TEXT } else { COLD_TEXT }}
+                " "
+                <button type="button" class="link" data-testid="switch-start"
+                    on:click=move |_| {
+                        let next = if state.settings.with_untracked(|s| s.warm) { "cold" } else { "warm" };
+                        // Both values are always valid: the only refusal is a bad path, which
+                        // the notice already shows.
+                        if let Err(e) = state.set_field("start", next) {
+                            state.notice.set(Some(e));
+                        }
+                    }>
+                    {move || if state.settings.with(|s| s.warm) { "Try the paper's cold start" } else { "Back to the warm start" }}
+                </button>
             </p>
             <p class="latency" data-testid="latency"
                 data-analytic-ms=move || state.latency.get().analytic_ms.map(|v| format!("{v:.2}")).unwrap_or_default()

@@ -15,10 +15,11 @@ use whereabouts_engine::signal_map::limits::{self, Limit};
 use whereabouts_engine::signal_map::model::ModelPreset;
 use whereabouts_engine::signal_map::model::train::LocalTraining;
 use whereabouts_engine::signal_map::scenario::{
-    AttackConfig, ModelChoice, ScenarioConfig, WorldChoice,
+    AttackConfig, ModelChoice, OutputBias, ScenarioConfig, WorldChoice,
 };
 use whereabouts_engine::signal_map::trace::RoundLength;
 use whereabouts_engine::signal_map::trajectory::Trajectory;
+use whereabouts_engine::signal_map::warm_start::WarmStart;
 use whereabouts_engine::signal_map::world::Preset;
 
 /// Other users available in the campus world (users 1–6; user 0 is the visitor).
@@ -30,6 +31,9 @@ pub const BACKGROUND_ID: u32 = MAX_OTHER_USERS as u32 + 1;
 #[derive(Clone, Debug, PartialEq)]
 pub struct LabSettings {
     pub seed: u64,
+    /// The federation has learnt from the other users before the visitor's first round (a warm
+    /// start, the lab's default); false is the paper's cold start from an untrained model.
+    pub warm: bool,
     /// T, in hours.
     pub round_hours: f64,
     /// B; `None` = ∞ (the whole round's data in one batch).
@@ -147,6 +151,7 @@ impl Default for LabSettings {
         };
         Self {
             seed: engine.seed,
+            warm: true,
             round_hours: engine.round_length.seconds() / 3600.0,
             batch: local.batch_size,
             epochs: local.epochs as u32,
@@ -222,6 +227,7 @@ const ROUNDS: &[(&str, &str)] = &[
     ("24", "1 day"),
     ("168", "1 week"),
 ];
+const STARTS: &[(&str, &str)] = &[("warm", "Learnt (warm)"), ("cold", "Untrained (cold)")];
 const MODELS: &[(&str, &str)] = &[("small", "Small"), ("paper", "Paper's")];
 const INITS: &[(&str, &str)] = &[
     ("analytic", "Lemma 1 + noise"),
@@ -261,6 +267,22 @@ pub const FIELDS: &[Field] = &[
             Ok(())
         },
         section: Section::Trajectory,
+    },
+    Field {
+        key: "start",
+        label: "You join",
+        help: "Warm: before your first round the federation trained for 4 weeks on the other campus users, so the map is a real signal map. A model that fits the data has small gradients that point every way, and the server's reconstructions land much farther from you (Insight I2). Cold: the paper's setting, an untrained model: the map starts blank and the first rounds leak the most.",
+        kind: Kind::Select(STARTS),
+        get: |s| if s.warm { "warm" } else { "cold" }.into(),
+        set: |s, v| {
+            s.warm = match v {
+                "warm" => true,
+                "cold" => false,
+                _ => return Err(format!("“{v}” is not a start (warm, cold)")),
+            };
+            Ok(())
+        },
+        section: Section::Federation,
     },
     Field {
         key: "T",
@@ -659,6 +681,12 @@ impl LabSettings {
                 background: Some(self.background_user),
             },
             model: ModelChoice::Preset(self.model),
+            output_bias: if self.warm {
+                OutputBias::MeanLabel
+            } else {
+                OutputBias::Zero
+            },
+            warm_start: self.warm.then(WarmStart::default),
             round_length,
             fl: FlConfig {
                 local: LocalTraining {
@@ -773,6 +801,17 @@ impl LabSettings {
                     }
                 }
             }
+        }
+        // A link the lab wrote before the warm start existed (it carries a path, never a
+        // start) ran from the paper's cold start: it still reproduces that run.
+        let keys = || {
+            query
+                .trim_start_matches('?')
+                .split('&')
+                .map(|p| p.split('=').next())
+        };
+        if keys().any(|k| k == Some("path")) && !keys().any(|k| k == Some("start")) {
+            out.settings.warm = false;
         }
         out
     }
@@ -1032,6 +1071,35 @@ mod tests {
         assert_eq!(s, LabSettings::default(), "a refused value changes nothing");
         s.set("B", "inf").unwrap();
         assert_eq!(s.batch, None);
+    }
+
+    #[test]
+    fn the_visitor_joins_a_learnt_federation_unless_the_link_asks_for_the_papers_cold_start() {
+        let path = [Metres::new(0.0, 0.0)];
+        let warm = LabSettings::default().to_config(&path);
+        assert_eq!(warm.warm_start, Some(WarmStart::default()));
+        assert_eq!(warm.output_bias, OutputBias::MeanLabel);
+        assert!(
+            LabSettings::default()
+                .to_query(&[], &[])
+                .contains("start=warm")
+        );
+        assert!(LabSettings::from_query("?seed=3").settings.warm);
+        // A link written before the warm start existed still reproduces its cold run.
+        assert!(!LabSettings::from_query("?seed=3&path=0.0").settings.warm);
+        assert!(
+            LabSettings::from_query("?start=warm&path=0.0")
+                .settings
+                .warm
+        );
+        let q = LabSettings::from_query("?start=cold");
+        assert!(q.problems.is_empty(), "{:?}", q.problems);
+        let cold = q.settings.to_config(&path);
+        assert_eq!(cold.warm_start, None);
+        assert_eq!(cold.output_bias, OutputBias::Zero);
+        assert!(q.settings.to_query(&[], &[]).contains("start=cold"));
+        let q = LabSettings::from_query("?start=lukewarm");
+        assert!(q.problems[0].contains("You join"), "{:?}", q.problems);
     }
 
     #[test]

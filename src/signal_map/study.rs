@@ -71,7 +71,7 @@ const STUDIES: [(Study, &str, &str, &str); 3] = [
         Study::Defences,
         "defences",
         "Privacy–utility trade-off: every defence",
-        "Runs your configuration and path with every defence at several strengths ({runs} runs) and plots how far the server's guesses land from you against how good the signal map is. Up and to the left is best: more privacy at little cost. With the default FedSGD the model barely learns in a few rounds; set B = 20 and E = 5 to compare utility.",
+        "Runs your configuration and path with every defence at several strengths ({runs} runs) and plots how far the server's guesses land from you against how good the signal map is. Up and to the left is best: more privacy at little cost. The map's quality is the model's RMSE after your rounds: a few rounds move a federation that has already learnt very little, so a defence costs little there; from the paper's cold start with B = 20 and E = 5 the model learns within the run and the cost shows.",
     ),
     (
         Study::LocalSteps,

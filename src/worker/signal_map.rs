@@ -8,6 +8,7 @@ use whereabouts_engine::signal_map::lab::{HeatMap, Lab, LabEvent};
 use whereabouts_engine::signal_map::placement::ImportedTrace;
 use whereabouts_engine::signal_map::scenario::ScenarioConfig;
 use whereabouts_engine::signal_map::studies::{self, Study, StudyPoint, StudyRun};
+use whereabouts_engine::signal_map::warm_start::WarmCache;
 use whereabouts_engine::signal_map::world::World;
 
 /// Multiply-adds the heat map may cost (a few milliseconds in the browser).
@@ -26,6 +27,8 @@ pub struct SignalHost {
     study: Option<RunningStudy>,
     /// The visitor's imported trace (labs and studies with `use_data` run on it).
     data: Option<ImportedTrace>,
+    /// The last warm start trained (a new lab in the same world and model reuses it).
+    warm: WarmCache,
 }
 
 /// A study in progress (the privacy–utility study, I3, I4): one lab per run, in one world.
@@ -55,7 +58,10 @@ impl SignalHost {
                 use_data,
             } => {
                 self.generation = generation;
-                match self.with_data(*config, use_data).and_then(Lab::new) {
+                match self
+                    .with_data(*config, use_data)
+                    .and_then(|c| Lab::new_cached(c, &mut self.warm))
+                {
                     Ok(mut lab) => {
                         lab.want(want);
                         emit(Response::Signal(SignalResponse::Started {

@@ -7,6 +7,9 @@
 //    finished DLG attack (the page measures both, see src/signal_map/mod.rs).
 // 2. Playback: while a run plays from round 0, the longest gap between animation frames and
 //    the main thread's long tasks (> 50 ms, PerformanceObserver 'longtask').
+// 3. Start: from navigation to the first round's RMSE on screen, for the paper's cold start
+//    and the lab's warm start (4 rounds of FedAvg over the other users first), alternated
+//    three times in fresh tabs (a fresh worker: nothing cached).
 import { launch, DIST } from './harness.mjs';
 import { startServer } from '../../tools/serve.mjs';
 
@@ -97,6 +100,19 @@ const frames = await page.evaluate(() => {
 });
 const seconds = (Date.now() - t0) / 1000;
 
+const starts = { cold: [], warm: [] };
+for (let rep = 0; rep < 3; rep++) {
+  for (const start of ['cold', 'warm']) {
+    const tab = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const p = await tab.newPage();
+    const t = Date.now();
+    await p.goto(`${server.url}?start=${start}`);
+    await p.waitForFunction(() => document.querySelector('[data-testid="rmse"]')?.textContent.includes('dB'), null, { timeout: 60000 });
+    starts[start].push(Date.now() - t);
+    await tab.close();
+  }
+}
+
 const stats = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
@@ -116,6 +132,7 @@ const result = {
     long_tasks: frames.long.length,
     longest_task_ms: frames.long.length ? Math.max(...frames.long) : 0,
   },
+  first_round_ms: { cold: stats(starts.cold), warm: stats(starts.warm) },
 };
 console.log(JSON.stringify(result, null, 2));
 const f = (v) => v.toFixed(1);
@@ -124,7 +141,9 @@ console.log(
     `(worker ${f(result.worker_apply_ms.median)} / ${f(result.worker_apply_ms.p90)}); ` +
     `DLG ${f(result.dlg_ms.median)} / ${f(result.dlg_ms.p90)} / ${f(result.dlg_ms.max)} ms; ` +
     `${result.drag_long_tasks} long tasks while dragging; playback ${f(result.playback.fps)} fps, longest frame gap ${f(result.playback.max_frame_gap_ms)} ms, ` +
-    `${result.playback.long_tasks} long tasks (longest ${f(result.playback.longest_task_ms)} ms)`,
+    `${result.playback.long_tasks} long tasks (longest ${f(result.playback.longest_task_ms)} ms); ` +
+    `first round on screen: cold ${result.first_round_ms.cold.median} ms, warm ${result.first_round_ms.warm.median} ms median ` +
+    `(×${f(result.first_round_ms.warm.median / result.first_round_ms.cold.median)})`,
 );
 await browser.close();
 await server.close();

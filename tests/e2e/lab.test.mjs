@@ -77,7 +77,8 @@ async function stroke(page, points) {
 }
 
 test('draw a path, play it, and the server finds where you were', async () => {
-  const { context, guard, page, errors } = await open();
+  // The paper's setting: an untrained model (the lab's warm start is the next test).
+  const { context, guard, page, errors } = await open('?start=cold');
   await page.click('[data-testid="clear"]');
   await page.waitForFunction(() =>
     document.querySelector('[data-testid="path-stats"]').textContent.startsWith('No path'),
@@ -170,6 +171,32 @@ test('draw a path, play it, and the server finds where you were', async () => {
 
   assert.deepEqual(guard.violations, [], 'requests left the origin');
   assert.deepEqual(errors, [], 'the page logged errors');
+  await context.close();
+});
+
+test("the visitor joins a federation whose map has learnt; the paper's cold start is one click away", async () => {
+  const { context, guard, page, errors } = await open();
+  await finished(page);
+  const card = async (id) => page.textContent(`[data-testid="${id}"]`);
+  const rmse = async () => parseFloat(await card('rmse'));
+  const analytic = async () => parseInt(await card('analytic-error'));
+  const warm = { rmse: await rmse(), analytic: await analytic() };
+  assert.ok(warm.rmse < 10, `warm start: ${warm.rmse} dB RMSE`);
+  assert.match(await card('start-hint'), /already learnt/);
+  await page.click('[data-testid="switch-start"]');
+  await page.waitForFunction(() => /start=cold/.test(location.search));
+  // The run starts again: wait for the warm run's figures to go, then for the new run's end.
+  await page.waitForFunction((old) => document.querySelector('[data-testid="rmse"]').textContent !== old, await card('rmse'));
+  await finished(page);
+  const cold = { rmse: await rmse(), analytic: await analytic() };
+  assert.ok(cold.rmse > 50, `cold start: ${cold.rmse} dB RMSE`);
+  assert.match(await card('start-hint'), /cold start/);
+  // Insight I2: the untrained model's updates give the visitor away more.
+  assert.ok(cold.analytic < warm.analytic, `analytic median: cold ${cold.analytic} m, warm ${warm.analytic} m`);
+  console.log(`warm ${JSON.stringify(warm)}, cold ${JSON.stringify(cold)}`);
+  assert.equal(await page.inputValue('[data-testid="input-start"]'), 'cold');
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors, []);
   await context.close();
 });
 
@@ -337,7 +364,9 @@ test('the privacy–utility study runs in the background, plots every defence, a
 
 test('the studies of Insights I3 (local steps) and I4 (who else takes part) run on the path', async () => {
   // FedAvg B = 10, E = 5: the paper's setting for Table 3 (the steps study varies B and E itself).
-  const { context, guard, page, errors } = await open('?B=10&E=5');
+  // From the paper's cold start, where more local steps also train a better model (from the
+  // warm start your own steps pull a learnt model toward your path and its RMSE rises).
+  const { context, guard, page, errors } = await open('?B=10&E=5&start=cold');
   await finished(page);
   const run = async (study, count) => {
     await page.selectOption('[data-testid="study"]', study);

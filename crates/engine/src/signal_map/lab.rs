@@ -26,6 +26,7 @@ use crate::signal_map::scenario::{
 };
 use crate::signal_map::trace::{Dataset, Sample};
 use crate::signal_map::trajectory::Trajectory;
+use crate::signal_map::warm_start::WarmCache;
 use crate::signal_map::world::{Measurement, World};
 use serde::{Deserialize, Serialize};
 use whereabouts_core::driver::{Driver, Guess};
@@ -224,6 +225,23 @@ impl Lab {
     /// [`new`](Self::new) in a world already generated for this config (it must be
     /// `World::generate(&config.world_config())`; studies reuse one world for many runs).
     pub fn with_world(config: ScenarioConfig, world: World) -> Result<Self, String> {
+        Self::with_world_cached(config, world, &mut WarmCache::default())
+    }
+
+    /// [`new`](Self::new), taking a warm start from `cache` if it holds this config's.
+    pub fn new_cached(config: ScenarioConfig, cache: &mut WarmCache) -> Result<Self, String> {
+        config.validate().map_err(|e| e.to_string())?;
+        let world = World::generate(&config.world_config()).map_err(|e| e.to_string())?;
+        Self::with_world_cached(config, world, cache)
+    }
+
+    /// [`with_world`](Self::with_world), taking a warm start from `cache` if it holds this
+    /// config's (and leaving it there).
+    pub fn with_world_cached(
+        config: ScenarioConfig,
+        world: World,
+        cache: &mut WarmCache,
+    ) -> Result<Self, String> {
         config.validate().map_err(|e| e.to_string())?;
         if world.config != config.world_config() {
             return Err("internal: the world does not belong to this config".into());
@@ -263,7 +281,24 @@ impl Lab {
             OutputBias::Zero => 0.0,
             OutputBias::MeanLabel => data.mean_label(),
         };
-        let initial = spec.init(bias, &mut Stream::new(config.seed, "model-init"));
+        let mut initial = spec.init(bias, &mut Stream::new(config.seed, "model-init"));
+        if let Some(warm) = &config.warm_start {
+            // Everything the warm-up depends on (the other users' data: the world, the seed's
+            // test split; the model and its start).
+            let key = serde_json::to_string(&(
+                world.config.clone(),
+                config.seed,
+                config.test_fraction,
+                &config.model,
+                config.output_bias,
+                warm,
+                config.target,
+            ))
+            .map_err(|e| format!("internal: {e}"))?;
+            initial = cache.get_or_train(key, || {
+                warm.train(&spec, &initial, &data, config.target, config.seed)
+            })?;
+        }
         let mut rounds = data.rounds();
         let mut leg_cache = Vec::new();
         if let Some(trajectory) = &config.trajectory {

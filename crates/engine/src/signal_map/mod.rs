@@ -19,4 +19,5 @@ pub mod scenario;
 pub mod studies;
 pub mod trace;
 pub mod trajectory;
+pub mod warm_start;
 pub mod world;

@@ -17,6 +17,7 @@ use crate::signal_map::model::{MlpSpec, ModelPreset};
 use crate::signal_map::placement::ImportedTrace;
 use crate::signal_map::trace::{Dataset, RoundLength, centroid};
 use crate::signal_map::trajectory::Trajectory;
+use crate::signal_map::warm_start::WarmStart;
 use crate::signal_map::world::Preset;
 use serde::{Deserialize, Serialize};
 use whereabouts_core::error::ConfigError;
@@ -100,6 +101,10 @@ pub struct ScenarioConfig {
     pub world: WorldChoice,
     pub model: ModelChoice,
     pub output_bias: OutputBias,
+    /// The federation has been learning from the other users before the target's first round
+    /// (our choice, not the paper's; `None` is [000]'s cold start).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warm_start: Option<WarmStart>,
     /// T. The paper's default is a week; one day gives a 4-week world 28 rounds to watch.
     pub round_length: RoundLength,
     pub fl: FlConfig,
@@ -144,6 +149,7 @@ impl Default for ScenarioConfig {
             },
             model: ModelChoice::Preset(ModelPreset::Small),
             output_bias: OutputBias::Zero,
+            warm_start: None,
             round_length: RoundLength::Day,
             fl: FlConfig {
                 // FedSGD: B = ∞, E = 1, η = 0.001 (the paper's defaults).
@@ -193,6 +199,9 @@ impl ScenarioConfig {
         self.model.spec().validate()?;
         self.attack.settings.validate()?;
         self.defence.validate()?;
+        if let Some(w) = &self.warm_start {
+            w.validate()?;
+        }
         let l = &self.fl.local;
         limits::LEARNING_RATE.check("fl.local.learning_rate", f64::from(l.learning_rate))?;
         limits::EPOCHS.check("fl.local.epochs", l.epochs as f64)?;

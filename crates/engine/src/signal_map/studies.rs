@@ -18,6 +18,7 @@ use crate::signal_map::defence::{Defence, PAPER_MIN_SAMPLES};
 use crate::signal_map::lab::Lab;
 use crate::signal_map::model::train::LocalTraining;
 use crate::signal_map::scenario::{RoundRecord, ScenarioConfig, Summary};
+use crate::signal_map::warm_start::WarmCache;
 use crate::signal_map::world::World;
 use serde::{Deserialize, Serialize};
 use whereabouts_core::metrics;
@@ -199,10 +200,13 @@ pub fn runs(study: Study, base: &ScenarioConfig, world: &World) -> Result<Vec<St
 /// run through every round, measured into a [`StudyPoint`] (a failed run says why, with the
 /// figures of the rounds it completed).
 pub fn runner(runs: Vec<StudyRun>, world: World) -> StudyRunner<StudyRun, Lab, StudyPoint> {
+    // Runs that differ only in the defence or the federation share one warm start.
+    let cache = std::cell::RefCell::new(WarmCache::default());
     StudyRunner::new(
         runs,
         move |run| {
-            let mut lab = Lab::with_world(run.config.clone(), world.clone())?;
+            let mut lab =
+                Lab::with_world_cached(run.config.clone(), world.clone(), &mut cache.borrow_mut())?;
             lab.want(usize::MAX);
             Ok(lab)
         },
