@@ -17,6 +17,7 @@ use crate::protocol::{
 use leptos::{ev, prelude::*};
 use wasm_bindgen::JsCast;
 use whereabouts_core::import::csv::Mapping;
+use whereabouts_core::import::time::DateOrder;
 use whereabouts_core::import::time::format_iso;
 
 /// The sample files in `www/samples/` (generated; see its README), with their labels.
@@ -496,10 +497,64 @@ fn MappingPreview(state: DataState, mapping: Mapping, preview: Vec<Vec<String>>)
             </label>
         }
     });
+    let reread = move |next: Mapping| {
+        let thin_s = state.view.with_untracked(|d| d.settings.thin_s);
+        state.reimport(ImportSettings {
+            csv: Some(next),
+            thin_s,
+        });
+    };
+    // How the time column writes dates, and which column (if any) holds the zone.
+    let dates = {
+        let m = mapping.clone();
+        let current = m.dates;
+        let on_change = move |e: ev::Event| {
+            let mut next = m.clone();
+            next.dates = match event_target_value(&e).as_str() {
+                "day_first" => DateOrder::DayFirst,
+                "month_first" => DateOrder::MonthFirst,
+                _ => DateOrder::Auto,
+            };
+            reread(next);
+        };
+        let options = [
+            (DateOrder::Auto, "auto", "Automatic (year first; day first with dots)"),
+            (DateOrder::DayFirst, "day_first", "Day first (31/03/2024)"),
+            (DateOrder::MonthFirst, "month_first", "Month first (03/31/2024)"),
+        ]
+        .map(|(o, value, label)| view! { <option value=value selected=current == o>{label}</option> });
+        view! {
+            <label>"Dates"
+                <select data-testid="map-dates" on:change=on_change>{options.into_iter().collect_view()}</select>
+            </label>
+        }
+    };
+    let zone = {
+        let m = mapping.clone();
+        let current = m.zone;
+        let on_change = move |e: ev::Event| {
+            let mut next = m.clone();
+            next.zone = event_target_value(&e).parse().ok();
+            reread(next);
+        };
+        let options = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| view! { <option value=i.to_string() selected=current == Some(i)>{n.clone()}</option> })
+            .collect_view();
+        view! {
+            <label>"Time zone"
+                <select data-testid="map-zone" on:change=on_change>
+                    <option value="none" selected=current.is_none()>"(none: times are UTC)"</option>
+                    {options}
+                </select>
+            </label>
+        }
+    };
     view! {
         <details class="mapping" open>
             <summary>"Columns (check them; a change re-reads the file)"</summary>
-            <div class="mapping-selects">{selects.into_iter().collect_view()}</div>
+            <div class="mapping-selects">{selects.into_iter().collect_view()}{dates}{zone}</div>
             <div class="table-scroll">
                 <table class="preview" data-testid="csv-preview">
                     <thead><tr>{mapping.names.iter().enumerate().map(|(i, n)| view! {

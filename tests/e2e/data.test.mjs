@@ -197,6 +197,57 @@ test('a file through the file input and one by drag-and-drop run the federation 
   await context.close();
 });
 
+test('files as real apps write them: local day-first times with a zone, decimal commas, UTF-16, no GPS fix, a huge field', async () => {
+  const { context, guard, page, errors } = await open();
+  const file = (name, buffer) => page.setInputFiles('[data-testid="file-input"]', { name, mimeType: 'text/csv', buffer });
+  // A European spreadsheet: semicolons, decimal commas, day-first local times, a zone column.
+  const rows = [];
+  for (let i = 0; i < 60; i++) {
+    const [h, m] = [8 + Math.floor((30 + i) / 60), (30 + i) % 60].map((x) => String(x).padStart(2, '0'));
+    const comma = (x) => x.toFixed(4).replace('.', ',');
+    rows.push(`04.03.2024 ${h}:${m}:00;${comma(47.37 + i * 1e-4)};${comma(8.54 + i * 1e-4)};+01:00;-95,5`);
+  }
+  const european = 'Datum;Breite;Länge;Zone;RSRP\n' + rows.join('\n') + '\n';
+  await file('logger.csv', Buffer.from(european));
+  await imported(page, 'logger.csv');
+  const report = () => page.textContent('[data-testid="import-report"]');
+  // 08:30 at +01:00 is 07:30 UTC.
+  assert.match(await report(), /2024-03-04 07:30 to/);
+  assert.equal(await page.inputValue('[data-testid="map-zone"]'), '3');
+  assert.equal(await page.inputValue('[data-testid="map-signal"]'), '4');
+  // Without the zone column the same times are read as UTC.
+  await page.selectOption('[data-testid="map-zone"]', 'none');
+  await page.waitForFunction(() => /2024-03-04 08:30 to/.test(document.querySelector('[data-testid="import-report"]')?.textContent ?? ''));
+  // Slashed dates that cannot tell: day first, said, and the visitor can switch.
+  await file('slashes.csv', Buffer.from('time,lat,lon\n04/03/2024 07:30,47.37,8.54\n05/03/2024 07:30,47.38,8.55\n'));
+  await imported(page, 'slashes.csv');
+  assert.match(await report(), /2024-03-04 07:30 to 2024-03-05/);
+  assert.match(await report(), /read as day first/);
+  await page.selectOption('[data-testid="map-dates"]', 'month_first');
+  await page.waitForFunction(() => /2024-04-03 07:30 to 2024-05-03/.test(document.querySelector('[data-testid="import-report"]')?.textContent ?? ''));
+  // UTF-16 with a byte-order mark, as spreadsheets save "Unicode text".
+  const text = 'time,lat,lon\n2024-03-04T07:30:00Z,47.37,8.54\n2024-03-04T07:31:00Z,47.371,8.541\n';
+  await file('unicode.csv', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
+  await imported(page, 'unicode.csv');
+  assert.match(await page.textContent('[data-testid="import-count"]'), /^2 fixes/);
+  // A logger without a GPS fix: refused, saying why; the data before stays.
+  await file('nofix.csv', Buffer.from('time,lat,lon\n2024-03-04T07:30:00Z,0,0\n2024-03-04T07:31:00Z,0,0\n'));
+  await page.waitForSelector('[data-testid="import-error"]');
+  assert.match(await page.textContent('[data-testid="import-error"]'), /^nofix\.csv: every one of the 2 points is at 0°, 0°.*no GPS fix/);
+  assert.match(await report(), /unicode\.csv/);
+  // A 5 MB field is cut, with its length: the page stays a page.
+  const huge = 'x'.repeat(5_000_000);
+  await file('huge.csv', Buffer.from(`time,lat,lon\n${huge},47.37,8.54\n2024-03-04T07:31:00Z,47.371,8.541\n`));
+  await page.waitForFunction(() => /huge\.csv/.test(document.querySelector('[data-testid="import-error"]')?.textContent ?? ''));
+  const message = await page.textContent('[data-testid="import-error"]');
+  assert.ok(message.length < 600 && message.includes('(5000000 characters)'), message.slice(0, 300));
+  const height = await page.evaluate(() => document.documentElement.scrollHeight);
+  assert.ok(height < 6000, `page height ${height}`);
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('a sample loads from the site itself; the phone layout has no sideways scroll', async () => {
   const { context, guard, page, errors } = await open({ width: 390, height: 844 });
   await page.click('[data-testid="sample-signal-log.csv"]');

@@ -1,9 +1,10 @@
 //! CSV / TSV from GPS loggers and cell-signal apps: the delimiter and the columns are detected
 //! (from the header's names, else from the values) and reported as a [`Mapping`] the user can
-//! confirm or change.
+//! confirm or change. Files from European locales (semicolons, decimal commas) read as written,
+//! and so do local times with a zone column and day-first or month-first dates.
 
-use super::time::parse_time;
-use super::{Parsed, RawFix};
+use super::time::{DateOrder, parse_time_as, parse_zone, resolve_order};
+use super::{Parsed, RawFix, cut};
 use serde::{Deserialize, Serialize};
 
 /// Which columns hold what (0-based), and how the file is split.
@@ -17,6 +18,34 @@ pub struct Mapping {
     pub lon: usize,
     pub time: usize,
     pub signal: Option<usize>,
+    /// How the time column writes its dates (detected, or the user's choice).
+    #[serde(default)]
+    pub dates: DateOrder,
+    /// A column with each row's time zone (the times are then local).
+    #[serde(default)]
+    pub zone: Option<usize>,
+}
+
+impl Mapping {
+    /// Reads a number as this file writes it: with a decimal comma unless commas split fields.
+    pub fn number(&self, s: &str) -> Option<f64> {
+        number_in(s, self.delimiter)
+    }
+}
+
+fn number_in(s: &str, delimiter: char) -> Option<f64> {
+    match s.parse::<f64>() {
+        Ok(v) => Some(v),
+        Err(_) if delimiter != ',' && s.contains(',') => s.replacen(',', ".", 1).parse().ok(),
+        Err(_) => None,
+    }
+}
+
+/// Whether a field reads as a time in some date order.
+fn time_like(f: &str) -> bool {
+    [DateOrder::Auto, DateOrder::DayFirst, DateOrder::MonthFirst]
+        .into_iter()
+        .any(|o| parse_time_as(f, o, None).is_some())
 }
 
 const DELIMITERS: [char; 4] = [',', ';', '\t', '|'];
@@ -55,7 +84,7 @@ pub fn preview(text: &str, mapping: &Mapping, rows: usize) -> Vec<Vec<String>> {
     lines(text)
         .skip(usize::from(mapping.header))
         .take(rows)
-        .map(|(_, l)| split(l, mapping.delimiter))
+        .map(|(_, l)| split(l, mapping.delimiter).iter().map(|f| cut(f)).collect())
         .collect()
 }
 
@@ -73,10 +102,6 @@ fn detect_delimiter(text: &str) -> Option<char> {
         .map(|(d, ..)| d)
 }
 
-fn is_number(s: &str) -> bool {
-    s.parse::<f64>().is_ok()
-}
-
 fn find(names: &[String], wanted: &[&str]) -> Option<usize> {
     let lower: Vec<String> = names.iter().map(|n| n.to_lowercase()).collect();
     // Exact names first, then names containing the word.
@@ -90,11 +115,44 @@ fn find(names: &[String], wanted: &[&str]) -> Option<usize> {
         })
 }
 
+/// A zone column, by its exact name only ("tz" inside another name means nothing).
+fn zone_column(names: &[String]) -> Option<usize> {
+    let wanted = [
+        "zone",
+        "timezone",
+        "time zone",
+        "time_zone",
+        "tz",
+        "utc_offset",
+        "utc offset",
+        "offset",
+    ];
+    names
+        .iter()
+        .position(|n| wanted.contains(&n.to_lowercase().as_str()))
+}
+
 fn guess_from_header(
     names: &[String],
 ) -> (Option<usize>, Option<usize>, Option<usize>, Option<usize>) {
-    let lat = find(names, &["lat", "latitude", "lat_deg", "y"]);
-    let lon = find(names, &["lon", "lng", "long", "longitude", "lon_deg", "x"]);
+    let lat = find(
+        names,
+        &["lat", "latitude", "lat_deg", "y", "breite", "breitengrad"],
+    );
+    let lon = find(
+        names,
+        &[
+            "lon",
+            "lng",
+            "long",
+            "longitude",
+            "lon_deg",
+            "x",
+            "länge",
+            "laenge",
+            "längengrad",
+        ],
+    );
     let time = find(
         names,
         &[
@@ -102,6 +160,8 @@ fn guess_from_header(
             "timestamp",
             "datetime",
             "date",
+            "datum",
+            "zeit",
             "ts",
             "time_unix",
             "utc",
@@ -120,11 +180,12 @@ fn guess_from_header(
 /// (latitude first, the usual order), then a negative dBm-like column.
 fn guess_from_values(
     row: &[String],
+    delimiter: char,
 ) -> (Option<usize>, Option<usize>, Option<usize>, Option<usize>) {
-    let num: Vec<Option<f64>> = row.iter().map(|f| f.parse::<f64>().ok()).collect();
+    let num: Vec<Option<f64>> = row.iter().map(|f| number_in(f, delimiter)).collect();
     let time = row.iter().position(|f| match f.parse::<f64>() {
         Ok(v) => v > 1e8,
-        Err(_) => parse_time(f).is_some(),
+        Err(_) => time_like(f),
     });
     let coords: Vec<usize> = (0..row.len())
         .filter(|&i| {
@@ -150,6 +211,7 @@ pub fn parse(text: &str, mapping: Option<&Mapping>) -> Result<Parsed, (Option<us
     let Some(&(first_line, first)) = data.peek() else {
         return Err((None, "the file is empty".into()));
     };
+    let mut ambiguous_dates = false;
     let mapping = match mapping {
         Some(m) => m.clone(),
         None => {
@@ -163,16 +225,16 @@ pub fn parse(text: &str, mapping: Option<&Mapping>) -> Result<Parsed, (Option<us
             let fields = split(first, delimiter);
             let header = fields
                 .iter()
-                .any(|f| !is_number(f) && parse_time(f).is_none());
+                .any(|f| number_in(f, delimiter).is_none() && !time_like(f));
             let names: Vec<String> = if header {
-                fields.clone()
+                fields.iter().map(|f| cut(f)).collect()
             } else {
                 (1..=fields.len()).map(|i| format!("column {i}")).collect()
             };
             let (lat, lon, time, signal) = if header {
                 guess_from_header(&fields)
             } else {
-                guess_from_values(&fields)
+                guess_from_values(&fields, delimiter)
             };
             let listed = names.join(", ");
             let (Some(lat), Some(lon)) = (lat, lon) else {
@@ -187,14 +249,29 @@ pub fn parse(text: &str, mapping: Option<&Mapping>) -> Result<Parsed, (Option<us
                     format!("no time column found (columns: {listed})"),
                 ));
             };
+            // The dates' order, from the first rows that tell it.
+            let (dates, ambiguous) = resolve_order(
+                lines(text)
+                    .skip(usize::from(header))
+                    .take(5_000)
+                    .filter_map(|(_, l)| split(l, delimiter).into_iter().nth(time))
+                    .collect::<Vec<_>>()
+                    .iter()
+                    .map(String::as_str),
+            );
+            if ambiguous {
+                ambiguous_dates = true;
+            }
             Mapping {
                 delimiter,
                 header,
+                zone: if header { zone_column(&fields) } else { None },
                 names,
                 lat,
                 lon,
                 time,
                 signal,
+                dates,
             }
         }
     };
@@ -215,16 +292,31 @@ pub fn parse(text: &str, mapping: Option<&Mapping>) -> Result<Parsed, (Option<us
             continue;
         }
         let number = |i: usize, what: &str| -> Result<f64, String> {
-            f[i].parse::<f64>()
-                .map_err(|_| format!("{what} “{}” is not a number", f[i]))
+            mapping
+                .number(&f[i])
+                .ok_or_else(|| format!("{what} “{}” is not a number", cut(&f[i])))
         };
         let row = (|| -> Result<RawFix, String> {
             let lat = number(mapping.lat, "latitude")?;
             let lon = number(mapping.lon, "longitude")?;
-            let time = parse_time(&f[mapping.time]).ok_or_else(|| {
+            let zone = match mapping.zone.map(|z| &f[z]) {
+                None => None,
+                Some(z) if z.is_empty() => None,
+                Some(z) => Some(parse_zone(z).ok_or_else(|| {
+                    format!(
+                        "time zone “{}” is not an offset such as +01:00, UTC+1 or CET (region names such as Europe/Berlin are not read)",
+                        cut(z)
+                    )
+                })?),
+            };
+            let time = parse_time_as(&f[mapping.time], mapping.dates, zone).ok_or_else(|| {
+                let order = match mapping.dates {
+                    DateOrder::Auto => String::new(),
+                    o => format!(", dates {}", o.describe()),
+                };
                 format!(
-                    "time “{}” is not ISO 8601 or Unix seconds/milliseconds",
-                    f[mapping.time]
+                    "time “{}” is not a date and time (such as 2024-03-04 07:30:00{order}) nor Unix seconds or milliseconds",
+                    cut(&f[mapping.time]),
                 )
             })?;
             let rsrp_dbm = match mapping.signal {
@@ -249,6 +341,11 @@ pub fn parse(text: &str, mapping: Option<&Mapping>) -> Result<Parsed, (Option<us
             Some(first_line),
             "there is a header but no data rows".into(),
         ));
+    }
+    if ambiguous_dates {
+        parsed.warnings.push(
+            "every date could be day first or month first (such as 04/03/2024): read as day first (4 March); choose “month first” beside the columns if they are not".into(),
+        );
     }
     parsed.csv = Some(mapping);
     Ok(parsed)

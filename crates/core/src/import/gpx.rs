@@ -99,7 +99,7 @@ pub fn parse(text: &str) -> Result<Parsed, (Option<usize>, String)> {
                 .ok_or_else(|| format!("<{name}> has no {which} attribute"))?;
             v.trim()
                 .parse::<f64>()
-                .map_err(|_| format!("{which} “{v}” is not a number"))
+                .map_err(|_| format!("{which} “{}” is not a number", super::cut(&v)))
         };
         let time = match (body.find("<time>"), body.find("</time>")) {
             (Some(a), Some(b)) if b > a => Some(&body[a + 6..b]),
@@ -108,12 +108,13 @@ pub fn parse(text: &str) -> Result<Parsed, (Option<usize>, String)> {
         let row = (|| -> Result<RawFix, String> {
             let lat = coord("lat")?;
             let lon = coord("lon")?;
-            let time = match time {
-                Some(t) => Some(
-                    parse_time(t).ok_or_else(|| format!("time “{}” is not ISO 8601", t.trim()))?,
-                ),
-                None => None,
-            };
+            let time =
+                match time {
+                    Some(t) => Some(parse_time(t).ok_or_else(|| {
+                        format!("time “{}” is not ISO 8601", super::cut(t.trim()))
+                    })?),
+                    None => None,
+                };
             Ok(RawFix {
                 line,
                 time,

@@ -165,27 +165,7 @@ pub fn import(name: &str, bytes: &[u8], options: &ImportOptions) -> Result<Impor
             ),
         ));
     }
-    let head = &bytes[..bytes.len().min(8192)];
-    if head.contains(&0) {
-        return Err(fail(
-            None,
-            "this looks like a binary file, not text (CSV, GPX or JSON)".into(),
-        ));
-    }
-    let text = match std::str::from_utf8(bytes) {
-        Ok(t) => t,
-        Err(e) => {
-            let line = bytes[..e.valid_up_to()]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count()
-                + 1;
-            return Err(fail(
-                Some(line),
-                "the file is not UTF-8 text (is it binary, or in another encoding?)".into(),
-            ));
-        }
-    };
+    let text = decode(bytes).map_err(|(line, problem)| fail(line, problem))?;
     let text = text.trim_start_matches('\u{feff}');
     let first = text.trim_start().chars().next();
     let Some(first) = first else {
@@ -248,7 +228,33 @@ fn finish(format: Format, parsed: Parsed) -> Result<Import, (Option<usize>, Stri
     }
     let mut fixes = Vec::with_capacity(rows.len());
     let mut untimed = 0;
-    for r in rows {
+    // A logger without a GPS fix writes 0°, 0° (in the Gulf of Guinea): not a place.
+    let total = rows.len();
+    let no_fix: Vec<usize> = rows
+        .iter()
+        .filter(|r| r.lat == 0.0 && r.lon == 0.0)
+        .map(|r| r.line)
+        .collect();
+    if no_fix.len() == total {
+        return Err((
+            None,
+            format!(
+                "every one of the {total} points is at 0°, 0°, which is what a logger writes when it has no GPS fix: there is no position to import"
+            ),
+        ));
+    }
+    if let Some(&first) = no_fix.first() {
+        warnings.push(format!(
+            "{} points at 0°, 0° (a logger without a GPS fix; first at {unit} {first}) were left out",
+            no_fix.len()
+        ));
+        skipped.extend(
+            no_fix
+                .iter()
+                .map(|&l| (l, "at 0°, 0°: no GPS fix".to_string())),
+        );
+    }
+    for r in rows.into_iter().filter(|r| !(r.lat == 0.0 && r.lon == 0.0)) {
         let why = if !(r.lat.is_finite() && r.lon.is_finite()) {
             Some("a coordinate is not a finite number (NaN or infinity)".to_string())
         } else if r.lat.abs() > 90.0 {
@@ -315,13 +321,23 @@ fn finish(format: Format, parsed: Parsed) -> Result<Import, (Option<usize>, Stri
                 .map(|&l| (l, "repeats an earlier timestamp".into())),
         );
     }
-    if fixes.len() < 2 {
-        return Err((
-            Some(fixes[0].line),
-            "only one point: a trajectory needs at least two".into(),
-        ));
-    }
     skipped.sort_by_key(|s| s.0);
+    if fixes.len() < 2 {
+        // Say why the others were left out: that is what the user has to fix.
+        return Err(match skipped.first() {
+            Some((line, why)) => (
+                Some(*line),
+                format!(
+                    "{why} — so only one point is left ({} skipped), and a trajectory needs at least two",
+                    skipped.len()
+                ),
+            ),
+            None => (
+                Some(fixes[0].line),
+                "only one point: a trajectory needs at least two".into(),
+            ),
+        });
+    }
     Ok(Import {
         format,
         fixes,
@@ -334,6 +350,66 @@ fn finish(format: Format, parsed: Parsed) -> Result<Import, (Option<usize>, Stri
         warnings,
         csv,
     })
+}
+
+/// Longest field a message or the preview shows whole, in characters.
+const SHOWN_CHARS: usize = 80;
+
+/// A field as messages show it: whole if short, else its start and its length (a 5 MB field
+/// must not become a 5-million-character message).
+pub fn cut(s: &str) -> String {
+    let n = s.chars().count();
+    if n <= SHOWN_CHARS {
+        s.to_string()
+    } else {
+        let start: String = s.chars().take(SHOWN_CHARS / 2).collect();
+        format!("{start}… ({n} characters)")
+    }
+}
+
+/// The text of a file: UTF-8 (a byte-order mark is dropped), or UTF-16 with its byte-order
+/// mark, as spreadsheet programs save "Unicode text".
+fn decode(bytes: &[u8]) -> Result<std::borrow::Cow<'_, str>, (Option<usize>, String)> {
+    let utf16 = |unit: fn([u8; 2]) -> u16| {
+        let units: Vec<u16> = bytes[2..]
+            .chunks(2)
+            .map(|c| unit([c[0], *c.get(1).unwrap_or(&0)]))
+            .collect();
+        String::from_utf16(&units)
+            .map(std::borrow::Cow::Owned)
+            .map_err(|_| {
+                (
+                    None,
+                    "the file starts as UTF-16 text but is not valid UTF-16".to_string(),
+                )
+            })
+    };
+    match bytes {
+        [0xFF, 0xFE, ..] => return utf16(u16::from_le_bytes),
+        [0xFE, 0xFF, ..] => return utf16(u16::from_be_bytes),
+        _ => {}
+    }
+    let head = &bytes[..bytes.len().min(8192)];
+    if head.contains(&0) {
+        return Err((
+            None,
+            "this looks like a binary file, not text (CSV, GPX or JSON); UTF-16 text needs its byte-order mark".into(),
+        ));
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(t) => Ok(std::borrow::Cow::Borrowed(t)),
+        Err(e) => {
+            let line = bytes[..e.valid_up_to()]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count()
+                + 1;
+            Err((
+                Some(line),
+                "the file is not UTF-8 text (is it binary, or in another encoding?)".into(),
+            ))
+        }
+    }
 }
 
 /// 1-based line number of a byte offset.

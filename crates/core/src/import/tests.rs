@@ -1,4 +1,5 @@
 use super::*;
+use crate::import::time::DateOrder;
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
@@ -54,6 +55,8 @@ fn a_mapping_chosen_by_the_user_is_used() {
         lon: 1,
         time: 2,
         signal: None,
+        dates: DateOrder::Auto,
+        zone: None,
     };
     let opts = ImportOptions {
         csv: Some(mapping),
@@ -169,7 +172,7 @@ fn bad_rows_are_skipped_and_counted() {
         i.skipped_examples,
         vec![
             "line 3: latitude 99 is out of range (−90 to 90)".to_string(),
-            "line 5: time “nope” is not ISO 8601 or Unix seconds/milliseconds".to_string()
+            "line 5: time “nope” is not a date and time (such as 2024-03-04 07:30:00) nor Unix seconds or milliseconds".to_string()
         ]
     );
 }
@@ -183,4 +186,142 @@ fn geojson_multilines_take_per_line_times() {
     );
     assert_eq!(i.fixes.len(), 3);
     assert_eq!(i.fixes[2].time - i.fixes[0].time, 3600.0);
+}
+
+/// The forms files take when real apps write them (#14): each is read, with the right times.
+#[test]
+fn files_as_signal_logging_apps_write_them() {
+    let t = 1_709_537_400.0; // 2024-03-04T07:30:00Z
+    // A signal logger's own timestamps.
+    let i = ok(
+        "f.csv",
+        "Timestamp,Latitude,Longitude,Level\n2024.03.04_07.30.00,47.37,8.54,-95\n2024.03.04_07.31.00,47.371,8.541,-96\n",
+    );
+    assert_eq!(i.fixes[0].time, t);
+    // A European spreadsheet: semicolons, decimal commas, day-first local times with a zone.
+    let i = ok(
+        "f.csv",
+        "Datum;Breite;Länge;Zone;RSRP\n04.03.2024 08:30:00;47,37;8,54;+01:00;-95,5\n04.03.2024 08:31:00;47,371;8,541;+01:00;-96\n",
+    );
+    assert_eq!(
+        (i.fixes[0].time, i.fixes[0].lat, i.fixes[0].rsrp_dbm),
+        (t, 47.37, Some(-95.5))
+    );
+    assert_eq!(i.csv.as_ref().unwrap().zone, Some(3));
+    // Without a header: the columns are still found in a decimal-comma file.
+    let i = ok(
+        "f.csv",
+        "04.03.2024 07:30:00;47,37;8,54\n04.03.2024 07:31:00;47,371;8,541\n",
+    );
+    assert_eq!(i.fixes.len(), 2);
+    // Slashed dates: the column decides; if nothing does, day first, with a warning.
+    let i = ok(
+        "f.csv",
+        "time,lat,lon\n03/04/2024 7:30 AM,47.37,8.54\n03/13/2024 7:30 AM,47.37,8.54\n",
+    );
+    assert_eq!(
+        (i.csv.as_ref().unwrap().dates, i.fixes[0].time),
+        (DateOrder::MonthFirst, t)
+    );
+    let i = ok(
+        "f.csv",
+        "time,lat,lon\n04/03/2024 07:30,47.37,8.54\n05/03/2024 07:30,47.37,8.54\n",
+    );
+    assert_eq!(i.fixes[0].time, t);
+    assert!(
+        i.warnings.iter().any(|w| w.contains("day first")),
+        "{:?}",
+        i.warnings
+    );
+    // The user's choice of order is used.
+    let mut mapping = i.csv.clone().unwrap();
+    mapping.dates = DateOrder::MonthFirst;
+    let opts = ImportOptions {
+        csv: Some(mapping),
+        ..ImportOptions::default()
+    };
+    let again = import(
+        "f.csv",
+        b"time,lat,lon\n04/03/2024 07:30,47.37,8.54\n05/03/2024 07:30,47.37,8.54\n",
+        &opts,
+    )
+    .unwrap();
+    assert_eq!(again.fixes[0].time, 1_712_129_400.0); // 3 April
+}
+
+#[test]
+fn utf16_with_a_byte_order_mark_is_text() {
+    let text = "time,lat,lon\n2024-03-04T07:30:00Z,47.37,8.54\n2024-03-04T07:31:00Z,47.371,8.541\n";
+    let mut le = vec![0xFF, 0xFE];
+    le.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+    let mut be = vec![0xFE, 0xFF];
+    be.extend(text.encode_utf16().flat_map(u16::to_be_bytes));
+    for bytes in [le, be] {
+        let i = import("u.csv", &bytes, &ImportOptions::default()).unwrap();
+        assert_eq!(i.fixes.len(), 2);
+    }
+    // Without the mark, zero bytes still mean "binary", and say how to fix it.
+    let bare: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let e = import("u.csv", &bare, &ImportOptions::default()).unwrap_err();
+    assert!(e.problem.contains("byte-order mark"), "{e}");
+}
+
+#[test]
+fn fixes_at_zero_zero_are_left_out_and_a_file_of_nothing_else_is_refused() {
+    let i = ok(
+        "f.csv",
+        "time,lat,lon\n2024-03-04T07:30:00Z,0,0\n2024-03-04T07:31:00Z,47.37,8.54\n2024-03-04T07:32:00Z,0.0,0.0\n2024-03-04T07:33:00Z,47.371,8.541\n",
+    );
+    assert_eq!(i.fixes.len(), 2);
+    assert!(
+        i.warnings
+            .iter()
+            .any(|w| w.starts_with("2 points at 0°, 0°")),
+        "{:?}",
+        i.warnings
+    );
+    assert_eq!(i.skipped, 2);
+    let e = import(
+        "gps.csv",
+        b"time,lat,lon\n2024-03-04T07:30:00Z,0,0\n2024-03-04T07:31:00Z,0,0\n",
+        &ImportOptions::default(),
+    )
+    .unwrap_err();
+    assert!(e.problem.contains("no GPS fix"), "{e}");
+}
+
+#[test]
+fn one_bad_time_is_named_as_the_cause() {
+    let e = import(
+        "two.csv",
+        b"time,lat,lon\n2024-03-04T07:30:00Z,47.37,8.54\nyesterday,47.371,8.541\n",
+        &ImportOptions::default(),
+    )
+    .unwrap_err();
+    assert_eq!(e.line, Some(3));
+    assert!(e.problem.starts_with("time “yesterday” is not"), "{e}");
+    assert!(e.problem.contains("only one point is left"), "{e}");
+}
+
+#[test]
+fn a_huge_field_is_cut_with_its_length() {
+    let huge = "9".repeat(5_000_000) + "x";
+    let text = format!(
+        "time,lat,lon\n2024-03-04T07:30:00Z,{huge},8.54\n2024-03-04T07:31:00Z,47.37,8.54\n2024-03-04T07:32:00Z,47.38,8.54\n"
+    );
+    let i = import("big.csv", text.as_bytes(), &ImportOptions::default()).unwrap();
+    let example = &i.skipped_examples[0];
+    assert!(
+        example.len() < 200 && example.contains("(5000001 characters)"),
+        "{example}"
+    );
+    // A huge header name too.
+    let text = format!("{huge},b\n1,2\n");
+    let e = import("big.csv", text.as_bytes(), &ImportOptions::default()).unwrap_err();
+    assert!(e.problem.len() < 300, "{} characters", e.problem.len());
+    // And the preview.
+    let mapping = i.csv.unwrap();
+    let text = format!("time,lat,lon\n2024-03-04T07:30:00Z,{huge},8.54\n");
+    let rows = csv::preview(&text, &mapping, 5);
+    assert!(rows[0][1].len() < 100);
 }
