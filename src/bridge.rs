@@ -55,15 +55,19 @@ impl EngineBridge {
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
 
         let err_cb = on_response.clone();
-        let on_error = Closure::<dyn FnMut(ErrorEvent)>::new(move |event: ErrorEvent| {
-            err_cb(Response::Fatal {
-                message: format!(
+        // An error inside the worker is an ErrorEvent; a worker whose script could not be
+        // fetched (offline, say) gets a plain Event, with nothing to read from it.
+        let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |event: web_sys::Event| {
+            let message = match event.dyn_ref::<ErrorEvent>() {
+                Some(e) => format!(
                     "the engine worker failed: {} ({}:{})",
-                    event.message(),
-                    event.filename(),
-                    event.lineno()
+                    e.message(),
+                    e.filename(),
+                    e.lineno()
                 ),
-            });
+                None => "the engine worker could not be loaded (is the page offline?)".into(),
+            };
+            err_cb(Response::Fatal { message });
         });
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
 

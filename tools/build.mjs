@@ -58,7 +58,13 @@ renameSync(join(staging, 'page_bg.wasm'), join(staging, pageWasm));
 
 // The worker: fixed names (the page starts `./worker_loader.js`).
 bindgen('worker', 'no-modules', 'worker');
-writeFileSync(join(staging, 'worker_loader.js'), 'importScripts("./worker.js");wasm_bindgen("./worker_bg.wasm");');
+// A failed load must reach the page: importScripts throws (an error event), and a rejected
+// wasm load is rethrown outside the promise so it is one too (an unhandled rejection in a
+// worker tells the page nothing, and an import waiting on it would wait forever).
+writeFileSync(
+  join(staging, 'worker_loader.js'),
+  'importScripts("./worker.js");wasm_bindgen("./worker_bg.wasm").catch((e)=>setTimeout(()=>{throw new Error("the engine could not load: "+e);}));',
+);
 
 // Static assets.
 const css = readFileSync(join(ROOT, 'www', 'style.css'));

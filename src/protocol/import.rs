@@ -1,5 +1,6 @@
-//! The import worker's messages: a fresh worker per file reads it in slices, parses it and
-//! answers with the fixes (Cancel terminates the worker).
+//! The import worker's messages: the import worker (or, when it cannot start, the engine
+//! worker) reads a file in slices, parses it and answers with the fixes. Cancel terminates the
+//! import worker; the page starts another.
 
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;

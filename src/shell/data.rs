@@ -1,8 +1,10 @@
 //! "Your own data": drop or choose a GPS / signal file, or try a sample; watch it import with
 //! progress and cancel; check the CSV columns in a preview; forget it.
 //!
-//! The shell owns it: one imported file feeds every lab. Each import runs in a fresh worker
-//! ([`crate::worker::import`]) that is terminated when it is done or cancelled. The labs keep
+//! The shell owns it: one imported file feeds every lab. Imports run in an import worker
+//! ([`crate::worker::import`]) started with the page and kept, so a visitor who goes offline can
+//! still import; Cancel terminates it and starts another. If it cannot start, the engine worker
+//! reads the file instead (then Cancel only ignores the result). The labs keep
 //! running meanwhile, and what they show changes only when an import succeeds: a failed or
 //! cancelled import leaves the previous data and results as they were. The fixes go to the
 //! engine worker (a `Float64Array`), where every lab finds them; the page keeps only the report
@@ -15,6 +17,7 @@ use crate::protocol::{
     ImportReport, ImportRequest, ImportResponse, ImportSettings, Request, Response,
 };
 use leptos::{ev, prelude::*};
+use std::collections::VecDeque;
 use wasm_bindgen::JsCast;
 use whereabouts_core::import::csv::Mapping;
 use whereabouts_core::import::time::DateOrder;
@@ -66,24 +69,85 @@ pub struct DataView {
 #[derive(Clone, Copy)]
 pub struct DataState {
     pub view: RwSignal<DataView>,
+    /// Which worker reads files: "starting", "ready" (the import worker) or "engine" (the
+    /// fallback); the drop zone carries it as `data-reader`.
+    pub reader: RwSignal<&'static str>,
     engine: Engine,
-    /// The worker reading a file (a fresh one per import, terminated to cancel), and the file
-    /// it is reading, which becomes `file` only once it has been read.
-    importer: StoredValue<Option<(EngineBridge, web_sys::File)>, LocalStorage>,
-    /// Numbers imports; only the current one's messages are heard.
+    /// The import worker: started with the page and kept between imports (a visitor who goes
+    /// offline can still import), replaced after a cancel. `None` once it failed to start.
+    importer: StoredValue<Option<Importer>, LocalStorage>,
+    /// Numbers import workers; only the current one is heard.
+    importer_serial: StoredValue<u32>,
+    /// The import under way.
+    running: StoredValue<Option<Running>, LocalStorage>,
+    /// Numbers imports.
     import_id: StoredValue<u32>,
+    /// Imports handed to the engine worker, oldest first: it reads them one after the other and
+    /// ends each with one `Done` or `Failed`, so its answers are matched in order.
+    engine_imports: StoredValue<VecDeque<u32>>,
     /// The imported file's handle (to read it again with other columns); None after Forget.
     file: StoredValue<Option<web_sys::File>, LocalStorage>,
 }
 
+/// A running import worker.
+#[derive(Clone)]
+struct Importer {
+    bridge: EngineBridge,
+    /// It said Ready: it loaded (a later failure is the file's, not the network's).
+    ready: bool,
+}
+
+/// An import under way: which, what, and whether the engine worker reads it (the fallback when
+/// the import worker cannot run; it cannot be stopped there, so a cancelled one is ignored).
+#[derive(Clone)]
+struct Running {
+    id: u32,
+    file: web_sys::File,
+    settings: ImportSettings,
+    on_engine: bool,
+}
+
 impl DataState {
     pub fn new(engine: Engine) -> Self {
-        DataState {
+        let state = DataState {
             view: RwSignal::new(DataView::default()),
+            reader: RwSignal::new("starting"),
             engine,
             importer: StoredValue::new_local(None),
+            importer_serial: StoredValue::new(0),
+            running: StoredValue::new_local(None),
             import_id: StoredValue::new(0),
+            engine_imports: StoredValue::new(VecDeque::new()),
             file: StoredValue::new_local(None),
+        };
+        engine.listen(move |response| match response {
+            Response::Import(r) => {
+                state.on_engine_import(r);
+                None
+            }
+            other => Some(other),
+        });
+        state.spawn_importer();
+        state
+    }
+
+    /// Starts a fresh import worker (it loads while the page is online, and stays).
+    fn spawn_importer(&self) {
+        let serial = self.importer_serial.get_value() + 1;
+        self.importer_serial.set_value(serial);
+        let state = *self;
+        match EngineBridge::spawn(WORKER_URL, move |r| state.on_importer(serial, r)) {
+            Ok(bridge) => {
+                self.importer.set_value(Some(Importer {
+                    bridge,
+                    ready: false,
+                }));
+                self.reader.set("starting");
+            }
+            Err(_) => {
+                self.importer.set_value(None);
+                self.reader.set("engine");
+            }
         }
     }
 
@@ -112,9 +176,9 @@ impl DataState {
         }
     }
 
-    /// Reads `file` in a fresh import worker with the current settings.
+    /// Reads `file` with `settings` in the import worker (or the engine worker if it cannot).
     pub fn import_file(&self, file: web_sys::File, settings: ImportSettings) {
-        self.stop_import();
+        self.abandon_import();
         let name = file.name();
         self.view.update(|d| {
             d.importing = Some(Importing {
@@ -127,27 +191,39 @@ impl DataState {
             d.cancelled = false;
             d.settings = settings.clone();
         });
-        let state = *self;
-        // Messages of an earlier import (already queued when it was terminated) are dropped.
         let id = self.import_id.get_value() + 1;
         self.import_id.set_value(id);
-        let spawned = EngineBridge::spawn(WORKER_URL, move |r| {
-            if state.import_id.get_value() == id {
-                state.on_import(r)
-            }
+        self.running.set_value(Some(Running {
+            id,
+            file,
+            settings,
+            on_engine: false,
+        }));
+        self.dispatch();
+    }
+
+    /// Sends the running import to the import worker, or to the engine worker if there is none.
+    fn dispatch(&self) {
+        let Some(mut running) = self.running.get_value() else {
+            return;
+        };
+        let request = Request::Import(ImportRequest::File {
+            settings: running.settings.clone(),
+            file: Some(running.file.clone()),
         });
-        match spawned {
-            Ok(bridge) => {
-                let request = Request::Import(ImportRequest::File {
-                    settings,
-                    file: Some(file.clone()),
-                });
-                if let Err(e) = bridge.send(&request) {
-                    bridge.terminate();
-                    self.import_failed(e);
-                    return;
-                }
-                self.importer.set_value(Some((bridge, file)));
+        let sent = self
+            .importer
+            .get_value()
+            .is_some_and(|i| i.bridge.send(&request).is_ok());
+        if sent {
+            return;
+        }
+        match self.engine.send(&request) {
+            Ok(()) => {
+                self.engine_imports
+                    .update_value(|q| q.push_back(running.id));
+                running.on_engine = true;
+                self.running.set_value(Some(running));
             }
             Err(e) => self.import_failed(e),
         }
@@ -161,19 +237,22 @@ impl DataState {
         }
     }
 
-    /// Terminates the import under way, if any; returns the file it was reading.
-    fn stop_import(&self) -> Option<web_sys::File> {
-        let running = self.importer.get_value();
-        self.importer.set_value(None);
-        self.import_id.set_value(self.import_id.get_value() + 1);
-        running.map(|(bridge, file)| {
-            bridge.terminate();
-            file
-        })
+    /// Drops the import under way, if any: its worker is replaced (the engine worker cannot be
+    /// stopped; its answer will be ignored).
+    fn abandon_import(&self) {
+        if let Some(running) = self.running.get_value() {
+            self.running.set_value(None);
+            if !running.on_engine {
+                if let Some(i) = self.importer.get_value() {
+                    i.bridge.terminate();
+                }
+                self.spawn_importer();
+            }
+        }
     }
 
     pub fn cancel_import(&self) {
-        self.stop_import();
+        self.abandon_import();
         self.view.update(|d| {
             d.importing = None;
             d.cancelled = true;
@@ -181,29 +260,93 @@ impl DataState {
     }
 
     fn import_failed(&self, message: String) {
-        self.stop_import();
+        self.running.set_value(None);
         self.view.update(|d| {
             d.importing = None;
             d.error = Some(message);
         });
     }
 
-    fn on_import(&self, response: Response) {
+    /// An answer of import worker `serial`.
+    fn on_importer(&self, serial: u32, response: Response) {
+        if self.importer_serial.get_value() != serial {
+            return;
+        }
+        let mine = self.running.get_value().is_some_and(|r| !r.on_engine);
+        let loaded = self
+            .importer
+            .with_value(|i| i.as_ref().is_some_and(|i| i.ready));
         match response {
-            Response::Import(ImportResponse::Progress {
+            Response::Ready { .. } => {
+                self.importer.update_value(|i| {
+                    if let Some(i) = i.as_mut() {
+                        i.ready = true;
+                    }
+                });
+                self.reader.set("ready");
+            }
+            Response::Import(r) if mine => self.on_import(r),
+            // It never loaded (offline since before it started, say): the engine worker reads
+            // the files instead.
+            Response::Fatal { message } if !loaded => {
+                web_sys::console::warn_1(
+                    &format!("the import worker did not start ({message}); imports run in the engine worker").into(),
+                );
+                self.importer.set_value(None);
+                self.reader.set("engine");
+                if mine {
+                    self.dispatch();
+                }
+            }
+            // It failed on a file (out of memory, say): say so, and start a fresh one.
+            Response::Fatal { message } => {
+                if let Some(i) = self.importer.get_value() {
+                    i.bridge.terminate();
+                }
+                self.spawn_importer();
+                if mine {
+                    self.import_failed(format!("the import worker failed on this file: {message}"));
+                }
+            }
+            Response::Rejected { reason } if mine => self.import_failed(reason),
+            _ => {}
+        }
+    }
+
+    /// An import answer of the engine worker: the oldest import handed to it.
+    fn on_engine_import(&self, response: ImportResponse) {
+        let oldest = self.engine_imports.with_value(|q| q.front().copied());
+        if !matches!(response, ImportResponse::Progress { .. }) {
+            self.engine_imports.update_value(|q| {
+                q.pop_front();
+            });
+        }
+        let current = self
+            .running
+            .get_value()
+            .is_some_and(|r| r.on_engine && Some(r.id) == oldest);
+        if current {
+            self.on_import(response);
+        }
+    }
+
+    fn on_import(&self, response: ImportResponse) {
+        match response {
+            ImportResponse::Progress {
                 done,
                 total,
                 parsing,
-            }) => self.view.update(|d| {
+            } => self.view.update(|d| {
                 if let Some(i) = d.importing.as_mut() {
                     i.done = done;
                     i.total = total;
                     i.parsing = parsing;
                 }
             }),
-            Response::Import(ImportResponse::Done { report, fixes }) => {
+            ImportResponse::Done { report, fixes } => {
                 // Only a file that was read becomes the one "Keep" and the columns re-read.
-                let file = self.stop_import();
+                let file = self.running.get_value().map(|r| r.file);
+                self.running.set_value(None);
                 self.file.set_value(file);
                 self.send(report.name.clone(), fixes);
                 let settings = ImportSettings {
@@ -218,20 +361,13 @@ impl DataState {
                     ..DataView::default()
                 });
             }
-            Response::Import(ImportResponse::Failed { error }) => {
-                self.import_failed(error.to_string())
-            }
-            Response::Fatal { message } => {
-                self.import_failed(format!("the import worker failed: {message}"))
-            }
-            Response::Rejected { reason } => self.import_failed(reason),
-            _ => {}
+            ImportResponse::Failed { error } => self.import_failed(error.to_string()),
         }
     }
 
     /// Wipes the imported data from the page and the worker; the lab goes back to the path.
     pub fn forget_data(&self) {
-        self.stop_import();
+        self.abandon_import();
         self.file.set_value(None);
         self.send(String::new(), None);
         let revision = self.view.with_untracked(|d| d.revision) + 1;
@@ -253,23 +389,27 @@ impl DataState {
     }
 }
 
+/// A sample from this site, as a `File`; a failure in plain words (the samples are files of
+/// this site, which an offline page cannot reach unless the browser kept them).
 async fn fetch_file(name: &str) -> Result<web_sys::File, String> {
     use wasm_bindgen_futures::JsFuture;
+    const UNREACHABLE: &str = "this page cannot reach its site (are you offline?); the samples are files of the site. Your own files import offline.";
     let window = web_sys::window().ok_or("no window")?;
     let response: web_sys::Response =
         JsFuture::from(window.fetch_with_str(&format!("./samples/{name}")))
             .await
-            .map_err(|e| format!("{e:?}"))?
+            .map_err(|_| UNREACHABLE.to_string())?
             .dyn_into()
-            .map_err(|_| "not a response".to_string())?;
+            .map_err(|_| "the site answered with something that is not a file".to_string())?;
     if !response.ok() {
-        return Err(format!("HTTP {}", response.status()));
+        return Err(format!("the site answered HTTP {}", response.status()));
     }
-    let blob = JsFuture::from(response.blob().map_err(|e| format!("{e:?}"))?)
+    let blob = JsFuture::from(response.blob().map_err(|_| UNREACHABLE.to_string())?)
         .await
-        .map_err(|e| format!("{e:?}"))?;
+        .map_err(|_| UNREACHABLE.to_string())?;
     let parts = js_sys::Array::of1(&blob);
-    web_sys::File::new_with_blob_sequence(&parts, name).map_err(|e| format!("{e:?}"))
+    web_sys::File::new_with_blob_sequence(&parts, name)
+        .map_err(|_| "the sample could not be made into a file".to_string())
 }
 
 /// The first file of a drop or a file input, if any.
@@ -353,7 +493,7 @@ pub fn DataPanel(state: DataState) -> impl IntoView {
                 "— this page makes no requests to any other site. It is kept in this tab's memory only "
                 "(not saved anywhere); reloading the page or "<b>"Forget my data"</b>" wipes it."
             </p>
-            <div class="drop-zone" data-testid="drop-zone" class:over=move || over.get()
+            <div class="drop-zone" data-testid="drop-zone" data-reader=move || state.reader.get() class:over=move || over.get()
                 on:dragover=move |e: ev::DragEvent| { e.prevent_default(); over.set(true); }
                 on:dragleave=move |_| over.set(false)
                 on:drop=move |e| { over.set(false); drop(e); }>

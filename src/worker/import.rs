@@ -1,8 +1,10 @@
 //! The import worker's job: read the visitor's file in chunks (reporting progress), parse it
 //! with the engine's importer, sub-sample it, and hand back a report and the packed fixes.
 //!
-//! It runs in its own worker instance, so the page stays responsive, the lab keeps running,
-//! and cancelling is `terminate()`: nothing half-imported can reach the lab. The file is a
+//! It runs in the import worker, started with the page and kept between files, so the page
+//! stays responsive, the lab keeps running, and cancelling is `terminate()`: nothing
+//! half-imported can reach the lab. When the import worker cannot start (a page that went
+//! offline after a cancel), the engine worker runs the same code. The file is a
 //! `File` handle (not copied) and is read with `FileReaderSync` in 4 MB slices.
 
 use crate::protocol::{ImportReport, ImportResponse, ImportSettings, Response, pack};

@@ -248,6 +248,38 @@ test('files as real apps write them: local day-first times with a zone, decimal 
   await context.close();
 });
 
+test('importing works offline, after a cancel too; a sample offline says why in plain words', async () => {
+  const { context, guard, page, errors } = await open();
+  await page.waitForSelector('[data-testid="drop-zone"][data-reader="ready"]');
+  await context.setOffline(true);
+  const path = join(FILES, 'offline-walk.csv');
+  writeFileSync(path, csv(walk(47.37, 8.54)));
+  await page.setInputFiles('[data-testid="file-input"]', path);
+  await imported(page, 'offline-walk.csv');
+  assert.match(await page.textContent('[data-testid="import-count"]'), /^360 fixes/);
+  // Cancel terminates the import worker; the next file still imports (in a new import worker
+  // if the browser could start one offline, else in the engine worker).
+  await page.setInputFiles('[data-testid="file-input"]', bigCsv(30));
+  await page.waitForSelector('[data-testid="import-progress"]');
+  await page.click('[data-testid="import-cancel"]');
+  await page.waitForSelector('[data-testid="import-cancelled"]');
+  await page.setInputFiles('[data-testid="file-input"]', { name: 'after-cancel.gpx', mimeType: 'application/gpx+xml', buffer: Buffer.from(gpx(walk(38.72, -9.14))) });
+  await imported(page, 'after-cancel.gpx');
+  await page.waitForFunction(() => document.querySelector('[data-testid="drop-zone"]').dataset.reader !== 'starting');
+  console.log(`after the cancel, files are read by: ${await page.getAttribute('[data-testid="drop-zone"]', 'data-reader')}`);
+  // A sample is a file of the site: offline it cannot come, and the page says so plainly.
+  await page.click('text=A week on campus (GPX)');
+  await page.waitForSelector('[data-testid="import-error"]');
+  const message = await page.textContent('[data-testid="import-error"]');
+  assert.match(message, /^campus-week\.gpx: could not load the sample: this page cannot reach its site \(are you offline\?\)/);
+  assert.ok(message.length < 400 && !/TypeError|at |wasm/.test(message), message);
+  assert.match(await page.textContent('[data-testid="import-report"]'), /after-cancel\.gpx/);
+  await context.setOffline(false);
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors.filter((e) => !/ERR_INTERNET_DISCONNECTED|Failed to load resource|could not load/.test(e)), []);
+  await context.close();
+});
+
 test('a sample loads from the site itself; the phone layout has no sideways scroll', async () => {
   const { context, guard, page, errors } = await open({ width: 390, height: 844 });
   await page.click('[data-testid="sample-signal-log.csv"]');
