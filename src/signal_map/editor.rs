@@ -5,6 +5,7 @@
 
 use crate::ui::basemap::Viewport;
 use whereabouts_core::geo::Metres;
+pub use whereabouts_engine::signal_map::trajectory::MAX_WAYPOINTS;
 
 /// Undo steps kept.
 const HISTORY: usize = 100;
@@ -106,11 +107,30 @@ impl PathEditor {
         })
     }
 
-    /// Inserts a waypoint in the middle of leg `k`; returns its index.
-    pub fn insert_mid(&mut self, k: usize) -> usize {
+    /// True when the path has as many waypoints as a run takes ([`MAX_WAYPOINTS`]): the
+    /// editor adds no more.
+    pub fn is_full(&self) -> bool {
+        self.waypoints.len() >= MAX_WAYPOINTS
+    }
+
+    /// Appends a waypoint, unless the path is full.
+    pub fn add(&mut self, p: Metres) -> bool {
+        let room = !self.is_full();
+        if room {
+            self.waypoints.push(p);
+        }
+        room
+    }
+
+    /// Inserts a waypoint in the middle of leg `k` and returns its index, unless the path is
+    /// full.
+    pub fn insert_mid(&mut self, k: usize) -> Option<usize> {
+        if self.is_full() {
+            return None;
+        }
         let m = self.midpoints()[k];
         self.waypoints.insert(k + 1, m);
-        k + 1
+        Some(k + 1)
     }
 
     pub fn delete(&mut self, i: usize) {
@@ -158,7 +178,7 @@ mod tests {
     fn undo_and_redo_walk_the_history() {
         let mut e = PathEditor::new(vec![Metres::new(0.0, 0.0)]);
         e.replace(vec![Metres::new(1.0, 1.0), Metres::new(2.0, 2.0)]);
-        let i = e.insert_mid(0);
+        let i = e.insert_mid(0).unwrap();
         assert_eq!(e.waypoints[i], Metres::new(1.5, 1.5));
         e.commit(vec![Metres::new(1.0, 1.0), Metres::new(2.0, 2.0)]);
         e.delete(0);
@@ -175,6 +195,20 @@ mod tests {
         // A new edit drops the redo branch.
         e.replace(vec![]);
         assert!(!e.can_redo());
+    }
+
+    /// The editor stops where a run does: past the limit nothing is added or inserted.
+    #[test]
+    fn the_editor_stops_at_the_limit_a_run_takes() {
+        let mut e = PathEditor::new(vec![Metres::new(0.0, 0.0); MAX_WAYPOINTS - 1]);
+        assert!(!e.is_full());
+        assert!(e.add(Metres::new(5.0, 5.0)));
+        assert!(e.is_full());
+        assert!(!e.add(Metres::new(6.0, 6.0)));
+        assert_eq!(e.insert_mid(0), None);
+        assert_eq!(e.waypoints.len(), MAX_WAYPOINTS);
+        e.delete(0);
+        assert_eq!(e.insert_mid(0), Some(1));
     }
 
     #[test]

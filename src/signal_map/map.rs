@@ -3,7 +3,8 @@
 
 use super::LabState;
 use super::draw::{self, Frame};
-use super::editor::clamp_to;
+use super::editor::{MAX_WAYPOINTS, clamp_to};
+use super::path_link;
 use crate::ui::basemap::Viewport;
 use crate::ui::map::{MapEditor, MapLayers, map_view};
 use leptos::prelude::*;
@@ -91,8 +92,12 @@ impl MapEditor for PathTool {
             .editor
             .with_untracked(|ed| ed.hit_midpoint(v, x, y, radius))
         {
-            let mut index = 0;
-            state.editor.update(|ed| index = ed.insert_mid(k));
+            // A full path takes no new waypoint (the note under the map says so).
+            let mut inserted = None;
+            state.editor.update(|ed| inserted = ed.insert_mid(k));
+            let Some(index) = inserted else {
+                return true;
+            };
             self.active.set(Some(index));
             self.gesture.set_value(Gesture::Waypoint {
                 index,
@@ -101,7 +106,9 @@ impl MapEditor for PathTool {
             });
         } else {
             let p = self.plane_at(v, x, y);
-            state.editor.update(|ed| ed.waypoints.push(p));
+            state.editor.update(|ed| {
+                ed.add(p);
+            });
             self.active.set(None);
             self.gesture.set_value(Gesture::Draw {
                 before,
@@ -128,7 +135,9 @@ impl MapEditor for PathTool {
             Gesture::Draw { last, .. } => {
                 if (x - last.0).hypot(y - last.1) >= DRAW_SPACING_PX {
                     let p = self.plane_at(v, x, y);
-                    self.state.editor.update(|ed| ed.waypoints.push(p));
+                    self.state.editor.update(|ed| {
+                        ed.add(p);
+                    });
                     *last = (x, y);
                 }
             }
@@ -279,8 +288,29 @@ pub fn LabMap(state: LabState) -> impl IntoView {
         layers,
         Rc::new(editor),
         tools,
-        view! { <MapLegend state/> },
+        view! { <MapLegend state/> <PathNotes state/> },
     )
+}
+
+/// What the visitor should know about the path they draw: the editor is full, or the link
+/// it makes has grown too long to share.
+#[component]
+fn PathNotes(state: LabState) -> impl IntoView {
+    let full = move || !state.has_data() && state.editor.with(|e| e.is_full());
+    let long = move || path_link::link_warning(state.link_chars.get());
+    view! {
+        <div class="map-notes">
+        <p class="map-note" role="status" data-testid="path-full" class:hidden=move || !full()>
+            {format!(
+                "Your path has {MAX_WAYPOINTS} waypoints, the most a run takes: delete some (or \
+                 Undo) to draw more."
+            )}
+        </p>
+        <p class="map-note" role="status" data-testid="link-length" class:hidden=move || long().is_none()>
+            {move || long().unwrap_or_default()}
+        </p>
+        </div>
+    }
 }
 
 #[component]

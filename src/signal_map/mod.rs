@@ -9,6 +9,7 @@ pub mod draw;
 pub mod editor;
 pub mod export;
 pub mod map;
+pub mod path_link;
 pub mod results;
 pub mod scene;
 pub mod settings;
@@ -64,6 +65,8 @@ pub struct LabState {
     /// What the link this page was opened with asked for and did not get: shown until the
     /// visitor dismisses it (the address bar then shows what runs instead).
     pub link_notice: RwSignal<Option<String>>,
+    /// The length of the page's link (the address bar's, written by `save_url`).
+    pub link_chars: RwSignal<usize>,
     pub latency: RwSignal<Latency>,
     pub study: RwSignal<study::StudyView>,
     /// The visitor's imported file (the shell's, shared by every lab).
@@ -317,6 +320,8 @@ impl LabState {
                 "",
                 Some(&format!("?{query}")),
             );
+            let href = w.location().href().map_or(query.len(), |h| h.len());
+            self.link_chars.set(href);
         }
     }
 
@@ -491,6 +496,7 @@ pub fn create(engine: Engine, data: DataState) -> LabState {
         layers: RwSignal::new(Layers::default()),
         notice: RwSignal::new(None),
         link_notice: RwSignal::new(notice),
+        link_chars: RwSignal::new(0),
         latency: RwSignal::new(Latency::default()),
         study: RwSignal::new(study::StudyView::default()),
         data,

@@ -6,6 +6,7 @@
 //! TensorFlow Playground convention for instructors). Values are refused with a message, never
 //! clamped silently.
 
+use super::path_link::{decode_path, encode_path};
 use whereabouts_core::geo::Metres;
 use whereabouts_engine::signal_map::attack::dlg::{Init, Optimizer, START_NOISE_M};
 use whereabouts_engine::signal_map::defence::Defence;
@@ -855,35 +856,6 @@ fn js_free_percent_decode(s: &str) -> String {
         i += 1;
     }
     String::from_utf8_lossy(&out).into_owned()
-}
-
-/// Waypoints as whole metres: `e.n_e.n_…` (URL-safe, readable).
-pub fn encode_path(path: &[Metres]) -> String {
-    path.iter()
-        .map(|p| format!("{}.{}", p.east.round() as i64, p.north.round() as i64))
-        .collect::<Vec<_>>()
-        .join("_")
-}
-
-pub fn decode_path(s: &str) -> Result<Vec<Metres>, String> {
-    if s.trim().is_empty() {
-        return Ok(Vec::new());
-    }
-    s.split('_')
-        .enumerate()
-        .map(|(i, pair)| {
-            let bad = || {
-                format!(
-                    "path: point {} (“{pair}”) is not “east.north” in whole metres",
-                    i + 1
-                )
-            };
-            let (e, n) = pair.split_once('.').ok_or_else(bad)?;
-            let e: i64 = e.parse().map_err(|_| bad())?;
-            let n: i64 = n.parse().map_err(|_| bad())?;
-            Ok(Metres::new(e as f64, n as f64))
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -268,6 +268,65 @@ test('a bad shared link says what it ignored until the visitor dismisses it', as
   await context.close();
 });
 
+/** The compact path of a link (src/signal_map/path_link.rs), written independently: whole
+ * metres as zig-zag LEB128 varints, the first waypoint then each step, in base64url. */
+function compactPath(points) {
+  const bytes = [];
+  let [e0, n0] = [0, 0];
+  const varint = (x) => {
+    let u = x < 0 ? -2 * x - 1 : 2 * x;
+    while (u >= 0x80) {
+      bytes.push((u % 0x80) | 0x80);
+      u = Math.floor(u / 0x80);
+    }
+    bytes.push(u);
+  };
+  for (const [e, n] of points) {
+    varint(e - e0);
+    varint(n - n0);
+    [e0, n0] = [e, n];
+  }
+  return `~${Buffer.from(bytes).toString('base64url')}`;
+}
+
+test('a path of the most waypoints a run takes reloads; the editor stops there and says so; a long link is warned about', async () => {
+  // 1,999 waypoints that jump across the campus (the longest links a path makes).
+  const points = Array.from({ length: 1999 }, (_, i) => [i % 2 ? 850 : -850, (i % 17) * 100 - 800]);
+  const { context, guard, page, errors } = await open(`?seed=2&path=${compactPath(points)}`);
+  const stats = () => page.textContent('[data-testid="path-stats"]');
+  assert.match(await stats(), /^1999 waypoints/);
+  assert.equal(await page.locator('[data-testid="link-notice"]').isVisible(), false);
+  const full = page.locator('[data-testid="path-full"]');
+  assert.equal(await full.isVisible(), false);
+  // One click adds the 2,000th waypoint; the next is refused, with a note on the map.
+  const box = await page.locator('[data-testid="map-canvas"]').boundingBox();
+  await page.mouse.click(box.x + box.width * 0.3, box.y + box.height * 0.55);
+  await page.waitForFunction(() =>
+    document.querySelector('[data-testid="path-stats"]').textContent.startsWith('2000 waypoints'),
+  );
+  await full.waitFor({ state: 'visible' });
+  assert.match(await full.textContent(), /2000 waypoints, the most a run takes/);
+  await page.mouse.click(box.x + box.width * 0.7, box.y + box.height * 0.45);
+  await page.waitForTimeout(300);
+  assert.match(await stats(), /^2000 waypoints/);
+  // The link holds it all, is long enough to warn about, and the project's server still opens it.
+  const url = page.url();
+  console.log(`a link with 2,000 jumping waypoints: ${url.length} characters`);
+  assert.ok(url.length > 8000 && url.length < 16000, `${url.length}`);
+  const warning = page.locator('[data-testid="link-length"]');
+  await warning.waitFor({ state: 'visible' });
+  assert.match(await warning.textContent(), /link is now \d+\.\d kB long/);
+  const response = await page.reload();
+  assert.equal(response.status(), 200);
+  await page.waitForSelector('[data-testid="engine-status"].ready');
+  assert.match(await stats(), /^2000 waypoints/);
+  assert.equal(await full.isVisible(), true);
+  await page.screenshot({ path: screenshotPath('lab-path-full') });
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('a round in which you sent no update is a row that says why', async () => {
   // Three other users and C = 0.3: the server picks about one user a round.
   const { context, guard, page, errors } = await open('?bg=3&C=0.3&seed=2');
