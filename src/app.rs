@@ -74,14 +74,14 @@ pub fn App() -> impl IntoView {
                     <LabMap state=lab/>
                 </section>
                 <Playback state=lab/>
+                <Results state=lab/>
                 <DataPanel state=data/>
+                <Studies state=lab/>
                 <p class="status" data-testid="engine-status" aria-live="polite"
                     class:ready=move || matches!(status.get(), EngineStatus::Ready { .. })
                     class:failed=move || matches!(status.get(), EngineStatus::Failed(_))>
                     {move || status.get().describe()}
                 </p>
-                <Results state=lab/>
-                <Studies state=lab/>
             </div>
             <aside class="side">
                 <Controls state=lab/>

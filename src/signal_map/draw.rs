@@ -2,6 +2,7 @@
 
 use super::scene::{RoundView, Scene};
 use crate::ui::basemap::{self, Viewport, format_distance};
+use crate::ui::labels::{self, LabelBox, Rect};
 use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 use whereabouts_core::geo::Metres;
@@ -99,19 +100,47 @@ pub struct Frame<'a> {
     /// Show the path's editing handles.
     pub editing: bool,
     pub active_waypoint: Option<usize>,
+    /// What the page lays over the canvas (toolbar, legend, notes): labels keep off it.
+    pub reserved: &'a [Rect],
 }
 
-pub fn draw(ctx: &CanvasRenderingContext2d, heat_canvas: &HtmlCanvasElement, f: &Frame) {
+/// A text on the map, placed once every marker is drawn ([`labels::place`]).
+struct Label {
+    text: String,
+    anchor: (f64, f64),
+    colour: &'static str,
+    font: &'static str,
+}
+
+const LABEL_FONT: &str = "bold 12px system-ui, sans-serif";
+const SMALL_FONT: &str = "bold 11px system-ui, sans-serif";
+const AREA_FONT: &str = "12px system-ui, sans-serif";
+
+/// Draws the frame; returns the labels drawn and where (the map reports them to tests).
+pub fn draw(
+    ctx: &CanvasRenderingContext2d,
+    heat_canvas: &HtmlCanvasElement,
+    f: &Frame,
+) -> Vec<(String, Rect)> {
     basemap::draw(ctx, f.view);
+    // Markers (labels keep off them) and labels, most important first.
+    let mut markers: Vec<Rect> = basemap::reserved(f.view).to_vec();
+    markers.extend_from_slice(f.reserved);
+    let mut texts: Vec<Label> = Vec::new();
+    let mut late: Vec<Label> = Vec::new();
     if let Some(world) = &f.scene.world {
         let shown = f.selected.or(f.visible.checked_sub(1));
         if let (true, Some(h)) = (f.layers.heat, f.scene.heat_for(shown)) {
             draw_heat(ctx, heat_canvas, f.view, world.area, h);
         }
-        draw_area(ctx, f.view, world.area);
+        late.push(draw_area(ctx, f.view, world.area));
         draw_trace(ctx, f.view, &world.trace);
         for (i, t) in world.towers.iter().enumerate() {
-            draw_tower(ctx, f.view, *t, i == world.cell);
+            let (x, y) = f.view.to_screen(*t);
+            markers.push(Rect::around(x, y, 8.0));
+            if let Some(label) = draw_tower(ctx, f.view, *t, i == world.cell) {
+                late.push(label);
+            }
         }
     }
     let rounds: Vec<&RoundView> = f
@@ -134,31 +163,26 @@ pub fn draw(ctx: &CanvasRenderingContext2d, heat_canvas: &HtmlCanvasElement, f: 
         }
         ctx.set_global_alpha(1.0);
     }
-    draw_path(ctx, f);
-    for r in &rounds {
+    if let Some(label) = draw_path(ctx, f) {
+        late.push(label);
+    }
+    // Newest round first: its label gets the best place.
+    for r in rounds.iter().rev() {
         let Some(t) = &r.target else { continue };
         ctx.set_global_alpha(if dim(r) { 0.35 } else { 1.0 });
         let selected = f.selected.is_none_or(|s| s == r.round);
         if f.layers.errors {
             if let (true, Some(p)) = (f.layers.dlg, r.dlg_position()) {
-                error_line(
-                    ctx,
-                    f.view,
-                    p,
-                    t.truth,
-                    DLG_COLOUR,
-                    selected && r.record.is_some(),
-                );
+                let label = error_line(ctx, f.view, p, t.truth, DLG_COLOUR);
+                if selected && r.record.is_some() {
+                    texts.push(label);
+                }
             }
             if let (true, Some(a)) = (f.layers.analytic, t.analytic) {
-                error_line(
-                    ctx,
-                    f.view,
-                    a,
-                    t.truth,
-                    ANALYTIC_COLOUR,
-                    selected && !f.layers.dlg,
-                );
+                let label = error_line(ctx, f.view, a, t.truth, ANALYTIC_COLOUR);
+                if selected && !f.layers.dlg {
+                    texts.push(label);
+                }
             }
         }
         // One trail at a time: the selected round's, else the newest round's.
@@ -171,22 +195,66 @@ pub fn draw(ctx: &CanvasRenderingContext2d, heat_canvas: &HtmlCanvasElement, f: 
         if f.layers.steps && focused {
             draw_steps(ctx, f.view, &t.steps, round_colour(r.round));
         }
+    }
+    // Markers over every line, the newest round's on top.
+    for r in &rounds {
+        let Some(t) = &r.target else { continue };
+        ctx.set_global_alpha(if dim(r) { 0.35 } else { 1.0 });
         if f.layers.centroids {
             let (x, y) = f.view.to_screen(t.truth);
             circle(ctx, x, y, 6.5, round_colour(r.round), "#ffffff", 2.0);
+            markers.push(Rect::around(x, y, 8.0));
         }
         if let (true, Some(a)) = (f.layers.analytic, t.analytic) {
             let (x, y) = f.view.to_screen(a);
             ctx.set_stroke_style_str(ANALYTIC_COLOUR);
             ctx.set_line_width(2.5);
             ctx.stroke_rect(x - 5.0, y - 5.0, 10.0, 10.0);
+            markers.push(Rect::around(x, y, 7.0));
         }
         if let (true, Some(p)) = (f.layers.dlg, r.dlg_position()) {
             let (x, y) = f.view.to_screen(p);
-            diamond(ctx, x, y, if r.record.is_some() { 7.5 } else { 5.5 });
+            let size = if r.record.is_some() { 7.5 } else { 5.5 };
+            diamond(ctx, x, y, size);
+            markers.push(Rect::around(x, y, size + 1.0));
         }
     }
     ctx.set_global_alpha(1.0);
+    texts.extend(late);
+    draw_labels(ctx, f.view, &texts, &markers)
+}
+
+/// Places the labels where they cover no marker, overlay or other label, and draws them on top.
+fn draw_labels(
+    ctx: &CanvasRenderingContext2d,
+    view: &Viewport,
+    texts: &[Label],
+    markers: &[Rect],
+) -> Vec<(String, Rect)> {
+    let boxes: Vec<LabelBox> = texts
+        .iter()
+        .map(|l| {
+            ctx.set_font(l.font);
+            let w = ctx.measure_text(&l.text).map_or(40.0, |m| m.width());
+            LabelBox {
+                anchor: l.anchor,
+                w: w + 6.0,
+                h: 16.0,
+            }
+        })
+        .collect();
+    let bounds = Rect::new(0.0, 0.0, view.width_px, view.height_px);
+    let mut drawn = Vec::new();
+    for (l, spot) in texts.iter().zip(labels::place(&boxes, markers, bounds)) {
+        let Some(r) = spot else { continue };
+        drawn.push((l.text.clone(), r));
+        ctx.set_fill_style_str("rgba(255,255,255,0.9)");
+        ctx.fill_rect(r.x, r.y, r.w, r.h);
+        ctx.set_font(l.font);
+        ctx.set_fill_style_str(l.colour);
+        let _ = ctx.fill_text(&l.text, r.x + 3.0, r.y + 12.5);
+    }
+    drawn
 }
 
 fn draw_heat(
@@ -233,7 +301,8 @@ fn draw_heat(
     ctx.set_global_alpha(1.0);
 }
 
-fn draw_area(ctx: &CanvasRenderingContext2d, view: &Viewport, area: (Metres, Metres)) {
+/// The area's dashed outline; its label names the top left corner.
+fn draw_area(ctx: &CanvasRenderingContext2d, view: &Viewport, area: (Metres, Metres)) -> Label {
     let (x0, y0) = view.to_screen(Metres::new(area.0.east, area.1.north));
     let (x1, y1) = view.to_screen(Metres::new(area.1.east, area.0.north));
     ctx.set_stroke_style_str("#8a7f6a");
@@ -242,14 +311,21 @@ fn draw_area(ctx: &CanvasRenderingContext2d, view: &Viewport, area: (Metres, Met
     let _ = ctx.set_line_dash(&dash);
     ctx.stroke_rect(x0, y0, x1 - x0, y1 - y0);
     let _ = ctx.set_line_dash(&js_sys::Array::new());
-    ctx.set_fill_style_str("#6b604c");
-    ctx.set_font("12px system-ui, sans-serif");
-    ctx.set_text_align("right");
-    let _ = ctx.fill_text("area of interest", x1 - 6.0, y1 - 8.0);
-    ctx.set_text_align("left");
+    Label {
+        text: "area of interest".into(),
+        anchor: (x0, y0),
+        colour: "#6b604c",
+        font: AREA_FONT,
+    }
 }
 
-fn draw_tower(ctx: &CanvasRenderingContext2d, view: &Viewport, p: Metres, learned: bool) {
+/// A tower; the learnt cell's label.
+fn draw_tower(
+    ctx: &CanvasRenderingContext2d,
+    view: &Viewport,
+    p: Metres,
+    learned: bool,
+) -> Option<Label> {
     let (x, y) = view.to_screen(p);
     ctx.begin_path();
     ctx.move_to(x, y - 9.0);
@@ -258,10 +334,12 @@ fn draw_tower(ctx: &CanvasRenderingContext2d, view: &Viewport, p: Metres, learne
     ctx.close_path();
     ctx.set_fill_style_str(if learned { "#1f2328" } else { "#a39a88" });
     ctx.fill();
-    if learned {
-        ctx.set_font("bold 11px system-ui, sans-serif");
-        let _ = ctx.fill_text("cell", x + 9.0, y + 4.0);
-    }
+    learned.then(|| Label {
+        text: "cell".into(),
+        anchor: (x, y),
+        colour: "#1f2328",
+        font: SMALL_FONT,
+    })
 }
 
 /// An imported trace: a thin line through the fixes in time order, with a dot at each.
@@ -279,9 +357,10 @@ fn draw_trace(ctx: &CanvasRenderingContext2d, view: &Viewport, trace: &[Metres])
     }
 }
 
-fn draw_path(ctx: &CanvasRenderingContext2d, f: &Frame) {
+/// The drawn path, its waypoints and leg handles; the label of its start.
+fn draw_path(ctx: &CanvasRenderingContext2d, f: &Frame) -> Option<Label> {
     if f.path.is_empty() {
-        return;
+        return None;
     }
     ctx.set_stroke_style_str("rgba(31,35,40,0.7)");
     ctx.set_line_width(2.0);
@@ -321,12 +400,12 @@ fn draw_path(ctx: &CanvasRenderingContext2d, f: &Frame) {
             if active { 2.5 } else { 1.5 },
         );
     }
-    if let Some(first) = f.path.first() {
-        let (x, y) = f.view.to_screen(*first);
-        ctx.set_fill_style_str("#1f2328");
-        ctx.set_font("bold 11px system-ui, sans-serif");
-        let _ = ctx.fill_text("start", x + 8.0, y - 8.0);
-    }
+    f.path.first().map(|first| Label {
+        text: "start".into(),
+        anchor: f.view.to_screen(*first),
+        colour: "#1f2328",
+        font: SMALL_FONT,
+    })
 }
 
 /// A local update's mini-batch centroids: small rings in the round's colour.
@@ -363,14 +442,15 @@ fn draw_trail(ctx: &CanvasRenderingContext2d, view: &Viewport, trail: &[Metres])
     circle(ctx, x, y, 4.0, "#ffffff", DLG_COLOUR, 1.5);
 }
 
+/// The dashed line from a reconstruction to the truth; the label of its length (at the
+/// line's middle).
 fn error_line(
     ctx: &CanvasRenderingContext2d,
     view: &Viewport,
     from: Metres,
     to: Metres,
-    colour: &str,
-    label: bool,
-) {
+    colour: &'static str,
+) -> Label {
     let (x0, y0) = view.to_screen(from);
     let (x1, y1) = view.to_screen(to);
     ctx.set_stroke_style_str(colour);
@@ -381,15 +461,11 @@ fn error_line(
     ctx.line_to(x1, y1);
     ctx.stroke();
     let _ = ctx.set_line_dash(&js_sys::Array::new());
-    if label {
-        let text = format_distance(from.distance(&to).max(1.0));
-        let (mx, my) = ((x0 + x1) / 2.0 + 6.0, (y0 + y1) / 2.0 - 6.0);
-        ctx.set_font("bold 12px system-ui, sans-serif");
-        let w = ctx.measure_text(&text).map_or(40.0, |m| m.width());
-        ctx.set_fill_style_str("rgba(255,255,255,0.9)");
-        ctx.fill_rect(mx - 3.0, my - 12.0, w + 6.0, 16.0);
-        ctx.set_fill_style_str(colour);
-        let _ = ctx.fill_text(&text, mx, my);
+    Label {
+        text: format_distance(from.distance(&to).max(1.0)),
+        anchor: ((x0 + x1) / 2.0, (y0 + y1) / 2.0),
+        colour,
+        font: LABEL_FONT,
     }
 }
 

@@ -6,7 +6,8 @@ use super::draw::{self, Frame};
 use super::editor::{MAX_WAYPOINTS, clamp_to};
 use super::path_link;
 use crate::ui::basemap::Viewport;
-use crate::ui::map::{MapEditor, MapLayers, map_view};
+use crate::ui::labels::Rect;
+use crate::ui::map::{MapEditor, MapLayers, map_view, overlays, touch_first};
 use leptos::prelude::*;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -194,14 +195,18 @@ impl MapEditor for PathTool {
         }
     }
 
+    /// Tracked: the Pan tool, or nothing to edit (a file is loaded, or drawing is hidden).
     fn pans(&self) -> bool {
         self.tool.get() == Tool::Pan
+            || self.state.data.loaded()
+            || self.state.hidden.with(|h| h.iter().any(|k| k == "draw"))
     }
 }
 
 #[component]
 pub fn LabMap(state: LabState) -> impl IntoView {
-    let tool = RwSignal::new(Tool::Draw);
+    // On a phone the page scrolls over the map until the visitor picks ✎ Draw.
+    let tool = RwSignal::new(if touch_first() { Tool::Pan } else { Tool::Draw });
     let active = RwSignal::new(None::<usize>);
     let heat_canvas = StoredValue::new_local(None::<HtmlCanvasElement>);
     let editor = PathTool {
@@ -211,48 +216,65 @@ pub fn LabMap(state: LabState) -> impl IntoView {
         gesture: StoredValue::new(Gesture::None),
     };
 
-    let paint =
-        move |ctx: &web_sys::CanvasRenderingContext2d, canvas: &HtmlCanvasElement, v: &Viewport| {
-            // Where the world is, and how many imported fixes are drawn (tests read these).
-            state.scene.with_untracked(|s| {
-                if let Some(w) = &s.world {
-                    let _ = canvas.set_attribute(
-                        "data-origin",
-                        &format!("{:.5} {:.5}", w.origin.lat, w.origin.lon),
-                    );
-                    let _ = canvas.set_attribute("data-trace", &w.trace.len().to_string());
-                }
-            });
-            if heat_canvas.with_value(|c| c.is_none()) {
-                let c = web_sys::window()
-                    .and_then(|w| w.document())
-                    .and_then(|d| d.create_element("canvas").ok())
-                    .and_then(|e| e.dyn_into::<HtmlCanvasElement>().ok());
-                heat_canvas.set_value(c);
+    let paint = move |ctx: &web_sys::CanvasRenderingContext2d,
+                      canvas: &HtmlCanvasElement,
+                      v: &Viewport| {
+        // Where the world is, and how many imported fixes are drawn (tests read these).
+        state.scene.with_untracked(|s| {
+            if let Some(w) = &s.world {
+                let _ = canvas.set_attribute(
+                    "data-origin",
+                    &format!("{:.5} {:.5}", w.origin.lat, w.origin.lon),
+                );
+                let _ = canvas.set_attribute("data-trace", &w.trace.len().to_string());
             }
-            heat_canvas.with_value(|hc| {
-                let Some(hc) = hc else { return };
-                state.scene.with_untracked(|scene| {
-                    state.editor.with_untracked(|editor| {
-                        let frame = Frame {
-                            view: v,
-                            scene,
-                            path: if state.has_data() {
-                                &[]
-                            } else {
-                                &editor.waypoints
-                            },
-                            visible: state.wanted.get_untracked(),
-                            selected: state.selected.get_untracked(),
-                            layers: state.layers.get_untracked(),
-                            editing: tool.get_untracked() == Tool::Draw,
-                            active_waypoint: active.get_untracked(),
-                        };
-                        draw::draw(ctx, hc, &frame);
-                    })
+        });
+        if heat_canvas.with_value(|c| c.is_none()) {
+            let c = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.create_element("canvas").ok())
+                .and_then(|e| e.dyn_into::<HtmlCanvasElement>().ok());
+            heat_canvas.set_value(c);
+        }
+        heat_canvas.with_value(|hc| {
+            let Some(hc) = hc else { return };
+            state.scene.with_untracked(|scene| {
+                state.editor.with_untracked(|editor| {
+                    let reserved = overlays(canvas);
+                    let frame = Frame {
+                        view: v,
+                        scene,
+                        path: if state.has_data() {
+                            &[]
+                        } else {
+                            &editor.waypoints
+                        },
+                        visible: state.wanted.get_untracked(),
+                        selected: state.selected.get_untracked(),
+                        layers: state.layers.get_untracked(),
+                        editing: tool.get_untracked() == Tool::Draw,
+                        active_waypoint: active.get_untracked(),
+                        reserved: &reserved,
+                    };
+                    let drawn = draw::draw(ctx, hc, &frame);
+                    // The labels and what they keep off, for the tests.
+                    let boxes = |v: &mut dyn Iterator<Item = (&str, &Rect)>| {
+                        v.map(|(t, r)| format!("{t}|{:.0}|{:.0}|{:.0}|{:.0}", r.x, r.y, r.w, r.h))
+                            .collect::<Vec<_>>()
+                            .join(";")
+                    };
+                    let _ = canvas.set_attribute(
+                        "data-labels",
+                        &boxes(&mut drawn.iter().map(|(t, r)| (t.as_str(), r))),
+                    );
+                    let _ = canvas.set_attribute(
+                        "data-overlays",
+                        &boxes(&mut reserved.iter().map(|r| ("", r))),
+                    );
                 })
-            });
-        };
+            })
+        });
+    };
     let layers = MapLayers {
         area: Rc::new(move || area_of(&state)),
         track: Rc::new(move || {
@@ -280,7 +302,7 @@ pub fn LabMap(state: LabState) -> impl IntoView {
             <button type="button" data-testid="tool-draw" aria-pressed=move || (tool.get() == Tool::Draw).to_string()
                 on:click=move |_| tool.set(Tool::Draw) title="Draw and edit your path">"✎ Draw"</button>
             <button type="button" data-testid="tool-pan" aria-pressed=move || (tool.get() == Tool::Pan).to_string()
-                on:click=move |_| tool.set(Tool::Pan) title="Drag the map around">"✥ Pan"</button>
+                on:click=move |_| tool.set(Tool::Pan) title="Drag the map around (on a touch screen: two fingers; one scrolls the page)">"✥ Pan"</button>
         </div>
     };
     map_view(

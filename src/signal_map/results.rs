@@ -279,13 +279,16 @@ pub fn Results(state: LabState) -> impl IntoView {
                 data-worker-ms=move || state.latency.get().worker_ms.map(|v| format!("{v:.2}")).unwrap_or_default()
                 data-edit=move || state.latency.get().edit.to_string()>{latency}</p>
             <Charts rows/>
-            <div class="table-wrap">
+            // The errors first: on a phone they are what fits; the rest is a swipe away.
+            <p class="table-hint" aria-hidden="true">"Swipe the table sideways for the positions →"</p>
+            <div class="table-wrap" role="region" aria-labelledby="rounds-caption" tabindex="0" data-testid="rounds-region">
                 <table data-testid="rounds-table">
-                    <caption>"Per round: your batch's true centroid and the server's reconstructions"</caption>
+                    <caption id="rounds-caption">"Per round: how far the server's reconstructions land from your batch's true centroid"</caption>
                     <thead><tr>
-                        <th scope="col">"Round"</th><th scope="col">"Starts"</th><th scope="col">"Points"</th><th scope="col" title="Points the phone trained on (a defence may choose fewer)">"Batch"</th>
-                        <th scope="col">"True centroid"</th><th scope="col">"DLG reconstruction"</th><th scope="col">"DLG error"</th>
-                        <th scope="col">"Iter."</th><th scope="col">"Analytic error"</th><th scope="col">"RMSE"</th>
+                        <th scope="col">"Round"</th><th scope="col">"Starts"</th>
+                        <th scope="col">"DLG error"</th><th scope="col">"Analytic error"</th><th scope="col">"Iter."</th><th scope="col">"RMSE"</th>
+                        <th scope="col">"Points"</th><th scope="col" title="Points the phone trained on (a defence may choose fewer)">"Batch"</th>
+                        <th scope="col">"True centroid"</th><th scope="col">"DLG reconstruction"</th>
                     </tr></thead>
                     <tbody>
                         <For each=move || rows.get() key=|r| (r.round, r.pending, r.stale, r.dlg_error.map(f64::to_bits), r.analytic_error.map(f64::to_bits)) let:r>
@@ -303,23 +306,24 @@ pub fn Results(state: LabState) -> impl IntoView {
                                 <td>{r.start.clone()}</td>
                                 {match r.absent.clone() {
                                     Some(why) => view! {
-                                        <td colspan="7" class="why">{format!("No update from you: {why}.")}</td>
+                                        <td colspan="3" class="why">{format!("No update from you: {why}.")}</td>
                                         <td>{if r.rmse.is_finite() { format!("{:.1} dB", r.rmse) } else { "…".into() }}</td>
+                                        <td colspan="4"></td>
                                     }.into_any(),
                                     None => view! {
-                                    <td>{r.points}</td>
-                                    <td>{r.batch.map_or("…".into(), |b| b.to_string())}</td>
-                                    <td>{if r.truth_ll.0.is_finite() { format!("{:.5}, {:.5}", r.truth_ll.0, r.truth_ll.1) } else { "…".into() }}</td>
-                                    <td>{r.dlg_ll.map_or(if r.pending { "…".into() } else { "—".into() }, |(lat, lon)| format!("{lat:.5}, {lon:.5}"))}</td>
                                     <td>{match (r.dlg_error, r.pending) {
                                         (None, true) => "…".to_string(),
                                         (None, false) => "—".to_string(),
                                         (Some(_), _) if r.diverged => format!("{} (diverged)", metres(r.dlg_error)),
                                         (Some(_), _) => metres(r.dlg_error),
                                     }}</td>
-                                    <td>{r.iterations.map_or("…".into(), |i| i.to_string())}</td>
                                     <td>{metres(r.analytic_error)}</td>
+                                    <td>{r.iterations.map_or("…".into(), |i| i.to_string())}</td>
                                     <td>{if r.rmse.is_finite() { format!("{:.1} dB", r.rmse) } else { "…".into() }}</td>
+                                    <td>{r.points}</td>
+                                    <td>{r.batch.map_or("…".into(), |b| b.to_string())}</td>
+                                    <td>{if r.truth_ll.0.is_finite() { format!("{:.5}, {:.5}", r.truth_ll.0, r.truth_ll.1) } else { "…".into() }}</td>
+                                    <td>{r.dlg_ll.map_or(if r.pending { "…".into() } else { "—".into() }, |(lat, lon)| format!("{lat:.5}, {lon:.5}"))}</td>
                                     }.into_any(),
                                 }}
                             </tr>

@@ -228,7 +228,7 @@ const ROUNDS: &[(&str, &str)] = &[
     ("24", "1 day"),
     ("168", "1 week"),
 ];
-const STARTS: &[(&str, &str)] = &[("warm", "Learnt (warm)"), ("cold", "Untrained (cold)")];
+const STARTS: &[(&str, &str)] = &[("warm", "Learnt map"), ("cold", "Untrained")];
 const MODELS: &[(&str, &str)] = &[("small", "Small"), ("paper", "Paper's")];
 const INITS: &[(&str, &str)] = &[
     ("analytic", "Lemma 1 + noise"),

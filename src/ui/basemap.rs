@@ -99,6 +99,17 @@ pub fn format_distance(m: f64) -> String {
 }
 
 /// Draws the basemap. `ctx` is already scaled to CSS pixels.
+/// Where [`draw`] puts the scale bar and the north arrow (labels keep off them).
+pub fn reserved(view: &Viewport) -> [crate::ui::labels::Rect; 2] {
+    use crate::ui::labels::Rect;
+    let (w, h) = (view.width_px, view.height_px);
+    let bar_px = view.scale_bar_m((w * 0.25).clamp(60.0, 180.0)) / view.m_per_px;
+    [
+        Rect::new(8.0, h - 42.0, bar_px + 16.0, 34.0),
+        Rect::new(w - 36.0, 12.0, 24.0, 46.0),
+    ]
+}
+
 pub fn draw(ctx: &web_sys::CanvasRenderingContext2d, view: &Viewport) {
     let (w, h) = (view.width_px, view.height_px);
     ctx.set_fill_style_str("#f4f1ea");

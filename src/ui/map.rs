@@ -3,6 +3,10 @@
 //! when anything it shows changes. A lab supplies its layers ([`MapLayers::paint`]) and, if
 //! the visitor edits things on the map, a [`MapEditor`] that may take a pointer gesture before
 //! the map pans with it.
+//!
+//! On a touch screen the map never traps the page: while it pans (no editing tool chosen), one
+//! finger scrolls the page as anywhere else (`touch-action: pan-x pan-y`) and two fingers move
+//! and zoom the map; a first one-finger touch says so. An editing tool takes one finger.
 
 use super::basemap::Viewport;
 use leptos::{ev, html, prelude::*};
@@ -54,6 +58,43 @@ pub trait MapEditor {
 /// A map with nothing to edit.
 pub struct NoEditor;
 impl MapEditor for NoEditor {}
+
+/// True on a device whose main pointer is a finger (a phone, a tablet): labs start there with
+/// no editing tool chosen, so the page scrolls over the map.
+pub fn touch_first() -> bool {
+    web_sys::window()
+        .and_then(|w| w.match_media("(pointer: coarse)").ok().flatten())
+        .is_some_and(|m| m.matches())
+}
+
+/// The boxes of what the page lays over `canvas` (toolbar, legend, visible notes), in the
+/// canvas's CSS pixels: labels drawn on the map keep off them.
+pub fn overlays(canvas: &HtmlCanvasElement) -> Vec<crate::ui::labels::Rect> {
+    let Some(parent) = canvas.parent_element() else {
+        return Vec::new();
+    };
+    let origin = canvas.get_bounding_client_rect();
+    let Ok(nodes) = parent.query_selector_all(".map-tools, .legend, .map-notes > :not(.hidden)")
+    else {
+        return Vec::new();
+    };
+    (0..nodes.length())
+        .filter_map(|i| nodes.item(i)?.dyn_into::<web_sys::Element>().ok())
+        .map(|e| e.get_bounding_client_rect())
+        .filter(|r| r.width() > 0.0 && r.height() > 0.0)
+        .map(|r| {
+            crate::ui::labels::Rect::new(
+                r.left() - origin.left(),
+                r.top() - origin.top(),
+                r.width(),
+                r.height(),
+            )
+        })
+        .collect()
+}
+
+/// How long the "two fingers move the map" hint stays, ms.
+const TOUCH_HINT_MS: i32 = 2500;
 
 #[derive(Clone, Copy, Debug, Default)]
 enum Gesture {
@@ -110,6 +151,7 @@ pub fn map_view(
     let gesture = StoredValue::new(Gesture::None);
     let pointers = StoredValue::new(Vec::<(i32, f64, f64)>::new());
     let frame_pending = StoredValue::new(false);
+    let touch_hint = RwSignal::new(false);
     let MapLayers {
         area,
         track,
@@ -213,6 +255,7 @@ pub fn map_view(
                 if matches!(gesture.get_value(), Gesture::Edit) {
                     editor.up();
                 }
+                touch_hint.set(false);
                 let (a, b) = pointers.with_value(|p| ((p[0].1, p[0].2), (p[1].1, p[1].2)));
                 gesture.set_value(Gesture::Pinch {
                     distance: (a.0 - b.0).hypot(a.1 - b.1).max(1.0),
@@ -220,8 +263,19 @@ pub fn map_view(
                 });
                 return;
             }
-            let g = if editor.down(&v, x, y, e.pointer_type() == "touch") {
+            let touch = e.pointer_type() == "touch";
+            let g = if editor.down(&v, x, y, touch) {
                 Gesture::Edit
+            } else if touch {
+                // One finger scrolls the page (the browser has it); two will move the map.
+                if !touch_hint.get_untracked() {
+                    touch_hint.set(true);
+                    set_timeout(
+                        move || touch_hint.set(false),
+                        std::time::Duration::from_millis(TOUCH_HINT_MS as u64),
+                    );
+                }
+                Gesture::None
             } else {
                 Gesture::Pan { last: (x, y) }
             };
@@ -276,6 +330,31 @@ pub fn map_view(
             }
         }
     };
+
+    // Two fingers on the map are the map's: the page must not scroll under a pinch. (A
+    // `touchmove` listener that is not passive is the only way to keep a gesture from the
+    // browser once `touch-action` lets it scroll.)
+    Effect::new(move |_| {
+        let Some(canvas) = canvas_ref.get() else {
+            return;
+        };
+        let keep = wasm_bindgen::closure::Closure::<dyn FnMut(web_sys::TouchEvent)>::new(
+            |e: web_sys::TouchEvent| {
+                if e.touches().length() >= 2 && e.cancelable() {
+                    e.prevent_default();
+                }
+            },
+        );
+        let options = web_sys::AddEventListenerOptions::new();
+        options.set_passive(false);
+        let _ = canvas.add_event_listener_with_callback_and_add_event_listener_options(
+            "touchmove",
+            keep.as_ref().unchecked_ref(),
+            &options,
+        );
+        // The listener lives as long as the page's one canvas.
+        keep.forget();
+    });
 
     let on_up = {
         let editor = editor.clone();
@@ -356,12 +435,15 @@ pub fn map_view(
             on:pointercancel=on_up on:dblclick=on_dblclick on:wheel=on_wheel
             on:keydown=on_key
             on:contextmenu=|e: ev::MouseEvent| e.prevent_default()></canvas>
+        <p class="map-hint" aria-hidden="true" data-testid="touch-hint" class:shown=move || touch_hint.get()>
+            "Two fingers move the map; one scrolls the page"
+        </p>
         <div class="map-tools" role="toolbar" aria-label="Map tools">
             {tools}
             <div class="seg">
                 <button type="button" aria-label="Zoom in" on:click=move |_| centre_zoom(1.0 / 1.4)>"+"</button>
                 <button type="button" aria-label="Zoom out" on:click=move |_| centre_zoom(1.4)>"−"</button>
-                <button type="button" aria-label="Fit the area" on:click=move |_| fit()>"Fit"</button>
+                <button type="button" aria-label="Fit the area" data-testid="fit" on:click=move |_| fit()>"Fit"</button>
             </div>
         </div>
         {children}

@@ -1,7 +1,9 @@
 //! Components every lab shares: the map's plane and drawing aids ([`basemap`]), the map canvas
-//! with its pan, zoom and editing hooks ([`map`]), the SVG chart ([`chart`]), the "?" help beside a control ([`help`]).
+//! with its pan, zoom and editing hooks ([`map`]), labels that keep off each other ([`labels`]),
+//! the SVG chart ([`chart`]), the "?" help beside a control ([`help`]).
 
 pub mod basemap;
 pub mod chart;
 pub mod help;
+pub mod labels;
 pub mod map;

@@ -80,8 +80,9 @@ export function screenshotPath(name) {
  * `attached`: the status line may be behind another lab's tab).
  */
 export async function openPage(browser, baseUrl, query = '', options = {}) {
-  const { viewport = { width: 1280, height: 900 }, scale = 1, ready = true, attached = false } = options;
-  const context = await browser.newContext({ viewport, deviceScaleFactor: scale });
+  const { viewport = { width: 1280, height: 900 }, scale = 1, ready = true, attached = false, touch = false } = options;
+  // `touch`: a phone (a touch screen as the main pointer, mobile viewport).
+  const context = await browser.newContext({ viewport, deviceScaleFactor: scale, hasTouch: touch, isMobile: touch });
   const guard = await guardOrigin(context, new URL(baseUrl).origin);
   const page = await context.newPage();
   const errors = captureErrors(page);

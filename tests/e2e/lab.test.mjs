@@ -249,6 +249,114 @@ test('absurd values are refused, instructors can hide controls, the phone layout
   await context.close();
 });
 
+/** Touches the page through the browser's own input pipeline (as a finger would: touch-action
+ * applies, the page scrolls). `fingers`: per finger, the points it passes through. */
+async function touch(page, fingers, steps = 12) {
+  const cdp = await page.context().newCDPSession(page);
+  const at = (k) =>
+    fingers.map((path, id) => {
+      const s = (k / steps) * (path.length - 1);
+      const i = Math.min(Math.floor(s), path.length - 2);
+      const f = s - i;
+      return { x: path[i][0] + (path[i + 1][0] - path[i][0]) * f, y: path[i][1] + (path[i + 1][1] - path[i][1]) * f, id };
+    });
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: at(0) });
+  for (let k = 1; k <= steps; k++) {
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: at(k) });
+    await page.waitForTimeout(16);
+  }
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await page.waitForTimeout(300);
+  await cdp.detach();
+}
+
+test('on a phone a swipe over the map scrolls the page, two fingers move the map, Draw is a choice, the settings follow the results', async () => {
+  const { context, guard, page, errors } = await openPage(browser, server.url, '', {
+    viewport: { width: 390, height: 844 },
+    touch: true,
+  });
+  await finished(page);
+  const stats = () => page.textContent('[data-testid="path-stats"]');
+  const before = await stats();
+  assert.equal(await page.getAttribute('[data-testid="tool-pan"]', 'aria-pressed'), 'true');
+  // The map leaves room: it takes under half of the first screen.
+  const map = await page.locator('[data-testid="map-canvas"]').boundingBox();
+  assert.ok(map.height < 844 * 0.5, `the map is ${map.height} px tall`);
+  // One finger up the map scrolls the page and draws nothing.
+  const x = map.x + map.width / 2;
+  await touch(page, [[[x, map.y + map.height * 0.8], [x, map.y + map.height * 0.2]]]);
+  const scrolled = await page.evaluate(() => window.scrollY);
+  assert.ok(scrolled > 100, `scrolled ${scrolled} px`);
+  assert.equal(await stats(), before);
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.waitForTimeout(200);
+  // Two fingers spreading zoom the map in, and the page stays put.
+  const view = () => page.getAttribute('[data-testid="map-canvas"]', 'data-view').then((v) => Number(v.split(' ')[2]));
+  const zoom = await view();
+  const [cx, cy] = [map.x + map.width / 2, map.y + map.height / 2];
+  await touch(page, [
+    [[cx - 30, cy], [cx - 110, cy]],
+    [[cx + 30, cy], [cx + 110, cy]],
+  ]);
+  assert.ok((await view()) < zoom * 0.6, `metres per pixel ${zoom} → ${await view()}`);
+  assert.equal(await page.evaluate(() => window.scrollY), 0);
+  assert.equal(await stats(), before);
+  // ✎ Draw: now one finger draws.
+  await page.click('[data-testid="fit"]');
+  await page.tap('[data-testid="tool-draw"]');
+  await touch(page, [[[map.x + 60, map.y + map.height * 0.7], [map.x + map.width - 60, map.y + map.height * 0.6]]]);
+  const drawn = Number((await stats()).match(/^(\d+) waypoints/)[1]);
+  assert.ok(drawn > Number(before.match(/^(\d+) waypoints/)[1]), `${before} → ${await stats()}`);
+  assert.equal(await page.evaluate(() => window.scrollY), 0);
+  // A phone's order: map, playback, results, then the settings, then your data and studies.
+  const top = (sel) => page.locator(sel).first().boundingBox().then((b) => b.y);
+  const order = [
+    await top('[data-testid="map-canvas"]'),
+    await top('[data-testid="play"]'),
+    await top('.results'),
+    await top('.controls'),
+    await top('[data-testid="data-panel"]'),
+    await top('.studies'),
+  ];
+  assert.deepEqual([...order].sort((a, b) => a - b), order, `panels at ${order}`);
+  // The errors are the table's first columns after the round and its start.
+  const headers = await page.$$eval('[data-testid="rounds-table"] th', (th) => th.map((h) => h.textContent));
+  assert.deepEqual(headers.slice(0, 4), ['Round', 'Starts', 'DLG error', 'Analytic error']);
+  assert.equal(await page.locator('.table-hint').isVisible(), true);
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("on a laptop the headline is on the first screen, and the map's labels keep off each other and the legend", async () => {
+  const { context, guard, page, errors } = await open('', { width: 1280, height: 800 });
+  await finished(page);
+  const card = await page.locator('[data-testid="closest-attack"]').boundingBox();
+  assert.ok(card.y + card.height <= 800, `the headline ends at ${card.y + card.height} px`);
+  await page.waitForTimeout(200);
+  const boxes = (attr) =>
+    page.getAttribute('[data-testid="map-canvas"]', attr).then((v) =>
+      (v ? v.split(';') : []).map((b) => {
+        const [text, x, y, w, h] = b.split('|');
+        return { text, x: +x, y: +y, w: +w, h: +h };
+      }),
+    );
+  const labels = await boxes('data-labels');
+  const overlays = await boxes('data-overlays');
+  // The five rounds' errors, the start and the cell at least; the toolbar and legend reported.
+  assert.ok(labels.length >= 5, JSON.stringify(labels));
+  assert.ok(overlays.length >= 2, JSON.stringify(overlays));
+  const overlap = (a, b) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+  labels.forEach((a, i) => {
+    for (const b of labels.slice(i + 1)) assert.ok(!overlap(a, b), `${a.text} covers ${b.text}`);
+    for (const o of overlays) assert.ok(!overlap(a, o), `${a.text} lies under ${JSON.stringify(o)}`);
+  });
+  await page.screenshot({ path: screenshotPath('lab-laptop') });
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('a bad shared link says what it ignored until the visitor dismisses it', async () => {
   const { context, guard, page, errors } = await open('?lr=1e9&T=-1&path=garbage');
   const notice = page.locator('[data-testid="link-notice"]');
