@@ -38,7 +38,20 @@ pub fn App() -> impl IntoView {
         });
     });
 
+    // The skip link focuses the open lab's panel (without a #fragment in the address bar).
+    let skip = move |e: leptos::ev::MouseEvent| {
+        e.prevent_default();
+        if let Some(panel) = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.get_element_by_id(&format!("panel-{}", active.get_untracked().key())))
+            .and_then(|el| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(el).ok())
+        {
+            let _ = panel.focus();
+        }
+    };
+    let hidden = move |key: &'static str| move || lab.hidden.with(|h| h.iter().any(|k| k == key));
     view! {
+        <a class="skip-link" href=move || format!("#panel-{}", active.get().key()) on:click=skip>"Skip to the lab"</a>
         <header class="site-header">
             <div class="brand">
                 <svg class="logo" viewBox="0 0 24 24" aria-hidden="true">
@@ -67,7 +80,7 @@ pub fn App() -> impl IntoView {
             </details>
         </header>
         <LabTabs active=active/>
-        <main class="lab" aria-label="Signal-map lab" id="panel-signal" role="tabpanel"
+        <main class="lab" aria-label="Signal-map lab" id="panel-signal" role="tabpanel" tabindex="-1"
             aria-labelledby="tab-signal" hidden=move || active.get() != LabKind::Signal>
             <div class="stage">
                 <section class="map-panel" aria-label="Map">
@@ -75,9 +88,9 @@ pub fn App() -> impl IntoView {
                 </section>
                 <Playback state=lab/>
                 <Results state=lab/>
-                <DataPanel state=data/>
+                <DataPanel state=data hidden=Signal::derive(hidden("data"))/>
                 <Studies state=lab/>
-                <p class="status" data-testid="engine-status" aria-live="polite"
+                <p class="status" data-testid="engine-status" aria-live="polite" class:hidden=hidden("status")
                     class:ready=move || matches!(status.get(), EngineStatus::Ready { .. })
                     class:failed=move || matches!(status.get(), EngineStatus::Failed(_))>
                     {move || status.get().describe()}
@@ -92,7 +105,7 @@ pub fn App() -> impl IntoView {
             .filter(|l| !l.built())
             .map(|l| {
                 view! {
-                    <main class="lab-coming" id=format!("panel-{}", l.key()) role="tabpanel"
+                    <main class="lab-coming" id=format!("panel-{}", l.key()) role="tabpanel" tabindex="-1"
                         aria-labelledby=format!("tab-{}", l.key())
                         hidden=move || active.get() != l>
                         <ComingLab lab=l/>

@@ -466,7 +466,12 @@ pub fn signal_line(report: &ImportReport) -> &'static str {
 }
 
 #[component]
-pub fn DataPanel(state: DataState) -> impl IntoView {
+pub fn DataPanel(
+    state: DataState,
+    /// An instructor's link can hide the panel (`hide=data`).
+    #[prop(into, optional)]
+    hidden: Signal<bool>,
+) -> impl IntoView {
     let input_ref = NodeRef::<leptos::html::Input>::new();
     let drop = on_drop(state);
     let over = RwSignal::new(false);
@@ -486,7 +491,8 @@ pub fn DataPanel(state: DataState) -> impl IntoView {
         state.reimport(ImportSettings { csv, thin_s: value });
     };
     view! {
-        <section class="panel data-panel" aria-labelledby="data-title" data-testid="data-panel">
+        <section class="panel data-panel" aria-labelledby="data-title" data-testid="data-panel"
+            class:hidden=move || hidden.get()>
             <h2 id="data-title">"Your own data"</h2>
             <p class="privacy" data-testid="privacy-statement">
                 "Your file never leaves this tab: it is read here, by WebAssembly, and nothing is uploaded "

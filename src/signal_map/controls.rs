@@ -8,7 +8,12 @@ use leptos::{ev, prelude::*};
 use whereabouts_engine::signal_map::trajectory::TrajectoryPreset;
 
 fn is_hidden(state: LabState, key: &'static str) -> impl Fn() -> bool + Copy {
-    move || state.hidden.with(|h| h.iter().any(|k| k == key))
+    move || is_hidden_key(state, key)
+}
+
+/// True if the link hides the control or group `key` (tracked).
+fn is_hidden_key(state: LabState, key: &str) -> bool {
+    state.hidden.with(|h| h.iter().any(|k| k == key))
 }
 
 /// Play / pause / step / reset and the round timeline.
@@ -42,7 +47,8 @@ pub fn Playback(state: LabState) -> impl IntoView {
                     "INPUT" | "SELECT" | "TEXTAREA" | "BUTTON"
                 )
             });
-        if e.key() == " " && !typing {
+        // With the playback hidden (an instructor's link), Space does not play either.
+        if e.key() == " " && !typing && !is_hidden(state, "playback")() {
             e.prevent_default();
             state.toggle_play();
         }
@@ -84,6 +90,19 @@ pub fn Controls(state: LabState) -> impl IntoView {
             .filter(move |f| f.section == s)
             .map(move |f| view! { <FieldControl state field=*f error/> })
             .collect_view()
+    };
+    // A heading whose every control is hidden (by `hide=`, or not relevant) goes too; `extra`:
+    // a control under it that is not a setting ("New world" goes with `seed`).
+    let empty = move |s: Section, extra: &'static str| {
+        move || {
+            let shown =
+                |key: &str| !is_hidden_key(state, key) && state.settings.with(|x| x.relevant(key));
+            !FIELDS
+                .iter()
+                .filter(|f| f.section == s)
+                .any(|f| shown(f.key))
+                && (extra.is_empty() || is_hidden_key(state, extra))
+        }
     };
     let stats = move || {
         let n = state.editor.with(|e| e.waypoints.len());
@@ -177,13 +196,13 @@ pub fn Controls(state: LabState) -> impl IntoView {
             <p class="stats" data-testid="path-stats">{stats}</p>
             {section(Section::Trajectory)}
             </div>
-            <h2>"Federated learning"</h2>
+            <h2 class:hidden=empty(Section::Federation, "")>"Federated learning"</h2>
             {section(Section::Federation)}
-            <h2>"The server's attack"</h2>
+            <h2 class:hidden=empty(Section::Attack, "")>"The server's attack"</h2>
             {section(Section::Attack)}
-            <h2>"Defence"</h2>
+            <h2 class:hidden=empty(Section::Defence, "")>"Defence"</h2>
             {section(Section::Defence)}
-            <h2>"World"</h2>
+            <h2 class:hidden=empty(Section::World, "seed")>"World"</h2>
             {section(Section::World)}
             <button type="button" class:hidden=is_hidden(state, "seed") data-testid="new-world" on:click=new_world>"New world"</button>
             <h2 class:hidden=is_hidden(state, "layers")>"Map layers"</h2>

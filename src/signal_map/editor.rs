@@ -10,6 +10,9 @@ pub use whereabouts_engine::signal_map::trajectory::MAX_WAYPOINTS;
 /// Undo steps kept.
 const HISTORY: usize = 100;
 
+/// An arrow key moves the selected waypoint this far, metres (ten times with Shift).
+pub const KEY_STEP_M: f64 = 10.0;
+
 /// The path being drawn, with its history.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PathEditor {
@@ -133,6 +136,58 @@ impl PathEditor {
         Some(k + 1)
     }
 
+    /// The waypoint a keyboard selection moves to: the next (or previous) one after `from`,
+    /// round the path; the first (or last) when nothing is selected.
+    pub fn step_selection(&self, from: Option<usize>, forward: bool) -> Option<usize> {
+        let n = self.waypoints.len();
+        if n == 0 {
+            return None;
+        }
+        Some(match (from, forward) {
+            (None, true) => 0,
+            (None, false) => n - 1,
+            (Some(i), true) => (i + 1) % n,
+            (Some(i), false) => (i + n - 1) % n,
+        })
+    }
+
+    /// Adds a waypoint from the keyboard after `after`: halfway to the next waypoint, or
+    /// [`KEY_STEP_M`] × 5 east of the last; at `at` when nothing is selected (at the end).
+    /// `keep` keeps the point in the area. Its index, unless the path is full.
+    pub fn add_after(
+        &mut self,
+        after: Option<usize>,
+        at: Metres,
+        keep: impl Fn(Metres) -> Metres,
+    ) -> Option<usize> {
+        if self.is_full() {
+            return None;
+        }
+        let (index, p) = match after.filter(|&i| i < self.waypoints.len()) {
+            None => (self.waypoints.len(), at),
+            Some(i) => match self.waypoints.get(i + 1) {
+                Some(next) => {
+                    let w = self.waypoints[i];
+                    let mid = Metres::new((w.east + next.east) / 2.0, (w.north + next.north) / 2.0);
+                    (i + 1, mid)
+                }
+                None => {
+                    let w = self.waypoints[i];
+                    (i + 1, Metres::new(w.east + 5.0 * KEY_STEP_M, w.north))
+                }
+            },
+        };
+        self.waypoints.insert(index, keep(p));
+        Some(index)
+    }
+
+    /// Moves waypoint `i` by (east, north) metres, kept in the area by `keep`.
+    pub fn nudge(&mut self, i: usize, east: f64, north: f64, keep: impl Fn(Metres) -> Metres) {
+        if let Some(w) = self.waypoints.get_mut(i) {
+            *w = keep(Metres::new(w.east + east, w.north + north));
+        }
+    }
+
     pub fn delete(&mut self, i: usize) {
         if i < self.waypoints.len() {
             let before = self.waypoints.clone();
@@ -209,6 +264,27 @@ mod tests {
         assert_eq!(e.waypoints.len(), MAX_WAYPOINTS);
         e.delete(0);
         assert_eq!(e.insert_mid(0), Some(1));
+    }
+
+    /// Editing without a pointer: select round the path, add after the selection, nudge.
+    #[test]
+    fn the_keyboard_selects_adds_and_moves_waypoints() {
+        let mut e = PathEditor::new(vec![Metres::new(0.0, 0.0), Metres::new(100.0, 0.0)]);
+        assert_eq!(e.step_selection(None, true), Some(0));
+        assert_eq!(e.step_selection(None, false), Some(1));
+        assert_eq!(e.step_selection(Some(1), true), Some(0));
+        assert_eq!(e.step_selection(Some(0), false), Some(1));
+        let same = |p| p;
+        assert_eq!(e.add_after(Some(0), Metres::new(9.0, 9.0), same), Some(1));
+        assert_eq!(e.waypoints[1], Metres::new(50.0, 0.0));
+        assert_eq!(e.add_after(Some(2), Metres::new(9.0, 9.0), same), Some(3));
+        assert_eq!(e.waypoints[3], Metres::new(150.0, 0.0));
+        assert_eq!(e.add_after(None, Metres::new(9.0, 9.0), same), Some(4));
+        assert_eq!(e.waypoints[4], Metres::new(9.0, 9.0));
+        let area = (Metres::new(-20.0, -20.0), Metres::new(20.0, 20.0));
+        e.nudge(4, KEY_STEP_M, -100.0, |p| clamp_to(area, p));
+        assert_eq!(e.waypoints[4], Metres::new(19.0, -20.0));
+        assert_eq!(PathEditor::default().step_selection(None, true), None);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use super::LabState;
 use super::draw::{self, Frame};
-use super::editor::{MAX_WAYPOINTS, clamp_to};
+use super::editor::{KEY_STEP_M, MAX_WAYPOINTS, clamp_to};
 use super::path_link;
 use crate::ui::basemap::Viewport;
 use crate::ui::labels::Rect;
@@ -183,16 +183,60 @@ impl MapEditor for PathTool {
         }
     }
 
-    fn key(&self, key: &str) -> bool {
-        match (key, self.active.get_untracked(), self.state.has_data()) {
-            ("Delete" | "Backspace", Some(i), false) => {
-                self.state.editor.update(|ed| ed.delete(i));
-                self.active.set(None);
-                self.state.path_changed();
-                true
-            }
-            _ => false,
+    /// Drawing without a pointer: N / P select the next / previous waypoint, the arrows move
+    /// it ([`KEY_STEP_M`], Shift ten times that), A adds one after it, Delete removes it,
+    /// Escape ends the selection (the arrows pan again). Each change is one undo step.
+    fn key(&self, v: &Viewport, key: &str, shift: bool) -> bool {
+        if !self.editing() {
+            return false;
         }
+        let state = self.state;
+        let active = self.active.get_untracked();
+        let before = state.editor.with_untracked(|ed| ed.waypoints.clone());
+        let area = area_of(&state);
+        let keep = move |p| clamp_to(area, p);
+        let step = if shift { 10.0 * KEY_STEP_M } else { KEY_STEP_M };
+        let edited = move || {
+            state.editor.update(|ed| ed.commit(before.clone()));
+            state.path_changed();
+        };
+        match (key, active) {
+            ("n" | "N" | "p" | "P", _) => {
+                let forward = key.eq_ignore_ascii_case("n");
+                let next = state
+                    .editor
+                    .with_untracked(|ed| ed.step_selection(active, forward));
+                self.active.set(next);
+            }
+            ("Escape", Some(_)) => self.active.set(None),
+            ("a" | "A", _) => {
+                let mut added = None;
+                state
+                    .editor
+                    .update(|ed| added = ed.add_after(active, v.centre, keep));
+                if added.is_some() {
+                    self.active.set(added);
+                    edited();
+                }
+            }
+            ("ArrowLeft" | "ArrowRight" | "ArrowUp" | "ArrowDown", Some(i)) => {
+                let (east, north) = match key {
+                    "ArrowLeft" => (-step, 0.0),
+                    "ArrowRight" => (step, 0.0),
+                    "ArrowUp" => (0.0, step),
+                    _ => (0.0, -step),
+                };
+                state.editor.update(|ed| ed.nudge(i, east, north, keep));
+                edited();
+            }
+            ("Delete" | "Backspace", Some(i)) => {
+                state.editor.update(|ed| ed.delete(i));
+                self.active.set(None);
+                state.path_changed();
+            }
+            _ => return false,
+        }
+        true
     }
 
     /// Tracked: the Pan tool, or nothing to edit (a file is loaded, or drawing is hidden).
@@ -291,7 +335,7 @@ pub fn LabMap(state: LabState) -> impl IntoView {
             if state.data.loaded() {
                 "Map of your imported data and the world placed around it. Drag to pan; wheel or +/− to zoom, arrows to pan."
             } else {
-                "Map of the synthetic campus. Click or drag to draw your path; drag a waypoint to move it; double-click a waypoint (or select it and press Delete) to remove it. Wheel or +/− to zoom, arrows to pan."
+                "Map of the synthetic campus. Click or drag to draw your path; drag a waypoint to move it; double-click a waypoint (or select it and press Delete) to remove it. Wheel or +/− to zoom, arrows to pan. Keyboard: N and P select the next and previous waypoint, the arrows move it (Shift: farther), A adds one after it, Delete removes it, Escape lets the arrows pan again."
             }
             .into()
         }),
@@ -310,17 +354,32 @@ pub fn LabMap(state: LabState) -> impl IntoView {
         layers,
         Rc::new(editor),
         tools,
-        view! { <MapLegend state/> <PathNotes state/> },
+        view! { <MapLegend state/> <PathNotes state active/> },
     )
 }
 
 /// What the visitor should know about the path they draw: the editor is full, or the link
 /// it makes has grown too long to share.
 #[component]
-fn PathNotes(state: LabState) -> impl IntoView {
+fn PathNotes(state: LabState, active: RwSignal<Option<usize>>) -> impl IntoView {
+    // Where the selected waypoint is, for a screen reader (keyboard editing).
+    let selected = move || {
+        let i = active.get()?;
+        state.editor.with(|e| {
+            let p = e.waypoints.get(i)?;
+            Some(format!(
+                "Waypoint {} of {}: {:.0} m east, {:.0} m north of the campus centre.",
+                i + 1,
+                e.waypoints.len(),
+                p.east,
+                p.north
+            ))
+        })
+    };
     let full = move || !state.has_data() && state.editor.with(|e| e.is_full());
     let long = move || path_link::link_warning(state.link_chars.get());
     view! {
+        <p class="sr-only" role="status" data-testid="waypoint-status">{selected}</p>
         <div class="map-notes">
         <p class="map-note" role="status" data-testid="path-full" class:hidden=move || !full()>
             {format!(

@@ -819,7 +819,9 @@ impl LabSettings {
 }
 
 /// Hideable groups of controls besides the fields (playback, trajectory tools).
-pub const CONTROL_GROUPS: &[&str] = &["playback", "draw", "presets", "export", "layers"];
+pub const CONTROL_GROUPS: &[&str] = &[
+    "playback", "draw", "presets", "export", "layers", "data", "studies", "status",
+];
 
 /// What a URL said.
 #[derive(Clone, Debug, PartialEq)]

@@ -242,10 +242,11 @@ pub fn Studies(state: LabState) -> impl IntoView {
         Study::CoParticipants => "User distance",
     };
     view! {
-        <section class="panel studies" aria-labelledby="studies-title">
+        <section class="panel studies" aria-labelledby="studies-title"
+            class:hidden=move || state.hidden.with(|h| h.iter().any(|k| k == "studies"))>
             <h2 id="studies-title">"Studies on your path"</h2>
             <label class="study">
-                <select data-testid="study" prop:disabled=move || view_().running
+                <select data-testid="study" aria-label="Study" prop:disabled=move || view_().running
                     on:change=move |e| {
                         let study = study_of(&event_target_value(&e));
                         state.study.update(|s| {

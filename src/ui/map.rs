@@ -45,8 +45,9 @@ pub trait MapEditor {
     /// The gesture ended (pointer up, or a second finger began a pinch).
     fn up(&self) {}
     fn double_click(&self, _view: &Viewport, _x: f64, _y: f64) {}
-    /// A key pressed on the focused map; true if the editor used it.
-    fn key(&self, _key: &str) -> bool {
+    /// A key pressed on the focused map (`shift` held or not); true if the editor used it
+    /// (else the map pans and zooms with it).
+    fn key(&self, _view: &Viewport, _key: &str, _shift: bool) -> bool {
         false
     }
     /// True while a drag pans the map rather than edits (the cursor shows a hand; tracked).
@@ -391,7 +392,10 @@ pub fn map_view(
     let label = move || label.with_value(|l| l());
     let on_key = move |e: ev::KeyboardEvent| {
         let key = e.key();
-        if editor.key(&key) {
+        if view
+            .get_value()
+            .is_some_and(|v| editor.key(&v, &key, e.shift_key()))
+        {
             e.prevent_default();
             return;
         }

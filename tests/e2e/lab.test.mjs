@@ -357,6 +357,26 @@ test("on a laptop the headline is on the first screen, and the map's labels keep
   await context.close();
 });
 
+test("an instructor's link hides whole sections, the data panel, the studies and the status line; Space does not play with Play hidden", async () => {
+  const keys = 'seed,start,T,B,E,lr,C,bg,bgu,model,dlg,lemma,its,alr,init,leg,fix,deps,dnum,dpe,geo';
+  const { context, guard, page, errors } = await openPage(browser, server.url, `?hide=${keys},playback,data,studies,status,layers`, {
+    attached: true,
+  });
+  await page.waitForFunction(() => document.querySelector('[data-testid="play"]').getAttribute('aria-label') === 'Play', null, { timeout: 90000 });
+  const headings = await page.$$eval('.controls h2', (hs) => hs.filter((h) => h.offsetParent !== null).map((h) => h.textContent));
+  assert.deepEqual(headings, ['Your trajectory', 'Defence']);
+  for (const id of ['data-panel', 'engine-status', 'study-run']) {
+    assert.equal(await page.locator(`[data-testid="${id}"]`).isVisible(), false, id);
+  }
+  await page.locator('body').press(' ');
+  await page.waitForTimeout(300);
+  assert.equal(await page.getAttribute('[data-testid="play"]', 'aria-label'), 'Play');
+  assert.doesNotMatch(await page.textContent('[data-testid="link-notice"]'), /hide/);
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('a bad shared link says what it ignored until the visitor dismisses it', async () => {
   const { context, guard, page, errors } = await open('?lr=1e9&T=-1&path=garbage');
   const notice = page.locator('[data-testid="link-notice"]');
