@@ -302,19 +302,12 @@ pub fn LabMap(state: LabState) -> impl IntoView {
                     };
                     let drawn = draw::draw(ctx, hc, &frame);
                     // The labels and what they keep off, for the tests.
-                    let boxes = |v: &mut dyn Iterator<Item = (&str, &Rect)>| {
-                        v.map(|(t, r)| format!("{t}|{:.0}|{:.0}|{:.0}|{:.0}", r.x, r.y, r.w, r.h))
-                            .collect::<Vec<_>>()
-                            .join(";")
-                    };
                     let _ = canvas.set_attribute(
                         "data-labels",
-                        &boxes(&mut drawn.iter().map(|(t, r)| (t.as_str(), r))),
+                        &boxes(drawn.iter().map(|(t, r)| (t.as_str(), r))),
                     );
-                    let _ = canvas.set_attribute(
-                        "data-overlays",
-                        &boxes(&mut reserved.iter().map(|r| ("", r))),
-                    );
+                    let _ = canvas
+                        .set_attribute("data-overlays", &boxes(reserved.iter().map(|r| ("", r))));
                 })
             })
         });
@@ -356,6 +349,14 @@ pub fn LabMap(state: LabState) -> impl IntoView {
         tools,
         view! { <MapLegend state/> <PathNotes state active/> },
     )
+}
+
+/// Boxes on the canvas as `text|x|y|w|h;…` (an attribute the tests read).
+fn boxes<'a>(items: impl Iterator<Item = (&'a str, &'a Rect)>) -> String {
+    items
+        .map(|(t, r)| format!("{t}|{:.0}|{:.0}|{:.0}|{:.0}", r.x, r.y, r.w, r.h))
+        .collect::<Vec<_>>()
+        .join(";")
 }
 
 /// What the visitor should know about the path they draw: the editor is full, or the link

@@ -95,7 +95,7 @@ pub fn overlays(canvas: &HtmlCanvasElement) -> Vec<crate::ui::labels::Rect> {
 }
 
 /// How long the "two fingers move the map" hint stays, ms.
-const TOUCH_HINT_MS: i32 = 2500;
+const TOUCH_HINT_MS: u64 = 2500;
 
 #[derive(Clone, Copy, Debug, Default)]
 enum Gesture {
@@ -273,7 +273,7 @@ pub fn map_view(
                     touch_hint.set(true);
                     set_timeout(
                         move || touch_hint.set(false),
-                        std::time::Duration::from_millis(TOUCH_HINT_MS as u64),
+                        std::time::Duration::from_millis(TOUCH_HINT_MS),
                     );
                 }
                 Gesture::None
@@ -353,7 +353,7 @@ pub fn map_view(
             keep.as_ref().unchecked_ref(),
             &options,
         );
-        // The listener lives as long as the page's one canvas.
+        // The listener lives as long as the page (each map is mounted once).
         keep.forget();
     });
 
