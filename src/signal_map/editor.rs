@@ -165,12 +165,8 @@ impl PathEditor {
         }
         let (index, p) = match after.filter(|&i| i < self.waypoints.len()) {
             None => (self.waypoints.len(), at),
-            Some(i) => match self.waypoints.get(i + 1) {
-                Some(next) => {
-                    let w = self.waypoints[i];
-                    let mid = Metres::new((w.east + next.east) / 2.0, (w.north + next.north) / 2.0);
-                    (i + 1, mid)
-                }
+            Some(i) => match self.midpoints().get(i) {
+                Some(&mid) => (i + 1, mid),
                 None => {
                     let w = self.waypoints[i];
                     (i + 1, Metres::new(w.east + 5.0 * KEY_STEP_M, w.north))
