@@ -475,7 +475,7 @@ pub fn create(engine: Engine, data: DataState) -> LabState {
         .unwrap_or_default();
     let parsed = LabSettings::from_query(&query);
     let path = parsed.path.clone().unwrap_or_else(|| {
-        TrajectoryPreset::Commute
+        TrajectoryPreset::Week
             .trajectory(campus_half().0, campus_half().1)
             .waypoints
     });

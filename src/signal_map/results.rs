@@ -280,10 +280,11 @@ pub fn Results(state: LabState) -> impl IntoView {
                 data-edit=move || state.latency.get().edit.to_string()>{latency}</p>
             <Charts rows/>
             // The errors first: on a phone they are what fits; the rest is a swipe away.
+            // The title sits outside the scrolling region, so it wraps to the screen's width.
+            <p class="table-title" id="rounds-caption">"Per round: how far the server's reconstructions land from your batch's true centroid"</p>
             <p class="table-hint" aria-hidden="true">"Swipe the table sideways for the positions →"</p>
             <div class="table-wrap" role="region" aria-labelledby="rounds-caption" tabindex="0" data-testid="rounds-region">
-                <table data-testid="rounds-table">
-                    <caption id="rounds-caption">"Per round: how far the server's reconstructions land from your batch's true centroid"</caption>
+                <table data-testid="rounds-table" aria-labelledby="rounds-caption">
                     <thead><tr>
                         <th scope="col">"Round"</th><th scope="col">"Starts"</th>
                         <th scope="col">"DLG error"</th><th scope="col">"Analytic error"</th><th scope="col">"Iter."</th><th scope="col">"RMSE"</th>

@@ -231,8 +231,8 @@ const ROUNDS: &[(&str, &str)] = &[
 const STARTS: &[(&str, &str)] = &[("warm", "Learnt map"), ("cold", "Untrained")];
 const MODELS: &[(&str, &str)] = &[("small", "Small"), ("paper", "Paper's")];
 const INITS: &[(&str, &str)] = &[
-    ("analytic", "Lemma 1 + noise"),
-    ("centroid", "Truth + noise"),
+    ("analytic", "Near Lemma 1"),
+    ("centroid", "Near the truth"),
     ("random", "Random"),
     ("grid", "Grid cell"),
     ("previous", "Previous"),
@@ -465,7 +465,7 @@ pub const FIELDS: &[Field] = &[
     Field {
         key: "init",
         label: "DLG starts from",
-        help: "Where the dummy location starts ([000] §4.1). The paper starts near the true centroid, which a real server cannot; the default starts from the analytic estimate.",
+        help: "Where the dummy location starts ([000] §4.1). The paper starts near the true centroid, which a real server cannot; the default starts near the analytic estimate (both with a little noise).",
         kind: Kind::Select(INITS),
         get: |s| s.init.key().into(),
         set: |s, v| {

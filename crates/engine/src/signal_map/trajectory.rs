@@ -49,6 +49,10 @@ pub struct Trajectory {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TrajectoryPreset {
+    /// The lab's default: five days among five places — work (then home, or the gym on the
+    /// way), a day off at the park and the shops. Few places and few distinct legs, so the
+    /// map stays legible while each round's centroid still differs.
+    Week,
     /// Five weekdays: home at night, work 9 to 6, lunch and the evening somewhere different
     /// each day.
     Commute,
@@ -59,10 +63,12 @@ pub enum TrajectoryPreset {
 }
 
 impl TrajectoryPreset {
-    pub const ALL: [TrajectoryPreset; 3] = [Self::Commute, Self::Weekend, Self::StayAtHome];
+    pub const ALL: [TrajectoryPreset; 4] =
+        [Self::Week, Self::Commute, Self::Weekend, Self::StayAtHome];
 
     pub fn name(self) -> &'static str {
         match self {
+            Self::Week => "week",
             Self::Commute => "commute",
             Self::Weekend => "weekend",
             Self::StayAtHome => "stay_at_home",
@@ -71,6 +77,7 @@ impl TrajectoryPreset {
 
     pub fn label(self) -> &'static str {
         match self {
+            Self::Week => "Simple week (5 days)",
             Self::Commute => "Commute (5 weekdays)",
             Self::Weekend => "Weekend out (2 days)",
             Self::StayAtHome => "Stay-at-home week",
@@ -93,6 +100,19 @@ impl TrajectoryPreset {
         let friend = at(0.60, -0.55);
         // Legs of 3 h: the k-th waypoint of a day is where one is at 0, 3, 6, …, 21 h.
         let waypoints = match self {
+            Self::Week => {
+                let gym = at(-0.20, 0.10);
+                let days = [
+                    [home, home, home, work, work, work, home, home],
+                    [home, home, home, work, work, gym, home, home],
+                    [home, home, home, park, park, shops, home, home],
+                    [home, home, home, work, work, work, home, home],
+                    [home, home, home, work, work, shops, home, home],
+                ];
+                let mut w: Vec<Metres> = days.concat();
+                w.push(home);
+                w
+            }
             Self::Commute => {
                 let cafe = at(0.30, 0.55);
                 let gym = at(-0.20, 0.10);
@@ -396,6 +416,30 @@ mod tests {
         let mean = at_home.iter().sum::<f64>() / at_home.len() as f64;
         // Fading is zero-mean (sd 4 dB): the mean over hundreds of fixes is the field ± 1 dB.
         assert!((mean - field).abs() < 1.0, "{mean} vs {field}");
+    }
+
+    #[test]
+    fn the_default_week_is_five_days_among_five_places_on_few_legs() {
+        let t = TrajectoryPreset::Week.trajectory(900.0, 850.0);
+        assert_eq!(t.duration_s(), 5.0 * 86_400.0);
+        let key = |p: &Metres| ((p.east * 10.0) as i64, (p.north * 10.0) as i64);
+        let places: std::collections::BTreeSet<_> = t.waypoints.iter().map(key).collect();
+        assert_eq!(places.len(), 5);
+        // A leg is an unordered pair of different places; the commute has far more.
+        let legs = |t: &Trajectory| {
+            t.waypoints
+                .windows(2)
+                .filter(|w| w[0] != w[1])
+                .map(|w| {
+                    let (a, b) = (key(&w[0]), key(&w[1]));
+                    (a.min(b), a.max(b))
+                })
+                .collect::<std::collections::BTreeSet<_>>()
+                .len()
+        };
+        let commute = TrajectoryPreset::Commute.trajectory(900.0, 850.0);
+        assert!(legs(&t) <= 7, "{} legs", legs(&t));
+        assert!(legs(&commute) > legs(&t) + 3, "{}", legs(&commute));
     }
 
     #[test]
