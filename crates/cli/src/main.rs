@@ -1,6 +1,8 @@
 //! `whereabouts`: the native command line over the engine — the same algorithms the browser
 //! runs, for scripted, reproducible experiments.
 
+mod density;
+
 use clap::{Parser, Subcommand};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -84,6 +86,22 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Run the Density lab ([003]: federated KDE by random Fourier features and the server's
+    /// attacks) once and write its figures as JSON: the same numbers as the page.
+    Density {
+        /// The run's settings (TOML or JSON; left-out settings keep their defaults).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Print the default settings (TOML) instead of running.
+        #[arg(long)]
+        print_config: bool,
+        /// Also write the exact KDE and the server's estimate, cell by cell.
+        #[arg(long)]
+        surfaces: bool,
+        /// Output file (default: standard output).
+        #[arg(long, short)]
+        out: Option<PathBuf>,
+    },
     /// Reproduce the paper's Table 2, Table 3, defence comparison ([000] §4.5) and round-length
     /// study on the synthetic presets, as Markdown tables with the paper's numbers beside.
     Reproduce {
@@ -141,6 +159,20 @@ fn main() -> ExitCode {
         }
         Command::Import { file, fixes } => import_file(&file, fixes),
         Command::Samples { out } => write_samples(&out),
+        Command::Density {
+            print_config: true, ..
+        } => density::default_config().map(|t| print!("{t}")),
+        Command::Density {
+            config,
+            surfaces,
+            out,
+            ..
+        } => config
+            .as_deref()
+            .map(density::read_config)
+            .transpose()
+            .and_then(|text| density::run(text.as_deref(), surfaces))
+            .and_then(|json| write_out(out.as_deref(), &json)),
         Command::Reproduce {
             seed,
             model,
@@ -323,6 +355,15 @@ fn bench(iterations: usize) {
         whereabouts_engine::signal_map::bench::import_mb_per_s(&samples, &now)
     {
         println!("{name:<45} {mb_s:>9.1} MB/s ({fixes} fixes)");
+    }
+    println!("Density aggregate (N users × B features on 128 × 128); native, one thread");
+    for (n, b) in [(1_000, 10), (10_000, 10)] {
+        let (fast, direct, error) =
+            whereabouts_engine::density::bench::aggregate_ms(n, b, 128, &now);
+        println!(
+            "N = {n}, B = {b}: NUFFT {fast:>8.1} ms, direct {direct:>9.1} ms (×{:.0}), max error {error:.1e} of N·B",
+            direct / fast
+        );
     }
 }
 

@@ -281,3 +281,55 @@ fn run_with_data_places_the_world_around_the_file_and_follows_its_days() {
     assert!(!o.status.success());
     assert!(text(&o.stderr).contains("--thin 9999999 leaves fewer than two fixes"));
 }
+
+#[test]
+fn density_runs_a_configuration_to_json_and_names_a_bad_setting() {
+    let config = temp("density.toml");
+    std::fs::write(
+        &config,
+        "population = 400\ngrid_side = 32\nattacked = 20\n[scheme]\nkind = \"kde\"\n",
+    )
+    .unwrap();
+    let out = whereabouts(&[
+        "density",
+        "--config",
+        config.to_str().unwrap(),
+        "--surfaces",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The baseline's bumps give everyone away (to the 250 m cell), and its estimate is the
+    // exact KDE.
+    let worst = json["guesses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            let d = |k: &str| g["truth"][k].as_f64().unwrap() - g["guess"][k].as_f64().unwrap();
+            d("east").hypot(d("north"))
+        })
+        .fold(0.0, f64::max);
+    assert!(worst <= 125.0 * 2f64.sqrt() + 1e-9, "{worst}");
+    assert_eq!(json["summary"]["utility"]["spearman_all"], 1.0);
+    assert_eq!(json["guesses"].as_array().unwrap().len(), 20);
+    assert_eq!(json["exact"].as_array().unwrap().len(), 32 * 32);
+    assert_eq!(json["visitor"].as_array().unwrap().len(), 2);
+    // The same settings give the same numbers.
+    let again = whereabouts(&[
+        "density",
+        "--config",
+        config.to_str().unwrap(),
+        "--surfaces",
+    ]);
+    assert_eq!(out.stdout, again.stdout);
+    let printed = whereabouts(&["density", "--print-config"]);
+    assert!(text(&printed.stdout).contains("bandwidth_m = 300.0"));
+    std::fs::write(&config, "bandwidth_m = -1\n").unwrap();
+    let bad = whereabouts(&["density", "--config", config.to_str().unwrap()]);
+    assert!(!bad.status.success());
+    assert!(
+        text(&bad.stderr).contains("bandwidth_m"),
+        "{}",
+        text(&bad.stderr)
+    );
+}

@@ -1,7 +1,8 @@
 //! # Whereabouts core
 //!
 //! What every lab shares and no lab owns: geometry ([`geo`]), seeded portable randomness
-//! ([`rng`]), configuration errors ([`error`]), metrics ([`metrics`]), the import parsers for
+//! ([`rng`]), configuration errors ([`error`]) and
+//! bounds ([`limit`]), metrics ([`metrics`]), the import parsers for
 //! people's own GPS files ([`import`]), the synthetic people and their routines ([`world`]),
 //! clustering ([`dbscan`]), privacy mechanisms on plain vectors and locations ([`privacy`]),
 //! federated-learning plumbing ([`fl`]) and the interface every lab's engine implements
@@ -17,6 +18,7 @@ pub mod error;
 pub mod fl;
 pub mod geo;
 pub mod import;
+pub mod limit;
 pub mod metrics;
 pub mod privacy;
 pub mod rng;

@@ -130,6 +130,79 @@ pub fn rmse(pairs: impl Iterator<Item = (f64, f64)>) -> Option<f64> {
     (n > 0).then(|| libm::sqrt(sum / n as f64))
 }
 
+/// Ranks of `values` from 1 (smallest), ties sharing their average rank (the convention of
+/// Spearman's ρ).
+pub fn ranks(values: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..values.len()).collect();
+    order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
+    let mut out = vec![0.0; values.len()];
+    let mut i = 0;
+    while i < order.len() {
+        let mut j = i;
+        while j + 1 < order.len() && values[order[j + 1]] == values[order[i]] {
+            j += 1;
+        }
+        let rank = (i + j) as f64 / 2.0 + 1.0;
+        for &k in &order[i..=j] {
+            out[k] = rank;
+        }
+        i = j + 1;
+    }
+    out
+}
+
+/// Pearson's correlation of two equally long series (None if shorter than 2 or constant).
+pub fn pearson(a: &[f64], b: &[f64]) -> Option<f64> {
+    let n = a.len().min(b.len());
+    if n < 2 {
+        return None;
+    }
+    let (ma, mb) = (
+        a[..n].iter().sum::<f64>() / n as f64,
+        b[..n].iter().sum::<f64>() / n as f64,
+    );
+    let (mut sab, mut saa, mut sbb) = (0.0, 0.0, 0.0);
+    for (x, y) in a[..n].iter().zip(&b[..n]) {
+        sab += (x - ma) * (y - mb);
+        saa += (x - ma) * (x - ma);
+        sbb += (y - mb) * (y - mb);
+    }
+    (saa > 0.0 && sbb > 0.0).then(|| sab / libm::sqrt(saa * sbb))
+}
+
+/// Spearman's rank correlation ρ: Pearson's correlation of the ranks (ties averaged). The
+/// utility metric of [003] §"Numerical Tests" ("rank correlation").
+pub fn spearman(a: &[f64], b: &[f64]) -> Option<f64> {
+    pearson(&ranks(a), &ranks(b))
+}
+
+/// The indices of the `k` largest values (ties broken by index, so the set is reproducible).
+pub fn top_k(values: &[f64], k: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..values.len()).collect();
+    order.sort_by(|&a, &b| values[b].total_cmp(&values[a]).then(a.cmp(&b)));
+    order.truncate(k);
+    order
+}
+
+/// Hotspot F1: how well the `k` highest cells of an estimate match the `k` highest of the
+/// truth (precision and recall of the top-k set; both sets hold `k` cells, so F1 is the share
+/// they have in common). The heat-map metric of Google's federated location heatmaps.
+pub fn hotspot_f1(estimate: &[f64], truth: &[f64], k: usize) -> Option<f64> {
+    let k = k.min(estimate.len()).min(truth.len());
+    if k == 0 {
+        return None;
+    }
+    let mut chosen = vec![false; truth.len()];
+    for i in top_k(truth, k) {
+        chosen[i] = true;
+    }
+    let hits = top_k(estimate, k)
+        .into_iter()
+        .filter(|&i| chosen[i])
+        .count();
+    Some(hits as f64 / k as f64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,5 +251,30 @@ mod tests {
         assert_eq!(median(&[]), None);
         let r = rmse([(1.0, 0.0), (-1.0, 0.0)].into_iter()).unwrap();
         assert!((r - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn spearman_sees_order_not_scale_and_averages_ties() {
+        assert_eq!(ranks(&[3.0, 1.0, 2.0, 1.0]), vec![4.0, 1.5, 3.0, 1.5]);
+        let a = [1.0, 2.0, 3.0, 4.0, 5.0];
+        let cubed: Vec<f64> = a.iter().map(|x| x * x * x).collect();
+        assert!((spearman(&a, &cubed).unwrap() - 1.0).abs() < 1e-12);
+        let reversed: Vec<f64> = a.iter().rev().copied().collect();
+        assert!((spearman(&a, &reversed).unwrap() + 1.0).abs() < 1e-12);
+        // Hand computation: ranks (1,2,3,4) vs (2,1,4,3): 1 − 6·4/(4·15) = 0.6.
+        assert!(
+            (spearman(&[1.0, 2.0, 3.0, 4.0], &[2.0, 1.0, 4.0, 3.0]).unwrap() - 0.6).abs() < 1e-12
+        );
+        assert_eq!(spearman(&[1.0, 1.0], &[1.0, 2.0]), None);
+    }
+
+    #[test]
+    fn hotspot_f1_is_the_share_of_top_cells_in_common() {
+        let truth = [9.0, 8.0, 7.0, 1.0, 0.0];
+        assert_eq!(hotspot_f1(&truth, &truth, 3), Some(1.0));
+        // The estimate's top three are cells 0, 3, 4: one in common with 0, 1, 2.
+        let estimate = [9.0, 0.0, 0.0, 5.0, 6.0];
+        assert!((hotspot_f1(&estimate, &truth, 3).unwrap() - 1.0 / 3.0).abs() < 1e-12);
+        assert_eq!(hotspot_f1(&estimate, &truth, 0), None);
     }
 }

@@ -1,6 +1,8 @@
 //! The synthetic people every lab can populate its world with: places (home, work, others) and
-//! the routines that move them between those places over weeks ([`mobility`]). What a lab
-//! measures along the way (the signal map's radio, say) is the lab's own.
+//! the routines that move them between those places over weeks ([`mobility`]), and a city of
+//! thousands of residents at one moment of the day ([`city`]). What a lab measures along the way
+//! (the signal map's radio, say) is the lab's own.
 
+pub mod city;
 pub mod mobility;
 pub mod people;

@@ -2,79 +2,9 @@
 //! outside, and the page's controls and URL parser read the same constants (a test there checks
 //! that each control refuses exactly what the engine refuses).
 
-use whereabouts_core::error::ConfigError;
+pub use whereabouts_core::limit::{Limit, SEED};
+use whereabouts_core::limit::{closed, positive, whole};
 
-/// The values a numeric setting may take.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Limit {
-    pub min: f64,
-    /// The minimum itself is refused (a quantity that must be positive).
-    pub min_exclusive: bool,
-    pub max: f64,
-    /// Whole numbers only.
-    pub whole: bool,
-    /// The bound in words, for messages: "must be {text}".
-    pub text: &'static str,
-}
-
-impl Limit {
-    pub fn contains(&self, x: f64) -> bool {
-        x.is_finite()
-            && (!self.whole || x.fract() == 0.0)
-            && if self.min_exclusive {
-                x > self.min
-            } else {
-                x >= self.min
-            }
-            && x <= self.max
-    }
-
-    /// `x`, or an error naming `field` and the bound.
-    pub fn check(&self, field: &str, x: f64) -> Result<f64, ConfigError> {
-        if self.contains(x) {
-            Ok(x)
-        } else {
-            Err(ConfigError::new(field, format!("must be {}", self.text)))
-        }
-    }
-}
-
-const fn whole(min: f64, max: f64, text: &'static str) -> Limit {
-    Limit {
-        min,
-        min_exclusive: false,
-        max,
-        whole: true,
-        text,
-    }
-}
-
-const fn closed(min: f64, max: f64, text: &'static str) -> Limit {
-    Limit {
-        min,
-        min_exclusive: false,
-        max,
-        whole: false,
-        text,
-    }
-}
-
-const fn positive(max: f64, text: &'static str) -> Limit {
-    Limit {
-        min: 0.0,
-        min_exclusive: true,
-        max,
-        whole: false,
-        text,
-    }
-}
-
-/// The seed: any whole number a URL (a JavaScript number) carries exactly.
-pub const SEED: Limit = whole(
-    0.0,
-    9_007_199_254_740_991.0,
-    "a whole number from 0 to 2⁵³ − 1",
-);
 /// T, the round length, in hours: one minute to 31 days.
 pub const ROUND_HOURS: Limit = closed(1.0 / 60.0, 744.0, "between 1 minute and 31 days (in hours)");
 /// B, the local mini-batch size (∞, the whole round's data, is "no limit" and always allowed).

@@ -1,0 +1,492 @@
+//! One Density-lab run on the shared [`Driver`] interface: the city's people where they are at
+//! the moment asked, their uploads, the server's density estimate beside the exact KDE, and the
+//! server's peak picking on a sample of uploads and on each of the visitor's.
+//!
+//! Work goes in stages, each in small steps so the browser's worker can read the page between
+//! them: the exact KDE (one bump per person), the server's estimate (one person's uploads per
+//! step; for random features the waves are spread into a NUFFT, [`super::nufft`]), then one
+//! attack per step. When the visitor drags a place, [`DensityLab::set_visitor`] swaps their
+//! contribution in the finished sums and attacks their answers again, without redoing the rest.
+
+use super::attack;
+use super::config::{DensityConfig, Persistence, Scheme};
+use super::grid::Grid;
+use super::kde;
+use super::nufft::CosineSum;
+use super::rff::Basis;
+use serde::{Deserialize, Serialize};
+use whereabouts_core::driver::{Driver, Guess};
+use whereabouts_core::geo::Metres;
+use whereabouts_core::metrics;
+use whereabouts_core::privacy::laplace::planar_laplace;
+use whereabouts_core::rng::Stream;
+use whereabouts_core::world::city::City;
+
+/// The share of cells counted as hotspots (hotspot F1's k = 5% of the grid).
+pub const HOTSPOT_SHARE: f64 = 0.05;
+/// A guess this close counts as "located" in the privacy figures, metres.
+pub const LOCATED_M: f64 = 100.0;
+
+/// What a run reports as it works.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum DensityEvent {
+    Progress {
+        stage: String,
+        done: usize,
+        total: usize,
+    },
+    /// The exact KDE and the server's estimate, normalised (row-major over the grid).
+    Density { exact: Vec<f64>, estimate: Vec<f64> },
+    /// The server's guess of one attacked user.
+    Guess(Guess),
+    /// One of the visitor's answers as the server sees it, and what it makes of it.
+    Visitor(VisitorAnswer),
+}
+
+/// One of the visitor's places: the answer the server attacks, its candidates and its guess.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VisitorAnswer {
+    /// Which of the visitor's places.
+    pub place: usize,
+    /// The (mean) answer the server attacked, row-major over the grid.
+    pub surface: Vec<f64>,
+    /// The local maxima, largest first (at most [`MAX_CANDIDATES`]), as grid points.
+    pub candidates: Vec<Metres>,
+    pub guess: Guess,
+}
+
+/// Local maxima reported per visitor answer.
+pub const MAX_CANDIDATES: usize = 50;
+
+/// How well the server's density matches the exact KDE ([003] "Performance: rank correlation").
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Utility {
+    /// Spearman's ρ over all cells (0 for an estimate that is one constant: it ranks nothing).
+    pub spearman_all: f64,
+    /// Spearman's ρ over the cells at or above the exact KDE's median.
+    pub spearman_top_half: f64,
+    /// Share of the exact KDE's top 5% cells among the estimate's top 5%.
+    pub hotspot_f1: f64,
+}
+
+/// How far the server's guesses land ([003] "Privacy: L2-distance-based metric").
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Privacy {
+    /// Uploads attacked (the population's sample; the visitor's are reported apart).
+    pub attacked: usize,
+    pub mean_m: f64,
+    pub median_m: f64,
+    /// Share of guesses within [`LOCATED_M`] of the truth.
+    pub located: f64,
+    /// The mean distance of a uniformly random grid cell from the same people (nothing shared).
+    pub random_guess_m: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DensitySummary {
+    pub utility: Option<Utility>,
+    pub privacy: Option<Privacy>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Stage {
+    Exact(usize),
+    Estimate(usize),
+    Attacks(usize),
+    Visitor(usize),
+    Done,
+}
+
+pub struct DensityLab {
+    config: DensityConfig,
+    grid: Grid,
+    /// Where each of the N people is at the moment asked (index = user id).
+    people: Vec<Metres>,
+    /// Σ of the people's bumps (unnormalised; the visitor's apart).
+    exact_sum: Vec<f64>,
+    /// Σ of the people's answers to query 0 (unnormalised).
+    estimate_sum: Vec<f64>,
+    spreading: Option<CosineSum>,
+    /// The users the server attacks.
+    targets: Vec<u32>,
+    guesses: Vec<Guess>,
+    visitor: Vec<VisitorAnswer>,
+    stage: Stage,
+}
+
+/// People per step of the exact KDE and the estimate; attacks per step.
+const STEP_PEOPLE: usize = 64;
+
+impl DensityLab {
+    pub fn config(&self) -> &DensityConfig {
+        &self.config
+    }
+
+    pub fn grid(&self) -> &Grid {
+        &self.grid
+    }
+
+    /// Where the population is (the visitor not included).
+    pub fn people(&self) -> &[Metres] {
+        &self.people
+    }
+
+    /// The visitor's user id: after the population's.
+    pub fn visitor_id(&self) -> u32 {
+        self.people.len() as u32
+    }
+
+    /// Number of users in the density: the population and, with a place, the visitor.
+    fn users(&self) -> usize {
+        self.people.len() + usize::from(!self.config.visitor.is_empty())
+    }
+
+    /// The user's randomness for query `k`: the fixed draw, or one per query.
+    fn query_label(&self, k: usize) -> Option<usize> {
+        match self.config.persistence {
+            Persistence::Fixed => None,
+            Persistence::Redrawn => Some(k),
+        }
+    }
+
+    fn basis(&self, user: u32, k: usize) -> Basis {
+        let features = match self.config.scheme {
+            Scheme::Rff { features } => features,
+            _ => 0,
+        };
+        Basis::of_user(
+            self.config.seed,
+            user,
+            features,
+            self.config.bandwidth_m,
+            self.query_label(k),
+        )
+    }
+
+    /// The location a GeoInd user reports at query `k`: the true one plus planar-Laplace noise.
+    fn reported(&self, user: u32, d: Metres, k: usize, epsilon_per_m: f64) -> Metres {
+        let label = match self.query_label(k) {
+            None => format!("geoind-{user}"),
+            Some(k) => format!("geoind-{user}-query-{k}"),
+        };
+        let noise = planar_laplace(epsilon_per_m, &mut Stream::new(self.config.seed, &label));
+        Metres::new(d.east + noise.east, d.north + noise.north)
+    }
+
+    /// User `user`'s answer to query `k` from `d`, added to `acc` with `weight`.
+    fn add_answer(&self, acc: &mut [f64], user: u32, d: Metres, k: usize, weight: f64) {
+        let h = self.config.bandwidth_m;
+        match self.config.scheme {
+            Scheme::Kde => kde::add_bump(acc, &self.grid, d, h, weight),
+            Scheme::Rff { .. } => self.basis(user, k).add_upload(acc, &self.grid, d, weight),
+            Scheme::GeoInd { epsilon_per_m } => {
+                let z = self.reported(user, d, k, epsilon_per_m);
+                kde::add_bump(acc, &self.grid, z, h, weight)
+            }
+        }
+    }
+
+    /// The mean of the user's answers over the configured queries: what the server attacks.
+    /// With fixed randomness (or plain bumps) every answer is the same surface, so the mean is
+    /// that surface, bit for bit.
+    fn mean_answer(&self, user: u32, d: Metres) -> Vec<f64> {
+        let mut acc = vec![0.0; self.grid.len()];
+        let n = match (self.config.persistence, self.config.scheme) {
+            (Persistence::Fixed, _) | (_, Scheme::Kde) => 1,
+            (Persistence::Redrawn, _) => self.config.queries,
+        };
+        for k in 0..n {
+            self.add_answer(&mut acc, user, d, k, 1.0 / n as f64);
+        }
+        acc
+    }
+
+    /// The server's peak-picking guess at `user` (place `place`) from `surface`.
+    fn attack(&self, user: u32, place: usize, truth: Metres, surface: &[f64]) -> Guess {
+        let mut s = Stream::new(self.config.seed, &format!("attack-{user}-{place}"));
+        Guess {
+            round: place,
+            user,
+            attack: "peak".into(),
+            truth,
+            guess: attack::peak(surface, &self.grid, &mut s),
+            diverged: false,
+        }
+    }
+
+    fn answer_visitor(&self, place: usize) -> VisitorAnswer {
+        let d = self.config.visitor[place];
+        let user = self.visitor_id();
+        let surface = self.mean_answer(user, d);
+        let candidates = attack::local_maxima(&surface, &self.grid)
+            .into_iter()
+            .take(MAX_CANDIDATES)
+            .map(|k| self.grid.point(k))
+            .collect();
+        let guess = self.attack(user, place, d, &surface);
+        VisitorAnswer {
+            place,
+            surface,
+            candidates,
+            guess,
+        }
+    }
+
+    /// The exact KDE, normalised over every user (the visitor's first place included).
+    pub fn exact(&self) -> Vec<f64> {
+        let mut out = self.exact_sum.clone();
+        if let Some(&d) = self.config.visitor.first() {
+            kde::add_bump(&mut out, &self.grid, d, self.config.bandwidth_m, 1.0);
+        }
+        let n = self.users().max(1) as f64;
+        out.iter_mut().for_each(|v| *v /= n);
+        out
+    }
+
+    /// The server's estimate from the answers to query 0: Σ/N for bumps, Σ/(N·B) for random
+    /// features ([003] Eq. 6); all zeros when nothing is shared.
+    pub fn estimate(&self) -> Vec<f64> {
+        let mut out = self.estimate_sum.clone();
+        if let Some(&d) = self.config.visitor.first() {
+            self.add_answer(&mut out, self.visitor_id(), d, 0, 1.0);
+        }
+        let per_user = match self.config.scheme {
+            Scheme::Rff { features } => features as f64,
+            _ => 1.0,
+        };
+        let n = self.users().max(1) as f64 * per_user;
+        if n > 0.0 {
+            out.iter_mut().for_each(|v| *v /= n);
+        }
+        out
+    }
+
+    /// The visitor's answers as the server saw and attacked them.
+    pub fn visitor_answers(&self) -> &[VisitorAnswer] {
+        &self.visitor
+    }
+
+    /// The visitor moved (or added, or removed) places: their part of the density and their
+    /// answers are redone; the population's work is kept.
+    pub fn set_visitor(
+        &mut self,
+        places: Vec<Metres>,
+        emit: &mut dyn FnMut(DensityEvent),
+    ) -> Result<(), String> {
+        let mut next = self.config.clone();
+        next.visitor = places;
+        next.validate().map_err(|e| e.to_string())?;
+        self.config = next;
+        self.visitor.clear();
+        if matches!(self.stage, Stage::Visitor(_) | Stage::Done) {
+            emit(DensityEvent::Density {
+                exact: self.exact(),
+                estimate: self.estimate(),
+            });
+            self.stage = Stage::Visitor(0);
+        }
+        Ok(())
+    }
+
+    /// Utility of the current estimate (None until it is made).
+    fn utility(&self) -> Option<Utility> {
+        if !matches!(
+            self.stage,
+            Stage::Attacks(_) | Stage::Visitor(_) | Stage::Done
+        ) {
+            return None;
+        }
+        let (exact, estimate) = (self.exact(), self.estimate());
+        let mut sorted = exact.clone();
+        sorted.sort_by(f64::total_cmp);
+        let median = sorted[sorted.len() / 2];
+        let (top_e, top_x): (Vec<f64>, Vec<f64>) = estimate
+            .iter()
+            .zip(&exact)
+            .filter(|(_, x)| **x >= median)
+            .map(|(e, x)| (*e, *x))
+            .unzip();
+        let k = ((exact.len() as f64 * HOTSPOT_SHARE).round() as usize).max(1);
+        Some(Utility {
+            spearman_all: metrics::spearman(&estimate, &exact).unwrap_or(0.0),
+            spearman_top_half: metrics::spearman(&top_e, &top_x).unwrap_or(0.0),
+            hotspot_f1: metrics::hotspot_f1(&estimate, &exact, k).unwrap_or(0.0),
+        })
+    }
+
+    fn privacy(&self) -> Option<Privacy> {
+        let own: Vec<&Guess> = self
+            .guesses
+            .iter()
+            .filter(|g| g.user != self.visitor_id())
+            .collect();
+        if own.is_empty() {
+            return None;
+        }
+        let errors: Vec<f64> = own.iter().map(|g| g.error_m()).collect();
+        let n = errors.len() as f64;
+        Some(Privacy {
+            attacked: own.len(),
+            mean_m: errors.iter().sum::<f64>() / n,
+            median_m: metrics::median(&errors).unwrap_or(0.0),
+            located: errors.iter().filter(|&&e| e <= LOCATED_M).count() as f64 / n,
+            random_guess_m: own
+                .iter()
+                .map(|g| attack::random_guess_distance(&self.grid, g.truth))
+                .sum::<f64>()
+                / n,
+        })
+    }
+}
+
+impl Driver for DensityLab {
+    type Config = DensityConfig;
+    type Event = DensityEvent;
+    type Summary = DensitySummary;
+
+    fn start(config: DensityConfig) -> Result<Self, String> {
+        config.validate().map_err(|e| e.to_string())?;
+        let half = config.city_half_m;
+        let grid = Grid::centred(half, half, config.grid_side, config.grid_side);
+        grid.validate().map_err(|e| e.to_string())?;
+        let city = City::generate(half, half, config.seed);
+        let people: Vec<Metres> = (0..config.population)
+            .map(|i| city.resident(config.seed, i).at(config.moment))
+            .collect();
+        let mut targets: Vec<u32> = (0..people.len() as u32).collect();
+        Stream::new(config.seed, "attacked").shuffle(&mut targets);
+        targets.truncate(config.attacked);
+        let spreading = matches!(config.scheme, Scheme::Rff { features } if features > 0)
+            .then(|| CosineSum::new(grid.p, grid.q));
+        Ok(DensityLab {
+            exact_sum: vec![0.0; grid.len()],
+            estimate_sum: vec![0.0; grid.len()],
+            grid,
+            people,
+            spreading,
+            targets,
+            guesses: Vec::new(),
+            visitor: Vec::new(),
+            stage: Stage::Exact(0),
+            config,
+        })
+    }
+
+    fn work(
+        &mut self,
+        now: &dyn Fn() -> f64,
+        deadline: f64,
+        emit: &mut dyn FnMut(DensityEvent),
+    ) -> Result<bool, String> {
+        let h = self.config.bandwidth_m;
+        loop {
+            match self.stage.clone() {
+                Stage::Exact(i) => {
+                    let end = (i + STEP_PEOPLE).min(self.people.len());
+                    for k in i..end {
+                        kde::add_bump(&mut self.exact_sum, &self.grid, self.people[k], h, 1.0);
+                    }
+                    emit(DensityEvent::Progress {
+                        stage: "exact".into(),
+                        done: end,
+                        total: self.people.len(),
+                    });
+                    self.stage = if end == self.people.len() {
+                        Stage::Estimate(0)
+                    } else {
+                        Stage::Exact(end)
+                    };
+                }
+                Stage::Estimate(i) => {
+                    let end = (i + STEP_PEOPLE).min(self.people.len());
+                    match self.config.scheme {
+                        Scheme::Kde => {
+                            if i == 0 {
+                                self.estimate_sum = self.exact_sum.clone();
+                            }
+                        }
+                        Scheme::Rff { features } => {
+                            if features > 0 {
+                                for user in i..end {
+                                    let basis = self.basis(user as u32, 0);
+                                    let waves = basis.waves(&self.grid, self.people[user]);
+                                    let sum = self.spreading.as_mut().expect("spreading");
+                                    waves.for_each(|w| sum.add(&w));
+                                }
+                            }
+                        }
+                        Scheme::GeoInd { epsilon_per_m } => {
+                            for user in i..end {
+                                let z =
+                                    self.reported(user as u32, self.people[user], 0, epsilon_per_m);
+                                kde::add_bump(&mut self.estimate_sum, &self.grid, z, h, 1.0);
+                            }
+                        }
+                    }
+                    emit(DensityEvent::Progress {
+                        stage: "estimate".into(),
+                        done: end,
+                        total: self.people.len(),
+                    });
+                    if end == self.people.len() {
+                        if let Some(sum) = self.spreading.take() {
+                            self.estimate_sum = sum.finish();
+                        }
+                        emit(DensityEvent::Density {
+                            exact: self.exact(),
+                            estimate: self.estimate(),
+                        });
+                        self.stage = Stage::Attacks(0);
+                    } else {
+                        self.stage = Stage::Estimate(end);
+                    }
+                }
+                Stage::Attacks(i) => {
+                    if let Some(&user) = self.targets.get(i) {
+                        let d = self.people[user as usize];
+                        let surface = self.mean_answer(user, d);
+                        let guess = self.attack(user, 0, d, &surface);
+                        emit(DensityEvent::Guess(guess.clone()));
+                        self.guesses.push(guess);
+                        emit(DensityEvent::Progress {
+                            stage: "attacks".into(),
+                            done: i + 1,
+                            total: self.targets.len(),
+                        });
+                        self.stage = Stage::Attacks(i + 1);
+                    } else {
+                        self.stage = Stage::Visitor(0);
+                    }
+                }
+                Stage::Visitor(place) => {
+                    if place < self.config.visitor.len() {
+                        let answer = self.answer_visitor(place);
+                        emit(DensityEvent::Visitor(answer.clone()));
+                        self.visitor.push(answer);
+                        self.stage = Stage::Visitor(place + 1);
+                    } else {
+                        self.stage = Stage::Done;
+                    }
+                }
+                Stage::Done => return Ok(false),
+            }
+            if now() >= deadline {
+                return Ok(self.stage != Stage::Done);
+            }
+        }
+    }
+
+    fn summary(&self) -> DensitySummary {
+        DensitySummary {
+            utility: self.utility(),
+            privacy: self.privacy(),
+        }
+    }
+
+    fn guesses(&self) -> Vec<Guess> {
+        let mut all = self.guesses.clone();
+        all.extend(self.visitor.iter().map(|a| a.guess.clone()));
+        all
+    }
+}

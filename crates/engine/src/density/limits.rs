@@ -1,0 +1,27 @@
+//! Every bound on a Density-lab setting, defined once: the engine refuses what lies outside,
+//! and the page's controls and URL parser read the same constants.
+
+pub use whereabouts_core::limit::{Limit, SEED};
+use whereabouts_core::limit::{closed, positive, whole};
+
+/// N, the people in the city (the visitor comes on top).
+pub const POPULATION: Limit = whole(1.0, 50_000.0, "a whole number from 1 to 50,000");
+/// The city's half-width (it is a square), metres.
+pub const CITY_HALF_M: Limit = closed(500.0, 50_000.0, "between 500 m and 50 km");
+/// P = Q, the grid's cells per side.
+pub const GRID_SIDE: Limit = whole(8.0, 512.0, "a whole number from 8 to 512");
+/// h, the kernel bandwidth, metres.
+pub const BANDWIDTH_M: Limit = closed(10.0, 10_000.0, "between 10 m and 10 km");
+/// B, the random features per user (0: nothing is shared).
+pub const FEATURES: Limit = whole(0.0, 200.0, "a whole number from 0 to 200");
+/// GeoInd's ε per metre (0.01 is a 200 m mean shift).
+pub const GEOIND_EPSILON_PER_M: Limit = positive(
+    10.0,
+    "between 0 (not included) and 10 per metre (0.01 means a 200 m mean shift)",
+);
+/// How many times the server asks each user.
+pub const QUERIES: Limit = whole(1.0, 100.0, "a whole number from 1 to 100");
+/// How many users' uploads the server attacks (a random sample; the visitor always).
+pub const ATTACKED: Limit = whole(1.0, 50_000.0, "a whole number from 1 to 50,000");
+/// How many places the visitor may put on the map.
+pub const MAX_VISITOR_PLACES: usize = 5;

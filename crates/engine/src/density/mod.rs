@@ -1,0 +1,35 @@
+//! The Density lab (paper [003], Zong, Yang, Ley, Butts, Markopoulou, "Privacy by Projection:
+//! Federated Population Density Estimation by Projecting on Random Features", PoPETs 2023; the
+//! source is its poster, so the numbers are ours: docs/papers.md).
+//!
+//! A server wants a city's population density, a kernel density estimate on a grid, without
+//! learning where anyone is. In the baseline federated KDE each person sends their own kernel
+//! bump, which gives them away; in the paper's scheme each person sends a few random Fourier
+//! features of their own, kept secret and fixed, so that one upload is a pattern of cosine
+//! ridges in which the true location is one peak among many, while the ridges average out over
+//! the city.
+//!
+//! - [`grid`]: the P × Q grid and its cells;
+//! - [`kde`]: the Gaussian kernel, the exact KDE (Eq. 1) and the baseline's bumps (Eq. 5);
+//! - [`rff`]: a person's frequencies and their upload (Eqs. 2–4, 6–7);
+//! - [`nufft`]: the server's sum of N·B plane waves on the grid, fast;
+//! - [`attack`]: the server's peak picking, local maxima, repeated queries, random guessing;
+//! - [`config`] and [`limits`]: a run's settings and their bounds;
+//! - [`lab`]: a run on the shared driver interface (the page's worker, studies, the CLI);
+//! - [`bench`]: the aggregate's benchmark kernel.
+
+pub mod attack;
+pub mod bench;
+pub mod config;
+pub mod grid;
+pub mod kde;
+pub mod lab;
+pub mod limits;
+pub mod nufft;
+pub mod rff;
+
+#[cfg(test)]
+mod tests;
+
+pub use config::{DensityConfig, Persistence, Scheme};
+pub use lab::{DensityEvent, DensityLab, DensitySummary};
