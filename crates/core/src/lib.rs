@@ -1,9 +1,8 @@
 //! # Whereabouts core
 //!
 //! What every lab shares and no lab owns: geometry ([`geo`]), seeded portable randomness
-//! ([`rng`]), configuration errors ([`error`]) and
-//! bounds ([`limit`]), metrics ([`metrics`]), the import parsers for
-//! people's own GPS files ([`import`]), the synthetic people and their routines ([`world`]),
+//! ([`rng`]), configuration errors ([`error`]) and bounds ([`limit`]), metrics ([`metrics`]),
+//! the import parsers for people's own GPS files ([`import`]), the synthetic people and their routines ([`world`]),
 //! clustering ([`dbscan`]), privacy mechanisms on plain vectors and locations ([`privacy`]),
 //! federated-learning plumbing ([`fl`]) and the interface every lab's engine implements
 //! ([`driver`]). No lab is a dependency: the compiler keeps the boundary.

@@ -7,6 +7,7 @@
 //! The web app's worker and the native CLI both drive these modules, so every algorithm has one
 //! source of truth.
 
+pub mod config_text;
 pub mod density;
 pub mod signal_map;
 

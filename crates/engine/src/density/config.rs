@@ -95,12 +95,7 @@ impl DensityConfig {
     /// Parses TOML or JSON (by the first non-blank character) and validates; settings left
     /// out keep their defaults.
     pub fn parse(text: &str) -> Result<Self, String> {
-        let trimmed = text.trim_start();
-        let config: DensityConfig = if trimmed.starts_with('{') {
-            serde_json::from_str(text).map_err(|e| format!("invalid JSON config: {e}"))?
-        } else {
-            toml::from_str(text).map_err(|e| format!("invalid TOML config: {e}"))?
-        };
+        let config: DensityConfig = crate::config_text::parse(text)?;
         config.validate().map_err(|e| e.to_string())?;
         Ok(config)
     }

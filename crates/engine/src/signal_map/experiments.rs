@@ -551,39 +551,13 @@ pub fn co_participants_campus(
     })
 }
 
-/// Spearman's rank correlation (average ranks for ties); None for fewer than 3 pairs or a
+/// Spearman's rank correlation (the core's, ties averaged); None for fewer than 3 pairs or a
 /// constant variable.
 pub fn spearman(x: &[f64], y: &[f64]) -> Option<f64> {
-    fn ranks(v: &[f64]) -> Vec<f64> {
-        let mut idx: Vec<usize> = (0..v.len()).collect();
-        idx.sort_by(|&a, &b| v[a].total_cmp(&v[b]));
-        let mut r = vec![0.0; v.len()];
-        let mut i = 0;
-        while i < idx.len() {
-            let mut j = i;
-            while j + 1 < idx.len() && v[idx[j + 1]] == v[idx[i]] {
-                j += 1;
-            }
-            for &k in &idx[i..=j] {
-                r[k] = (i + j) as f64 / 2.0 + 1.0;
-            }
-            i = j + 1;
-        }
-        r
-    }
     if x.len() != y.len() || x.len() < 3 {
         return None;
     }
-    let (rx, ry) = (ranks(x), ranks(y));
-    let n = x.len() as f64;
-    let mean = (n + 1.0) / 2.0;
-    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
-    for (a, b) in rx.iter().zip(&ry) {
-        sxy += (a - mean) * (b - mean);
-        sxx += (a - mean) * (a - mean);
-        syy += (b - mean) * (b - mean);
-    }
-    (sxx > 0.0 && syy > 0.0).then(|| sxy / (sxx * syy).sqrt())
+    whereabouts_core::metrics::spearman(x, y)
 }
 
 /// [000] §4.5 (Fig. 15; App. B.1, Fig. 28): each defence swept over its parameter (campus, T = 1 day, FedAvg B = 20, E = 5 — a

@@ -185,11 +185,7 @@ impl ScenarioConfig {
         if trimmed.is_empty() {
             return Err("the config is empty (`whereabouts config` prints a complete one)".into());
         }
-        let config: ScenarioConfig = if trimmed.starts_with('{') {
-            serde_json::from_str(text).map_err(|e| format!("invalid JSON config: {e}"))?
-        } else {
-            toml::from_str(text).map_err(|e| format!("invalid TOML config: {e}"))?
-        };
+        let config: ScenarioConfig = crate::config_text::parse(text)?;
         config.validate().map_err(|e| e.to_string())?;
         Ok(config)
     }
