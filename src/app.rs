@@ -1,7 +1,12 @@
 //! The page: header, the lab tabs ([`crate::shell`]), the Signal-map lab (map canvas, controls,
-//! results), the panels of the labs still to come, and the privacy footer.
+//! results), the Density lab, the visitor's own data (shared by the labs), the panels of the
+//! labs still to come, and the privacy footer.
 
 use crate::{
+    density::{
+        self as density_lab, controls::DensityControls, map::DensityMap,
+        results::Results as DensityResults, study::DensityStudy,
+    },
     protocol::Request,
     shell::{
         data::{DataPanel, DataState},
@@ -26,6 +31,7 @@ pub fn App() -> impl IntoView {
     let status = engine.status;
 
     let active = RwSignal::new(current_lab());
+    let density = density_lab::create(engine, data, active);
     // Only the visible lab computes: the worker is told which tab shows, and leaving the
     // Signal map pauses its playback.
     Effect::new(move |_| {
@@ -88,7 +94,6 @@ pub fn App() -> impl IntoView {
                 </section>
                 <Playback state=lab/>
                 <Results state=lab/>
-                <DataPanel state=data hidden=Signal::derive(hidden("data"))/>
                 <Studies state=lab/>
                 <p class="status" data-testid="engine-status" aria-live="polite" class:hidden=hidden("status")
                     class:ready=move || matches!(status.get(), EngineStatus::Ready { .. })
@@ -100,6 +105,27 @@ pub fn App() -> impl IntoView {
                 <Controls state=lab/>
             </aside>
         </main>
+        <main class="lab" aria-label="Density lab" id="panel-density" role="tabpanel" tabindex="-1"
+            aria-labelledby="tab-density" hidden=move || active.get() != LabKind::Density>
+            <div class="stage">
+                <section class="map-panel" aria-label="Map">
+                    <DensityMap state=density/>
+                </section>
+                <DensityResults state=density/>
+                <DensityStudy state=density/>
+            </div>
+            <aside class="side">
+                <DensityControls state=density/>
+            </aside>
+        </main>
+        // The visitor's own data, shared by every lab (each may hide it from its link).
+        <div class="shared-data" class:hidden=move || !active.get().built()>
+            <DataPanel state=data hidden=Signal::derive(move || match active.get() {
+                LabKind::Signal => hidden("data")(),
+                LabKind::Density => density.hides("d.data"),
+                _ => true,
+            })/>
+        </div>
         {LabKind::ALL
             .into_iter()
             .filter(|l| !l.built())
@@ -116,7 +142,9 @@ pub fn App() -> impl IntoView {
         <footer class="site-footer">
             <p>
                 "Whereabouts re-implements “Location Leakage in Federated Signal Maps” (Bakopoulou,
-                Yang, Zhang, Psounis, Markopoulou) and related work, in Rust and WebAssembly."
+                Yang, Zhang, Psounis, Markopoulou), “Privacy by Projection: Federated Population
+                Density Estimation by Projecting on Random Features” (Zong, Yang, Ley, Butts,
+                Markopoulou) and related work, in Rust and WebAssembly."
             </p>
         </footer>
     }

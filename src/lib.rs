@@ -1,12 +1,13 @@
 //! # Whereabouts web app
 //!
 //! The Leptos single-page app — a shell with one tab per lab ([`shell`]), the components every
-//! lab shares ([`ui`]) and a folder per lab ([`signal_map`]) — and the Web Worker that runs the
+//! lab shares ([`ui`]) and a folder per lab ([`signal_map`], [`density`]) — and the Web Worker that runs the
 //! labs off the UI thread ([`worker`]). Data flows one way: the UI sends [`protocol::Request`]s to the worker, the worker
 //! answers with a stream of [`protocol::Response`]s, and the UI draws them.
 
 pub mod app;
 pub mod bridge;
+pub mod density;
 pub mod fatal;
 pub mod protocol;
 pub mod shell;

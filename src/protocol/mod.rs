@@ -1,14 +1,16 @@
 //! Typed messages between the page and its workers: an envelope ([`Request`], [`Response`])
-//! with one family per lab ([`signal`]) and the import worker's own ([`import`]).
+//! with one family per lab ([`signal`], [`density`]) and the import worker's own ([`import`]).
 //!
 //! Messages cross the worker boundary as plain JS objects made by `serde-wasm-bindgen` (no JSON
 //! strings), tagged by `type` (the envelope) and by the family's own tag (`signal`, `import`) so
 //! they stay readable in the browser's devtools. Large payloads (a file, packed fixes) travel as
 //! an attachment beside the message, transferred rather than copied.
 
+pub mod density;
 pub mod import;
 pub mod signal;
 
+pub use density::{Request as DensityRequest, Response as DensityResponse};
 pub use import::{
     ImportReport, ImportSettings, Request as ImportRequest, Response as ImportResponse,
 };
@@ -38,6 +40,8 @@ pub enum Request {
     },
     /// The Signal-map lab's messages.
     Signal(signal::Request),
+    /// The Density lab's messages.
+    Density(density::Request),
     /// To an import worker.
     Import(import::Request),
 }
@@ -56,6 +60,8 @@ pub enum Response {
     Fatal { message: String },
     /// The Signal-map lab's messages.
     Signal(signal::Response),
+    /// The Density lab's messages.
+    Density(density::Response),
     /// From an import worker.
     Import(import::Response),
 }

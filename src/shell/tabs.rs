@@ -45,7 +45,7 @@ impl LabKind {
     }
 
     pub fn built(self) -> bool {
-        self == LabKind::Signal
+        matches!(self, LabKind::Signal | LabKind::Density)
     }
 
     pub fn parse(key: &str) -> Option<LabKind> {
@@ -101,6 +101,75 @@ pub fn with_lab(query: &str, lab: LabKind) -> String {
         .chain(rest.map(str::to_string))
         .collect::<Vec<_>>()
         .join("&")
+}
+
+impl LabKind {
+    /// The prefix of the lab's own keys in the query string: the Signal map's are plain (they
+    /// were there before the other labs), every other lab's are `x.key`.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            LabKind::Signal => "",
+            LabKind::Density => "d.",
+            LabKind::Linkability => "l.",
+            LabKind::Mobility => "m.",
+        }
+    }
+
+    /// True if `key` in the query string is one of this lab's settings.
+    pub fn owns(self, key: &str) -> bool {
+        match self {
+            LabKind::Signal => key != "lab" && !other_lab_key(key),
+            _ => key.starts_with(self.prefix()),
+        }
+    }
+}
+
+/// True if `key` belongs to a lab other than the Signal map (which ignores it).
+pub fn other_lab_key(key: &str) -> bool {
+    LabKind::ALL
+        .iter()
+        .any(|l| !l.prefix().is_empty() && key.starts_with(l.prefix()))
+}
+
+/// `current` with `lab`'s own settings replaced by `own` (both without `?`), every other lab's
+/// kept, labs in tab order, and `lab=` for the tab `shown`.
+pub fn merge_query(current: &str, lab: LabKind, own: &str, shown: LabKind) -> String {
+    let pairs = |q: &str| -> Vec<String> {
+        q.trim_start_matches('?')
+            .split('&')
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let key = |p: &str| p.split('=').next().unwrap_or("").to_string();
+    let (current, own) = (pairs(current), pairs(own));
+    let merged: Vec<String> = LabKind::ALL
+        .iter()
+        .flat_map(|&l| {
+            let source = if l == lab { &own } else { &current };
+            source
+                .iter()
+                .filter(move |p| l.owns(&key(p)))
+                .cloned()
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    with_lab(&merged.join("&"), shown)
+}
+
+/// Writes `lab`'s settings (`own`, a query without `?`) into the address bar beside every
+/// other lab's (replaceState: no history spam, and a reload keeps them); the link's length.
+pub fn save_lab_query(lab: LabKind, own: &str) -> Option<usize> {
+    let w = web_sys::window()?;
+    let current = w.location().search().unwrap_or_default();
+    let query = merge_query(&current, lab, own, LabKind::from_query(&current));
+    let history = w.history().ok()?;
+    let _ = history.replace_state_with_url(
+        &wasm_bindgen::JsValue::NULL,
+        "",
+        Some(&format!("?{query}")),
+    );
+    Some(w.location().href().map_or(query.len(), |h| h.len()))
 }
 
 /// The lab the address bar names now.
@@ -231,5 +300,19 @@ mod tests {
         assert_eq!(l, "lab=linkability&seed=3&T=24&path=1.2_3.4");
         // Back on the Signal map the link is what it was before there were tabs.
         assert_eq!(with_lab(&l, LabKind::Signal), q);
+    }
+
+    #[test]
+    fn each_lab_writes_its_own_keys_and_keeps_the_others() {
+        assert!(LabKind::Density.owns("d.B") && !LabKind::Density.owns("B"));
+        assert!(LabKind::Signal.owns("B") && !LabKind::Signal.owns("d.B"));
+        assert!(!LabKind::Signal.owns("lab") && other_lab_key("m.win"));
+        let q = "lab=density&T=24&B=8&d.B=3&d.h=300";
+        // The Signal map saves: its keys replaced, the Density lab's kept, the tab kept.
+        let s = merge_query(q, LabKind::Signal, "T=6&B=inf", LabKind::Density);
+        assert_eq!(s, "lab=density&T=6&B=inf&d.B=3&d.h=300");
+        // The Density lab saves: the Signal map's kept; on the Signal map's tab no `lab=`.
+        let d = merge_query(&s, LabKind::Density, "d.B=10", LabKind::Signal);
+        assert_eq!(d, "T=6&B=inf&d.B=10");
     }
 }

@@ -2,8 +2,8 @@
 
 use super::LabState;
 use super::draw::Layers;
-use super::settings::{FIELDS, Field, Kind, Section};
-use crate::ui::help::help;
+use super::settings::{FIELDS, Field, Section};
+use crate::ui::settings::field_control;
 use leptos::{ev, prelude::*};
 use whereabouts_engine::signal_map::trajectory::TrajectoryPreset;
 
@@ -227,73 +227,11 @@ fn FieldControl(
     error: RwSignal<Option<(&'static str, String)>>,
 ) -> impl IntoView {
     let key = field.key;
-    let id = format!("field-{key}");
-    let value = move || state.settings.with(|s| s.get(key));
-    // A refused value does not stay in its box: the box shows the value in force again, and
-    // the message says what was refused and why.
-    let apply =
-        move |v: String, box_: Option<web_sys::HtmlInputElement>| match state.set_field(key, &v) {
-            Ok(()) => error.set(None),
-            Err(e) => {
-                let current = state.settings.with_untracked(|s| s.get(key));
-                if let Some(input) = box_ {
-                    input.set_value(&current);
-                }
-                error.set(Some((
-                    key,
-                    format!("{e} (“{}” refused; still {current})", v.trim()),
-                )))
-            }
-        };
-    let target_input = |e: &leptos::ev::Event| {
-        e.target()
-            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlInputElement>(t).ok())
-    };
-    let error_id = format!("error-{key}-message");
-    let (help_button, help_text) = help(format!("help-{key}"), field.label, field.help);
-    let message = move || {
-        error.with(|e| {
-            e.as_ref()
-                .filter(|(k, _)| *k == key)
-                .map(|(_, m)| m.clone())
-        })
-    };
-    let input = match field.kind {
-        Kind::Number { .. } => view! {
-            <input id=id.clone() type="text" inputmode="decimal" data-testid=format!("input-{key}")
-                prop:value=value
-                aria-invalid=move || message().is_some().to_string()
-                aria-describedby=error_id.clone()
-                on:change=move |e| apply(event_target_value(&e), target_input(&e))/>
-        }
-        .into_any(),
-        Kind::Select(options) => view! {
-            <select id=id.clone() data-testid=format!("input-{key}") aria-describedby=error_id.clone()
-                on:change=move |e| apply(event_target_value(&e), None)>
-                {options.iter().map(|(v, l)| {
-                    let v = *v;
-                    view! { <option value=v selected=move || value() == v>{*l}</option> }
-                }).collect_view()}
-            </select>
-        }
-        .into_any(),
-        Kind::Toggle => view! {
-            <input id=id.clone() type="checkbox" data-testid=format!("input-{key}")
-                prop:checked=move || value() == "1"
-                aria-describedby=error_id.clone()
-                on:change=move |e| apply(if event_target_checked(&e) { "1".into() } else { "0".into() }, None)/>
-        }
-        .into_any(),
-    };
-    view! {
-        <div class="field" class:hidden=move || is_hidden(state, key)() || !state.settings.with(|s| s.relevant(key))
-            class:toggle=matches!(field.kind, Kind::Toggle)>
-            <label for=id>{field.label}</label>
-            {help_button}
-            {input}
-            {help_text}
-            <p class="field-error" role="alert" id=error_id data-testid=format!("error-{key}")
-                class:hidden=move || message().is_none()>{message}</p>
-        </div>
-    }
+    field_control(
+        field,
+        move || state.settings.with(|s| s.get(key)),
+        move |v| state.set_field(key, v),
+        move || !is_hidden(state, key)() && state.settings.with(|s| s.relevant(key)),
+        error,
+    )
 }

@@ -2,9 +2,9 @@
 
 use super::scene::{RoundView, Scene};
 use crate::ui::basemap::{self, Viewport, format_distance};
-use crate::ui::labels::{self, LabelBox, Rect};
-use wasm_bindgen::{Clamped, JsCast};
-use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
+use crate::ui::labels::{AREA_FONT, LABEL_FONT, Label, Rect, SMALL_FONT, draw_labels};
+use crate::ui::raster::{self, heat_rgb};
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use whereabouts_core::geo::Metres;
 use whereabouts_engine::signal_map::lab::HeatMap;
 
@@ -67,27 +67,6 @@ pub fn heat_range(h: &HeatMap) -> (f32, f32) {
     }
 }
 
-/// A viridis-like ramp, t in [0, 1].
-pub fn heat_rgb(t: f32) -> [u8; 3] {
-    const STOPS: [[f32; 3]; 5] = [
-        [68.0, 1.0, 84.0],
-        [59.0, 82.0, 139.0],
-        [33.0, 145.0, 140.0],
-        [94.0, 201.0, 98.0],
-        [253.0, 231.0, 37.0],
-    ];
-    let t = if t.is_finite() {
-        t.clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    let x = t * 4.0;
-    let i = (x.floor() as usize).min(3);
-    let f = x - i as f32;
-    let (a, b) = (STOPS[i], STOPS[i + 1]);
-    [0, 1, 2].map(|k| (a[k] + f * (b[k] - a[k])).round() as u8)
-}
-
 /// Everything one frame shows.
 pub struct Frame<'a> {
     pub view: &'a Viewport,
@@ -103,18 +82,6 @@ pub struct Frame<'a> {
     /// What the page lays over the canvas (toolbar, legend, notes): labels keep off it.
     pub reserved: &'a [Rect],
 }
-
-/// A text on the map, placed once every marker is drawn ([`labels::place`]).
-struct Label {
-    text: String,
-    anchor: (f64, f64),
-    colour: &'static str,
-    font: &'static str,
-}
-
-const LABEL_FONT: &str = "bold 12px system-ui, sans-serif";
-const SMALL_FONT: &str = "bold 11px system-ui, sans-serif";
-const AREA_FONT: &str = "12px system-ui, sans-serif";
 
 /// Draws the frame; returns the labels drawn and where (the map reports them to tests).
 pub fn draw(
@@ -221,40 +188,7 @@ pub fn draw(
     }
     ctx.set_global_alpha(1.0);
     texts.extend(late);
-    draw_labels(ctx, f.view, &texts, &markers)
-}
-
-/// Places the labels where they cover no marker, overlay or other label, and draws them on top.
-fn draw_labels(
-    ctx: &CanvasRenderingContext2d,
-    view: &Viewport,
-    texts: &[Label],
-    markers: &[Rect],
-) -> Vec<(String, Rect)> {
-    let boxes: Vec<LabelBox> = texts
-        .iter()
-        .map(|l| {
-            ctx.set_font(l.font);
-            let w = ctx.measure_text(&l.text).map_or(40.0, |m| m.width());
-            LabelBox {
-                anchor: l.anchor,
-                w: w + 6.0,
-                h: 16.0,
-            }
-        })
-        .collect();
-    let bounds = Rect::new(0.0, 0.0, view.width_px, view.height_px);
-    let mut drawn = Vec::new();
-    for (l, spot) in texts.iter().zip(labels::place(&boxes, markers, bounds)) {
-        let Some(r) = spot else { continue };
-        drawn.push((l.text.clone(), r));
-        ctx.set_fill_style_str("rgba(255,255,255,0.9)");
-        ctx.fill_rect(r.x, r.y, r.w, r.h);
-        ctx.set_font(l.font);
-        ctx.set_fill_style_str(l.colour);
-        let _ = ctx.fill_text(&l.text, r.x + 3.0, r.y + 12.5);
-    }
-    drawn
+    draw_labels(ctx, (f.view.width_px, f.view.height_px), &texts, &markers)
 }
 
 fn draw_heat(
@@ -273,32 +207,7 @@ fn draw_heat(
         let [r, g, b] = heat_rgb((v - lo) / (hi - lo));
         rgba.extend([r, g, b, 255]);
     }
-    heat_canvas.set_width(h.cols as u32);
-    heat_canvas.set_height(h.rows as u32);
-    let Ok(Some(hctx)) = heat_canvas.get_context("2d") else {
-        return;
-    };
-    let Ok(hctx) = hctx.dyn_into::<CanvasRenderingContext2d>() else {
-        return;
-    };
-    let Ok(image) =
-        ImageData::new_with_u8_clamped_array_and_sh(Clamped(&rgba), h.cols as u32, h.rows as u32)
-    else {
-        return;
-    };
-    let _ = hctx.put_image_data(&image, 0.0, 0.0);
-    let (x0, y0) = view.to_screen(Metres::new(area.0.east, area.1.north));
-    let (x1, y1) = view.to_screen(Metres::new(area.1.east, area.0.north));
-    ctx.set_image_smoothing_enabled(true);
-    ctx.set_global_alpha(0.5);
-    let _ = ctx.draw_image_with_html_canvas_element_and_dw_and_dh(
-        heat_canvas,
-        x0,
-        y0,
-        x1 - x0,
-        y1 - y0,
-    );
-    ctx.set_global_alpha(1.0);
+    raster::draw(ctx, heat_canvas, view, area, (h.cols, h.rows), &rgba, 0.5);
 }
 
 /// The area's dashed outline; its label names the top left corner.
@@ -499,17 +408,4 @@ fn diamond(ctx: &CanvasRenderingContext2d, x: f64, y: f64, r: f64) {
     ctx.set_stroke_style_str("#ffffff");
     ctx.set_line_width(1.5);
     ctx.stroke();
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_heat_ramp_runs_from_purple_to_yellow() {
-        assert_eq!(heat_rgb(0.0), [68, 1, 84]);
-        assert_eq!(heat_rgb(1.0), [253, 231, 37]);
-        assert_eq!(heat_rgb(f32::NAN), [68, 1, 84]);
-        assert_eq!(heat_rgb(2.0), [253, 231, 37]);
-    }
 }

@@ -6,7 +6,7 @@ use super::draw::{self, Frame};
 use super::editor::{KEY_STEP_M, MAX_WAYPOINTS, clamp_to};
 use super::path_link;
 use crate::ui::basemap::Viewport;
-use crate::ui::labels::Rect;
+use crate::ui::labels::boxes;
 use crate::ui::map::{MapEditor, MapLayers, map_view, overlays, touch_first};
 use leptos::prelude::*;
 use std::rc::Rc;
@@ -349,14 +349,6 @@ pub fn LabMap(state: LabState) -> impl IntoView {
         tools,
         view! { <MapLegend state/> <PathNotes state active/> },
     )
-}
-
-/// Boxes on the canvas as `text|x|y|w|h;…` (an attribute the tests read).
-fn boxes<'a>(items: impl Iterator<Item = (&'a str, &'a Rect)>) -> String {
-    items
-        .map(|(t, r)| format!("{t}|{:.0}|{:.0}|{:.0}|{:.0}", r.x, r.y, r.w, r.h))
-        .collect::<Vec<_>>()
-        .join(";")
 }
 
 /// What the visitor should know about the path they draw: the editor is full, or the link

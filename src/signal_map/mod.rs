@@ -311,17 +311,11 @@ impl LabState {
     /// Writes the configuration, seed and path into the address bar (replaceState: no
     /// history spam, and a reload keeps the drawing).
     pub fn save_url(&self) {
-        let query = crate::shell::tabs::with_lab(&self.query(), crate::shell::tabs::current_lab());
-        if let Some(w) = web_sys::window()
-            && let Ok(history) = w.history()
+        let own = self.query();
+        if let Some(chars) =
+            crate::shell::tabs::save_lab_query(crate::shell::tabs::LabKind::Signal, &own)
         {
-            let _ = history.replace_state_with_url(
-                &wasm_bindgen::JsValue::NULL,
-                "",
-                Some(&format!("?{query}")),
-            );
-            let href = w.location().href().map_or(query.len(), |h| h.len());
-            self.link_chars.set(href);
+            self.link_chars.set(chars);
         }
     }
 

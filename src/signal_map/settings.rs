@@ -7,6 +7,8 @@
 //! clamped silently.
 
 use super::path_link::{decode_path, encode_path};
+pub use crate::ui::settings::Kind;
+use crate::ui::settings::{flag, limited, query_pairs, trim, within};
 use whereabouts_core::geo::Metres;
 use whereabouts_engine::signal_map::attack::dlg::{Init, Optimizer, START_NOISE_M};
 use whereabouts_engine::signal_map::defence::Defence;
@@ -178,31 +180,8 @@ impl Default for LabSettings {
     }
 }
 
-/// How a control is edited.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Kind {
-    /// A number within the engine's bound for it.
-    Number {
-        step: &'static str,
-        limit: Limit,
-    },
-    Select(&'static [(&'static str, &'static str)]),
-    Toggle,
-}
-
-/// One control: URL key, label, explanation, kind, and the panel section.
-#[derive(Clone, Copy, Debug)]
-pub struct Field {
-    pub key: &'static str,
-    pub label: &'static str,
-    pub help: &'static str,
-    pub kind: Kind,
-    /// The value as text, as the control and the URL show it.
-    pub get: fn(&LabSettings) -> String,
-    /// Sets the value from text, or says what is wrong with it (the caller names the control).
-    pub set: fn(&mut LabSettings, &str) -> Result<(), String>,
-    pub section: Section,
-}
+/// One of the lab's settings (the shared table form, [`crate::ui::settings`]).
+pub type Field = crate::ui::settings::Field<LabSettings, Section>;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Section {
@@ -580,36 +559,10 @@ const OTHER_USERS: Limit = Limit {
     text: "a whole number from 0 to 6",
 };
 
-/// A number within `limit`, or what is wrong with it.
-fn limited(value: &str, limit: &Limit) -> Result<f64, String> {
-    within(value, limit, |v| v)
-}
-
-/// `value` as a number whose form `as_used` (the value the engine will use) lies in `limit`.
-fn within(value: &str, limit: &Limit, as_used: fn(f64) -> f64) -> Result<f64, String> {
-    let v: f64 = value
-        .trim()
-        .parse()
-        .map_err(|_| format!("“{value}” is not a number"))?;
-    if limit.contains(as_used(v)) {
-        Ok(v)
-    } else {
-        Err(format!("must be {}", limit.text))
-    }
-}
-
 /// A number the engine uses in f32 (the learning rate): the bound is checked on the f32 value,
 /// as the engine checks it; the text as typed is kept.
 fn limited_f32(value: &str, limit: &Limit) -> Result<f64, String> {
     within(value, limit, |v| f64::from(v as f32))
-}
-
-fn flag(value: &str) -> Result<bool, String> {
-    match value {
-        "1" | "true" | "on" => Ok(true),
-        "0" | "false" | "off" => Ok(false),
-        _ => Err("must be 1 or 0".into()),
-    }
 }
 
 /// The label of a field, for messages.
@@ -623,21 +576,14 @@ pub fn label(key: &str) -> &'static str {
 impl LabSettings {
     /// The value of a control as text ("" for an unknown key).
     pub fn get(&self, key: &str) -> String {
-        FIELDS
-            .iter()
-            .find(|f| f.key == key)
-            .map_or(String::new(), |f| (f.get)(self))
+        crate::ui::settings::get_field(FIELDS, self, key)
     }
 
     /// Sets a control from text; an absurd value is refused with a message naming it, and the
     /// settings are left as they were.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
-        let field = FIELDS
-            .iter()
-            .find(|f| f.key == key)
-            .ok_or_else(|| format!("unknown setting “{key}”"))?;
         let mut next = self.clone();
-        (field.set)(&mut next, value).map_err(|e| format!("{}: {e}", field.label))?;
+        crate::ui::settings::set_field(FIELDS, &mut next, key, value)?;
         if next.sample_minutes > next.leg_minutes {
             return Err("Minutes between GPS fixes: must not exceed the minutes per leg".into());
         }
@@ -773,16 +719,11 @@ impl LabSettings {
             hidden: Vec::new(),
             problems: Vec::new(),
         };
-        for pair in query
-            .trim_start_matches('?')
-            .split('&')
-            .filter(|p| !p.is_empty())
-        {
-            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-            let value = decode_component(value);
+        for (key, value) in query_pairs(query) {
             match key {
-                // The shell's: which lab's tab shows (crate::shell).
+                // The shell's: which lab's tab shows (crate::shell); another lab's setting.
                 "lab" => {}
+                _ if crate::shell::tabs::other_lab_key(key) => {}
                 "path" => match decode_path(&value) {
                     Ok(p) => out.path = Some(p),
                     Err(e) => out.problems.push(e),
@@ -830,34 +771,6 @@ pub struct FromQuery {
     pub path: Option<Vec<Metres>>,
     pub hidden: Vec<String>,
     pub problems: Vec<String>,
-}
-
-fn trim(x: f64) -> String {
-    format!("{x}")
-}
-
-fn decode_component(s: &str) -> String {
-    js_free_percent_decode(&s.replace('+', " "))
-}
-
-/// Percent-decoding without a browser (the app's URLs only carry ASCII).
-fn js_free_percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let Ok(b) = u8::from_str_radix(&s[i + 1..i + 3], 16)
-        {
-            out.push(b);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]

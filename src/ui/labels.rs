@@ -81,6 +81,60 @@ pub fn place(labels: &[LabelBox], obstacles: &[Rect], bounds: Rect) -> Vec<Optio
         .collect()
 }
 
+/// A text on the map, placed once every marker is drawn ([`place`]).
+pub struct Label {
+    pub text: String,
+    pub anchor: (f64, f64),
+    pub colour: &'static str,
+    pub font: &'static str,
+}
+
+pub const LABEL_FONT: &str = "bold 12px system-ui, sans-serif";
+pub const SMALL_FONT: &str = "bold 11px system-ui, sans-serif";
+pub const AREA_FONT: &str = "12px system-ui, sans-serif";
+
+/// Places the labels where they cover no marker, overlay or other label, and draws them on top;
+/// returns the labels drawn and where (maps report them to the tests).
+pub fn draw_labels(
+    ctx: &web_sys::CanvasRenderingContext2d,
+    size: (f64, f64),
+    texts: &[Label],
+    markers: &[Rect],
+) -> Vec<(String, Rect)> {
+    let boxes: Vec<LabelBox> = texts
+        .iter()
+        .map(|l| {
+            ctx.set_font(l.font);
+            let w = ctx.measure_text(&l.text).map_or(40.0, |m| m.width());
+            LabelBox {
+                anchor: l.anchor,
+                w: w + 6.0,
+                h: 16.0,
+            }
+        })
+        .collect();
+    let bounds = Rect::new(0.0, 0.0, size.0, size.1);
+    let mut drawn = Vec::new();
+    for (l, spot) in texts.iter().zip(place(&boxes, markers, bounds)) {
+        let Some(r) = spot else { continue };
+        drawn.push((l.text.clone(), r));
+        ctx.set_fill_style_str("rgba(255,255,255,0.9)");
+        ctx.fill_rect(r.x, r.y, r.w, r.h);
+        ctx.set_font(l.font);
+        ctx.set_fill_style_str(l.colour);
+        let _ = ctx.fill_text(&l.text, r.x + 3.0, r.y + 12.5);
+    }
+    drawn
+}
+
+/// Boxes on the canvas as `text|x|y|w|h;…` (an attribute the tests read).
+pub fn boxes<'a>(items: impl Iterator<Item = (&'a str, &'a Rect)>) -> String {
+    items
+        .map(|(t, r)| format!("{t}|{:.0}|{:.0}|{:.0}|{:.0}", r.x, r.y, r.w, r.h))
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,3 +7,5 @@ pub mod chart;
 pub mod help;
 pub mod labels;
 pub mod map;
+pub mod raster;
+pub mod settings;

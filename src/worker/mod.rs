@@ -8,6 +8,7 @@
 //! `MessageChannel` (unlike `setTimeout(0)`, not clamped to 4 ms). An import worker runs the
 //! same binary and answers only [`import`]'s family.
 
+pub mod density;
 pub mod import;
 pub mod signal_map;
 
@@ -48,6 +49,7 @@ pub trait LabHost {
 #[derive(Default)]
 pub struct Scheduler {
     signal: signal_map::SignalHost,
+    density: density::DensityHost,
     /// The lab whose tab shows (`None`: the Signal map, the page's default): only it computes,
     /// the others wait where they were.
     shown: Option<LabKind>,
@@ -80,6 +82,7 @@ impl Scheduler {
                 self.set_data(data);
             }
             Request::Signal(request) => self.signal.handle(request, now, emit),
+            Request::Density(request) => self.density.handle(request, now, emit),
             Request::Import(ImportRequest::File { .. }) => emit(Response::Rejected {
                 reason: "imports run in their own worker".into(),
             }),
@@ -93,15 +96,16 @@ impl Scheduler {
         }
     }
 
-    fn hosts(&mut self) -> [&mut dyn LabHost; 1] {
-        [&mut self.signal]
+    fn hosts(&mut self) -> [&mut dyn LabHost; 2] {
+        [&mut self.signal, &mut self.density]
     }
 
     /// The visible lab's host, if that lab is built.
     fn visible(&mut self) -> Option<&mut dyn LabHost> {
         match self.shown.unwrap_or(LabKind::Signal) {
             LabKind::Signal => Some(&mut self.signal),
-            LabKind::Density | LabKind::Linkability | LabKind::Mobility => None,
+            LabKind::Density => Some(&mut self.density),
+            LabKind::Linkability | LabKind::Mobility => None,
         }
     }
 
@@ -109,7 +113,8 @@ impl Scheduler {
     pub fn has_work(&self) -> bool {
         match self.shown.unwrap_or(LabKind::Signal) {
             LabKind::Signal => self.signal.has_work(),
-            LabKind::Density | LabKind::Linkability | LabKind::Mobility => false,
+            LabKind::Density => self.density.has_work(),
+            LabKind::Linkability | LabKind::Mobility => false,
         }
     }
 

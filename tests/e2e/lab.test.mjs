@@ -308,15 +308,16 @@ test('on a phone a swipe over the map scrolls the page, two fingers move the map
   const drawn = Number((await stats()).match(/^(\d+) waypoints/)[1]);
   assert.ok(drawn > Number(before.match(/^(\d+) waypoints/)[1]), `${before} → ${await stats()}`);
   assert.equal(await page.evaluate(() => window.scrollY), 0);
-  // A phone's order: map, playback, results, then the settings, then your data and studies.
+  // A phone's order: map, playback, results, then the settings and studies, then your data
+  // (shared by every lab, under the open one).
   const top = (sel) => page.locator(sel).first().boundingBox().then((b) => b.y);
   const order = [
     await top('[data-testid="map-canvas"]'),
     await top('[data-testid="play"]'),
     await top('.results'),
     await top('.controls'),
-    await top('[data-testid="data-panel"]'),
     await top('.studies'),
+    await top('[data-testid="data-panel"]'),
   ];
   assert.deepEqual([...order].sort((a, b) => a - b), order, `panels at ${order}`);
   // The errors are the table's first columns after the round and its start.

@@ -262,6 +262,12 @@ impl DensityLab {
         out
     }
 
+    /// True when only the visitor's answers are left to attack (after [`Self::set_visitor`] on a
+    /// finished run): the worker does them at once rather than in later slices.
+    pub fn visitor_pending(&self) -> bool {
+        matches!(self.stage, Stage::Visitor(_))
+    }
+
     /// The visitor's answers as the server saw and attacked them.
     pub fn visitor_answers(&self) -> &[VisitorAnswer] {
         &self.visitor

@@ -16,6 +16,8 @@
 //! - [`attack`]: the server's peak picking, local maxima, repeated queries, random guessing;
 //! - [`config`] and [`limits`]: a run's settings and their bounds;
 //! - [`lab`]: a run on the shared driver interface (the page's worker, studies, the CLI);
+//! - [`study`]: the privacy–utility study over B and GeoInd ε;
+//! - [`visitor`]: the visitor's frequent places from their own file;
 //! - [`bench`]: the aggregate's benchmark kernel.
 
 pub mod attack;
@@ -27,6 +29,8 @@ pub mod lab;
 pub mod limits;
 pub mod nufft;
 pub mod rff;
+pub mod study;
+pub mod visitor;
 
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,122 @@
+//! The Density lab's controls: the visitor's places, the settings (each with its "?") and the
+//! map's layers.
+
+use super::DensityState;
+use super::map::city;
+use super::settings::{FIELDS, Section};
+use crate::ui::basemap::format_distance;
+use crate::ui::settings::field_control;
+use leptos::prelude::*;
+use whereabouts_core::geo::Metres;
+use whereabouts_engine::density::limits::MAX_VISITOR_PLACES;
+
+/// Where "Add a place" puts a new one: the first of a few spots not near another place.
+fn free_spot(places: &[Metres]) -> Metres {
+    let (lo, hi) = city();
+    let h = hi.east - lo.east;
+    [
+        (0.0, 0.0),
+        (0.2, 0.2),
+        (-0.2, 0.2),
+        (0.2, -0.2),
+        (-0.2, -0.2),
+        (0.3, 0.0),
+    ]
+    .iter()
+    .map(|(e, n)| Metres::new(e * h, n * h))
+    .find(|c| places.iter().all(|p| p.distance(c) > 500.0))
+    .unwrap_or(Metres::new(0.0, 0.0))
+}
+
+#[component]
+pub fn DensityControls(state: DensityState) -> impl IntoView {
+    let error = RwSignal::new(None::<(&'static str, String)>);
+    let section = move |s: Section| {
+        FIELDS
+            .iter()
+            .filter(move |f| f.section == s)
+            .map(move |f| {
+                let key = f.key;
+                field_control(
+                    *f,
+                    move || state.settings.with(|s| s.get(key)),
+                    move |v| state.set_field(key, v),
+                    move || !state.hides(key) && state.settings.with(|s| s.relevant(key)),
+                    error,
+                )
+            })
+            .collect_view()
+    };
+    let places = move || {
+        let selected = state.selected.get();
+        state
+            .places
+            .get()
+            .into_iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let name = if i == 0 {
+                    "where you are when asked".to_string()
+                } else {
+                    format!("{} from place 1", format_distance(p.distance(&state.places.get_untracked()[0])))
+                };
+                view! {
+                    <li class:selected=i == selected data-testid="density-place">
+                        <button type="button" class="link" on:click=move |_| state.selected.set(i)
+                            aria-pressed=(i == selected).to_string()>
+                            {format!("Place {}", i + 1)}
+                        </button>
+                        <span class="stats">{name}</span>
+                        <button type="button" class="link" aria-label=format!("Remove place {}", i + 1)
+                            data-testid="density-remove-place"
+                            class:hidden=move || state.has_data()
+                            on:click=move |_| state.remove_place(i)>"Remove"</button>
+                    </li>
+                }
+            })
+            .collect_view()
+    };
+    let add = move |_| {
+        let at = state.places.with_untracked(|p| free_spot(p));
+        state.add_place(at);
+    };
+    let full = move || state.places.with(|p| p.len() >= MAX_VISITOR_PLACES);
+    let layer = move |name: &'static str,
+                      label: &'static str,
+                      get: fn(&super::Layers) -> bool,
+                      set: fn(&mut super::Layers, bool)| {
+        view! {
+            <label class="check">
+                <input type="checkbox" data-testid=format!("density-layer-{name}")
+                    prop:checked=move || state.layers.with(get)
+                    on:change=move |e| { let on = event_target_checked(&e); state.layers.update(|l| set(l, on)); }/>
+                {label}
+            </label>
+        }
+    };
+    view! {
+        <section class="panel controls" aria-labelledby="density-controls-title">
+            <h2 id="density-controls-title">"Your places"</h2>
+            <p class="hint">{move || if state.data.loaded() {
+                "Your places are the frequent places of your file (below the map), kept at their distances and centred in the city. Forget the file to place them by hand."
+            } else {
+                "The city asks every phone where its owner is, to map how many people are where. Drag your numbered places on the map; the first is where you are when the server asks, and every place's upload is attacked."
+            }}</p>
+            <ul class="places" class:hidden=move || state.hides("d.places")>{places}</ul>
+            <div class="tools" class:hidden=move || state.hides("d.places") || state.has_data()>
+                <button type="button" data-testid="density-add-place" prop:disabled=full on:click=add>"Add a place"</button>
+            </div>
+            <h2>"What phones send"</h2>
+            {section(Section::Phones)}
+            <h2>"The server"</h2>
+            {section(Section::Server)}
+            <h2>"The city"</h2>
+            {section(Section::City)}
+            <h2 class:hidden=move || state.hides("d.layers")>"Map layers"</h2>
+            <div class="layers" class:hidden=move || state.hides("d.layers")>
+                {layer("candidates", "Peaks in your upload", |l| l.candidates, |l, v| l.candidates = v)}
+                {layer("guess", "The server's guess", |l| l.guess, |l, v| l.guess = v)}
+            </div>
+        </section>
+    }
+}

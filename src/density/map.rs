@@ -1,0 +1,425 @@
+//! The Density lab on the shared map ([`crate::ui::map`]): the city, one of three surfaces under
+//! the markers (the selected place's upload as the server sees it, the server's density, the
+//! exact density), the server's candidate peaks and its guess with the error, and the visitor's
+//! places, which they drag (or move from the keyboard).
+
+use super::{DensityState, Layers, Show};
+use crate::ui::basemap::{self, Viewport, format_distance};
+use crate::ui::labels::{AREA_FONT, LABEL_FONT, Label, Rect, SMALL_FONT, boxes, draw_labels};
+use crate::ui::map::{MapEditor, MapLayers, map_view, overlays, touch_first};
+use crate::ui::raster;
+use leptos::prelude::*;
+use std::rc::Rc;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+use whereabouts_core::geo::Metres;
+use whereabouts_engine::density::DensityConfig;
+
+pub const GUESS_COLOUR: &str = "#d1242f";
+const PLACE_COLOUR: &str = "#2563eb";
+/// Arrow keys move the selected place this far (Shift: ten times).
+const KEY_STEP_M: f64 = 50.0;
+
+/// The city's corners.
+pub fn city() -> (Metres, Metres) {
+    let h = DensityConfig::default().city_half_m;
+    (Metres::new(-h, -h), Metres::new(h, h))
+}
+
+fn clamp(p: Metres) -> Metres {
+    let (lo, hi) = city();
+    Metres::new(
+        p.east.clamp(lo.east, hi.east),
+        p.north.clamp(lo.north, hi.north),
+    )
+}
+
+/// Dragging the visitor's places.
+#[derive(Clone, Copy)]
+struct PlaceTool {
+    state: DensityState,
+    /// The place being dragged.
+    dragging: StoredValue<Option<usize>>,
+    /// The page scrolls over the map (touch) until "Move places" is chosen.
+    editing: RwSignal<bool>,
+}
+
+impl PlaceTool {
+    fn can_edit(&self) -> bool {
+        self.editing.get_untracked() && !self.state.has_data() && !self.state.hides("d.places")
+    }
+}
+
+impl MapEditor for PlaceTool {
+    fn down(&self, v: &Viewport, x: f64, y: f64, touch: bool) -> bool {
+        if !self.can_edit() {
+            return false;
+        }
+        let radius = if touch { 22.0 } else { 14.0 };
+        let hit = self.state.places.with_untracked(|places| {
+            places
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    let (px, py) = v.to_screen(*p);
+                    (i, (px - x).hypot(py - y))
+                })
+                .filter(|(_, d)| *d <= radius)
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|(i, _)| i)
+        });
+        match hit {
+            Some(i) => {
+                self.state.selected.set(i);
+                self.dragging.set_value(Some(i));
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn drag(&self, v: &Viewport, x: f64, y: f64) {
+        let Some(i) = self.dragging.get_value() else {
+            return;
+        };
+        let p = clamp(v.to_plane(x, y));
+        self.state.places.update(|places| {
+            if let Some(place) = places.get_mut(i) {
+                *place = p;
+            }
+        });
+        self.state.places_changed();
+    }
+
+    fn up(&self) {
+        if self.dragging.get_value().is_some() {
+            self.dragging.set_value(None);
+            self.state.places_done();
+        }
+    }
+
+    /// N / P select the next / previous place, the arrows move it, Delete removes it.
+    fn key(&self, _v: &Viewport, key: &str, shift: bool) -> bool {
+        if !self.can_edit() {
+            return false;
+        }
+        let state = self.state;
+        let n = state.places.with_untracked(|p| p.len());
+        if n == 0 {
+            return false;
+        }
+        let i = state.selected.get_untracked().min(n - 1);
+        let step = if shift { 10.0 * KEY_STEP_M } else { KEY_STEP_M };
+        let (de, dn) = match key {
+            "n" | "N" => {
+                state.selected.set((i + 1) % n);
+                return true;
+            }
+            "p" | "P" => {
+                state.selected.set((i + n - 1) % n);
+                return true;
+            }
+            "Delete" | "Backspace" => {
+                state.remove_place(i);
+                return true;
+            }
+            "ArrowLeft" => (-step, 0.0),
+            "ArrowRight" => (step, 0.0),
+            "ArrowUp" => (0.0, step),
+            "ArrowDown" => (0.0, -step),
+            _ => return false,
+        };
+        state.places.update(|p| {
+            p[i] = clamp(Metres::new(p[i].east + de, p[i].north + dn));
+        });
+        state.places_changed();
+        state.places_done();
+        true
+    }
+
+    fn pans(&self) -> bool {
+        !self.editing.get() || self.state.has_data()
+    }
+}
+
+#[component]
+pub fn DensityMap(state: DensityState) -> impl IntoView {
+    let editing = RwSignal::new(!touch_first());
+    let scratch = StoredValue::new_local(None::<HtmlCanvasElement>);
+    let tool = PlaceTool {
+        state,
+        dragging: StoredValue::new(None),
+        editing,
+    };
+    let paint = move |ctx: &CanvasRenderingContext2d, canvas: &HtmlCanvasElement, v: &Viewport| {
+        if scratch.with_value(|c| c.is_none()) {
+            scratch.set_value(raster::scratch());
+        }
+        let reserved = overlays(canvas);
+        let drawn = scratch.with_value(|sc| {
+            let Some(sc) = sc else { return Vec::new() };
+            draw(ctx, sc, v, state, &reserved)
+        });
+        let _ = canvas.set_attribute(
+            "data-labels",
+            &boxes(drawn.iter().map(|(t, r)| (t.as_str(), r))),
+        );
+        let _ = canvas.set_attribute("data-overlays", &boxes(reserved.iter().map(|r| ("", r))));
+        // Where the places are on screen, for the tests that drag them.
+        let places = state.places.with_untracked(|p| {
+            p.iter()
+                .map(|m| {
+                    let (x, y) = v.to_screen(*m);
+                    format!("{x:.1} {y:.1}")
+                })
+                .collect::<Vec<_>>()
+                .join(";")
+        });
+        let _ = canvas.set_attribute("data-places", &places);
+    };
+    let layers = MapLayers {
+        area: Rc::new(city),
+        track: Rc::new(move || {
+            state.scene.track();
+            state.places.track();
+            state.selected.track();
+            state.show.track();
+            state.layers.track();
+            editing.track();
+        }),
+        paint: Rc::new(paint),
+        label: Rc::new(move || {
+            "Map of the synthetic city with your places and what the server sees. Drag a numbered place to move it. Keyboard: N and P select a place, the arrows move it (Shift: farther), Delete removes it. Wheel or +/− to zoom.".into()
+        }),
+    };
+    let tools = view! {
+        <div class="seg" class:hidden=move || state.hides("d.places") || state.data.loaded()>
+            <button type="button" data-testid="density-tool-move" aria-pressed=move || editing.get().to_string()
+                on:click=move |_| editing.set(true) title="Drag your places">"✥ Move places"</button>
+            <button type="button" data-testid="density-tool-pan" aria-pressed=move || (!editing.get()).to_string()
+                on:click=move |_| editing.set(false) title="Drag the map around (on a touch screen: two fingers; one scrolls the page)">"Pan"</button>
+        </div>
+    };
+    map_view(
+        "density-map",
+        layers,
+        Rc::new(tool),
+        tools,
+        view! { <ShowPicker state/> <Legend state/> },
+    )
+}
+
+/// Which surface lies under the markers.
+#[component]
+fn ShowPicker(state: DensityState) -> impl IntoView {
+    view! {
+        <div class="map-notes">
+            <div class="seg show-picker" role="group" aria-label="What the map shows">
+                {Show::ALL.iter().map(|&(show, key, label)| view! {
+                    <button type="button" data-testid=format!("density-show-{key}")
+                        aria-pressed=move || (state.show.get() == show).to_string()
+                        on:click=move |_| state.show.set(show)>{label}</button>
+                }).collect_view()}
+            </div>
+        </div>
+    }
+}
+
+#[component]
+fn Legend(state: DensityState) -> impl IntoView {
+    let upload = move || state.show.get() == Show::Upload;
+    view! {
+        <div class="legend" aria-hidden="true">
+            <span><i class="sym place"></i>"your places"</span>
+            <span class:hidden=move || !state.layers.with(|l| l.guess)><i class="sym dlg"></i>"server's guess"</span>
+            <span class:hidden=move || !(upload() && state.layers.with(|l| l.candidates))><i class="sym candidate"></i>"peaks in your upload"</span>
+            <span class:hidden=move || !upload()><i class="sym ridge"></i>"upload: high · low"</span>
+            <span class:hidden=upload><i class="sym heat"></i>"people per km²: few · many"</span>
+        </div>
+    }
+}
+
+/// Paints one frame; the labels drawn and where.
+fn draw(
+    ctx: &CanvasRenderingContext2d,
+    scratch: &HtmlCanvasElement,
+    v: &Viewport,
+    state: DensityState,
+    reserved: &[Rect],
+) -> Vec<(String, Rect)> {
+    basemap::draw(ctx, v);
+    let mut markers: Vec<Rect> = basemap::reserved(v).to_vec();
+    markers.extend_from_slice(reserved);
+    let mut texts: Vec<Label> = Vec::new();
+    let show = state.show.get_untracked();
+    let selected = state.selected.get_untracked();
+    let Layers { candidates, guess } = state.layers.get_untracked();
+    let places = state.places.get_untracked();
+    let mut last: Option<whereabouts_core::driver::Guess> = None;
+    state.scene.with_untracked(|scene| {
+        let Some(grid) = &scene.grid else { return };
+        let area = (grid.lo, grid.hi);
+        let answer = scene.answers.get(selected).and_then(Option::as_ref);
+        last = answer.filter(|_| guess).map(|a| a.guess.clone());
+        let surface: Option<(&[f64], bool)> = match show {
+            Show::Upload => answer.map(|a| (a.surface.as_slice(), true)),
+            Show::Estimate => (!scene.estimate.is_empty()).then_some((&scene.estimate[..], false)),
+            Show::Exact => (!scene.exact.is_empty()).then_some((&scene.exact[..], false)),
+        };
+        if let Some((values, signed)) = surface {
+            let rgba = colours(values, grid.p, grid.q, signed);
+            raster::draw(ctx, scratch, v, area, (grid.p, grid.q), &rgba, 0.7);
+        }
+        texts.push(draw_city(ctx, v, area));
+        if let (true, true, Some(a)) = (candidates, show == Show::Upload, answer) {
+            ctx.set_line_width(1.5);
+            ctx.set_stroke_style_str("#1f2328");
+            for c in &a.candidates {
+                let (x, y) = v.to_screen(*c);
+                ctx.begin_path();
+                let _ = ctx.arc(x, y, 4.0, 0.0, std::f64::consts::TAU);
+                ctx.stroke();
+            }
+        }
+    });
+    for (i, p) in places.iter().enumerate() {
+        let (x, y) = v.to_screen(*p);
+        let r = if i == selected { 11.0 } else { 9.0 };
+        ctx.begin_path();
+        let _ = ctx.arc(x, y, r, 0.0, std::f64::consts::TAU);
+        ctx.set_fill_style_str(PLACE_COLOUR);
+        ctx.fill();
+        ctx.set_stroke_style_str(if i == selected { "#1f2328" } else { "#ffffff" });
+        ctx.set_line_width(2.5);
+        ctx.stroke();
+        ctx.set_fill_style_str("#ffffff");
+        ctx.set_font(SMALL_FONT);
+        ctx.set_text_align("center");
+        let _ = ctx.fill_text(&(i + 1).to_string(), x, y + 4.0);
+        ctx.set_text_align("start");
+        markers.push(Rect::around(x, y, r + 2.0));
+        if i == selected {
+            texts.insert(
+                0,
+                Label {
+                    text: format!("you ({})", i + 1),
+                    anchor: (x, y),
+                    colour: PLACE_COLOUR,
+                    font: LABEL_FONT,
+                },
+            );
+        }
+    }
+    // The guess over the places: when it lands on one, it shows.
+    if let Some(g) = &last {
+        let (tx, ty) = v.to_screen(g.truth);
+        let (gx, gy) = v.to_screen(g.guess);
+        ctx.set_stroke_style_str(GUESS_COLOUR);
+        ctx.set_line_width(2.0);
+        let dash = js_sys::Array::of2(&5.0.into(), &4.0.into());
+        let _ = ctx.set_line_dash(&dash);
+        ctx.begin_path();
+        ctx.move_to(tx, ty);
+        ctx.line_to(gx, gy);
+        ctx.stroke();
+        let _ = ctx.set_line_dash(&js_sys::Array::new());
+        diamond(ctx, gx, gy, 7.5);
+        markers.push(Rect::around(gx, gy, 9.0));
+        texts.push(Label {
+            text: format!("server's guess · {} off", format_distance(g.error_m())),
+            anchor: (gx, gy),
+            colour: GUESS_COLOUR,
+            font: LABEL_FONT,
+        });
+    }
+    draw_labels(ctx, (v.width_px, v.height_px), &texts, &markers)
+}
+
+/// RGBA for a surface (row 0 of the image is the grid's northernmost row). A signed surface
+/// (an upload) on the diverging ramp scaled by its largest magnitude; a density on the
+/// sequential ramp from 0 to its maximum (an estimate's negative noise shows as 0), transparent
+/// where it is below 2% of the maximum so the basemap shows through the empty country.
+pub fn colours(values: &[f64], p: usize, q: usize, signed: bool) -> Vec<u8> {
+    let mut rgba = vec![0u8; p * q * 4];
+    if values.len() != p * q {
+        return rgba;
+    }
+    let top = values.iter().fold(
+        0.0_f64,
+        |m, v| if signed { m.max(v.abs()) } else { m.max(*v) },
+    );
+    if top.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+        return rgba;
+    }
+    for row in 0..q {
+        let j = q - 1 - row;
+        for i in 0..p {
+            let v = values[j * p + i] / top;
+            let k = (row * p + i) * 4;
+            let (rgb, alpha) = if signed {
+                (raster::diverging_rgb(v as f32), 255)
+            } else if v < 0.02 {
+                ([0, 0, 0], 0)
+            } else {
+                (raster::heat_rgb(v.sqrt() as f32), 255)
+            };
+            rgba[k..k + 4].copy_from_slice(&[rgb[0], rgb[1], rgb[2], alpha]);
+        }
+    }
+    rgba
+}
+
+fn draw_city(ctx: &CanvasRenderingContext2d, v: &Viewport, area: (Metres, Metres)) -> Label {
+    let (x0, y0) = v.to_screen(Metres::new(area.0.east, area.1.north));
+    let (x1, y1) = v.to_screen(Metres::new(area.1.east, area.0.north));
+    ctx.set_stroke_style_str("#8a7f6a");
+    ctx.set_line_width(1.5);
+    let dash = js_sys::Array::of2(&6.0.into(), &4.0.into());
+    let _ = ctx.set_line_dash(&dash);
+    ctx.stroke_rect(x0, y0, x1 - x0, y1 - y0);
+    let _ = ctx.set_line_dash(&js_sys::Array::new());
+    Label {
+        text: "city".into(),
+        anchor: (x0, y0),
+        colour: "#6b604c",
+        font: AREA_FONT,
+    }
+}
+
+fn diamond(ctx: &CanvasRenderingContext2d, x: f64, y: f64, r: f64) {
+    ctx.begin_path();
+    ctx.move_to(x, y - r);
+    ctx.line_to(x + r, y);
+    ctx.line_to(x, y + r);
+    ctx.line_to(x - r, y);
+    ctx.close_path();
+    ctx.set_fill_style_str(GUESS_COLOUR);
+    ctx.fill();
+    ctx.set_stroke_style_str("#ffffff");
+    ctx.set_line_width(1.5);
+    ctx.stroke();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn surfaces_are_coloured_north_up_and_empty_country_is_clear() {
+        // 2 × 2, south row first: the image's first row is the north one.
+        let rgba = colours(&[0.0, 1.0, 0.5, 0.0], 2, 2, false);
+        assert_eq!(rgba[3], 255, "north-west: 0.5 of the top");
+        assert_eq!(rgba[7], 0, "north-east: 0, transparent");
+        assert_eq!(&rgba[12..16], &[253, 231, 37, 255], "south-east: the top");
+        let signed = colours(&[-2.0, 2.0, 0.0, 0.0], 2, 2, true);
+        assert_eq!(
+            &signed[8..12],
+            &[33, 102, 172, 255],
+            "south-west: the lowest"
+        );
+        assert_eq!(&signed[0..4], &[247, 247, 247, 255], "north-west: zero");
+        assert!(
+            colours(&[1.0], 2, 2, false).iter().all(|&b| b == 0),
+            "wrong size"
+        );
+    }
+}

@@ -1,0 +1,360 @@
+//! The Density lab ([003]): the visitor places themselves (home, work, …) in a synthetic city,
+//! every phone answers the server's density query with random features, and the page shows
+//! what the server makes of the visitor's upload beside the density it gets from everyone.
+//!
+//! State lives here as signals; the run is in the worker ([`crate::worker::density`]) and its
+//! reports accumulate in a [`scene::Scene`]. The map ([`map`]), controls ([`controls`]),
+//! figures ([`results`]) and the study ([`study`]) read and edit that state.
+
+pub mod controls;
+pub mod map;
+pub mod results;
+pub mod scene;
+pub mod settings;
+pub mod study;
+
+use crate::protocol::{DensityRequest, DensityResponse, Request, Response};
+use crate::shell::tabs::LabKind;
+use crate::shell::{data::DataState, engine::Engine};
+use leptos::prelude::*;
+use scene::Scene;
+use settings::DensitySettings;
+use whereabouts_core::geo::Metres;
+use whereabouts_engine::density::DensityConfig;
+use whereabouts_engine::density::limits::MAX_VISITOR_PLACES;
+
+/// What the map shows under the markers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Show {
+    /// The selected place's upload as the server sees it.
+    Upload,
+    /// The density the server publishes (everyone's uploads summed).
+    Estimate,
+    /// The exact density (what the server would get if everyone sent their location).
+    Exact,
+}
+
+impl Show {
+    pub const ALL: [(Show, &'static str, &'static str); 3] = [
+        (Show::Upload, "upload", "Your upload"),
+        (Show::Estimate, "estimate", "Server's density"),
+        (Show::Exact, "exact", "Exact density"),
+    ];
+}
+
+/// Which markers are on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Layers {
+    pub candidates: bool,
+    pub guess: bool,
+}
+
+impl Default for Layers {
+    fn default() -> Self {
+        Layers {
+            candidates: true,
+            guess: true,
+        }
+    }
+}
+
+/// The last drag's round trip (shown, and read by the benchmark).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Latency {
+    pub edit: u32,
+    /// Edit sent → its answers and the edit's acknowledgement received, ms.
+    pub total_ms: Option<f64>,
+    /// The worker's share.
+    pub worker_ms: Option<f64>,
+}
+
+/// The default places: home in a western neighbourhood, work to the north-east.
+pub fn default_places() -> Vec<Metres> {
+    DensityConfig::default().visitor
+}
+
+/// Everything the lab's parts share (all `Copy` handles).
+#[derive(Clone, Copy)]
+pub struct DensityState {
+    pub settings: RwSignal<DensitySettings>,
+    pub places: RwSignal<Vec<Metres>>,
+    /// The place whose upload the map and the figures show.
+    pub selected: RwSignal<usize>,
+    pub hidden: RwSignal<Vec<String>>,
+    pub scene: RwSignal<Scene>,
+    pub show: RwSignal<Show>,
+    pub layers: RwSignal<Layers>,
+    pub notice: RwSignal<Option<String>>,
+    pub link_notice: RwSignal<Option<String>>,
+    pub latency: RwSignal<Latency>,
+    pub study: RwSignal<study::StudyView>,
+    pub data: DataState,
+    engine: Engine,
+    generation: StoredValue<u32>,
+    /// The last edit's number and when it was sent.
+    edit: StoredValue<(u32, f64)>,
+    in_flight: StoredValue<bool>,
+    dirty: StoredValue<bool>,
+}
+
+impl DensityState {
+    fn send(&self, request: DensityRequest) {
+        if let Err(e) = self.engine.send(&Request::Density(request)) {
+            self.notice.set(Some(e));
+        }
+    }
+
+    pub fn hides(&self, key: &str) -> bool {
+        self.hidden.with(|h| h.iter().any(|k| k == key))
+    }
+
+    /// True while the visitor's file is loaded: their places are the file's.
+    pub fn has_data(&self) -> bool {
+        self.data.has_data()
+    }
+
+    pub fn config(&self) -> DensityConfig {
+        let places = self.places.get_untracked();
+        self.settings.with_untracked(|s| s.to_config(&places))
+    }
+
+    /// Starts a fresh run with the current settings and places.
+    pub fn restart(&self) {
+        let generation = self.generation.get_value() + 1;
+        self.generation.set_value(generation);
+        self.in_flight.set_value(false);
+        self.dirty.set_value(false);
+        self.notice.set(None);
+        self.send(DensityRequest::Start {
+            generation,
+            config: Box::new(self.config()),
+            use_data: self.has_data(),
+        });
+    }
+
+    /// The places moved (while dragging too): the worker redoes the visitor's part at once;
+    /// one edit is in flight at a time and the latest wins.
+    pub fn places_changed(&self) {
+        let places = self.places.get_untracked();
+        self.scene.update(|s| s.places_changed(places.len()));
+        if self.selected.get_untracked() >= places.len() {
+            self.selected.set(places.len().saturating_sub(1));
+        }
+        if self.in_flight.get_value() {
+            self.dirty.set_value(true);
+            return;
+        }
+        let (edit, _) = self.edit.get_value();
+        self.edit.set_value((edit + 1, now_ms()));
+        self.in_flight.set_value(true);
+        self.dirty.set_value(false);
+        self.send(DensityRequest::Places {
+            generation: self.generation.get_value(),
+            edit: edit + 1,
+            places: places
+                .iter()
+                .map(|p| Metres::new(p.east.round(), p.north.round()))
+                .collect(),
+        });
+    }
+
+    /// A drag or a change of places ended: the link records them.
+    pub fn places_done(&self) {
+        self.save_url();
+    }
+
+    pub fn add_place(&self, at: Metres) -> bool {
+        if self.places.with_untracked(|p| p.len()) >= MAX_VISITOR_PLACES {
+            return false;
+        }
+        self.places.update(|p| p.push(at));
+        self.selected
+            .set(self.places.with_untracked(|p| p.len() - 1));
+        self.places_changed();
+        self.places_done();
+        true
+    }
+
+    pub fn remove_place(&self, i: usize) {
+        self.places.update(|p| {
+            if i < p.len() {
+                p.remove(i);
+            }
+        });
+        self.places_changed();
+        self.places_done();
+    }
+
+    /// Applies a control's new value, or explains why not (the old value stays).
+    pub fn set_field(&self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = self.settings.get_untracked();
+        next.set(key, value)?;
+        let places = self.places.get_untracked();
+        next.to_config(&places)
+            .validate()
+            .map_err(|e| e.to_string())?;
+        self.settings.set(next);
+        self.save_url();
+        self.restart();
+        Ok(())
+    }
+
+    /// One more query: the server asks every phone again and attacks the mean of the answers.
+    pub fn ask_again(&self) -> Result<(), String> {
+        let n = self.settings.with_untracked(|s| s.queries) + 1;
+        self.set_field("d.asks", &n.to_string())
+    }
+
+    pub fn save_url(&self) {
+        let places = self.places.get_untracked();
+        let hidden = self.hidden.get_untracked();
+        let own = self
+            .settings
+            .with_untracked(|s| s.to_query(&places, &hidden));
+        crate::shell::tabs::save_lab_query(LabKind::Density, &own);
+    }
+
+    pub fn start_study(&self) {
+        let id = self.study.with_untracked(|s| s.id) + 1;
+        self.study.set(study::StudyView {
+            id,
+            running: true,
+            ..study::StudyView::default()
+        });
+        self.send(DensityRequest::StudyStart {
+            id,
+            config: Box::new(self.config()),
+            use_data: self.has_data(),
+        });
+    }
+
+    pub fn cancel_study(&self) {
+        let id = self.study.with_untracked(|s| s.id);
+        self.send(DensityRequest::StudyCancel { id });
+    }
+
+    fn on_response(&self, response: DensityResponse) {
+        let current = self.generation.get_value();
+        match &response {
+            // A file's places replace the drawn ones while it is loaded.
+            DensityResponse::Started {
+                generation, places, ..
+            } if *generation == current && self.has_data() => {
+                self.places.set(places.clone());
+                self.selected.set(0);
+            }
+            DensityResponse::Edited {
+                generation,
+                edit,
+                worker_ms,
+            } if *generation == current => {
+                let (sent, at) = self.edit.get_value();
+                if *edit == sent {
+                    self.latency.set(Latency {
+                        edit: *edit,
+                        total_ms: Some(now_ms() - at),
+                        worker_ms: Some(*worker_ms),
+                    });
+                }
+                self.in_flight.set_value(false);
+                if self.dirty.get_value() {
+                    self.places_changed();
+                }
+            }
+            DensityResponse::Error {
+                generation,
+                message,
+            } if *generation == current => {
+                self.in_flight.set_value(false);
+                self.notice.set(Some(message.clone()));
+                self.scene.update(|s| s.running = false);
+                return;
+            }
+            _ => {}
+        }
+        let generation = match &response {
+            DensityResponse::Started { generation, .. }
+            | DensityResponse::Event { generation, .. }
+            | DensityResponse::Edited { generation, .. }
+            | DensityResponse::Idle { generation, .. }
+            | DensityResponse::Error { generation, .. } => *generation,
+            _ => return,
+        };
+        if generation == current {
+            self.scene.update(|s| s.apply(response));
+        }
+    }
+}
+
+pub fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or_else(js_sys::Date::now, |p| p.now())
+}
+
+/// Creates the lab's state from the URL and listens for its responses. The first run starts
+/// when the lab's tab first shows (a visitor who never opens it costs nothing).
+pub fn create(engine: Engine, data: DataState, active: RwSignal<LabKind>) -> DensityState {
+    let query = web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .unwrap_or_default();
+    let parsed = DensitySettings::from_query(&query);
+    let notice = (!parsed.problems.is_empty()).then(|| {
+        format!(
+            "Some settings in the link were ignored: {}",
+            parsed.problems.join("; ")
+        )
+    });
+    let state = DensityState {
+        settings: RwSignal::new(parsed.settings),
+        places: RwSignal::new(parsed.places.unwrap_or_else(default_places)),
+        selected: RwSignal::new(0),
+        hidden: RwSignal::new(parsed.hidden),
+        scene: RwSignal::new(Scene::default()),
+        show: RwSignal::new(Show::Upload),
+        layers: RwSignal::new(Layers::default()),
+        notice: RwSignal::new(None),
+        link_notice: RwSignal::new(notice),
+        latency: RwSignal::new(Latency::default()),
+        study: RwSignal::new(study::StudyView::default()),
+        data,
+        engine,
+        generation: StoredValue::new(0),
+        edit: StoredValue::new((0, 0.0)),
+        in_flight: StoredValue::new(false),
+        dirty: StoredValue::new(false),
+    };
+    engine.listen(move |response| match response {
+        Response::Density(
+            r @ (DensityResponse::StudyProgress { .. }
+            | DensityResponse::StudyDone { .. }
+            | DensityResponse::StudyError { .. }),
+        ) => {
+            state.study.update(|s| s.apply(r));
+            None
+        }
+        Response::Density(r) => {
+            state.on_response(r);
+            None
+        }
+        other => Some(other),
+    });
+    // First shown: the first run; a file imported or forgotten: run again on the new places.
+    Effect::new(move |seen: Option<(bool, u32)>| {
+        let shown = active.get() == LabKind::Density;
+        let revision = data.view.with(|d| d.revision);
+        let started = seen.is_some_and(|(s, _)| s);
+        match seen {
+            _ if !shown && !started => return (false, revision),
+            Some((true, r)) if r == revision => return (true, revision),
+            _ => {}
+        }
+        if !data.has_data() && seen.is_some_and(|(_, r)| r != revision) {
+            state.places.set(default_places());
+        }
+        state.save_url();
+        state.restart();
+        (true, revision)
+    });
+    state
+}

@@ -1,0 +1,144 @@
+//! The Density lab's figures: where the server puts you (per place, with the peaks that rival
+//! yours and random guessing beside it), what the server infers of your moves, the density's
+//! quality, and the attack on the whole city — each with its "?".
+
+use super::DensityState;
+use super::settings::Send;
+use crate::ui::basemap::format_distance;
+use crate::ui::help::help;
+use leptos::prelude::*;
+use whereabouts_engine::density::attack::random_guess_distance;
+
+const GUESS_HELP: &str = "The server attacks the upload you sent from this place (the mean of your answers, if it asked several times) and names one point; this is its distance from where you were. Random guessing — a point anywhere in the city — lands this far on average. Peaks as high as yours: the points of your upload within 10% of your own peak, which the paper says the server cannot tell from yours (claim 1).";
+const UTILITY_HELP: &str = "How well the server's density (everyone's uploads summed, [003] Eq. 6) matches the exact density (Eq. 1) on the grid: Spearman's rank correlation ρ over all cells and over the busier half, and hotspot F1, the overlap of the two maps' top 5% cells. 1 is perfect.";
+const CITY_HELP: &str = "The server attacks a random sample of the city's uploads the same way as yours: the median and mean distance of its guesses from the people, the share it finds within 100 m, and random guessing for comparison.";
+
+fn percent(x: f64) -> String {
+    format!("{:.0}%", 100.0 * x)
+}
+
+#[component]
+pub fn Results(state: DensityState) -> impl IntoView {
+    let answer = move || {
+        let i = state.selected.get();
+        state.scene.with(|s| s.answers.get(i).cloned().flatten())
+    };
+    let guess_card = move || {
+        let a = answer()?;
+        let (rivals, random) = state.scene.with(|s| {
+            (
+                s.rivals(&a),
+                s.grid
+                    .as_ref()
+                    .map(|g| random_guess_distance(g, a.guess.truth)),
+            )
+        });
+        let shares = state.settings.with(|s| s.send == Send::Features);
+        Some(view! {
+            <p class="big" data-testid="density-error" data-error=format!("{:.1}", a.guess.error_m())>
+                {format_distance(a.guess.error_m())}
+            </p>
+            <p class="sub">"from place " {a.place + 1} " · random guessing: "
+                <span data-testid="density-random">{random.map(format_distance).unwrap_or_default()}</span></p>
+            {shares.then(|| view! {
+                <p class="sub" data-testid="density-rivals" data-rivals=rivals.to_string()>
+                    {format!("{rivals} peak{} as high as yours (within 10%)", if rivals == 1 { "" } else { "s" })}
+                </p>
+            })}
+        }.into_any())
+    };
+    let utility = move || {
+        state
+            .scene
+            .with(|s| s.summary.as_ref().and_then(|x| x.utility.clone()))
+    };
+    let privacy = move || {
+        state
+            .scene
+            .with(|s| s.summary.as_ref().and_then(|x| x.privacy.clone()))
+    };
+    let progress = move || {
+        state.scene.with(|s| {
+            s.progress.as_ref().map(|(stage, done, total)| {
+                let what = match stage.as_str() {
+                    "exact" => "the exact density",
+                    "estimate" => "everyone's uploads",
+                    "attacks" => "attacking the city's uploads",
+                    _ => "working",
+                };
+                format!("Computing {what}: {done} of {total}…")
+            })
+        })
+    };
+    let (g_btn, g_text) = help(
+        "help-density-guess".into(),
+        "Where the server puts you",
+        GUESS_HELP,
+    );
+    let (u_btn, u_text) = help("help-density-utility".into(), "The density", UTILITY_HELP);
+    let (c_btn, c_text) = help("help-density-city".into(), "The whole city", CITY_HELP);
+    let ask = move |_| {
+        if let Err(e) = state.ask_again() {
+            state.notice.set(Some(e));
+        }
+    };
+    let queries = move || state.settings.with(|s| s.queries);
+    view! {
+        <section class="panel results density-results" aria-label="What the server learns" data-testid="density-results"
+            data-run=move || state.scene.with(|s| s.generation.to_string())
+            data-idle=move || state.scene.with(|s| (!s.running && s.summary.is_some()).to_string())
+            data-aggregate-ms=move || state.scene.with(|s| s.aggregate_ms.map(|t| format!("{t:.1}")).unwrap_or_default())
+            data-edit=move || state.latency.with(|l| l.edit.to_string())
+            data-latency=move || state.latency.with(|l| format!("{:.2} {:.2}", l.total_ms.unwrap_or(f64::NAN), l.worker_ms.unwrap_or(f64::NAN)))>
+            <p class="notice" role="alert" data-testid="density-notice" class:hidden=move || state.notice.with(Option::is_none)>
+                {move || state.notice.get().unwrap_or_default()}
+            </p>
+            <p class="notice" data-testid="density-link-notice" class:hidden=move || state.link_notice.with(Option::is_none)>
+                {move || state.link_notice.get().unwrap_or_default()}
+                " "
+                <button type="button" on:click=move |_| state.link_notice.set(None)>"Dismiss"</button>
+            </p>
+            <p class="hint" class:hidden=move || state.scene.with(|s| s.note.is_none())>{move || state.scene.with(|s| s.note.clone()).unwrap_or_default()}</p>
+            <p class="stats" aria-live="polite" data-testid="density-progress">{progress}</p>
+            <div class="cards">
+                <div class="card headline" data-testid="density-guess-card">
+                    <h3>"Where the server puts you" {g_btn}</h3>
+                    {g_text}
+                    {move || guess_card().unwrap_or_else(|| view! { <p class="sub">"Waiting for your upload…"</p> }.into_any())}
+                    <div class="tools">
+                        <button type="button" data-testid="density-ask-again" on:click=ask
+                            title="The server asks every phone once more and attacks the mean of your answers">"Ask again"</button>
+                        <span class="stats" data-testid="density-queries">{move || format!("asked {} time{}", queries(), if queries() == 1 { "" } else { "s" })}</span>
+                    </div>
+                </div>
+                <div class="card" data-testid="density-utility-card">
+                    <h3>"The density" {u_btn}</h3>
+                    {u_text}
+                    {move || match utility() {
+                        Some(u) => view! {
+                            <p class="big" data-testid="density-spearman" data-value=format!("{:.4}", u.spearman_all)>{format!("ρ = {:.2}", u.spearman_all)}</p>
+                            <p class="sub">{format!("busier half ρ = {:.2} · hotspot F1 = {:.2}", u.spearman_top_half, u.hotspot_f1)}</p>
+                        }.into_any(),
+                        None => view! { <p class="sub">"Computing…"</p> }.into_any(),
+                    }}
+                </div>
+                <div class="card" data-testid="density-city-card">
+                    <h3>"The whole city" {c_btn}</h3>
+                    {c_text}
+                    {move || match privacy() {
+                        Some(p) => view! {
+                            <p class="big" data-testid="density-median" data-value=format!("{:.1}", p.median_m)>{format!("{} median", format_distance(p.median_m))}</p>
+                            <p class="sub">{format!("{} of {} people found within 100 m · mean {} · random guessing {}",
+                                percent(p.located), p.attacked, format_distance(p.mean_m), format_distance(p.random_guess_m))}</p>
+                        }.into_any(),
+                        None => view! { <p class="sub">{move || state.scene.with(|s| format!("{} uploads attacked…", s.attacked.len()))}</p> }.into_any(),
+                    }}
+                </div>
+            </div>
+            <p class="sr-only" aria-live="polite" data-testid="density-summary">{move || {
+                let a = answer()?;
+                Some(format!("The server's guess is {} from your place {}.", format_distance(a.guess.error_m()), a.place + 1))
+            }}</p>
+        </section>
+    }
+}

@@ -1,0 +1,266 @@
+//! A lab's settings as a table of fields, written once per setting: URL key, label, "?" help,
+//! how it is edited (a number within the engine's own [`Limit`], a choice, a toggle), how it is
+//! read and written as text, and where it goes in the panel. The controls, the URL and the
+//! validation of every lab come from such a table; values are refused with a message, never
+//! clamped silently.
+//!
+//! Every lab keeps its keys in the one query string (the address bar holds every lab's settings
+//! whichever tab shows): the Signal map's keys are plain (`T`, `B`, …; they were there first),
+//! every later lab's start with its own prefix (`d.` for Density).
+
+use crate::ui::help::help;
+use leptos::prelude::*;
+use whereabouts_core::limit::Limit;
+
+/// How a control is edited.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Kind {
+    /// A number within the engine's bound for it.
+    Number {
+        step: &'static str,
+        limit: Limit,
+    },
+    Select(&'static [(&'static str, &'static str)]),
+    Toggle,
+}
+
+/// One setting of settings type `S`, shown in panel section `G`.
+pub struct Field<S: 'static, G: 'static> {
+    pub key: &'static str,
+    pub label: &'static str,
+    pub help: &'static str,
+    pub kind: Kind,
+    /// The value as text, as the control and the URL show it.
+    pub get: fn(&S) -> String,
+    /// Sets the value from text, or says what is wrong with it (the caller names the control).
+    pub set: fn(&mut S, &str) -> Result<(), String>,
+    pub section: G,
+}
+
+impl<S, G: Copy> Clone for Field<S, G> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<S, G: Copy> Copy for Field<S, G> {}
+
+/// Sets `key` of `settings` from text through `fields`; an absurd value is refused with a
+/// message naming the control, and the settings are left as they were.
+pub fn set_field<S: Clone, G>(
+    fields: &[Field<S, G>],
+    settings: &mut S,
+    key: &str,
+    value: &str,
+) -> Result<(), String> {
+    let field = fields
+        .iter()
+        .find(|f| f.key == key)
+        .ok_or_else(|| format!("unknown setting “{key}”"))?;
+    let mut next = settings.clone();
+    (field.set)(&mut next, value).map_err(|e| format!("{}: {e}", field.label))?;
+    *settings = next;
+    Ok(())
+}
+
+/// The value of `key` as text ("" for an unknown key).
+pub fn get_field<S, G>(fields: &[Field<S, G>], settings: &S, key: &str) -> String {
+    fields
+        .iter()
+        .find(|f| f.key == key)
+        .map_or(String::new(), |f| (f.get)(settings))
+}
+
+/// A number within `limit`, or what is wrong with it.
+pub fn limited(value: &str, limit: &Limit) -> Result<f64, String> {
+    within(value, limit, |v| v)
+}
+
+/// `value` as a number whose form `as_used` (the value the engine will use) lies in `limit`.
+pub fn within(value: &str, limit: &Limit, as_used: fn(f64) -> f64) -> Result<f64, String> {
+    let v: f64 = value
+        .trim()
+        .parse()
+        .map_err(|_| format!("“{value}” is not a number"))?;
+    if limit.contains(as_used(v)) {
+        Ok(v)
+    } else {
+        Err(format!("must be {}", limit.text))
+    }
+}
+
+pub fn flag(value: &str) -> Result<bool, String> {
+    match value {
+        "1" | "true" | "on" => Ok(true),
+        "0" | "false" | "off" => Ok(false),
+        _ => Err("must be 1 or 0".into()),
+    }
+}
+
+/// A number as the URL and the controls show it (the shortest form that reads back the same).
+pub fn trim(x: f64) -> String {
+    format!("{x}")
+}
+
+/// The choice among `options` whose key is `value`, or what is wrong.
+pub fn choice<T: Copy>(options: &[(T, &str)], value: &str, what: &str) -> Result<T, String> {
+    options
+        .iter()
+        .find(|(_, k)| *k == value)
+        .map(|x| x.0)
+        .ok_or_else(|| {
+            let keys: Vec<&str> = options.iter().map(|x| x.1).collect();
+            format!("“{value}” is not {what} ({})", keys.join(", "))
+        })
+}
+
+/// The key of `value` among `options`.
+pub fn key_of<T: PartialEq>(options: &[(T, &'static str)], value: &T) -> &'static str {
+    options.iter().find(|(c, _)| c == value).map_or("", |x| x.1)
+}
+
+/// The query string's `key=value` pairs, values decoded.
+pub fn query_pairs(query: &str) -> impl Iterator<Item = (&str, String)> {
+    query
+        .trim_start_matches('?')
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|pair| {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            (key, decode_component(value))
+        })
+}
+
+fn decode_component(s: &str) -> String {
+    js_free_percent_decode(&s.replace('+', " "))
+}
+
+/// Percent-decoding without a browser (the app's URLs only carry ASCII).
+fn js_free_percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let Ok(b) = u8::from_str_radix(&s[i + 1..i + 3], 16)
+        {
+            out.push(b);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The control of `field`: its label and "?", the input its kind asks for, and the message
+/// of a refused value. `value` reads the value in force (tracked), `apply` tries a new one,
+/// `shown` says whether the control shows (tracked: hidden by the link, or not relevant).
+pub fn field_control<S, G: Copy>(
+    field: Field<S, G>,
+    value: impl Fn() -> String + Copy + Send + Sync + 'static,
+    apply: impl Fn(&str) -> Result<(), String> + Copy + Send + Sync + 'static,
+    shown: impl Fn() -> bool + Send + Sync + 'static,
+    error: RwSignal<Option<(&'static str, String)>>,
+) -> impl IntoView {
+    let Field {
+        key,
+        label,
+        help: help_text,
+        kind,
+        ..
+    } = field;
+    let id = format!("field-{key}");
+    // A refused value does not stay in its box: the box shows the value in force again, and
+    // the message says what was refused and why.
+    let try_apply = move |v: String, box_: Option<web_sys::HtmlInputElement>| match apply(&v) {
+        Ok(()) => error.set(None),
+        Err(e) => {
+            let current = value();
+            if let Some(input) = box_ {
+                input.set_value(&current);
+            }
+            error.set(Some((
+                key,
+                format!("{e} (“{}” refused; still {current})", v.trim()),
+            )))
+        }
+    };
+    let target_input = |e: &leptos::ev::Event| {
+        e.target()
+            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlInputElement>(t).ok())
+    };
+    let error_id = format!("error-{key}-message");
+    let (help_button, help_body) = help(format!("help-{key}"), label, help_text);
+    let message = move || {
+        error.with(|e| {
+            e.as_ref()
+                .filter(|(k, _)| *k == key)
+                .map(|(_, m)| m.clone())
+        })
+    };
+    let input = match kind {
+        Kind::Number { .. } => view! {
+            <input id=id.clone() type="text" inputmode="decimal" data-testid=format!("input-{key}")
+                prop:value=value
+                aria-invalid=move || message().is_some().to_string()
+                aria-describedby=error_id.clone()
+                on:change=move |e| try_apply(event_target_value(&e), target_input(&e))/>
+        }
+        .into_any(),
+        Kind::Select(options) => view! {
+            <select id=id.clone() data-testid=format!("input-{key}") aria-describedby=error_id.clone()
+                on:change=move |e| try_apply(event_target_value(&e), None)>
+                {options.iter().map(|(v, l)| {
+                    let v = *v;
+                    view! { <option value=v selected=move || value() == v>{*l}</option> }
+                }).collect_view()}
+            </select>
+        }
+        .into_any(),
+        Kind::Toggle => view! {
+            <input id=id.clone() type="checkbox" data-testid=format!("input-{key}")
+                prop:checked=move || value() == "1"
+                aria-describedby=error_id.clone()
+                on:change=move |e| try_apply(if event_target_checked(&e) { "1".into() } else { "0".into() }, None)/>
+        }
+        .into_any(),
+    };
+    view! {
+        <div class="field" class:hidden=move || !shown() class:toggle=matches!(kind, Kind::Toggle)>
+            <label for=id>{label}</label>
+            {help_button}
+            {input}
+            {help_body}
+            <p class="field-error" role="alert" id=error_id data-testid=format!("error-{key}")
+                class:hidden=move || message().is_none()>{message}</p>
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_pairs_are_decoded_and_choices_name_the_options() {
+        let pairs: Vec<(&str, String)> = query_pairs("?a=1&d.B=10&name=my%20walk+x&flag").collect();
+        assert_eq!(
+            pairs,
+            vec![
+                ("a", "1".into()),
+                ("d.B", "10".into()),
+                ("name", "my walk x".into()),
+                ("flag", "".into())
+            ]
+        );
+        let options = [(1, "one"), (2, "two")];
+        assert_eq!(choice(&options, "two", "a number"), Ok(2));
+        assert_eq!(
+            choice(&options, "three", "a number").unwrap_err(),
+            "“three” is not a number (one, two)"
+        );
+        assert_eq!(key_of(&options, &1), "one");
+    }
+}

@@ -1,0 +1,239 @@
+//! The Density lab's side of the worker ([003]): one run worked in slices, the visitor's places
+//! applied at once (their part of the density and the attacks on their answers, without redoing
+//! the city), and the privacy–utility study behind the run when it is idle.
+
+use super::{LabHost, VisitorData};
+use crate::protocol::{DensityRequest, DensityResponse, Response};
+use whereabouts_core::driver::Driver;
+use whereabouts_core::study::StudyRunner;
+use whereabouts_engine::density::DensityConfig;
+use whereabouts_engine::density::lab::DensityLab;
+use whereabouts_engine::density::study::{self, StudyPoint, StudyRun};
+use whereabouts_engine::density::visitor::{FilePlaces, places_from_fixes};
+
+/// The Density lab's host: at most one run, and a study behind it.
+#[derive(Default)]
+pub struct DensityHost {
+    generation: u32,
+    lab: Option<DensityLab>,
+    /// The run went idle and the page has been told.
+    idle_reported: bool,
+    study: Option<(u32, StudyRunner<StudyRun, DensityLab, StudyPoint>)>,
+    /// The visitor's imported file, as frequent places (or why it has none).
+    data: Option<Result<FilePlaces, String>>,
+}
+
+fn say(response: DensityResponse) -> Response {
+    Response::Density(response)
+}
+
+impl DensityHost {
+    /// Answers one of the lab's requests; a start and an edit's attacks answer at once.
+    pub fn handle(
+        &mut self,
+        request: DensityRequest,
+        now: &dyn Fn() -> f64,
+        emit: &mut dyn FnMut(Response),
+    ) {
+        match request {
+            DensityRequest::Start {
+                generation,
+                config,
+                use_data,
+            } => {
+                self.generation = generation;
+                let started = self
+                    .with_data(*config, use_data)
+                    .and_then(|(c, note)| DensityLab::start(c).map(|lab| (lab, note)));
+                match started {
+                    Ok((lab, note)) => {
+                        emit(say(DensityResponse::Started {
+                            generation,
+                            grid: lab.grid().clone(),
+                            places: lab.config().visitor.clone(),
+                            note,
+                        }));
+                        self.lab = Some(lab);
+                        self.idle_reported = false;
+                    }
+                    Err(message) => {
+                        self.lab = None;
+                        emit(say(DensityResponse::Error {
+                            generation,
+                            message,
+                        }));
+                    }
+                }
+            }
+            DensityRequest::Places {
+                generation,
+                edit,
+                places,
+            } => {
+                let began = now();
+                if generation != self.generation {
+                    return;
+                }
+                let Some(lab) = self.lab.as_mut() else {
+                    return;
+                };
+                let mut out = |event| {
+                    emit(say(DensityResponse::Event { generation, event }));
+                };
+                let result = lab.set_visitor(places, &mut out).and_then(|()| {
+                    // The city's work kept, only the visitor's answers remain: do them now.
+                    if lab.visitor_pending() {
+                        lab.work(now, f64::INFINITY, &mut out).map(|_| ())
+                    } else {
+                        Ok(())
+                    }
+                });
+                match result {
+                    Ok(()) => {
+                        emit(say(DensityResponse::Edited {
+                            generation,
+                            edit,
+                            worker_ms: now() - began,
+                        }));
+                        self.idle_reported = false;
+                    }
+                    Err(message) => emit(say(DensityResponse::Error {
+                        generation,
+                        message,
+                    })),
+                }
+            }
+            DensityRequest::StudyStart {
+                id,
+                config,
+                use_data,
+            } => match self.with_data(*config, use_data) {
+                Ok((config, _)) => {
+                    let runner = study::runner(study::runs(&config));
+                    emit(say(DensityResponse::StudyProgress {
+                        id,
+                        done: 0,
+                        total: runner.total(),
+                        point: None,
+                    }));
+                    self.study = Some((id, runner));
+                }
+                Err(message) => emit(say(DensityResponse::StudyError { id, message })),
+            },
+            DensityRequest::StudyCancel { id } => {
+                if self.study.as_ref().is_some_and(|(s, _)| *s == id) {
+                    self.study = None;
+                    emit(say(DensityResponse::StudyDone {
+                        id,
+                        cancelled: true,
+                    }));
+                }
+            }
+        }
+    }
+
+    /// `config` with the file's places as the visitor's, when asked for; and what to say.
+    fn with_data(
+        &self,
+        mut config: DensityConfig,
+        use_data: bool,
+    ) -> Result<(DensityConfig, Option<String>), String> {
+        if !use_data {
+            return Ok((config, None));
+        }
+        let found = match &self.data {
+            None => return Err("no imported data: choose or drop a file first".into()),
+            Some(Err(why)) => return Err(format!("your file: {why}")),
+            Some(Ok(found)) => found,
+        };
+        config.visitor = found.places.clone();
+        let note = (found.left_out > 0).then(|| {
+            format!(
+                "Your file has {} more frequent place{} than the lab shows (it keeps the {} with the most fixes that fit in the city).",
+                found.left_out,
+                if found.left_out == 1 { "" } else { "s" },
+                found.places.len()
+            )
+        });
+        Ok((config, note))
+    }
+
+    fn pump_study(&mut self, now: &dyn Fn() -> f64, deadline: f64, emit: &mut dyn FnMut(Response)) {
+        let Some((id, runner)) = self.study.as_mut() else {
+            return;
+        };
+        let (id, total) = (*id, runner.total());
+        let mut done = runner.done();
+        let result = runner.work(now, deadline, &mut |point| {
+            done += 1;
+            emit(say(DensityResponse::StudyProgress {
+                id,
+                done,
+                total,
+                point: Some(point),
+            }))
+        });
+        match result {
+            Ok(true) => {}
+            Ok(false) => {
+                self.study = None;
+                emit(say(DensityResponse::StudyDone {
+                    id,
+                    cancelled: false,
+                }));
+            }
+            Err(message) => {
+                self.study = None;
+                emit(say(DensityResponse::StudyError { id, message }));
+            }
+        }
+    }
+}
+
+impl LabHost for DensityHost {
+    fn set_data(&mut self, data: Option<&VisitorData>) {
+        self.data = data.map(|d| {
+            places_from_fixes(&d.fixes, DensityConfig::default().city_half_m)
+                .map_err(|e| format!("{}: {e}", d.name))
+        });
+    }
+
+    fn has_work(&self) -> bool {
+        self.study.is_some() || (self.lab.is_some() && !self.idle_reported)
+    }
+
+    /// The run first; the study when it is idle.
+    fn pump(
+        &mut self,
+        now: &dyn Fn() -> f64,
+        deadline: f64,
+        emit: &mut dyn FnMut(Response),
+    ) -> bool {
+        let generation = self.generation;
+        let Some(lab) = self.lab.as_mut().filter(|_| !self.idle_reported) else {
+            self.pump_study(now, deadline, emit);
+            return self.has_work();
+        };
+        let result = lab.work(now, deadline, &mut |event| {
+            emit(say(DensityResponse::Event { generation, event }))
+        });
+        match result {
+            Ok(true) => {}
+            Ok(false) => {
+                self.idle_reported = true;
+                emit(say(DensityResponse::Idle {
+                    generation,
+                    summary: lab.summary(),
+                }));
+            }
+            Err(message) => {
+                self.lab = None;
+                emit(say(DensityResponse::Error {
+                    generation,
+                    message,
+                }));
+            }
+        }
+        self.has_work()
+    }
+}
