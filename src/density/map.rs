@@ -5,7 +5,7 @@
 
 use super::{DensityState, Layers, Show};
 use crate::ui::basemap::{self, Viewport, format_distance};
-use crate::ui::labels::{AREA_FONT, LABEL_FONT, Label, Rect, SMALL_FONT, boxes, draw_labels};
+use crate::ui::labels::{LABEL_FONT, Label, Rect, SMALL_FONT, boxes, draw_labels};
 use crate::ui::map::{MapEditor, MapLayers, map_view, overlays, touch_first};
 use crate::ui::raster;
 use leptos::prelude::*;
@@ -269,7 +269,7 @@ fn draw(
             let rgba = colours(values, grid.p, grid.q, signed);
             raster::draw(ctx, scratch, v, area, (grid.p, grid.q), &rgba, 0.7);
         }
-        texts.push(draw_city(ctx, v, area));
+        texts.push(basemap::draw_area(ctx, v, area, "city"));
         if let (true, true, Some(a)) = (candidates, show == Show::Upload, answer) {
             ctx.set_line_width(1.5);
             ctx.set_stroke_style_str("#1f2328");
@@ -366,23 +366,6 @@ pub fn colours(values: &[f64], p: usize, q: usize, signed: bool) -> Vec<u8> {
         }
     }
     rgba
-}
-
-fn draw_city(ctx: &CanvasRenderingContext2d, v: &Viewport, area: (Metres, Metres)) -> Label {
-    let (x0, y0) = v.to_screen(Metres::new(area.0.east, area.1.north));
-    let (x1, y1) = v.to_screen(Metres::new(area.1.east, area.0.north));
-    ctx.set_stroke_style_str("#8a7f6a");
-    ctx.set_line_width(1.5);
-    let dash = js_sys::Array::of2(&6.0.into(), &4.0.into());
-    let _ = ctx.set_line_dash(&dash);
-    ctx.stroke_rect(x0, y0, x1 - x0, y1 - y0);
-    let _ = ctx.set_line_dash(&js_sys::Array::new());
-    Label {
-        text: "city".into(),
-        anchor: (x0, y0),
-        colour: "#6b604c",
-        font: AREA_FONT,
-    }
 }
 
 fn diamond(ctx: &CanvasRenderingContext2d, x: f64, y: f64, r: f64) {

@@ -16,6 +16,7 @@ pub mod study;
 use crate::protocol::{DensityRequest, DensityResponse, Request, Response};
 use crate::shell::tabs::LabKind;
 use crate::shell::{data::DataState, engine::Engine};
+pub use crate::ui::basemap::now_ms;
 use leptos::prelude::*;
 use scene::Scene;
 use settings::DensitySettings;
@@ -284,12 +285,6 @@ impl DensityState {
             self.scene.update(|s| s.apply(response));
         }
     }
-}
-
-pub fn now_ms() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.performance())
-        .map_or_else(js_sys::Date::now, |p| p.now())
 }
 
 /// Creates the lab's state from the URL and listens for its responses. The first run starts

@@ -2,7 +2,7 @@
 
 use super::scene::{RoundView, Scene};
 use crate::ui::basemap::{self, Viewport, format_distance};
-use crate::ui::labels::{AREA_FONT, LABEL_FONT, Label, Rect, SMALL_FONT, draw_labels};
+use crate::ui::labels::{LABEL_FONT, Label, Rect, SMALL_FONT, draw_labels};
 use crate::ui::raster::{self, heat_rgb};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use whereabouts_core::geo::Metres;
@@ -100,7 +100,12 @@ pub fn draw(
         if let (true, Some(h)) = (f.layers.heat, f.scene.heat_for(shown)) {
             draw_heat(ctx, heat_canvas, f.view, world.area, h);
         }
-        late.push(draw_area(ctx, f.view, world.area));
+        late.push(basemap::draw_area(
+            ctx,
+            f.view,
+            world.area,
+            "area of interest",
+        ));
         draw_trace(ctx, f.view, &world.trace);
         for (i, t) in world.towers.iter().enumerate() {
             let (x, y) = f.view.to_screen(*t);
@@ -208,24 +213,6 @@ fn draw_heat(
         rgba.extend([r, g, b, 255]);
     }
     raster::draw(ctx, heat_canvas, view, area, (h.cols, h.rows), &rgba, 0.5);
-}
-
-/// The area's dashed outline; its label names the top left corner.
-fn draw_area(ctx: &CanvasRenderingContext2d, view: &Viewport, area: (Metres, Metres)) -> Label {
-    let (x0, y0) = view.to_screen(Metres::new(area.0.east, area.1.north));
-    let (x1, y1) = view.to_screen(Metres::new(area.1.east, area.0.north));
-    ctx.set_stroke_style_str("#8a7f6a");
-    ctx.set_line_width(1.5);
-    let dash = js_sys::Array::of2(&6.0.into(), &4.0.into());
-    let _ = ctx.set_line_dash(&dash);
-    ctx.stroke_rect(x0, y0, x1 - x0, y1 - y0);
-    let _ = ctx.set_line_dash(&js_sys::Array::new());
-    Label {
-        text: "area of interest".into(),
-        anchor: (x0, y0),
-        colour: "#6b604c",
-        font: AREA_FONT,
-    }
 }
 
 /// A tower; the learnt cell's label.

@@ -17,6 +17,7 @@ pub mod study;
 
 use crate::protocol::{Request, Response, SignalRequest, SignalResponse};
 use crate::shell::{data::DataState, engine::Engine};
+pub use crate::ui::basemap::now_ms;
 use draw::Layers;
 use editor::PathEditor;
 use leptos::prelude::*;
@@ -453,12 +454,6 @@ impl LabState {
             _ => {}
         }
     }
-}
-
-pub fn now_ms() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.performance())
-        .map_or_else(js_sys::Date::now, |p| p.now())
 }
 
 /// Creates the lab's state from the URL, listens for its responses and starts its first run;

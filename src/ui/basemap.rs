@@ -172,6 +172,37 @@ pub fn draw(ctx: &web_sys::CanvasRenderingContext2d, view: &Viewport) {
     let _ = ctx.fill_text("N", cx - 4.0, cy + 22.0);
 }
 
+/// A dashed outline of `area` (south-west, north-east corners), and its label `text` at the top
+/// left corner (placed later with the lab's other labels).
+pub fn draw_area(
+    ctx: &web_sys::CanvasRenderingContext2d,
+    view: &Viewport,
+    area: (Metres, Metres),
+    text: &str,
+) -> crate::ui::labels::Label {
+    let (x0, y0) = view.to_screen(Metres::new(area.0.east, area.1.north));
+    let (x1, y1) = view.to_screen(Metres::new(area.1.east, area.0.north));
+    ctx.set_stroke_style_str("#8a7f6a");
+    ctx.set_line_width(1.5);
+    let dash = js_sys::Array::of2(&6.0.into(), &4.0.into());
+    let _ = ctx.set_line_dash(&dash);
+    ctx.stroke_rect(x0, y0, x1 - x0, y1 - y0);
+    let _ = ctx.set_line_dash(&js_sys::Array::new());
+    crate::ui::labels::Label {
+        text: text.into(),
+        anchor: (x0, y0),
+        colour: "#6b604c",
+        font: crate::ui::labels::AREA_FONT,
+    }
+}
+
+/// The page's clock, milliseconds (what latencies are measured with).
+pub fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or_else(js_sys::Date::now, |p| p.now())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
