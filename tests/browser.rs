@@ -125,3 +125,29 @@ fn basemap_draws_grid_scale_bar_and_north_arrow() {
     let arrow = pixel(376.0, 30.0);
     assert!(arrow[0] < 100, "arrow pixel {arrow:?}");
 }
+
+/// A Density event's surfaces cross as one transferred `Float64Array`, not as JS arrays, and
+/// come back whole.
+#[wasm_bindgen_test]
+fn density_surfaces_travel_as_a_transferred_attachment() {
+    use whereabouts_engine::density::lab::DensityEvent;
+    use whereabouts_web::protocol::DensityResponse;
+    let response = Response::Density(DensityResponse::Event {
+        generation: 2,
+        event: DensityEvent::Density {
+            exact: (0..64).map(f64::from).collect(),
+            estimate: (0..64).map(|i| -f64::from(i) / 7.0).collect(),
+        },
+    });
+    let value = protocol::encode_response(&response).unwrap();
+    let event = js_sys::Reflect::get(&value, &"event".into()).unwrap();
+    let exact = js_sys::Reflect::get(&event, &"exact".into()).unwrap();
+    assert_eq!(
+        js_sys::Array::from(&exact).length(),
+        0,
+        "no numbers through serde"
+    );
+    let transfer = protocol::transferables(&value).expect("a buffer to transfer");
+    assert_eq!(transfer.length(), 1);
+    assert_eq!(protocol::decode_response(value).unwrap(), response);
+}

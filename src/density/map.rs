@@ -9,6 +9,7 @@ use crate::ui::labels::{LABEL_FONT, Label, Rect, SMALL_FONT, boxes, draw_labels}
 use crate::ui::map::{MapEditor, MapLayers, map_view, overlays, touch_first};
 use crate::ui::raster;
 use leptos::prelude::*;
+use std::cell::RefCell;
 use std::rc::Rc;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use whereabouts_core::geo::Metres;
@@ -145,6 +146,7 @@ impl MapEditor for PlaceTool {
 pub fn DensityMap(state: DensityState) -> impl IntoView {
     let editing = RwSignal::new(!touch_first());
     let scratch = StoredValue::new_local(None::<HtmlCanvasElement>);
+    let coloured = Rc::new(RefCell::new(Coloured::default()));
     let tool = PlaceTool {
         state,
         dragging: StoredValue::new(None),
@@ -157,7 +159,7 @@ pub fn DensityMap(state: DensityState) -> impl IntoView {
         let reserved = overlays(canvas);
         let drawn = scratch.with_value(|sc| {
             let Some(sc) = sc else { return Vec::new() };
-            draw(ctx, sc, v, state, &reserved)
+            draw(ctx, sc, &mut coloured.borrow_mut(), v, state, &reserved)
         });
         let _ = canvas.set_attribute(
             "data-labels",
@@ -242,6 +244,7 @@ fn Legend(state: DensityState) -> impl IntoView {
 fn draw(
     ctx: &CanvasRenderingContext2d,
     scratch: &HtmlCanvasElement,
+    coloured: &mut Coloured,
     v: &Viewport,
     state: DensityState,
     reserved: &[Rect],
@@ -266,8 +269,8 @@ fn draw(
             Show::Exact => (!scene.exact.is_empty()).then_some((&scene.exact[..], false)),
         };
         if let Some((values, signed)) = surface {
-            let rgba = colours(values, grid.p, grid.q, signed);
-            raster::draw(ctx, scratch, v, area, (grid.p, grid.q), &rgba, 0.7);
+            let rgba = coloured.of(values, grid.p, grid.q, signed);
+            raster::draw(ctx, scratch, v, area, (grid.p, grid.q), rgba, 0.7);
         }
         texts.push(basemap::draw_area(ctx, v, area, "city"));
         if let (true, true, Some(a)) = (candidates, show == Show::Upload, answer) {
@@ -332,6 +335,28 @@ fn draw(
         });
     }
     draw_labels(ctx, (v.width_px, v.height_px), &texts, &markers)
+}
+
+/// The surface last coloured and its pixels: most frames (a marker dragged, the map panned)
+/// draw the same surface again, and its P × Q colours need not be made again.
+#[derive(Default)]
+struct Coloured {
+    values: Vec<f64>,
+    signed: bool,
+    rgba: Vec<u8>,
+}
+
+impl Coloured {
+    /// The pixels of `values` ([`colours`]), made again only if the surface changed.
+    fn of(&mut self, values: &[f64], p: usize, q: usize, signed: bool) -> &[u8] {
+        let size = p * q * 4;
+        if self.values != values || self.signed != signed || self.rgba.len() != size {
+            self.rgba = colours(values, p, q, signed);
+            self.values = values.to_vec();
+            self.signed = signed;
+        }
+        &self.rgba
+    }
 }
 
 /// RGBA for a surface (row 0 of the image is the grid's northernmost row). A signed surface
@@ -404,5 +429,15 @@ mod tests {
             colours(&[1.0], 2, 2, false).iter().all(|&b| b == 0),
             "wrong size"
         );
+    }
+
+    #[test]
+    fn the_kept_pixels_follow_the_surface() {
+        let mut coloured = Coloured::default();
+        let a = [0.0, 1.0, 0.5, 0.0];
+        assert_eq!(coloured.of(&a, 2, 2, false), colours(&a, 2, 2, false));
+        let b = [1.0, 0.0, 0.5, 0.0];
+        assert_eq!(coloured.of(&b, 2, 2, false), colours(&b, 2, 2, false));
+        assert_eq!(coloured.of(&b, 2, 2, true), colours(&b, 2, 2, true));
     }
 }

@@ -96,6 +96,8 @@ pub struct DensityState {
     edit: StoredValue<(u32, f64)>,
     in_flight: StoredValue<bool>,
     dirty: StoredValue<bool>,
+    /// The places stopped moving: tell the worker once their last edit is answered.
+    settle: StoredValue<bool>,
 }
 
 impl DensityState {
@@ -125,6 +127,7 @@ impl DensityState {
         self.generation.set_value(generation);
         self.in_flight.set_value(false);
         self.dirty.set_value(false);
+        self.settle.set_value(false);
         self.notice.set(None);
         self.send(DensityRequest::Start {
             generation,
@@ -137,7 +140,13 @@ impl DensityState {
     /// one edit is in flight at a time and the latest wins.
     pub fn places_changed(&self) {
         let places = self.places.get_untracked();
-        self.scene.update(|s| s.places_changed(places.len()));
+        // Only a place added or removed changes the scene (a moved one's answer stays drawn).
+        if self
+            .scene
+            .with_untracked(|s| s.answers.len() != places.len())
+        {
+            self.scene.update(|s| s.places_changed(places.len()));
+        }
         if self.selected.get_untracked() >= places.len() {
             self.selected.set(places.len().saturating_sub(1));
         }
@@ -159,9 +168,21 @@ impl DensityState {
         });
     }
 
-    /// A drag or a change of places ended: the link records them.
+    /// A drag or a change of places ended: the link records them, and the run's figures are
+    /// made again once the last edit is answered ([`DensityRequest::Settled`]).
     pub fn places_done(&self) {
         self.save_url();
+        self.settle.set_value(true);
+        self.settle_when_answered();
+    }
+
+    fn settle_when_answered(&self) {
+        if self.settle.get_value() && !self.in_flight.get_value() {
+            self.settle.set_value(false);
+            self.send(DensityRequest::Settled {
+                generation: self.generation.get_value(),
+            });
+        }
     }
 
     pub fn add_place(&self, at: Metres) -> bool {
@@ -261,6 +282,7 @@ impl DensityState {
                 if self.dirty.get_value() {
                     self.places_changed();
                 }
+                self.settle_when_answered();
             }
             DensityResponse::Error {
                 generation,
@@ -281,7 +303,14 @@ impl DensityState {
             | DensityResponse::Error { generation, .. } => *generation,
             _ => return,
         };
-        if generation == current {
+        if generation != current {
+            return;
+        }
+        // An edit's answers are drawn together when its acknowledgement comes: one re-render
+        // and one repaint per drag step, not one per message.
+        if self.in_flight.get_value() && matches!(response, DensityResponse::Event { .. }) {
+            self.scene.update_untracked(|s| s.apply(response));
+        } else {
             self.scene.update(|s| s.apply(response));
         }
     }
@@ -318,6 +347,7 @@ pub fn create(engine: Engine, data: DataState, active: RwSignal<LabKind>) -> Den
         edit: StoredValue::new((0, 0.0)),
         in_flight: StoredValue::new(false),
         dirty: StoredValue::new(false),
+        settle: StoredValue::new(false),
     };
     engine.listen(move |response| match response {
         Response::Density(

@@ -3,8 +3,8 @@
 //!
 //! Messages cross the worker boundary as plain JS objects made by `serde-wasm-bindgen` (no JSON
 //! strings), tagged by `type` (the envelope) and by the family's own tag (`signal`, `import`) so
-//! they stay readable in the browser's devtools. Large payloads (a file, packed fixes) travel as
-//! an attachment beside the message, transferred rather than copied.
+//! they stay readable in the browser's devtools. Large payloads (a file, packed fixes, a Density
+//! event's surfaces) travel as an attachment beside the message, transferred rather than copied.
 
 pub mod density;
 pub mod import;
@@ -139,6 +139,16 @@ pub fn decode_request(value: JsValue) -> Result<Request, String> {
 
 /// Encodes a response, with its attachment.
 pub fn encode_response(response: &Response) -> Result<JsValue, String> {
+    if let Response::Density(density::Response::Event { generation, event }) = response
+        && let Some((light, surfaces)) = density::take_surfaces(event)
+    {
+        let value = encode(&Response::Density(density::Response::Event {
+            generation: *generation,
+            event: light,
+        }))?;
+        attach(&value, Some(pack_surfaces(&surfaces)))?;
+        return Ok(value);
+    }
     let value = encode(response)?;
     if let Response::Import(import::Response::Done { fixes, .. }) = response {
         attach(&value, fixes.clone())?;
@@ -150,10 +160,24 @@ pub fn encode_response(response: &Response) -> Result<JsValue, String> {
 pub fn decode_response(value: JsValue) -> Result<Response, String> {
     let attachment = detach(&value);
     let mut response: Response = decode(value)?;
-    if let Response::Import(import::Response::Done { fixes, .. }) = &mut response {
-        *fixes = attachment;
+    match &mut response {
+        Response::Import(import::Response::Done { fixes, .. }) => *fixes = attachment,
+        Response::Density(density::Response::Event { event, .. }) => {
+            if let Some(flat) = attachment
+                .as_ref()
+                .and_then(|a| a.dyn_ref::<js_sys::Float64Array>())
+            {
+                density::put_surfaces(event, flat.to_vec());
+            }
+        }
+        _ => {}
     }
     Ok(response)
+}
+
+/// Surfaces one after another in one `Float64Array` (transferred when posted).
+fn pack_surfaces(surfaces: &[&[f64]]) -> JsValue {
+    js_sys::Float64Array::from(surfaces.concat().as_slice()).into()
 }
 
 /// What to transfer (not copy) when posting `message`: the buffer of a packed attachment.

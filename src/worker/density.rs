@@ -1,13 +1,14 @@
 //! The Density lab's side of the worker ([003]): one run worked in slices, the visitor's places
 //! applied at once (their part of the density and the attacks on their answers, without redoing
-//! the city), and the privacy–utility study behind the run when it is idle.
+//! the city; the run's figures once the places settle), and the privacy–utility study behind the
+//! run when it is idle.
 
 use super::{LabHost, VisitorData};
 use crate::protocol::{DensityRequest, DensityResponse, Response};
 use whereabouts_core::driver::Driver;
 use whereabouts_core::study::StudyRunner;
 use whereabouts_engine::density::DensityConfig;
-use whereabouts_engine::density::lab::DensityLab;
+use whereabouts_engine::density::lab::{DensityEvent, DensityLab};
 use whereabouts_engine::density::study::{self, StudyPoint, StudyRun};
 use whereabouts_engine::density::visitor::{FilePlaces, places_from_fixes};
 
@@ -18,6 +19,9 @@ pub struct DensityHost {
     lab: Option<DensityLab>,
     /// The run went idle and the page has been told.
     idle_reported: bool,
+    /// Edits came after the idle run's figures were reported: they are made again when the page
+    /// says the places settled ([`DensityRequest::Settled`]), not after every step of a drag.
+    stale: bool,
     study: Option<(u32, StudyRunner<StudyRun, DensityLab, StudyPoint>)>,
     /// The visitor's imported file, as frequent places (or why it has none).
     data: Option<Result<FilePlaces, String>>,
@@ -55,6 +59,7 @@ impl DensityHost {
                         }));
                         self.lab = Some(lab);
                         self.idle_reported = false;
+                        self.stale = false;
                     }
                     Err(message) => {
                         self.lab = None;
@@ -77,8 +82,13 @@ impl DensityHost {
                 let Some(lab) = self.lab.as_mut() else {
                     return;
                 };
+                // The densities hold only the first place: when another moved, the page's are
+                // still right and are not sent again.
+                let densities_moved = lab.config().visitor.first() != places.first();
                 let mut out = |event| {
-                    emit(say(DensityResponse::Event { generation, event }));
+                    if densities_moved || !matches!(event, DensityEvent::Density { .. }) {
+                        emit(say(DensityResponse::Event { generation, event }));
+                    }
                 };
                 let result = lab.set_visitor(places, &mut out).and_then(|()| {
                     // The city's work kept, only the visitor's answers remain: do them now.
@@ -95,12 +105,19 @@ impl DensityHost {
                             edit,
                             worker_ms: now() - began,
                         }));
-                        self.idle_reported = false;
+                        // A run still under way reports its figures when it ends anyway.
+                        self.stale |= self.idle_reported;
                     }
                     Err(message) => emit(say(DensityResponse::Error {
                         generation,
                         message,
                     })),
+                }
+            }
+            DensityRequest::Settled { generation } => {
+                if generation == self.generation && self.stale {
+                    self.stale = false;
+                    self.idle_reported = false;
                 }
             }
             DensityRequest::StudyStart {

@@ -567,6 +567,77 @@ mod tests {
     }
 
     #[test]
+    fn a_density_drag_answers_at_once_and_its_figures_wait_until_the_places_settle() {
+        use crate::protocol::{DensityRequest, DensityResponse};
+        use whereabouts_engine::density::DensityConfig;
+        use whereabouts_engine::density::lab::DensityEvent;
+        let mut engine = Scheduler::default();
+        let show = Request::Show {
+            lab: "density".into(),
+        };
+        engine.handle(show, &|| 0.0, &mut |_| {});
+        let config = DensityConfig {
+            population: 300,
+            grid_side: 32,
+            attacked: 5,
+            ..DensityConfig::default()
+        };
+        let mut places = config.visitor.clone();
+        let start = Request::Density(DensityRequest::Start {
+            generation: 1,
+            config: Box::new(config),
+            use_data: false,
+        });
+        engine.handle(start, &|| 0.0, &mut |_| {});
+        let idle = |out: &[Response]| {
+            out.iter()
+                .any(|r| matches!(r, Response::Density(DensityResponse::Idle { .. })))
+        };
+        assert!(idle(&pump_all(&mut engine)));
+        let drag = |engine: &mut Scheduler, edit: u32, places: &[Metres]| {
+            let mut out = Vec::new();
+            let request = Request::Density(DensityRequest::Places {
+                generation: 1,
+                edit,
+                places: places.to_vec(),
+            });
+            engine.handle(request, &|| 0.0, &mut |r| out.push(r));
+            let events: Vec<DensityEvent> = out
+                .iter()
+                .filter_map(|r| match r {
+                    Response::Density(DensityResponse::Event { event, .. }) => Some(event.clone()),
+                    _ => None,
+                })
+                .collect();
+            assert!(matches!(
+                out.last(),
+                Some(Response::Density(DensityResponse::Edited { edit: e, .. })) if *e == edit
+            ));
+            events
+        };
+
+        // The first place moves: the densities and both answers, then no figures mid-drag.
+        places[0] = Metres::new(-1000.0, -800.0);
+        let events = drag(&mut engine, 1, &places);
+        assert!(matches!(events[0], DensityEvent::Density { .. }));
+        assert_eq!(events.len(), 3, "{events:?}");
+        assert!(!engine.has_work(), "the figures wait");
+        // The second moves: its answers only, the densities are as they were.
+        places[1] = Metres::new(800.0, 600.0);
+        let events = drag(&mut engine, 2, &places);
+        assert!(
+            events.iter().all(|e| matches!(e, DensityEvent::Visitor(_))),
+            "{events:?}"
+        );
+        // Settled: the figures come once, then nothing more.
+        let settled = Request::Density(DensityRequest::Settled { generation: 1 });
+        engine.handle(settled.clone(), &|| 0.0, &mut |_| {});
+        assert!(idle(&pump_all(&mut engine)));
+        engine.handle(settled, &|| 0.0, &mut |_| {});
+        assert!(!engine.has_work(), "nothing is stale");
+    }
+
+    #[test]
     fn a_bad_config_is_an_error_not_a_panic() {
         let mut engine = Scheduler::default();
         let mut bad = config();
