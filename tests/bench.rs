@@ -32,3 +32,18 @@ fn import_throughput_in_the_browser() {
         console_log!("BENCH import {name:<38} {mb_s:>9.1} MB/s ({fixes} fixes)");
     }
 }
+
+#[wasm_bindgen_test]
+#[ignore = "a benchmark: run with ./x bench"]
+fn fitting_time_in_the_browser() {
+    let performance = web_sys::window().unwrap().performance().unwrap();
+    let now = move || performance.now();
+    console_log!("Frequency fitting, one upload, 128 × 128; wasm in headless Chromium; 10 uploads");
+    for b in [3, 10] {
+        let (fast, direct) = whereabouts_engine::density::bench::fit_ms(b, 128, 10, &now);
+        console_log!(
+            "BENCH fitting B = {b:<3} separated {fast:>8.2} ms   cell by cell {direct:>9.2} ms   ({:.1}× faster)",
+            direct / fast
+        );
+    }
+}

@@ -10,6 +10,7 @@ use leptos::prelude::*;
 use whereabouts_engine::density::attack::random_guess_distance;
 
 const GUESS_HELP: &str = "The server attacks the upload you sent from this place (the mean of your answers, if it asked several times) and names one point; this is its distance from where you were. Random guessing — a point anywhere in the city — lands this far on average. Peaks as high as yours: the points of your upload within 10% of your own peak, which the paper says the server cannot tell from yours (claim 1).";
+const MOVE_HELP: &str = "Your phone answers from each of your places with the same secret waves (the paper's rule). Each wave's offset then shifts by exactly the wave's direction times your move, so two answers together tell the server how far and which way you went, even where neither answer says where you are. It fits the waves of one answer, reads the offsets of the other, and takes the shortest move that fits. With 1 or 2 waves many moves fit, and a long move hides behind a shorter one. Worked out when your places stop moving.";
 const UTILITY_HELP: &str = "How well the server's density (everyone's uploads summed, [003] Eq. 6) matches the exact density (Eq. 1) on the grid: Spearman's rank correlation ρ over all cells and over the busier half, and hotspot F1, the overlap of the two maps' top 5% cells. 1 is perfect.";
 const CITY_HELP: &str = "The server attacks a random sample of the city's uploads the same way as yours: the median and mean distance of its guesses from the people, the share it finds within 100 m, and random guessing for comparison.";
 
@@ -47,6 +48,15 @@ pub fn Results(state: DensityState) -> impl IntoView {
             })}
         }.into_any())
     };
+    let moves = move || {
+        state.scene.with(|s| {
+            s.summary
+                .as_ref()
+                .map(|x| x.moves.clone())
+                .unwrap_or_default()
+        })
+    };
+    let (m_btn, m_text) = help("help-density-move".into(), "Your moves", MOVE_HELP);
     let utility = move || {
         state
             .scene
@@ -110,6 +120,19 @@ pub fn Results(state: DensityState) -> impl IntoView {
                             title="The server asks every phone once more and attacks the mean of your answers">"Ask again"</button>
                         <span class="stats" data-testid="density-queries">{move || format!("asked {} time{}", queries(), if queries() == 1 { "" } else { "s" })}</span>
                     </div>
+                </div>
+                <div class="card" data-testid="density-move-card" class:hidden=move || moves().is_empty()>
+                    <h3>"Your moves" {m_btn}</h3>
+                    {m_text}
+                    {move || moves().into_iter().map(|m| {
+                        let moved = m.truth.east.hypot(m.truth.north);
+                        view! {
+                            <p class="big" data-testid="density-move" data-error=format!("{:.1}", m.error_m())>
+                                {format!("{} off", format_distance(m.error_m()))}
+                            </p>
+                            <p class="sub">{format!("place {} → {}: you moved {}", m.from + 1, m.to + 1, format_distance(moved))}</p>
+                        }
+                    }).collect_view()}
                 </div>
                 <div class="card" data-testid="density-utility-card">
                     <h3>"The density" {u_btn}</h3>

@@ -5,7 +5,7 @@ use crate::ui::settings::{Field as SharedField, Kind, choice, key_of, limited, q
 use whereabouts_core::geo::Metres;
 use whereabouts_core::world::city::Moment;
 use whereabouts_engine::density::limits;
-use whereabouts_engine::density::{DensityConfig, Persistence, Scheme};
+use whereabouts_engine::density::{Attack, DensityConfig, Persistence, Scheme};
 
 /// What each phone sends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,6 +32,11 @@ const BASES: [(Persistence, &str); 2] = [
     (Persistence::Fixed, "fixed"),
     (Persistence::Redrawn, "redrawn"),
 ];
+const ATTACKS: [(Attack, &str); 3] = [
+    (Attack::Peak, "peak"),
+    (Attack::Fit, "fit"),
+    (Attack::FitPrior, "fit_prior"),
+];
 /// The choices of B the page offers.
 pub const FEATURE_CHOICES: [usize; 7] = [0, 1, 2, 3, 5, 10, 50];
 
@@ -49,6 +54,7 @@ pub struct DensitySettings {
     pub moment: Moment,
     pub basis: Persistence,
     pub queries: usize,
+    pub attack: Attack,
 }
 
 /// The lab opens on the paper's scheme with B = 3 (the smallest B whose peak picking finds
@@ -68,6 +74,7 @@ impl Default for DensitySettings {
             moment: e.moment,
             basis: e.persistence,
             queries: e.queries,
+            attack: e.attack,
         }
     }
 }
@@ -100,6 +107,11 @@ const MOMENT_LABELS: &[(&str, &str)] = &[
     ("night", "Night: at home"),
     ("day", "Day: at work"),
     ("evening", "Evening: out"),
+];
+const ATTACK_LABELS: &[(&str, &str)] = &[
+    ("peak", "Peak picking (the paper's)"),
+    ("fit", "Frequency fitting"),
+    ("fit_prior", "Fitting + density prior"),
 ];
 const BASIS_LABELS: &[(&str, &str)] = &[("fixed", "Kept"), ("redrawn", "Redrawn")];
 const GRID_LABELS: &[(&str, &str)] = &[
@@ -163,6 +175,18 @@ pub const FIELDS: &[Field] = &[
             Ok(())
         },
         section: Section::Phones,
+    },
+    Field {
+        key: "d.attack",
+        label: "The server's attack",
+        help: "How the server reads one upload. Peak picking, the paper's attacker: the grid's highest cell, ties at random. Frequency fitting, stronger: it estimates your B waves' directions and offsets from the upload (an FFT, then least squares), so it knows your surface everywhere and takes its true top — with 3 or more waves that is you, to the metre. With the density prior: where several places are as high (a ridge for B = 1, a lattice for B = 2), it picks the one where the density it published says people are. Against GeoInd, the prior remaps the noisy report towards where people are.",
+        kind: Kind::Select(ATTACK_LABELS),
+        get: |s| key_of(&ATTACKS, &s.attack).into(),
+        set: |s, v| {
+            s.attack = choice(&ATTACKS, v, "an attack")?;
+            Ok(())
+        },
+        section: Section::Server,
     },
     Field {
         key: "d.asks",
@@ -272,6 +296,7 @@ impl DensitySettings {
             "d.B" => self.send == Send::Features,
             "d.eps" => self.send == Send::GeoInd,
             "d.basis" => self.send != Send::Bump,
+            "d.attack" => self.send != Send::Bump,
             _ => true,
         }
     }
@@ -300,6 +325,7 @@ impl DensitySettings {
             scheme: self.scheme(),
             persistence: self.basis,
             queries: self.queries,
+            attack: self.attack,
             visitor: places
                 .iter()
                 .map(|p| Metres::new(p.east.round(), p.north.round()))
@@ -424,6 +450,7 @@ mod tests {
             moment: Moment::Evening,
             basis: Persistence::Redrawn,
             queries: 4,
+            attack: Attack::FitPrior,
             ..DensitySettings::default()
         };
         let places = vec![Metres::new(-1200.0, 300.0), Metres::new(15.0, -3999.0)];
@@ -455,6 +482,7 @@ mod tests {
             ("d.asks", "0"),
             ("d.eps", "0"),
             ("d.send", "carrier pigeon"),
+            ("d.attack", "guess"),
         ] {
             let e = s.set(key, bad).unwrap_err();
             let label = FIELDS.iter().find(|f| f.key == key).unwrap().label;

@@ -120,6 +120,28 @@ test('asking again: the kept waves say nothing new, redrawn ones give the place 
   await context.close();
 });
 
+test('a stronger server: fitting your waves finds you to the metre, and two answers give your move away', async () => {
+  const { context, guard, page, errors } = await open('?lab=density&d.N=2000&d.attack=fit');
+  const fit = await figures(page, 0, 90000);
+  // B = 3 (the default): the fitted surface's top is the person, far below the grid's 62.5 m.
+  assert.ok(fit.median < 1, `fitting: median ${fit.median} m`);
+  // Your two places, one basis: the move between them, read off the two answers' phases.
+  await page.waitForSelector('[data-testid="density-move"]');
+  const move = Number(await page.getAttribute('[data-testid="density-move"]', 'data-error'));
+  assert.ok(move < 1, `the move is off by ${move} m`);
+  await page.screenshot({ path: screenshotPath('density-fitting') });
+
+  // The paper's peak picking on the same uploads stops at the grid or at a rival peak.
+  await page.selectOption('[data-testid="input-d.attack"]', 'peak');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('d.attack') === 'peak');
+  const peak = await figures(page, fit.run);
+  assert.ok(peak.median > 10 * Math.max(fit.median, 1), `peak ${peak.median} vs fit ${fit.median}`);
+  assert.equal(peak.rho, fit.rho, 'the attack does not change the density');
+  assert.deepEqual(guard.violations, [], 'requests left the origin');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('a phone: the map, your guess and the figures fit the screen', async () => {
   const { context, page, errors } = await open('?lab=density', {
     viewport: { width: 390, height: 844 },

@@ -15,7 +15,7 @@ struct VisitorOut {
     truth: Metres,
     guess: Metres,
     error_m: f64,
-    /// The answer's local maxima, largest first.
+    /// The places the attack could not tell apart, best first.
     candidates: Vec<Metres>,
 }
 
@@ -79,4 +79,40 @@ pub fn default_config() -> Result<String, String> {
 /// Reads a config file, naming it in any error.
 pub fn read_config(path: &Path) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// `whereabouts reproduce --lab density`: every study of the Density lab as Markdown tables
+/// (and CSV, one file per table, into `csv`).
+pub fn reproduce(
+    seed: u64,
+    quick: bool,
+    out: Option<&Path>,
+    csv: Option<&Path>,
+) -> Result<(), String> {
+    use whereabouts_engine::density::experiments::{self, Scale};
+    let scale = if quick {
+        Scale::quick(seed)
+    } else {
+        Scale::full(seed)
+    };
+    let started = std::time::Instant::now();
+    let tables = experiments::all(&scale, &mut |what| eprintln!("reproduce density: {what}…"))?;
+    let mut text = format!(
+        "## `whereabouts reproduce --lab density --seed {seed}{}`\n\nEngine {}; {:.0} s on this machine.\n\n",
+        if quick { " --quick" } else { "" },
+        whereabouts_engine::VERSION,
+        started.elapsed().as_secs_f64()
+    );
+    for t in &tables {
+        text += &t.to_markdown();
+        text.push('\n');
+    }
+    if let Some(dir) = csv {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for (i, t) in tables.iter().enumerate() {
+            let path = dir.join(format!("density-{}.csv", i + 1));
+            std::fs::write(&path, t.to_csv()).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+    }
+    crate::write_out(out, &text)
 }

@@ -103,8 +103,12 @@ enum Command {
         out: Option<PathBuf>,
     },
     /// Reproduce the paper's Table 2, Table 3, defence comparison ([000] §4.5) and round-length
-    /// study on the synthetic presets, as Markdown tables with the paper's numbers beside.
+    /// study on the synthetic presets, as Markdown tables with the paper's numbers beside; with
+    /// `--lab density`, the Density lab's studies ([003]).
     Reproduce {
+        /// signal-map or density.
+        #[arg(long, default_value = "signal-map")]
+        lab: String,
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// small or paper.
@@ -174,12 +178,24 @@ fn main() -> ExitCode {
             .and_then(|text| density::run(text.as_deref(), surfaces))
             .and_then(|json| write_out(out.as_deref(), &json)),
         Command::Reproduce {
+            lab,
+            seed,
+            quick,
+            out,
+            csv,
+            ..
+        } if lab == "density" => density::reproduce(seed, quick, out.as_deref(), csv.as_deref()),
+        Command::Reproduce { lab, .. } if lab != "signal-map" => Err(format!(
+            "--lab: “{lab}” is not a lab with studies (signal-map, density)"
+        )),
+        Command::Reproduce {
             seed,
             model,
             quick,
             out,
             csv,
             worlds,
+            ..
         } => reproduce(seed, &model, quick, worlds, out.as_deref(), csv.as_deref()),
     };
     match result {
@@ -362,6 +378,14 @@ fn bench(iterations: usize) {
             whereabouts_engine::density::bench::aggregate_ms(n, b, 128, &now);
         println!(
             "N = {n}, B = {b}: NUFFT {fast:>8.1} ms, direct {direct:>9.1} ms (×{:.0}), max error {error:.1e} of N·B",
+            direct / fast
+        );
+    }
+    println!("Frequency fitting, one upload, 128 × 128, h = 300 m; native, one thread; 10 uploads");
+    for b in [3, 10] {
+        let (fast, direct) = whereabouts_engine::density::bench::fit_ms(b, 128, 10, &now);
+        println!(
+            "B = {b:<3} separated {fast:>8.2} ms   cell by cell {direct:>9.2} ms   ({:.1}× faster)",
             direct / fast
         );
     }

@@ -22,4 +22,5 @@ pub mod metrics;
 pub mod privacy;
 pub mod rng;
 pub mod study;
+pub mod table;
 pub mod world;

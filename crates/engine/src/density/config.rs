@@ -42,6 +42,32 @@ pub enum Persistence {
     Redrawn,
 }
 
+/// How the server attacks one user's answer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Attack {
+    /// The poster's: the grid's largest cell, ties at random ([`super::attack::peak`]).
+    #[default]
+    Peak,
+    /// Fit the user's frequencies and phases and take the fitted surface's maximum, ties at
+    /// random ([`super::fit`], [`super::search`]); for an own bump or GeoInd, peak picking.
+    Fit,
+    /// As `Fit`, ties broken by the density the server published; for GeoInd, the posterior
+    /// of the published density and the planar-Laplace likelihood of the reported bump.
+    FitPrior,
+}
+
+impl Attack {
+    /// The attack's name in guesses and tables.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Attack::Peak => "peak",
+            Attack::Fit => "fit",
+            Attack::FitPrior => "fit_prior",
+        }
+    }
+}
+
 /// Everything a run depends on.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -63,6 +89,8 @@ pub struct DensityConfig {
     pub queries: usize,
     /// How many of the population's uploads the server attacks (a seeded random sample).
     pub attacked: usize,
+    /// How the server attacks each answer.
+    pub attack: Attack,
     /// The visitor's places (home, work, …): the first is where they are when asked and goes
     /// into the density; the server attacks the visitor's answer from each.
     pub visitor: Vec<Metres>,
@@ -81,6 +109,7 @@ impl Default for DensityConfig {
             persistence: Persistence::Fixed,
             queries: 1,
             attacked: 200,
+            attack: Attack::Peak,
             visitor: vec![Metres::new(-1200.0, -900.0), Metres::new(900.0, 700.0)],
         }
     }
@@ -118,6 +147,15 @@ impl DensityConfig {
         }
         limits::QUERIES.check("queries", self.queries as f64)?;
         limits::ATTACKED.check("attacked", self.attacked as f64)?;
+        if let (Attack::Fit | Attack::FitPrior, Scheme::Rff { features }) =
+            (self.attack, self.scheme)
+        {
+            let fits = match self.persistence {
+                Persistence::Fixed => 1,
+                Persistence::Redrawn => self.queries,
+            };
+            limits::FITTED_COMPONENTS.check("attack", (features * fits) as f64)?;
+        }
         if self.visitor.len() > limits::MAX_VISITOR_PLACES {
             return Err(ConfigError::new(
                 "visitor",
@@ -154,6 +192,7 @@ mod tests {
                 epsilon_per_m: 0.01,
             },
             moment: Moment::Evening,
+            attack: Attack::FitPrior,
             ..DensityConfig::default()
         };
         assert_eq!(DensityConfig::parse(&c.to_toml().unwrap()).unwrap(), c);
@@ -166,6 +205,11 @@ mod tests {
         assert!(e.contains("population"), "{e}");
         let e = DensityConfig::parse("[scheme]\nkind = \"rff\"\nfeatures = 999").unwrap_err();
         assert!(e.contains("scheme.features"), "{e}");
+        let e = DensityConfig::parse(
+            "attack = \"fit\"\npersistence = \"redrawn\"\nqueries = 30\n[scheme]\nkind = \"rff\"\nfeatures = 50",
+        )
+        .unwrap_err();
+        assert!(e.contains("attack"), "{e}");
         let e = DensityConfig::parse("populaton = 3").unwrap_err();
         assert!(e.contains("populaton"), "{e}");
     }

@@ -1,6 +1,7 @@
 //! One Density-lab run on the shared [`Driver`] interface: the city's people where they are at
-//! the moment asked, their uploads, the server's density estimate beside the exact KDE, and the
-//! server's peak picking on a sample of uploads and on each of the visitor's.
+//! the moment asked, their uploads, the server's density estimate beside the exact KDE, the
+//! server's attack (peak picking, or fitting) on a sample of uploads and on each of the
+//! visitor's, and what the visitor's consecutive answers reveal of how far they moved.
 //!
 //! Work goes in stages, each in small steps so the browser's worker can read the page between
 //! them: the exact KDE (one bump per person), the server's estimate (one person's uploads per
@@ -9,11 +10,13 @@
 //! contribution in the finished sums and attacks their answers again, without redoing the rest.
 
 use super::attack;
-use super::config::{DensityConfig, Persistence, Scheme};
+use super::config::{Attack, DensityConfig, Persistence, Scheme};
+use super::fit::{self, Fit};
 use super::grid::Grid;
 use super::kde;
 use super::nufft::CosineSum;
 use super::rff::Basis;
+use super::search;
 use serde::{Deserialize, Serialize};
 use whereabouts_core::driver::{Driver, Guess};
 use whereabouts_core::geo::Metres;
@@ -44,6 +47,25 @@ pub enum DensityEvent {
     Visitor(VisitorAnswer),
 }
 
+/// The server's estimate of how far the visitor moved between two places ([`search::displacement`]):
+/// with one basis kept for both answers, their phases differ by the frequencies times the move.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Move {
+    /// The visitor's places, from and to.
+    pub from: usize,
+    pub to: usize,
+    /// The true displacement (to − from) and the server's estimate of it, metres east and north.
+    pub truth: Metres,
+    pub guess: Metres,
+}
+
+impl Move {
+    /// How far the estimate is from the true displacement, metres.
+    pub fn error_m(&self) -> f64 {
+        (self.guess.east - self.truth.east).hypot(self.guess.north - self.truth.north)
+    }
+}
+
 /// One of the visitor's places: the answer the server attacks, its candidates and its guess.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct VisitorAnswer {
@@ -51,13 +73,16 @@ pub struct VisitorAnswer {
     pub place: usize,
     /// The (mean) answer the server attacked, row-major over the grid.
     pub surface: Vec<f64>,
-    /// The local maxima, largest first (at most [`MAX_CANDIDATES`]), as grid points.
+    /// The places the attack could not tell apart, best first (at most [`MAX_CANDIDATES`]): the
+    /// local maxima for peak picking, the fitted surface's tied maxima for fitting.
     pub candidates: Vec<Metres>,
     pub guess: Guess,
 }
 
-/// Local maxima reported per visitor answer.
+/// Candidates reported per visitor answer.
 pub const MAX_CANDIDATES: usize = 50;
+/// Most features for which the visitor's moves are worked out (a fit per move).
+const FIT_FOR_MOVES: usize = 50;
 
 /// How well the server's density matches the exact KDE ([003] "Performance: rank correlation").
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -87,6 +112,9 @@ pub struct Privacy {
 pub struct DensitySummary {
     pub utility: Option<Utility>,
     pub privacy: Option<Privacy>,
+    /// What the visitor's consecutive answers reveal of their moves (place k to k + 1).
+    #[serde(default)]
+    pub moves: Vec<Move>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -111,6 +139,10 @@ pub struct DensityLab {
     /// The users the server attacks.
     targets: Vec<u32>,
     guesses: Vec<Guess>,
+    /// The random-guess distance of each attacked user (nothing shared), made with its guess.
+    random_guess: Vec<f64>,
+    /// The density the server published (the estimate, normalised): the fitting attack's prior.
+    published: Vec<f64>,
     visitor: Vec<VisitorAnswer>,
     stage: Stage,
 }
@@ -187,50 +219,171 @@ impl DensityLab {
         }
     }
 
-    /// The mean of the user's answers over the configured queries: what the server attacks.
-    /// With fixed randomness (or plain bumps) every answer is the same surface, so the mean is
-    /// that surface, bit for bit.
-    fn mean_answer(&self, user: u32, d: Metres) -> Vec<f64> {
-        let mut acc = vec![0.0; self.grid.len()];
+    /// The user's distinct answers to the configured queries: one with fixed randomness (or a
+    /// plain bump: every answer is that surface, bit for bit), one per query when redrawn.
+    fn answers(&self, user: u32, d: Metres) -> Vec<Vec<f64>> {
         let n = match (self.config.persistence, self.config.scheme) {
             (Persistence::Fixed, _) | (_, Scheme::Kde) => 1,
             (Persistence::Redrawn, _) => self.config.queries,
         };
-        for k in 0..n {
-            self.add_answer(&mut acc, user, d, k, 1.0 / n as f64);
-        }
-        acc
+        (0..n)
+            .map(|k| {
+                let mut acc = vec![0.0; self.grid.len()];
+                self.add_answer(&mut acc, user, d, k, 1.0);
+                acc
+            })
+            .collect()
     }
 
-    /// The server's peak-picking guess at `user` (place `place`) from `surface`.
-    fn attack(&self, user: u32, place: usize, truth: Metres, surface: &[f64]) -> Guess {
+    /// The server's guess at `user` (place `place`) from their answers, by the configured
+    /// attack, with the candidates it could not tell apart (best first).
+    fn attack(
+        &self,
+        user: u32,
+        place: usize,
+        truth: Metres,
+        answers: &[Vec<f64>],
+    ) -> (Guess, Vec<Metres>) {
         let mut s = Stream::new(self.config.seed, &format!("attack-{user}-{place}"));
-        Guess {
-            round: place,
-            user,
-            attack: "peak".into(),
-            truth,
-            guess: attack::peak(surface, &self.grid, &mut s),
-            diverged: false,
+        let mean = attack::average(answers);
+        let peak = |s: &mut Stream| {
+            let candidates = attack::local_maxima(&mean, &self.grid)
+                .into_iter()
+                .take(MAX_CANDIDATES)
+                .map(|k| self.grid.point(k))
+                .collect();
+            (attack::peak(&mean, &self.grid, s), candidates)
+        };
+        let prior = (self.config.attack == Attack::FitPrior).then_some(self.published.as_slice());
+        let (guess, candidates) = match (self.config.attack, self.config.scheme) {
+            (Attack::Peak, _) | (_, Scheme::Kde) => peak(&mut s),
+            (_, Scheme::Rff { features }) if features > 0 => {
+                let fits: Vec<Fit> = answers
+                    .iter()
+                    .map(|a| fit::fit(a, &self.grid, features))
+                    .collect();
+                let tied = Fit::combine(&fits, 1.0 / fits.len() as f64)
+                    .map(|f| search::tied_maxima(&f, &self.grid))
+                    .unwrap_or_default();
+                match search::choose(&tied, prior, &self.grid, &mut s) {
+                    Some(g) => (g, tied.iter().take(MAX_CANDIDATES).map(|c| c.at).collect()),
+                    None => peak(&mut s),
+                }
+            }
+            (Attack::FitPrior, Scheme::Rff { .. }) => {
+                // Nothing shared: the densest place the server published is its best bet.
+                let all: Vec<search::Candidate> = (0..self.grid.len())
+                    .map(|k| search::Candidate {
+                        at: self.grid.point(k),
+                        value: 0.0,
+                    })
+                    .collect();
+                let g = search::choose(&all, prior, &self.grid, &mut s).unwrap_or(truth);
+                (g, vec![g])
+            }
+            (Attack::FitPrior, Scheme::GeoInd { epsilon_per_m }) => {
+                self.geoind_posterior(answers, epsilon_per_m, &mut s)
+            }
+            _ => peak(&mut s),
+        };
+        (
+            Guess {
+                round: place,
+                user,
+                attack: self.config.attack.name().into(),
+                truth,
+                guess,
+                diverged: false,
+            },
+            candidates,
+        )
+    }
+
+    /// GeoInd's strongest server: each answer is a bump at a reported location ẑ_k (its peak);
+    /// its belief about the user is the posterior published density × Π_k exp(−ε‖x − ẑ_k‖)
+    /// (the planar-Laplace likelihood of the reports, Andrés et al., CCS 2013, §4), and its
+    /// guess the place of least expected distance under that belief, the posterior's geometric
+    /// median (Bayesian remapping: Chatzikokolakis, ElSalamouny, Palamidessi, "Efficient
+    /// utility improvement for location privacy", PoPETs 2017, §3). The posterior's mode would
+    /// not do: the likelihood's cusp keeps it at ẑ wherever the prior is smooth. The reports
+    /// are returned as the candidates.
+    fn geoind_posterior(
+        &self,
+        answers: &[Vec<f64>],
+        epsilon: f64,
+        s: &mut Stream,
+    ) -> (Metres, Vec<Metres>) {
+        let reports: Vec<Metres> = answers
+            .iter()
+            .map(|a| attack::peak(a, &self.grid, s))
+            .collect();
+        // In logarithms, so that far cells do not all underflow.
+        let log_post: Vec<f64> = (0..self.grid.len())
+            .map(|k| {
+                let x = self.grid.point(k);
+                let prior = self.published.get(k).copied().unwrap_or(0.0).max(0.0);
+                let like: f64 = reports.iter().map(|z| -epsilon * x.distance(z)).sum();
+                if prior > 0.0 {
+                    prior.ln() + like
+                } else {
+                    f64::NEG_INFINITY
+                }
+            })
+            .collect();
+        let best = log_post.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        if best == f64::NEG_INFINITY {
+            return (reports[0], reports);
         }
+        let weights: Vec<f64> = log_post.iter().map(|l| (l - best).exp()).collect();
+        let points: Vec<Metres> = (0..self.grid.len()).map(|k| self.grid.point(k)).collect();
+        (geometric_median(&points, &weights), reports)
     }
 
     fn answer_visitor(&self, place: usize) -> VisitorAnswer {
         let d = self.config.visitor[place];
         let user = self.visitor_id();
-        let surface = self.mean_answer(user, d);
-        let candidates = attack::local_maxima(&surface, &self.grid)
-            .into_iter()
-            .take(MAX_CANDIDATES)
-            .map(|k| self.grid.point(k))
-            .collect();
-        let guess = self.attack(user, place, d, &surface);
+        let answers = self.answers(user, d);
+        let (guess, candidates) = self.attack(user, place, d, &answers);
         VisitorAnswer {
             place,
-            surface,
+            surface: attack::average(&answers),
             candidates,
             guess,
         }
+    }
+
+    /// The moves between the visitor's consecutive places as two answers reveal them: only with
+    /// random features (B ≥ 1) and one basis for both answers (the poster's fixed basis). Made
+    /// with the run's figures, not with every edit of a drag (a fit each).
+    pub fn moves(&self) -> Vec<Move> {
+        if self.stage != Stage::Done {
+            return Vec::new();
+        }
+        let features = match self.config.scheme {
+            Scheme::Rff { features } if features > 0 => features,
+            _ => return Vec::new(),
+        };
+        if self.config.persistence != Persistence::Fixed || features > FIT_FOR_MOVES {
+            return Vec::new();
+        }
+        let user = self.visitor_id();
+        let basis = self.basis(user, 0);
+        self.config
+            .visitor
+            .windows(2)
+            .enumerate()
+            .filter_map(|(k, pair)| {
+                let first = fit::fit(&basis.upload(&self.grid, pair[0]), &self.grid, features);
+                let second = fit::phases(&first, &basis.upload(&self.grid, pair[1]), &self.grid);
+                let guess = search::displacement(&first, &second, &self.grid)?;
+                Some(Move {
+                    from: k,
+                    to: k + 1,
+                    truth: Metres::new(pair[1].east - pair[0].east, pair[1].north - pair[0].north),
+                    guess,
+                })
+            })
+            .collect()
     }
 
     /// The exact KDE, normalised over every user (the visitor's first place included).
@@ -286,9 +439,10 @@ impl DensityLab {
         self.config = next;
         self.visitor.clear();
         if matches!(self.stage, Stage::Visitor(_) | Stage::Done) {
+            self.published = self.estimate();
             emit(DensityEvent::Density {
                 exact: self.exact(),
-                estimate: self.estimate(),
+                estimate: self.published.clone(),
             });
             self.stage = Stage::Visitor(0);
         }
@@ -337,11 +491,7 @@ impl DensityLab {
             mean_m: errors.iter().sum::<f64>() / n,
             median_m: metrics::median(&errors).unwrap_or(0.0),
             located: errors.iter().filter(|&&e| e <= LOCATED_M).count() as f64 / n,
-            random_guess_m: own
-                .iter()
-                .map(|g| attack::random_guess_distance(&self.grid, g.truth))
-                .sum::<f64>()
-                / n,
+            random_guess_m: self.random_guess.iter().sum::<f64>() / n,
         })
     }
 }
@@ -373,6 +523,8 @@ impl Driver for DensityLab {
             spreading,
             targets,
             guesses: Vec::new(),
+            random_guess: Vec::new(),
+            published: Vec::new(),
             visitor: Vec::new(),
             stage: Stage::Exact(0),
             config,
@@ -439,9 +591,10 @@ impl Driver for DensityLab {
                         if let Some(sum) = self.spreading.take() {
                             self.estimate_sum = sum.finish();
                         }
+                        self.published = self.estimate();
                         emit(DensityEvent::Density {
                             exact: self.exact(),
-                            estimate: self.estimate(),
+                            estimate: self.published.clone(),
                         });
                         self.stage = Stage::Attacks(0);
                     } else {
@@ -451,10 +604,12 @@ impl Driver for DensityLab {
                 Stage::Attacks(i) => {
                     if let Some(&user) = self.targets.get(i) {
                         let d = self.people[user as usize];
-                        let surface = self.mean_answer(user, d);
-                        let guess = self.attack(user, 0, d, &surface);
+                        let answers = self.answers(user, d);
+                        let (guess, _) = self.attack(user, 0, d, &answers);
                         emit(DensityEvent::Guess(guess.clone()));
                         self.guesses.push(guess);
+                        self.random_guess
+                            .push(attack::random_guess_distance(&self.grid, d));
                         emit(DensityEvent::Progress {
                             stage: "attacks".into(),
                             done: i + 1,
@@ -487,6 +642,7 @@ impl Driver for DensityLab {
         DensitySummary {
             utility: self.utility(),
             privacy: self.privacy(),
+            moves: self.moves(),
         }
     }
 
@@ -495,4 +651,43 @@ impl Driver for DensityLab {
         all.extend(self.visitor.iter().map(|a| a.guess.clone()));
         all
     }
+}
+
+/// The weighted geometric median of `points` (the place of least weighted total distance) by
+/// Weiszfeld's iteration from the weighted mean (Weiszfeld 1937; Vardi & Zhang, PNAS 2000, for
+/// the step at a data point, avoided here by a metre's floor on the distances).
+fn geometric_median(points: &[Metres], weights: &[f64]) -> Metres {
+    let total: f64 = weights.iter().sum();
+    let mut x = Metres::new(
+        points
+            .iter()
+            .zip(weights)
+            .map(|(p, w)| p.east * w)
+            .sum::<f64>()
+            / total,
+        points
+            .iter()
+            .zip(weights)
+            .map(|(p, w)| p.north * w)
+            .sum::<f64>()
+            / total,
+    );
+    for _ in 0..100 {
+        let (mut e, mut n, mut norm) = (0.0, 0.0, 0.0);
+        for (p, &w) in points.iter().zip(weights) {
+            if w > 0.0 {
+                let k = w / p.distance(&x).max(1.0);
+                e += k * p.east;
+                n += k * p.north;
+                norm += k;
+            }
+        }
+        let next = Metres::new(e / norm, n / norm);
+        let step = next.distance(&x);
+        x = next;
+        if step < 0.01 {
+            break;
+        }
+    }
+    x
 }

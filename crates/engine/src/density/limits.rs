@@ -25,3 +25,10 @@ pub const QUERIES: Limit = whole(1.0, 100.0, "a whole number from 1 to 100");
 pub const ATTACKED: Limit = whole(1.0, 50_000.0, "a whole number from 1 to 50,000");
 /// How many places the visitor may put on the map.
 pub const MAX_VISITOR_PLACES: usize = 5;
+/// Components the fitting attacks fit per answer set (B, times the queries when each has its own
+/// basis): beyond it the fit's time per user grows past what a page can wait for.
+pub const FITTED_COMPONENTS: Limit = whole(
+    0.0,
+    1000.0,
+    "peak picking when B times the answers to fit (the queries, with a redrawn basis) exceeds 1,000: fitting more would take too long",
+);

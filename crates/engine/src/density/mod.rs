@@ -14,26 +14,32 @@
 //! - [`rff`]: a person's frequencies and their upload (Eqs. 2–4, 6–7);
 //! - [`nufft`]: the server's sum of N·B plane waves on the grid, fast;
 //! - [`attack`]: the server's peak picking, local maxima, repeated queries, random guessing;
+//! - [`fit`]: the stronger server that fits a user's frequencies and phases to their upload;
+//! - [`search`]: the fitted surface's maxima, ties, the density prior, and a user's displacement;
 //! - [`config`] and [`limits`]: a run's settings and their bounds;
 //! - [`lab`]: a run on the shared driver interface (the page's worker, studies, the CLI);
 //! - [`study`]: the privacy–utility study over B and GeoInd ε;
+//! - [`experiments`]: the studies of `whereabouts reproduce --lab density`;
 //! - [`visitor`]: the visitor's frequent places from their own file;
 //! - [`bench`]: the aggregate's benchmark kernel.
 
 pub mod attack;
 pub mod bench;
 pub mod config;
+pub mod experiments;
+pub mod fit;
 pub mod grid;
 pub mod kde;
 pub mod lab;
 pub mod limits;
 pub mod nufft;
 pub mod rff;
+pub mod search;
 pub mod study;
 pub mod visitor;
 
 #[cfg(test)]
 mod tests;
 
-pub use config::{DensityConfig, Persistence, Scheme};
+pub use config::{Attack, DensityConfig, Persistence, Scheme};
 pub use lab::{DensityEvent, DensityLab, DensitySummary};

@@ -1,7 +1,7 @@
 //! The Density lab's evidence: the paper's estimator, its error, and what the server's attacks
 //! can and cannot do ([003]; the list is issue "The Density lab", "Evidence required").
 
-use super::config::{DensityConfig, Persistence, Scheme};
+use super::config::{Attack, DensityConfig, Persistence, Scheme};
 use super::grid::Grid;
 use super::kde;
 use super::lab::{DensityLab, Privacy};
@@ -299,4 +299,84 @@ fn a_local_maximum_of_the_visitors_answer_is_their_place_one_among_many() {
         answer.candidates
     );
     assert!(answer.candidates.len() > 1, "one among many");
+}
+
+fn attacked_with(attack: Attack, scheme: Scheme) -> Privacy {
+    privacy(&run(DensityConfig {
+        attack,
+        ..small(scheme, 1000)
+    }))
+}
+
+#[test]
+fn the_fitting_server_locates_three_features_below_the_grid_where_peak_picking_cannot() {
+    let b3 = Scheme::Rff { features: 3 };
+    let (peak, fit) = (
+        attacked_with(Attack::Peak, b3),
+        attacked_with(Attack::Fit, b3),
+    );
+    // The fitted surface's maximum is the user's exact place for nearly everyone (a few have
+    // two frequencies too close to split); peak picking stops at the cell or at a rival peak.
+    assert!(fit.located > 0.9 && fit.median_m < 1.0, "{fit:?}");
+    assert!(
+        peak.median_m > 10.0 && peak.located < fit.located,
+        "{peak:?}"
+    );
+}
+
+#[test]
+fn the_published_density_breaks_the_ties_of_one_and_two_features() {
+    for b in [1, 2] {
+        let scheme = Scheme::Rff { features: b };
+        let (fit, prior) = (
+            attacked_with(Attack::Fit, scheme),
+            attacked_with(Attack::FitPrior, scheme),
+        );
+        // Alone the fit knows a ridge (B = 1) or a lattice (B = 2): about random guessing.
+        assert!(fit.median_m > 0.5 * fit.random_guess_m, "B = {b}: {fit:?}");
+        // People are where people are: the densest tie is often the user.
+        assert!(
+            prior.median_m < 0.5 * fit.median_m && prior.located > fit.located + 0.2,
+            "B = {b}: {prior:?} vs {fit:?}"
+        );
+    }
+}
+
+#[test]
+fn a_geoind_server_remaps_the_report_by_the_density_it_published() {
+    let geo = Scheme::GeoInd {
+        epsilon_per_m: 0.01,
+    };
+    let (peak, remapped) = (
+        attacked_with(Attack::Peak, geo),
+        attacked_with(Attack::FitPrior, geo),
+    );
+    assert!(remapped.mean_m < peak.mean_m, "{remapped:?} vs {peak:?}");
+    // Nothing shared and nothing to fit: the fit is peak picking, guess for guess.
+    let none = Scheme::Rff { features: 0 };
+    assert_eq!(
+        attacked_with(Attack::Fit, none),
+        attacked_with(Attack::Peak, none)
+    );
+}
+
+#[test]
+fn two_answers_with_one_basis_give_the_visitors_move_away() {
+    let places = vec![Metres::new(-500.0, 300.0), Metres::new(-300.0, 0.0)];
+    let moves = |scheme, persistence| {
+        run(DensityConfig {
+            visitor: places.clone(),
+            persistence,
+            ..small(scheme, 200)
+        })
+        .summary()
+        .moves
+    };
+    let m = moves(Scheme::Rff { features: 3 }, Persistence::Fixed);
+    assert_eq!(m.len(), 1);
+    assert_eq!(m[0].truth, Metres::new(200.0, -300.0));
+    assert!(m[0].error_m() < 1.0, "{m:?}");
+    // A basis redrawn per query, or no features, gives two answers nothing in common.
+    assert!(moves(Scheme::Rff { features: 3 }, Persistence::Redrawn).is_empty());
+    assert!(moves(Scheme::Kde, Persistence::Fixed).is_empty());
 }
