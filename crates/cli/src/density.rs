@@ -108,11 +108,7 @@ pub fn reproduce(
         text.push('\n');
     }
     if let Some(dir) = csv {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        for (i, t) in tables.iter().enumerate() {
-            let path = dir.join(format!("density-{}.csv", i + 1));
-            std::fs::write(&path, t.to_csv()).map_err(|e| format!("{}: {e}", path.display()))?;
-        }
+        crate::write_csv(dir, &tables, "density")?;
     }
     crate::write_out(out, &text)
 }

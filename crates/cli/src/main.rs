@@ -458,11 +458,7 @@ fn reproduce(
         text.push('\n');
     }
     if let Some(dir) = csv {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        for (i, t) in tables.iter().enumerate() {
-            let path = dir.join(format!("table-{}.csv", i + 1));
-            std::fs::write(&path, t.to_csv()).map_err(|e| format!("{}: {e}", path.display()))?;
-        }
+        write_csv(dir, &tables, "table")?;
     }
     match out {
         Some(path) => std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display())),
@@ -471,6 +467,20 @@ fn reproduce(
             Ok(())
         }
     }
+}
+
+/// Writes each table as `<prefix>-<k>.csv` into `dir` (made if missing).
+pub(crate) fn write_csv(
+    dir: &Path,
+    tables: &[whereabouts_core::table::Table],
+    prefix: &str,
+) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for (i, t) in tables.iter().enumerate() {
+        let path = dir.join(format!("{prefix}-{}.csv", i + 1));
+        std::fs::write(&path, t.to_csv()).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(())
 }
 
 fn write_samples(dir: &Path) -> Result<(), String> {
