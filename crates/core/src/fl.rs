@@ -43,7 +43,8 @@ pub struct LoggedUpdate {
     pub owner: u32,
     /// Training samples behind the update (FedAvg's weight, which the protocol sends).
     pub samples: usize,
-    /// The update w_{t−1} − w_t^k, as the server can compute it.
+    /// The update w_{t−1} − w_t^k, as the server can compute it (or the part of it the server
+    /// keeps, e.g. the last layer).
     pub delta: Vec<f32>,
 }
 
@@ -71,6 +72,12 @@ impl UpdateLog {
             samples,
             delta: before.iter().zip(after).map(|(b, a)| b - a).collect(),
         });
+    }
+
+    /// Records an update the lab has already computed (and perhaps cut down to the part the
+    /// server keeps).
+    pub fn push(&mut self, update: LoggedUpdate) {
+        self.entries.push(update);
     }
 
     pub fn entries(&self) -> &[LoggedUpdate] {

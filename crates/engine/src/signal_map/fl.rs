@@ -7,7 +7,9 @@
 //! participant's update, which is all the curious server needs.
 
 use crate::signal_map::model::MlpSpec;
-use crate::signal_map::model::train::{LocalTraining, TrainError, train_local};
+use crate::signal_map::model::train::{
+    LocalTraining, TrainError, train_local, train_local_by_hand,
+};
 use crate::signal_map::trace::{Dataset, Sample};
 use serde::{Deserialize, Serialize};
 use whereabouts_core::rng::Stream;
@@ -63,6 +65,9 @@ pub struct Federation {
     pub config: FlConfig,
     /// Local DP applied by every device to its update ([000] §4.5, "DP"; App. B.2), if any.
     pub dp: Option<crate::signal_map::defence::dp::LocalDp>,
+    /// Train with [`train_local_by_hand`] instead of candle (the same steps, faster on small
+    /// batches).
+    pub by_hand: bool,
     seed: u64,
 }
 
@@ -72,6 +77,7 @@ impl Federation {
             spec,
             config,
             dp: None,
+            by_hand: false,
             seed,
         }
     }
@@ -114,7 +120,12 @@ impl Federation {
         if batch.is_empty() {
             return Ok(None);
         }
-        let result = train_local(
+        let train = if self.by_hand {
+            train_local_by_hand
+        } else {
+            train_local
+        };
+        let result = train(
             &self.spec,
             before,
             &batch,

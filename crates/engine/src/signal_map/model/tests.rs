@@ -1,4 +1,4 @@
-use super::train::{LocalTraining, TrainError, train_local};
+use super::train::{LocalTraining, TrainError, train_local, train_local_by_hand};
 use super::*;
 use crate::signal_map::trace::Sample;
 #[cfg(target_arch = "wasm32")]
@@ -145,4 +145,40 @@ fn specs_are_validated() {
     let mut spec = ModelPreset::Small.spec();
     spec.dropout = 1.0;
     assert_eq!(spec.validate().unwrap_err().field, "model.dropout");
+}
+
+#[test]
+fn sgd_by_hand_takes_the_same_steps_as_candle() {
+    let spec = ModelPreset::Small.spec();
+    let start = spec.init(-96.0, &mut Stream::new(3, "init"));
+    let batch = toy_batch(37, 5);
+    for batch_size in [Some(8), None] {
+        let cfg = LocalTraining {
+            batch_size,
+            epochs: 2,
+            learning_rate: 0.01,
+        };
+        let a = train_local(&spec, &start, &batch, &cfg, &mut Stream::new(4, "sgd")).unwrap();
+        let b =
+            train_local_by_hand(&spec, &start, &batch, &cfg, &mut Stream::new(4, "sgd")).unwrap();
+        assert_eq!(a.steps, b.steps);
+        assert_eq!(a.batch_means, b.batch_means);
+        let moved: f32 = a
+            .params
+            .iter()
+            .zip(&start)
+            .map(|(p, s)| (p - s).abs())
+            .sum();
+        let apart: f32 = a
+            .params
+            .iter()
+            .zip(&b.params)
+            .map(|(p, q)| (p - q).abs())
+            .sum();
+        assert!(moved > 1e-2, "training moved the parameters by {moved}");
+        assert!(
+            apart < 1e-4 * moved,
+            "by hand and candle differ by {apart} (moved {moved})"
+        );
+    }
 }

@@ -149,6 +149,134 @@ pub fn train_local(
     })
 }
 
+/// [`train_local`] written out by hand, for a model without dropout: the same SGD on the same
+/// mini-batches (the same shuffles from `stream`), in f32 as candle computes it, without a
+/// tensor graph. For a LocalBatch of a few dozen points candle's per-operation overhead is
+/// most of the time: this is about ten times faster there (BENCHMARKS.md), which the
+/// Linkability lab needs to train hundreds of devices a round. A model with dropout goes to
+/// candle. A test keeps the two equal.
+pub fn train_local_by_hand(
+    spec: &MlpSpec,
+    start: &[f32],
+    batch: &[Sample],
+    cfg: &LocalTraining,
+    stream: &mut Stream,
+) -> Result<LocalResult, TrainError> {
+    if spec.dropout > 0.0 {
+        return train_local(spec, start, batch, cfg, stream);
+    }
+    let layers = spec.layers();
+    let mut params = start.to_vec();
+    let n = batch.len();
+    let b = cfg.batch_size.unwrap_or(n).clamp(1, n.max(1));
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut steps = 0;
+    let mut batch_means = Vec::new();
+    // acts[l]: the layer-l inputs of every row of the mini-batch (acts[0] = x), row-major.
+    let mut acts: Vec<Vec<f32>> = vec![Vec::new(); layers.len() + 1];
+    let mut grad = vec![0.0f32; params.len()];
+    let (mut delta, mut below) = (Vec::new(), Vec::new());
+    for _ in 0..cfg.epochs {
+        if cfg.batch_size.is_some() {
+            stream.shuffle(&mut order);
+        }
+        for chunk in order.chunks(b) {
+            let k = chunk.len();
+            batch_means.push([
+                chunk.iter().map(|&i| batch[i].x[0]).sum::<f32>() / k as f32,
+                chunk.iter().map(|&i| batch[i].x[1]).sum::<f32>() / k as f32,
+            ]);
+            acts[0].clear();
+            acts[0].extend(chunk.iter().flat_map(|&i| batch[i].x));
+            for (li, l) in layers.iter().enumerate() {
+                let (lower, upper) = acts.split_at_mut(li + 1);
+                let (input, out) = (&lower[li], &mut upper[0]);
+                out.clear();
+                for r in 0..k {
+                    let a = &input[r * l.inputs..(r + 1) * l.inputs];
+                    for o in 0..l.outputs {
+                        let w = &params[l.w + o * l.inputs..l.w + (o + 1) * l.inputs];
+                        let z = params[l.b + o] + w.iter().zip(a).map(|(w, a)| w * a).sum::<f32>();
+                        out.push(match l.activation {
+                            None => z,
+                            Some(super::Activation::Relu) => z.max(0.0),
+                            Some(super::Activation::Sigmoid) => 1.0 / (1.0 + (-z).exp()),
+                            Some(super::Activation::Tanh) => z.tanh(),
+                        });
+                    }
+                }
+            }
+            // loss = mean (ŷ − y)², ∂loss/∂ŷ = 2(ŷ − y)/k.
+            let prediction = &acts[layers.len()];
+            let mut loss = 0.0f32;
+            delta.clear();
+            for (r, &i) in chunk.iter().enumerate() {
+                let e = prediction[r] - batch[i].y;
+                loss += e * e / k as f32;
+                delta.push(2.0 * e / k as f32);
+            }
+            if !loss.is_finite() {
+                return Err(TrainError::Diverged { step: steps });
+            }
+            grad.iter_mut().for_each(|g| *g = 0.0);
+            for (li, l) in layers.iter().enumerate().rev() {
+                let input = &acts[li];
+                for r in 0..k {
+                    let a = &input[r * l.inputs..(r + 1) * l.inputs];
+                    for o in 0..l.outputs {
+                        let d = delta[r * l.outputs + o];
+                        grad[l.b + o] += d;
+                        for (g, &ai) in grad[l.w + o * l.inputs..l.w + (o + 1) * l.inputs]
+                            .iter_mut()
+                            .zip(a)
+                        {
+                            *g += d * ai;
+                        }
+                    }
+                }
+                if li == 0 {
+                    break;
+                }
+                // δ below = (δ W) ⊙ σ'(a), σ' from the activation's output.
+                let act = layers[li - 1]
+                    .activation
+                    .expect("hidden layers have activations");
+                below.clear();
+                below.resize(k * l.inputs, 0.0f32);
+                for r in 0..k {
+                    for o in 0..l.outputs {
+                        let d = delta[r * l.outputs + o];
+                        let w = &params[l.w + o * l.inputs..l.w + (o + 1) * l.inputs];
+                        for (bj, &wj) in below[r * l.inputs..(r + 1) * l.inputs].iter_mut().zip(w) {
+                            *bj += d * wj;
+                        }
+                    }
+                }
+                for (bj, &a) in below.iter_mut().zip(input.iter()) {
+                    *bj *= match act {
+                        super::Activation::Relu => f32::from(u8::from(a > 0.0)),
+                        super::Activation::Sigmoid => a * (1.0 - a),
+                        super::Activation::Tanh => 1.0 - a * a,
+                    };
+                }
+                std::mem::swap(&mut delta, &mut below);
+            }
+            for (p, g) in params.iter_mut().zip(&grad) {
+                *p -= cfg.learning_rate * g;
+            }
+            steps += 1;
+        }
+    }
+    if params.iter().any(|p| !p.is_finite()) {
+        return Err(TrainError::Diverged { step: steps });
+    }
+    Ok(LocalResult {
+        params,
+        steps,
+        batch_means,
+    })
+}
+
 /// Inverted dropout with a mask from our own stream.
 fn dropout(h: Tensor, p: f64, stream: &mut Stream, dev: &Device) -> candle_core::Result<Tensor> {
     if p <= 0.0 {

@@ -1,0 +1,25 @@
+//! The Linkability lab (paper [004], Orekondy et al., "Understanding and Controlling User
+//! Linkability in Decentralized Learning", arXiv 1805.05838v1): people own two devices, each a
+//! pseudonymous client of the signal map's federation; the honest-but-curious server links a
+//! person's devices from their updates alone, and the client-side mitigations of §11 try to
+//! stop it.
+//!
+//! The federation is the signal map's (its world, model and local training, used through
+//! `signal_map`'s public API: this lab builds on that one, never the reverse).
+//!
+//! population (two devices each, §7 splits) → federation (update log, §5) → attacks (§6:
+//! identification, matching; beyond: unlabelled, by place) → metrics (§8) → mitigations (§11).
+
+pub mod attack;
+pub mod config;
+pub mod features;
+pub mod federation;
+pub mod kmeans;
+pub mod limits;
+pub mod metrics;
+pub mod mitigation;
+pub mod population;
+pub mod scenario;
+
+#[cfg(test)]
+mod tests;

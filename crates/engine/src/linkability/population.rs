@@ -1,0 +1,150 @@
+//! The federation's people, each with two devices ([004] §2: a user owns several clients, each
+//! client holds one user's data, disjoint; the paper's evaluation has two per user), and the
+//! public background pool the mitigations draw from.
+//!
+//! The people are the signal map's: the core's synthetic people on the campus, their phones
+//! logging the cell's RSRP as they go ([000] §3.1), here a fix every 10 minutes while logging.
+//! The background pool is the same kind of measurements from as many other people, who are not
+//! in the federation (the paper's D_bkg is about twice the training data; one times is our
+//! choice, docs/papers.md).
+
+use super::config::{LinkConfig, Split};
+use crate::signal_map::trace::{Dataset, RoundLength, Sample};
+use crate::signal_map::world::{Measurement, Place, Preset, World};
+use std::sync::Arc;
+use whereabouts_core::error::ConfigError;
+use whereabouts_core::geo::LatLon;
+use whereabouts_core::rng::Stream;
+
+/// The pseudonymous client of `person`'s `device` (0 or 1).
+pub fn client(person: usize, device: usize) -> u32 {
+    (2 * person + device) as u32
+}
+
+/// The person a client belongs to (ground truth the attacker does not have).
+pub fn owner(client: u32) -> usize {
+    client as usize / 2
+}
+
+/// Which of its owner's two devices a client is.
+pub fn device(client: u32) -> usize {
+    client as usize % 2
+}
+
+/// The share of each device's data held out as the global test set ([004] §3: 20%).
+pub const TEST_FRACTION: f64 = 0.2;
+
+/// The people, their devices' data, the test set and the background pool.
+#[derive(Clone, Debug)]
+pub struct Population {
+    pub people: usize,
+    /// Training data with `user` = the client (device), and the held-out test set.
+    pub dataset: Dataset,
+    /// Background measurements of people outside the federation, on the same plane.
+    pub pool: Arc<[Sample]>,
+    /// Each person's places (home first), for the map.
+    pub places: Vec<Vec<Place>>,
+    /// The area: half-width and half-height, metres.
+    pub half_extent: (f64, f64),
+}
+
+impl Population {
+    /// The world of `config.people` people plus the pool's, over `config.rounds` days.
+    pub fn generate(config: &LinkConfig) -> Result<Self, ConfigError> {
+        let mut world_config = Preset::Campus.config(config.seed);
+        let m = &mut world_config.mobility;
+        m.users = 2 * config.people;
+        m.weeks = config.rounds.div_ceil(7) as u32;
+        m.sample_interval_s = 600.0;
+        let world = World::generate(&world_config)?;
+        let last = world_config.mobility.start_unix as f64 + config.rounds as f64 * 86_400.0;
+        let mut ours = Vec::new();
+        let mut pool = Vec::new();
+        for person in 0..2 * config.people {
+            let mine: Vec<Measurement> = world
+                .measurements_of(person as u32)
+                .iter()
+                .filter(|m| m.time < last)
+                .copied()
+                .collect();
+            if person < config.people {
+                let mut stream = Stream::new(config.seed, &format!("split-person-{person}"));
+                ours.extend(split(&mine, person, config.split, &mut stream));
+            } else {
+                pool.extend(mine);
+            }
+        }
+        let dataset = Dataset::new(
+            &ours,
+            world.projection,
+            RoundLength::Day,
+            TEST_FRACTION,
+            config.seed,
+        )?;
+        let pool = pool
+            .iter()
+            .map(|m| {
+                let pos = dataset.projection.to_metres(LatLon::new(m.lat, m.lon));
+                Sample {
+                    user: u32::MAX,
+                    time: m.time,
+                    pos,
+                    x: dataset.standardizer.to_input(pos),
+                    y: m.rsrp_dbm as f32,
+                }
+            })
+            .collect();
+        Ok(Self {
+            people: config.people,
+            dataset,
+            pool,
+            places: world.users[..config.people]
+                .iter()
+                .map(|u| u.places.clone())
+                .collect(),
+            half_extent: (world_config.half_width(), world_config.half_height()),
+        })
+    }
+
+    /// Every client, in order.
+    pub fn clients(&self) -> Vec<u32> {
+        (0..2 * self.people as u32).collect()
+    }
+}
+
+/// One person's time-ordered measurements shared over their two devices by `split`: each
+/// comes back with `user` set to its device's client.
+pub fn split(
+    measurements: &[Measurement],
+    person: usize,
+    split: Split,
+    stream: &mut Stream,
+) -> Vec<Measurement> {
+    let half = measurements.len() / 2;
+    let mut day_device: Option<(i64, usize)> = None;
+    measurements
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let device = match split {
+                Split::Random => usize::from(stream.chance(0.5)),
+                Split::Day => {
+                    let day = (m.time / 86_400.0).floor() as i64;
+                    match day_device {
+                        Some((d, device)) if d == day => device,
+                        _ => {
+                            let device = usize::from(stream.chance(0.5));
+                            day_device = Some((day, device));
+                            device
+                        }
+                    }
+                }
+                Split::Chrono => usize::from(i >= half),
+            };
+            Measurement {
+                user: client(person, device),
+                ..*m
+            }
+        })
+        .collect()
+}
