@@ -164,12 +164,12 @@ fn synthetic(people: usize, rows: usize, spread: Option<f64>, seed: u64) -> Obse
         place: Matrix::new(2),
         ..Observations::default()
     };
-    for p in 0..people {
+    for (p, centre) in centres.iter().enumerate() {
         for device in 0..2 {
             for r in 0..rows {
                 let row: Vec<f32> = (0..d)
                     .map(|j| match spread {
-                        Some(sd) => (centres[p][j] + s.gaussian(0.0, sd)) as f32,
+                        Some(sd) => (centre[j] + s.gaussian(0.0, sd)) as f32,
                         None => s.gaussian(0.0, 1.0) as f32,
                     })
                     .collect();
@@ -177,7 +177,7 @@ fn synthetic(people: usize, rows: usize, spread: Option<f64>, seed: u64) -> Obse
                 // Places: the first two coordinates, people's centres spread three times wider.
                 let place: Vec<f32> = (0..2)
                     .map(|j| match spread {
-                        Some(_) => (3.0 * centres[p][j]) as f32 + row[j] - centres[p][j] as f32,
+                        Some(_) => (3.0 * centre[j]) as f32 + row[j] - centre[j] as f32,
                         None => row[j],
                     })
                     .collect();
