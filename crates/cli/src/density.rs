@@ -97,18 +97,5 @@ pub fn reproduce(
     };
     let started = std::time::Instant::now();
     let tables = experiments::all(&scale, &mut |what| eprintln!("reproduce density: {what}…"))?;
-    let mut text = format!(
-        "## `whereabouts reproduce --lab density --seed {seed}{}`\n\nEngine {}; {:.0} s on this machine.\n\n",
-        if quick { " --quick" } else { "" },
-        whereabouts_engine::VERSION,
-        started.elapsed().as_secs_f64()
-    );
-    for t in &tables {
-        text += &t.to_markdown();
-        text.push('\n');
-    }
-    if let Some(dir) = csv {
-        crate::write_csv(dir, &tables, "density")?;
-    }
-    crate::write_out(out, &text)
+    crate::publish_tables("density", seed, quick, started, &tables, out, csv)
 }

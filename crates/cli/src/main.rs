@@ -2,6 +2,7 @@
 //! runs, for scripted, reproducible experiments.
 
 mod density;
+mod linkability;
 
 use clap::{Parser, Subcommand};
 use std::io::{IsTerminal, Write};
@@ -104,9 +105,10 @@ enum Command {
     },
     /// Reproduce the paper's Table 2, Table 3, defence comparison ([000] §4.5) and round-length
     /// study on the synthetic presets, as Markdown tables with the paper's numbers beside; with
-    /// `--lab density`, the Density lab's studies ([003]).
+    /// `--lab density`, the Density lab's studies ([003]); with `--lab linkability`, the
+    /// Linkability lab's ([004]).
     Reproduce {
-        /// signal-map or density.
+        /// signal-map, density or linkability.
         #[arg(long, default_value = "signal-map")]
         lab: String,
         #[arg(long, default_value_t = 1)]
@@ -185,8 +187,18 @@ fn main() -> ExitCode {
             csv,
             ..
         } if lab == "density" => density::reproduce(seed, quick, out.as_deref(), csv.as_deref()),
+        Command::Reproduce {
+            lab,
+            seed,
+            quick,
+            out,
+            csv,
+            ..
+        } if lab == "linkability" => {
+            linkability::reproduce(seed, quick, out.as_deref(), csv.as_deref())
+        }
         Command::Reproduce { lab, .. } if lab != "signal-map" => Err(format!(
-            "--lab: “{lab}” is not a lab with studies (signal-map, density)"
+            "--lab: “{lab}” is not a lab with studies (signal-map, density, linkability)"
         )),
         Command::Reproduce {
             seed,
@@ -467,6 +479,33 @@ fn reproduce(
             Ok(())
         }
     }
+}
+
+/// A lab's `reproduce` output: a heading that says how to get it again, every table as
+/// Markdown to `out` (or standard output), and one CSV per table into `csv`.
+pub(crate) fn publish_tables(
+    lab: &str,
+    seed: u64,
+    quick: bool,
+    started: std::time::Instant,
+    tables: &[whereabouts_core::table::Table],
+    out: Option<&Path>,
+    csv: Option<&Path>,
+) -> Result<(), String> {
+    let mut text = format!(
+        "## `whereabouts reproduce --lab {lab} --seed {seed}{}`\n\nEngine {}; {:.0} s on this machine.\n\n",
+        if quick { " --quick" } else { "" },
+        whereabouts_engine::VERSION,
+        started.elapsed().as_secs_f64()
+    );
+    for t in tables {
+        text += &t.to_markdown();
+        text.push('\n');
+    }
+    if let Some(dir) = csv {
+        write_csv(dir, tables, lab)?;
+    }
+    write_out(out, &text)
 }
 
 /// Writes each table as `<prefix>-<k>.csv` into `dir` (made if missing).

@@ -170,3 +170,60 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f64 {
         ab / (aa.sqrt() * bb.sqrt())
     }
 }
+
+/// The rows of `x` projected on their first two principal components (power iteration on the
+/// covariance, the second deflated), for the 2-D map of updates ([004] §9.5 reduces by PCA
+/// before t-SNE; the map stops at PCA). Deterministic: the iteration starts from fixed vectors.
+pub fn pca2(x: &Matrix) -> Vec<[f32; 2]> {
+    let (n, d) = (x.rows, x.cols);
+    if n == 0 || d == 0 {
+        return vec![[0.0, 0.0]; n];
+    }
+    let mut mean = vec![0.0f64; d];
+    for i in 0..n {
+        for (m, &v) in mean.iter_mut().zip(x.row(i)) {
+            *m += f64::from(v) / n as f64;
+        }
+    }
+    let centred = |i: usize| x.row(i).iter().zip(&mean).map(|(&v, m)| f64::from(v) - m);
+    // C·v = Σᵢ (xᵢ·v) xᵢ / n without forming C (d may be thousands).
+    let times_covariance = |v: &[f64]| {
+        let mut out = vec![0.0f64; d];
+        for i in 0..n {
+            let p: f64 = centred(i).zip(v).map(|(a, b)| a * b).sum();
+            for (o, a) in out.iter_mut().zip(centred(i)) {
+                *o += p * a / n as f64;
+            }
+        }
+        out
+    };
+    let mut components: Vec<Vec<f64>> = Vec::new();
+    for k in 0..2 {
+        let mut v: Vec<f64> = (0..d).map(|j| 1.0 + ((j * (k + 3)) % 7) as f64).collect();
+        for _ in 0..100 {
+            let mut w = times_covariance(&v);
+            for c in &components {
+                let p: f64 = w.iter().zip(c).map(|(a, b)| a * b).sum();
+                for (wj, cj) in w.iter_mut().zip(c) {
+                    *wj -= p * cj;
+                }
+            }
+            let norm = w.iter().map(|a| a * a).sum::<f64>().sqrt();
+            if norm == 0.0 {
+                break;
+            }
+            let change: f64 = w.iter().zip(&v).map(|(a, b)| (a / norm - b).abs()).sum();
+            v = w.into_iter().map(|a| a / norm).collect();
+            if change < 1e-9 {
+                break;
+            }
+        }
+        components.push(v);
+    }
+    (0..n)
+        .map(|i| {
+            let project = |c: &[f64]| centred(i).zip(c).map(|(a, b)| a * b).sum::<f64>() as f32;
+            [project(&components[0]), project(&components[1])]
+        })
+        .collect()
+}

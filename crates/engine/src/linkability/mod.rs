@@ -12,9 +12,11 @@
 
 pub mod attack;
 pub mod config;
+pub mod experiments;
 pub mod features;
 pub mod federation;
 pub mod kmeans;
+pub mod lab;
 pub mod limits;
 pub mod metrics;
 pub mod mitigation;

@@ -4,9 +4,9 @@
 //!
 //! The people are the signal map's: the core's synthetic people on the campus, their phones
 //! logging the cell's RSRP as they go ([000] §3.1), here a fix every 10 minutes while logging.
-//! The background pool is the same kind of measurements from as many other people, who are not
-//! in the federation (the paper's D_bkg is about twice the training data; one times is our
-//! choice, docs/papers.md).
+//! The background pool is the same kind of measurements from other people, who are not in the
+//! federation: as many as there are people, at most [`POOL_PEOPLE`] (the paper's D_bkg is about
+//! twice the training data; ours is one to a third of it, docs/papers.md).
 
 use super::config::{LinkConfig, Split};
 use crate::signal_map::trace::{Dataset, RoundLength, Sample};
@@ -31,6 +31,9 @@ pub fn device(client: u32) -> usize {
     client as usize % 2
 }
 
+/// The most people the background pool is made of (beyond, it only costs time to generate).
+pub const POOL_PEOPLE: usize = 100;
+
 /// The share of each device's data held out as the global test set ([004] §3: 20%).
 pub const TEST_FRACTION: f64 = 0.2;
 
@@ -53,14 +56,15 @@ impl Population {
     pub fn generate(config: &LinkConfig) -> Result<Self, ConfigError> {
         let mut world_config = Preset::Campus.config(config.seed);
         let m = &mut world_config.mobility;
-        m.users = 2 * config.people;
+        let pool_people = config.people.min(POOL_PEOPLE);
+        m.users = config.people + pool_people;
         m.weeks = config.rounds.div_ceil(7) as u32;
         m.sample_interval_s = 600.0;
         let world = World::generate(&world_config)?;
         let last = world_config.mobility.start_unix as f64 + config.rounds as f64 * 86_400.0;
         let mut ours = Vec::new();
         let mut pool = Vec::new();
-        for person in 0..2 * config.people {
+        for person in 0..config.people + pool_people {
             let mine: Vec<Measurement> = world
                 .measurements_of(person as u32)
                 .iter()

@@ -87,6 +87,31 @@ impl ClosedWorld {
             test: obs.device_rows(1),
         }
     }
+
+    /// The attack's training set: the known devices' updates, each coordinate standardised
+    /// over them (the scaler goes with the trained model), and their owners.
+    pub fn training_set(&self, obs: &Observations) -> (Matrix, Vec<usize>, Scaler) {
+        let scaler = Scaler::fit(&obs.x, &self.train);
+        (
+            scaler.apply(&obs.x.select(&self.train)),
+            obs.owners_of(&self.train),
+            scaler,
+        )
+    }
+}
+
+/// The identification MLP with the standardisation its inputs need.
+#[derive(Clone, Debug)]
+pub struct TrainedMlp {
+    pub net: Mlp,
+    pub scaler: Scaler,
+}
+
+impl TrainedMlp {
+    /// P(person | update) for every row of `x` (raw normalised features).
+    pub fn probabilities(&self, x: &Matrix) -> Scores {
+        self.net.probabilities(&self.scaler.apply(x))
+    }
 }
 
 /// One identification attack's answer on the closed world.
@@ -97,7 +122,7 @@ pub struct Identified {
     pub scores: Scores,
     pub metrics: Identification,
     /// The MLP, when that was the attack (matching reuses it).
-    pub mlp: Option<Mlp>,
+    pub mlp: Option<TrainedMlp>,
 }
 
 /// Runs `attack` on the closed world of `obs` over `people` classes.
@@ -112,20 +137,15 @@ pub fn identify(
     if world.train.is_empty() || world.test.is_empty() {
         return Err("the server has no updates of one of the two devices yet".into());
     }
+    let (train_x, train_y, scaler) = world.training_set(obs);
+    let test_x = scaler.apply(&obs.x.select(&world.test));
     let (train_x, test_x) = match attack {
         Identifier::Place => (
             obs.place.select(&world.train),
             obs.place.select(&world.test),
         ),
-        _ => {
-            let scaler = Scaler::fit(&obs.x, &world.train);
-            (
-                scaler.apply(&obs.x.select(&world.train)),
-                scaler.apply(&obs.x.select(&world.test)),
-            )
-        }
+        _ => (train_x, test_x),
     };
-    let train_y = obs.owners_of(&world.train);
     let truth = obs.owners_of(&world.test);
     let mut stream = Stream::new(seed, &format!("identify-{}", attack.name()));
     let mut trained = None;
@@ -138,7 +158,7 @@ pub fn identify(
         Identifier::Mlp => {
             let net = mlp::train(&train_x, &train_y, people, settings, stream)?;
             let scores = net.probabilities(&test_x);
-            trained = Some(net);
+            trained = Some(TrainedMlp { net, scaler });
             scores
         }
     };
@@ -194,7 +214,7 @@ pub fn cross_device_pairs(
 
 /// Closed-world matching with the identification MLP ([004] §6.2, Table 8): a known device's
 /// update and a new device's, P(same) from their two distributions over people. Returns the AP.
-pub fn match_with_mlp(obs: &Observations, net: &Mlp, seed: u64) -> Option<f64> {
+pub fn match_with_mlp(obs: &Observations, net: &TrainedMlp, seed: u64) -> Option<f64> {
     let world = ClosedWorld::of(obs);
     let mut stream = Stream::new(seed, "matching-pairs");
     let pairs = cross_device_pairs(obs, &world.train, &world.test, &mut stream);
@@ -273,14 +293,18 @@ pub fn open_world(
         }
     }
     let identification = if seen > 0 && !train.is_empty() && !test.is_empty() {
+        let scaler = Scaler::fit(&obs.x, &train);
         let net = mlp::train(
-            &obs.x.select(&train),
+            &scaler.apply(&obs.x.select(&train)),
             &train_y,
             seen + 1,
             mlp_settings,
             Stream::new(seed, "open-world-mlp"),
         )?;
-        identification(&net.probabilities(&obs.x.select(&test)), &test_y)
+        identification(
+            &net.probabilities(&scaler.apply(&obs.x.select(&test))),
+            &test_y,
+        )
     } else {
         None
     };

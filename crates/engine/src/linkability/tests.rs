@@ -457,3 +457,83 @@ fn a_bad_setting_is_refused_with_its_name() {
     assert!(big.contains("layers") && big.contains("million"), "{big}");
     assert!(LinkConfig::default().validate().is_ok());
 }
+
+#[test]
+fn the_lab_in_slices_gives_what_it_gives_in_one_go() {
+    use super::lab::{LinkEvent, LinkLab, Phase};
+    use whereabouts_core::driver::Driver;
+    let config = LinkConfig {
+        mlp: MlpSettings {
+            epochs: 3,
+            ..MlpSettings::default()
+        },
+        ..small(Split::Random)
+    };
+    let mut whole = LinkLab::start(config.clone()).unwrap();
+    whole.finish(&mut |_| {}).unwrap();
+    let whole = whole.summary();
+    // A clock that passes the deadline at every look: the smallest slices there are.
+    let mut sliced = LinkLab::start(config).unwrap();
+    let tick = std::cell::Cell::new(0.0);
+    let now = || {
+        tick.set(tick.get() + 1.0);
+        tick.get()
+    };
+    let mut phases = Vec::new();
+    let mut slices = 0;
+    while sliced
+        .work(&now, tick.get(), &mut |e| {
+            if let LinkEvent::Progress { phase, .. } = e {
+                phases.push(phase)
+            }
+        })
+        .unwrap()
+    {
+        slices += 1;
+    }
+    assert!(slices > 6, "{slices} slices");
+    assert!(phases.contains(&Phase::Federation) && phases.contains(&Phase::Attack));
+    let sliced = sliced.summary();
+    assert_eq!(sliced, whole);
+    let m = whole.identification.unwrap();
+    assert!(m.mean_ap > 0.0 && whole.matching_ap.is_some());
+    assert_eq!(whole.map.len(), whole.updates);
+    assert_eq!(
+        whole.ranking.len(),
+        8,
+        "every person's new device is ranked"
+    );
+    assert_eq!(whole.ranking.iter().filter(|d| d.yours).count(), 1);
+    let rank = whole.your_rank.unwrap();
+    assert!(whole.ranking[rank - 1].yours);
+    let attributed: u32 = whole.confusion.iter().flatten().sum();
+    assert!(attributed > 0);
+    // top-1 from the confusion matrix's diagonal equals the metric's.
+    let diagonal: u32 = (0..8).map(|p| whole.confusion[p][p]).sum();
+    assert!((f64::from(diagonal) / f64::from(attributed) - m.top1).abs() < 1e-12);
+}
+
+#[test]
+fn the_open_world_answers_for_every_share_of_seen_people() {
+    use super::attack::siamese::SiameseSettings;
+    use super::scenario::open_world;
+    let obs = synthetic(9, 12, Some(0.3), 9);
+    let quick = MlpSettings {
+        epochs: 20,
+        ..MlpSettings::default()
+    };
+    let siamese = SiameseSettings {
+        epochs: 20,
+        ..SiameseSettings::default()
+    };
+    let none = open_world(&obs, 9, 0.0, quick, siamese, 1).unwrap();
+    assert!(
+        none.identification.is_none(),
+        "no seen people, nothing to identify"
+    );
+    assert!(none.matching_ap.unwrap() > 0.8, "{none:?}");
+    let all = open_world(&obs, 9, 1.0, quick, siamese, 1).unwrap();
+    let m = all.identification.unwrap();
+    // 6 seen people + "unknown" (7 classes).
+    assert!(m.mean_ap > 0.8 && m.over_chance() > 3.0, "{m:?}");
+}

@@ -201,9 +201,9 @@ impl WorldConfig {
                 "must be between 1 m and 100 km".into(),
             ),
             (
-                m.users >= 1 && m.users <= 200,
+                m.users >= 1 && m.users <= 1000,
                 "mobility.users",
-                "must be between 1 and 200".into(),
+                "must be between 1 and 1000".into(),
             ),
             (
                 m.weeks >= 1 && m.weeks <= 52,

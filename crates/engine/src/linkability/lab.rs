@@ -1,0 +1,297 @@
+//! The Linkability lab on the [`Driver`]: the federation round by round, then the chosen attack
+//! (the MLP one mini-batch at a time), then the figures the page shows. The visitor is person 0
+//! ("you"); the attacker does not know that, the figures do.
+
+use super::attack::Identifier;
+use super::attack::mlp::MlpTrainer;
+use super::config::LinkConfig;
+use super::features::{Matrix, Scaler, pca2};
+use super::federation::FederationRun;
+use super::metrics::{Identification, Scores, identification};
+use super::population::{Population, client, device};
+use super::scenario::{
+    ClosedWorld, Identified, Observations, TrainedMlp, identify, match_with_mlp,
+};
+use serde::{Deserialize, Serialize};
+use whereabouts_core::driver::{Driver, Guess};
+use whereabouts_core::rng::Stream;
+
+/// The person the visitor is.
+pub const YOU: usize = 0;
+
+/// What the lab is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// The devices train and send; the server logs.
+    Federation,
+    /// The server trains its attack on the known devices' updates.
+    Attack,
+    Done,
+}
+
+/// What the lab reports as it works.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum LinkEvent {
+    /// `done` of `total` steps of `phase` (rounds, or the attack's training batches).
+    Progress {
+        phase: Phase,
+        done: usize,
+        total: usize,
+    },
+    /// Everything is computed: the summary is final.
+    Finished,
+}
+
+/// A new device in the server's ranking for "which devices are yours?".
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RankedDevice {
+    pub client: u32,
+    /// Mean score for you over the device's updates.
+    pub score: f64,
+    /// It really is your second device.
+    pub yours: bool,
+}
+
+/// One update on the 2-D map.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MapPoint {
+    pub x: f32,
+    pub y: f32,
+    pub owner: u32,
+    pub device: u8,
+}
+
+/// Whole-run figures.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LinkSummary {
+    pub people: usize,
+    pub rounds_done: usize,
+    pub updates: usize,
+    /// The global model's RMSE on the held-out test set, dB.
+    pub test_rmse: Option<f64>,
+    pub attack: Option<Identifier>,
+    /// The attack on the closed world: every person's known device trains it, every new device
+    /// is attributed.
+    pub identification: Option<Identification>,
+    /// Matching AP (the MLP attack only).
+    pub matching_ap: Option<f64>,
+    /// Every new device ranked by the attack's score for you, best first.
+    pub ranking: Vec<RankedDevice>,
+    /// Your second device's place in `ranking` (1 = the server's first answer).
+    pub your_rank: Option<usize>,
+    /// Every update on its first two principal components.
+    pub map: Vec<MapPoint>,
+    /// confusion[true][guessed]: the new devices' updates by true owner and top-1 answer.
+    pub confusion: Vec<Vec<u32>>,
+}
+
+enum Stage {
+    Federation,
+    Training(Box<MlpTrainer>, Matrix, Vec<usize>, Scaler),
+    Figures(Option<Identified>),
+    Done,
+}
+
+/// A run of the lab.
+pub struct LinkLab {
+    config: LinkConfig,
+    run: FederationRun,
+    stage: Stage,
+    summary: LinkSummary,
+    obs: Option<Observations>,
+}
+
+impl LinkLab {
+    pub fn config(&self) -> &LinkConfig {
+        &self.config
+    }
+
+    pub fn federation(&self) -> &FederationRun {
+        &self.run
+    }
+
+    fn begin_attack(&mut self) -> Result<(), String> {
+        let obs = Observations::from_log(&self.run.log, &self.run.places, None);
+        self.summary.map = pca2(&obs.x)
+            .into_iter()
+            .enumerate()
+            .map(|(i, [x, y])| MapPoint {
+                x,
+                y,
+                owner: obs.owner[i] as u32,
+                device: device(obs.client[i]) as u8,
+            })
+            .collect();
+        self.summary.test_rmse = self.run.test_rmse();
+        let world = ClosedWorld::of(&obs);
+        self.stage = if self.config.attack == Identifier::Mlp && !world.train.is_empty() {
+            let (x, y, scaler) = world.training_set(&obs);
+            let trainer = MlpTrainer::new(
+                x.cols,
+                self.config.people,
+                x.rows,
+                self.config.mlp,
+                Stream::new(self.config.seed, "identify-mlp"),
+            );
+            Stage::Training(Box::new(trainer), x, y, scaler)
+        } else {
+            Stage::Figures(None)
+        };
+        self.obs = Some(obs);
+        Ok(())
+    }
+
+    /// The figures from the attack's scores on the new devices.
+    fn figures(&mut self, trained: Option<Identified>) -> Result<(), String> {
+        let obs = self.obs.as_ref().ok_or("no observations")?;
+        let people = self.config.people;
+        let identified = match trained {
+            Some(i) => i,
+            None => identify(
+                obs,
+                people,
+                self.config.attack,
+                self.config.mlp,
+                self.config.seed,
+            )?,
+        };
+        let world = ClosedWorld::of(obs);
+        self.summary.attack = Some(self.config.attack);
+        self.summary.identification = Some(identified.metrics);
+        self.summary.matching_ap = identified
+            .mlp
+            .as_ref()
+            .and_then(|net| match_with_mlp(obs, net, self.config.seed));
+        // Rank the new devices by their mean score for you.
+        let mut by_client: std::collections::BTreeMap<u32, (f64, usize)> = Default::default();
+        let mut confusion = vec![vec![0u32; people]; people];
+        for (r, &i) in world.test.iter().enumerate() {
+            let row = identified.scores.row(r);
+            let e = by_client.entry(obs.client[i]).or_default();
+            e.0 += row[YOU];
+            e.1 += 1;
+            let top = (0..people)
+                .find(|&c| identified.scores.rank(r, c) == 1)
+                .unwrap_or(0);
+            confusion[obs.owner[i]][top] += 1;
+        }
+        let mut ranking: Vec<RankedDevice> = by_client
+            .into_iter()
+            .map(|(c, (sum, n))| RankedDevice {
+                client: c,
+                score: sum / n as f64,
+                yours: c == client(YOU, 1),
+            })
+            .collect();
+        ranking.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.client.cmp(&b.client)));
+        self.summary.your_rank = ranking.iter().position(|d| d.yours).map(|p| p + 1);
+        self.summary.ranking = ranking;
+        self.summary.confusion = confusion;
+        Ok(())
+    }
+}
+
+impl Driver for LinkLab {
+    type Config = LinkConfig;
+    type Event = LinkEvent;
+    type Summary = LinkSummary;
+
+    fn start(config: LinkConfig) -> Result<Self, String> {
+        config.validate().map_err(|e| e.to_string())?;
+        let population = Population::generate(&config).map_err(|e| e.to_string())?;
+        let run = FederationRun::new(&config, population);
+        Ok(Self {
+            summary: LinkSummary {
+                people: config.people,
+                ..LinkSummary::default()
+            },
+            config,
+            run,
+            stage: Stage::Federation,
+            obs: None,
+        })
+    }
+
+    fn work(
+        &mut self,
+        now: &dyn Fn() -> f64,
+        deadline: f64,
+        emit: &mut dyn FnMut(LinkEvent),
+    ) -> Result<bool, String> {
+        loop {
+            match &mut self.stage {
+                Stage::Federation => {
+                    if self.run.done() {
+                        self.begin_attack()?;
+                    } else {
+                        self.run.step()?;
+                        self.summary.rounds_done = self.run.round;
+                        self.summary.updates = self.run.log.len();
+                        emit(LinkEvent::Progress {
+                            phase: Phase::Federation,
+                            done: self.run.round,
+                            total: self.run.rounds,
+                        });
+                    }
+                }
+                Stage::Training(trainer, x, y, _) => {
+                    let mut steps = 0;
+                    while trainer.step(x, y)? {
+                        steps += 1;
+                        if steps % 16 == 0 && now() > deadline {
+                            break;
+                        }
+                    }
+                    emit(LinkEvent::Progress {
+                        phase: Phase::Attack,
+                        done: (trainer.progress() * 1000.0) as usize,
+                        total: 1000,
+                    });
+                    if trainer.done() {
+                        let Stage::Training(trainer, _, _, scaler) =
+                            std::mem::replace(&mut self.stage, Stage::Done)
+                        else {
+                            unreachable!()
+                        };
+                        let obs = self.obs.as_ref().ok_or("no observations")?;
+                        let world = ClosedWorld::of(obs);
+                        let trained = TrainedMlp {
+                            net: trainer.mlp,
+                            scaler,
+                        };
+                        let scores: Scores = trained.probabilities(&obs.x.select(&world.test));
+                        let truth: Vec<usize> = world.test.iter().map(|&i| obs.owner[i]).collect();
+                        let metrics = identification(&scores, &truth).ok_or("no test updates")?;
+                        self.stage = Stage::Figures(Some(Identified {
+                            attack: Identifier::Mlp,
+                            scores,
+                            metrics,
+                            mlp: Some(trained),
+                        }));
+                    }
+                }
+                Stage::Figures(trained) => {
+                    let trained = trained.take();
+                    self.figures(trained)?;
+                    self.stage = Stage::Done;
+                    emit(LinkEvent::Finished);
+                }
+                Stage::Done => return Ok(false),
+            }
+            if now() > deadline {
+                return Ok(!matches!(self.stage, Stage::Done));
+            }
+        }
+    }
+
+    fn summary(&self) -> LinkSummary {
+        self.summary.clone()
+    }
+
+    /// The lab's answers are people, not places: it makes no location guesses.
+    fn guesses(&self) -> Vec<Guess> {
+        Vec::new()
+    }
+}
