@@ -174,6 +174,39 @@ fn reproduce_refuses_an_absurd_number_of_worlds() {
 }
 
 #[test]
+fn reproduce_linkability_writes_the_papers_tables_as_markdown_and_csv() {
+    let dir = temp("linkability-csv");
+    let md = temp("linkability.md");
+    let out = whereabouts(&[
+        "reproduce",
+        "--lab",
+        "linkability",
+        "--quick",
+        "--out",
+        md.to_str().unwrap(),
+        "--csv",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let markdown = std::fs::read_to_string(&md).unwrap();
+    for title in [
+        "Identification, closed world",
+        "Matching",
+        "Per layer",
+        "Open world",
+        "Without labels",
+        "Mitigations",
+    ] {
+        assert!(markdown.contains(title), "no “{title}” table");
+    }
+    assert!(markdown.contains("| random | MLP |"));
+    let first = std::fs::read_to_string(dir.join("linkability-1.csv")).unwrap();
+    assert!(first.starts_with("split,attack,mean AP % (×chance),top-1 %,top-5 %,paper"));
+    let unknown = whereabouts(&["reproduce", "--lab", "nowhere", "--quick"]);
+    assert!(text(&unknown.stderr).contains("signal-map, density, linkability"));
+}
+
+#[test]
 fn import_summarises_a_good_file_and_names_the_problem_in_a_bad_one() {
     let good = temp("good.csv");
     std::fs::write(
