@@ -6,6 +6,8 @@ use super::attack::Identifier;
 use super::attack::mlp::MlpSettings;
 use super::features::Layers;
 use super::limits;
+use crate::signal_map::placement::ImportedTrace;
+use crate::signal_map::trajectory::Trajectory;
 use serde::{Deserialize, Serialize};
 use whereabouts_core::error::ConfigError;
 
@@ -113,6 +115,31 @@ impl Mitigation {
     }
 }
 
+/// Who person 0, the visitor, is. The paper's users are photo collections; here a person is
+/// where they went, so the visitor can be themselves: a path drawn on the campus or their own
+/// file, split over their two devices like everyone else's data (docs/papers.md §3c).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum You {
+    /// One of the campus's synthetic people.
+    #[default]
+    Synthetic,
+    /// A path on the campus plane (drawn, or one of the Signal map's ready-made ones).
+    Path { trajectory: Trajectory },
+    /// The visitor's own file: the world is placed around it (the Signal map's placement).
+    File { trace: ImportedTrace },
+}
+
+impl You {
+    pub fn name(&self) -> &'static str {
+        match self {
+            You::Synthetic => "synthetic",
+            You::Path { .. } => "path",
+            You::File { .. } => "file",
+        }
+    }
+}
+
 /// Everything a run depends on.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -134,6 +161,9 @@ pub struct LinkConfig {
     pub attack: Identifier,
     pub mlp: MlpSettings,
     pub mitigation: Mitigation,
+    /// Who the visitor (person 0) is.
+    #[serde(default)]
+    pub you: You,
 }
 
 impl Default for LinkConfig {
@@ -150,6 +180,7 @@ impl Default for LinkConfig {
             attack: Identifier::Mlp,
             mlp: MlpSettings::default(),
             mitigation: Mitigation::None,
+            you: You::Synthetic,
         }
     }
 }

@@ -85,6 +85,10 @@ pub struct LinkSummary {
     pub map: Vec<MapPoint>,
     /// confusion[true][guessed]: the new devices' updates by true owner and top-1 answer.
     pub confusion: Vec<Vec<u32>>,
+    /// Updates your two devices sent (your known device's, your new device's).
+    pub your_updates: [usize; 2],
+    /// What the page should say about your data (what of a file was kept).
+    pub notes: Vec<String>,
 }
 
 enum Stage {
@@ -125,6 +129,10 @@ impl LinkLab {
             })
             .collect();
         self.summary.test_rmse = self.run.test_rmse();
+        for d in 0..2 {
+            self.summary.your_updates[d] =
+                obs.client.iter().filter(|&&c| c == client(YOU, d)).count();
+        }
         let world = ClosedWorld::of(&obs);
         self.stage = if self.config.attack == Identifier::Mlp && !world.train.is_empty() {
             let (x, y, scaler) = world.training_set(&obs);
@@ -205,6 +213,7 @@ impl Driver for LinkLab {
         Ok(Self {
             summary: LinkSummary {
                 people: config.people,
+                notes: run.population.notes.clone(),
                 ..LinkSummary::default()
             },
             config,

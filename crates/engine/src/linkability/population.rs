@@ -8,7 +8,7 @@
 //! federation: as many as there are people, at most [`POOL_PEOPLE`] (the paper's D_bkg is about
 //! twice the training data; ours is one to a third of it, docs/papers.md).
 
-use super::config::{LinkConfig, Split};
+use super::config::{LinkConfig, Split, You};
 use crate::signal_map::trace::{Dataset, RoundLength, Sample};
 use crate::signal_map::world::{Measurement, Place, Preset, World};
 use std::sync::Arc;
@@ -49,12 +49,26 @@ pub struct Population {
     pub places: Vec<Vec<Place>>,
     /// The area: half-width and half-height, metres.
     pub half_extent: (f64, f64),
+    /// What the page should know about the visitor's data (what of a file was kept).
+    pub notes: Vec<String>,
 }
+
+/// The shortest time between two of the visitor's measurements that are both kept, seconds: a
+/// drawn path or a file logs as often as the synthetic people's phones (every 10 minutes), so
+/// that the visitor's devices send updates of the same size as everyone's.
+pub const VISITOR_INTERVAL_S: f64 = 600.0;
 
 impl Population {
     /// The world of `config.people` people plus the pool's, over `config.rounds` days.
     pub fn generate(config: &LinkConfig) -> Result<Self, ConfigError> {
-        let mut world_config = Preset::Campus.config(config.seed);
+        let placement = match &config.you {
+            You::File { trace } => Some(trace.placement().map_err(|e| ConfigError::new("you", e))?),
+            _ => None,
+        };
+        let mut world_config = match placement {
+            Some(p) => p.world_config(config.seed, None, None),
+            None => Preset::Campus.config(config.seed),
+        };
         let m = &mut world_config.mobility;
         let pool_people = config.people.min(POOL_PEOPLE);
         m.users = config.people + pool_people;
@@ -62,15 +76,53 @@ impl Population {
         m.sample_interval_s = 600.0;
         let world = World::generate(&world_config)?;
         let last = world_config.mobility.start_unix as f64 + config.rounds as f64 * 86_400.0;
+        let mut notes = Vec::new();
+        let visitor = match (&config.you, placement) {
+            (You::Synthetic, _) => None,
+            (You::Path { trajectory }, _) => {
+                trajectory.validate(world.area())?;
+                Some(trajectory.measurements(&world, 0, config.seed))
+            }
+            (You::File { .. }, Some(p)) => {
+                notes.extend(p.notes.iter().cloned());
+                Some(p.measurements(&world, 0, config.seed))
+            }
+            (You::File { .. }, None) => unreachable!("a file is placed above"),
+        };
+        let visitor = visitor.map(|all| {
+            let kept = thin(&all, last);
+            if kept.len() < all.len() {
+                notes.push(format!(
+                    "Your devices use {} of your {} measurements: one every {} minutes at most, in the first {} days.",
+                    kept.len(),
+                    all.len(),
+                    VISITOR_INTERVAL_S / 60.0,
+                    config.rounds
+                ));
+            }
+            kept
+        });
+        if visitor.as_ref().is_some_and(Vec::is_empty) {
+            return Err(ConfigError::new(
+                "you",
+                format!(
+                    "none of your measurements fall in the first {} days",
+                    config.rounds
+                ),
+            ));
+        }
         let mut ours = Vec::new();
         let mut pool = Vec::new();
         for person in 0..config.people + pool_people {
-            let mine: Vec<Measurement> = world
-                .measurements_of(person as u32)
-                .iter()
-                .filter(|m| m.time < last)
-                .copied()
-                .collect();
+            let mine: Vec<Measurement> = match (&visitor, person) {
+                (Some(v), 0) => v.clone(),
+                _ => world
+                    .measurements_of(person as u32)
+                    .iter()
+                    .filter(|m| m.time < last)
+                    .copied()
+                    .collect(),
+            };
             if person < config.people {
                 let mut stream = Stream::new(config.seed, &format!("split-person-{person}"));
                 ours.extend(split(&mine, person, config.split, &mut stream));
@@ -107,6 +159,7 @@ impl Population {
                 .map(|u| u.places.clone())
                 .collect(),
             half_extent: (world_config.half_width(), world_config.half_height()),
+            notes,
         })
     }
 
@@ -114,6 +167,21 @@ impl Population {
     pub fn clients(&self) -> Vec<u32> {
         (0..2 * self.people as u32).collect()
     }
+}
+
+/// The visitor's measurements before `last`, at most one per [`VISITOR_INTERVAL_S`], as the
+/// world's loggers (a file's fixes may be a second apart).
+fn thin(measurements: &[Measurement], last: f64) -> Vec<Measurement> {
+    let mut kept: Vec<Measurement> = Vec::new();
+    for m in measurements.iter().filter(|m| m.time < last) {
+        if kept
+            .last()
+            .is_none_or(|k| m.time - k.time >= VISITOR_INTERVAL_S - 1e-6)
+        {
+            kept.push(*m);
+        }
+    }
+    kept
 }
 
 /// One person's time-ordered measurements shared over their two devices by `split`: each

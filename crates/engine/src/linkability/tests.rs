@@ -537,3 +537,96 @@ fn the_open_world_answers_for_every_share_of_seen_people() {
     // 6 seen people + "unknown" (7 classes).
     assert!(m.mean_ap > 0.8 && m.over_chance() > 3.0, "{m:?}");
 }
+
+#[test]
+fn the_visitor_is_person_zero_split_over_two_devices() {
+    use super::config::You;
+    use crate::signal_map::placement::ImportedTrace;
+    use crate::signal_map::trajectory::TrajectoryPreset;
+    use whereabouts_core::import::Fix;
+    // A ready-made path on the campus: five days, every measurement on one of your devices.
+    let half = Population::generate(&small(Split::Random))
+        .unwrap()
+        .half_extent;
+    let trajectory = TrajectoryPreset::Week.trajectory(half.0, half.1);
+    let config = LinkConfig {
+        split: Split::Chrono,
+        you: You::Path {
+            trajectory: trajectory.clone(),
+        },
+        ..small(Split::Chrono)
+    };
+    let population = Population::generate(&config).unwrap();
+    let data = &population.dataset;
+    let (a, b) = (
+        data.user_data(client(0, 0)).len(),
+        data.user_data(client(0, 1)).len(),
+    );
+    // Chrono: the first half on the old device; the test set takes ~20% of each.
+    assert!(a > 50 && b > 50, "{a} and {b}");
+    assert!(
+        (a as f64 - b as f64).abs() < 0.25 * (a + b) as f64,
+        "{a} vs {b}"
+    );
+    let days = trajectory.duration_s() / 86_400.0;
+    let expected = (days * 144.0) as usize;
+    let total = a + b + data.test.iter().filter(|s| owner(s.user) == 0).count();
+    assert!(
+        total.abs_diff(expected) <= expected / 20 + 2,
+        "{total} measurements for {days} days"
+    );
+    // Another person's device logs the same whoever you are (the test set and the inputs'
+    // standardisation are drawn over everyone, so compare times, train and test together).
+    let times = |d: &crate::signal_map::trace::Dataset| {
+        let mut t: Vec<f64> = d
+            .train
+            .iter()
+            .chain(&d.test)
+            .filter(|s| s.user == client(3, 1))
+            .map(|s| s.time)
+            .collect();
+        t.sort_by(f64::total_cmp);
+        t
+    };
+    let synthetic = Population::generate(&small(Split::Chrono)).unwrap();
+    assert_eq!(times(&synthetic.dataset), times(data));
+
+    // A file: one fix a second for a day on a walk near Zurich, placed in its own world and
+    // thinned to the loggers' rate.
+    let fixes: Vec<Fix> = (0..86_400)
+        .map(|s| Fix {
+            time: 1_700_000_000.0 + s as f64,
+            lat: 47.37 + 0.01 * (s as f64 / 86_400.0),
+            lon: 8.54,
+            rsrp_dbm: None,
+            line: s + 2,
+        })
+        .collect();
+    let config = LinkConfig {
+        you: You::File {
+            trace: ImportedTrace::new("walk.csv".into(), fixes),
+        },
+        ..small(Split::Random)
+    };
+    let population = Population::generate(&config).unwrap();
+    let mine = population.dataset.user_data(client(0, 0)).len()
+        + population.dataset.user_data(client(0, 1)).len();
+    assert!((100..=144).contains(&mine), "{mine} of 144 kept");
+    assert!(
+        population
+            .notes
+            .iter()
+            .any(|n| n.contains("144 of your 86400")),
+        "{:?}",
+        population.notes
+    );
+    // A path off the campus is refused, naming it.
+    let mut off = trajectory;
+    off.waypoints[0] = Metres::new(1e7, 0.0);
+    let err = Population::generate(&LinkConfig {
+        you: You::Path { trajectory: off },
+        ..small(Split::Random)
+    })
+    .unwrap_err();
+    assert!(err.to_string().contains("outside the area"), "{err}");
+}
