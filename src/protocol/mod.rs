@@ -1,5 +1,5 @@
 //! Typed messages between the page and its workers: an envelope ([`Request`], [`Response`])
-//! with one family per lab ([`signal`], [`density`]) and the import worker's own ([`import`]).
+//! with one family per lab ([`signal`], [`density`], [`linkability`]) and the import worker's own ([`import`]).
 //!
 //! Messages cross the worker boundary as plain JS objects made by `serde-wasm-bindgen` (no JSON
 //! strings), tagged by `type` (the envelope) and by the family's own tag (`signal`, `import`) so
@@ -8,12 +8,14 @@
 
 pub mod density;
 pub mod import;
+pub mod linkability;
 pub mod signal;
 
 pub use density::{Request as DensityRequest, Response as DensityResponse};
 pub use import::{
     ImportReport, ImportSettings, Request as ImportRequest, Response as ImportResponse,
 };
+pub use linkability::{Request as LinkRequest, Response as LinkResponse};
 pub use signal::{Request as SignalRequest, Response as SignalResponse};
 
 use serde::{Deserialize, Serialize};
@@ -42,6 +44,8 @@ pub enum Request {
     Signal(signal::Request),
     /// The Density lab's messages.
     Density(density::Request),
+    /// The Linkability lab's messages.
+    Linkability(linkability::Request),
     /// To an import worker.
     Import(import::Request),
 }
@@ -62,6 +66,8 @@ pub enum Response {
     Signal(signal::Response),
     /// The Density lab's messages.
     Density(density::Response),
+    /// The Linkability lab's messages.
+    Linkability(linkability::Response),
     /// From an import worker.
     Import(import::Response),
 }

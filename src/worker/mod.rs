@@ -10,6 +10,7 @@
 
 pub mod density;
 pub mod import;
+pub mod linkability;
 pub mod signal_map;
 
 use crate::protocol::{self, ImportRequest, Request, Response};
@@ -50,6 +51,7 @@ pub trait LabHost {
 pub struct Scheduler {
     signal: signal_map::SignalHost,
     density: density::DensityHost,
+    linkability: linkability::LinkHost,
     /// The lab whose tab shows (`None`: the Signal map, the page's default): only it computes,
     /// the others wait where they were.
     shown: Option<LabKind>,
@@ -83,6 +85,7 @@ impl Scheduler {
             }
             Request::Signal(request) => self.signal.handle(request, now, emit),
             Request::Density(request) => self.density.handle(request, now, emit),
+            Request::Linkability(request) => self.linkability.handle(request, emit),
             Request::Import(ImportRequest::File { .. }) => emit(Response::Rejected {
                 reason: "imports run in their own worker".into(),
             }),
@@ -96,8 +99,8 @@ impl Scheduler {
         }
     }
 
-    fn hosts(&mut self) -> [&mut dyn LabHost; 2] {
-        [&mut self.signal, &mut self.density]
+    fn hosts(&mut self) -> [&mut dyn LabHost; 3] {
+        [&mut self.signal, &mut self.density, &mut self.linkability]
     }
 
     /// The visible lab's host, if that lab is built.
@@ -105,7 +108,8 @@ impl Scheduler {
         match self.shown.unwrap_or(LabKind::Signal) {
             LabKind::Signal => Some(&mut self.signal),
             LabKind::Density => Some(&mut self.density),
-            LabKind::Linkability | LabKind::Mobility => None,
+            LabKind::Linkability => Some(&mut self.linkability),
+            LabKind::Mobility => None,
         }
     }
 
@@ -114,7 +118,8 @@ impl Scheduler {
         match self.shown.unwrap_or(LabKind::Signal) {
             LabKind::Signal => self.signal.has_work(),
             LabKind::Density => self.density.has_work(),
-            LabKind::Linkability | LabKind::Mobility => false,
+            LabKind::Linkability => self.linkability.has_work(),
+            LabKind::Mobility => false,
         }
     }
 
@@ -635,6 +640,55 @@ mod tests {
         assert!(idle(&pump_all(&mut engine)));
         engine.handle(settled, &|| 0.0, &mut |_| {});
         assert!(!engine.has_work(), "nothing is stale");
+    }
+
+    #[test]
+    fn the_linkability_lab_runs_when_shown_and_needs_a_file_to_use_one() {
+        use crate::protocol::linkability::UseData;
+        use crate::protocol::{LinkRequest, LinkResponse};
+        use whereabouts_engine::linkability::attack::Identifier;
+        use whereabouts_engine::linkability::config::LinkConfig;
+        let config = LinkConfig {
+            people: 6,
+            rounds: 4,
+            attack: Identifier::Knn,
+            ..LinkConfig::default()
+        };
+        let start = |use_data| {
+            Request::Linkability(LinkRequest::Start {
+                generation: 2,
+                config: Box::new(config.clone()),
+                use_data,
+            })
+        };
+        let mut engine = Scheduler::default();
+        let mut out = Vec::new();
+        engine.handle(start(UseData::File), &|| 0.0, &mut |r| out.push(r));
+        assert!(
+            matches!(&out[0], Response::Linkability(LinkResponse::Error { message, .. }) if message.contains("no imported data")),
+            "{out:?}"
+        );
+        engine.handle(start(UseData::No), &|| 0.0, &mut |_| {});
+        assert!(!engine.has_work(), "the Signal map shows: the lab waits");
+        let show = Request::Show {
+            lab: "linkability".into(),
+        };
+        engine.handle(show, &|| 0.0, &mut |_| {});
+        let out = pump_all(&mut engine);
+        let summary = out
+            .iter()
+            .find_map(|r| match r {
+                Response::Linkability(LinkResponse::Idle {
+                    generation: 2,
+                    summary,
+                }) => Some(summary.clone()),
+                _ => None,
+            })
+            .expect("the run ends with its figures");
+        assert_eq!(summary.rounds_done, 4);
+        assert_eq!(summary.ranking.len(), 6, "every new device ranked");
+        assert!(summary.your_rank.is_some() && summary.identification.is_some());
+        assert!(!engine.has_work());
     }
 
     #[test]

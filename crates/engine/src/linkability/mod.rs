@@ -22,6 +22,7 @@ pub mod metrics;
 pub mod mitigation;
 pub mod population;
 pub mod scenario;
+pub mod study;
 
 #[cfg(test)]
 mod tests;

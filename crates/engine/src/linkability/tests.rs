@@ -630,3 +630,27 @@ fn the_visitor_is_person_zero_split_over_two_devices() {
     .unwrap_err();
     assert!(err.to_string().contains("outside the area"), "{err}");
 }
+
+#[test]
+fn the_trade_off_study_runs_every_mitigation_and_measures_each() {
+    use super::study::{runner, runs};
+    let base = LinkConfig {
+        attack: Identifier::Knn,
+        ..small(Split::Random)
+    };
+    let all = runs(&base);
+    assert_eq!(all.len(), super::experiments::mitigation_grid().len());
+    assert!(
+        all.iter()
+            .all(|r| r.config.people == 8 && r.config.attack == Identifier::Knn)
+    );
+    // The first runs: none, then noise; each measured, none failed.
+    let points = runner(all.into_iter().take(2).collect()).finish().unwrap();
+    assert_eq!(points[0].mitigation, "none");
+    assert_eq!(points[1].mitigation, "noise");
+    for p in &points {
+        assert!(p.failed.is_none(), "{p:?}");
+        assert!(p.over_chance.unwrap() > 0.0 && p.test_rmse.unwrap() > 0.0);
+        assert!(p.your_rank.is_some());
+    }
+}

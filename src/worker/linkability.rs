@@ -1,0 +1,174 @@
+//! The Linkability lab's side of the worker ([004]): one run worked in slices (the federation's
+//! rounds, then the attack's training a mini-batch at a time, then the figures), and the
+//! trade-off study behind it when it is idle.
+
+use super::{LabHost, VisitorData};
+use crate::protocol::linkability::UseData;
+use crate::protocol::{LinkRequest, LinkResponse, Response};
+use whereabouts_core::driver::Driver;
+use whereabouts_core::study::StudyRunner;
+use whereabouts_engine::linkability::config::{LinkConfig, You};
+use whereabouts_engine::linkability::lab::LinkLab;
+use whereabouts_engine::linkability::study::{self, StudyPoint, StudyRun};
+use whereabouts_engine::signal_map::placement::ImportedTrace;
+
+/// The Linkability lab's host: at most one run, and a study behind it.
+#[derive(Default)]
+pub struct LinkHost {
+    generation: u32,
+    lab: Option<LinkLab>,
+    /// The run went idle and the page has been told.
+    idle_reported: bool,
+    study: Option<(u32, StudyRunner<StudyRun, LinkLab, StudyPoint>)>,
+    /// The visitor's imported file (its placement is computed once and shared by every run).
+    data: Option<ImportedTrace>,
+}
+
+fn say(response: LinkResponse) -> Response {
+    Response::Linkability(response)
+}
+
+impl LinkHost {
+    pub fn handle(&mut self, request: LinkRequest, emit: &mut dyn FnMut(Response)) {
+        match request {
+            LinkRequest::Start {
+                generation,
+                config,
+                use_data,
+            } => {
+                self.generation = generation;
+                match self.with_data(*config, use_data).and_then(LinkLab::start) {
+                    Ok(lab) => {
+                        emit(say(LinkResponse::Started {
+                            generation,
+                            notes: lab.summary().notes,
+                        }));
+                        self.lab = Some(lab);
+                        self.idle_reported = false;
+                    }
+                    Err(message) => {
+                        self.lab = None;
+                        emit(say(LinkResponse::Error {
+                            generation,
+                            message,
+                        }));
+                    }
+                }
+            }
+            LinkRequest::StudyStart {
+                id,
+                config,
+                use_data,
+            } => match self.with_data(*config, use_data) {
+                Ok(config) => {
+                    let runner = study::runner(study::runs(&config));
+                    emit(say(LinkResponse::StudyProgress {
+                        id,
+                        done: 0,
+                        total: runner.total(),
+                        point: None,
+                    }));
+                    self.study = Some((id, runner));
+                }
+                Err(message) => emit(say(LinkResponse::StudyError { id, message })),
+            },
+            LinkRequest::StudyCancel { id } => {
+                if self.study.as_ref().is_some_and(|(s, _)| *s == id) {
+                    self.study = None;
+                    emit(say(LinkResponse::StudyDone {
+                        id,
+                        cancelled: true,
+                    }));
+                }
+            }
+        }
+    }
+
+    /// `config` with the visitor's file as person 0, when asked for.
+    fn with_data(&self, mut config: LinkConfig, use_data: UseData) -> Result<LinkConfig, String> {
+        if use_data == UseData::File {
+            let trace = self
+                .data
+                .clone()
+                .ok_or("no imported data: choose or drop a file first")?;
+            config.you = You::File { trace };
+        }
+        Ok(config)
+    }
+
+    fn pump_study(&mut self, now: &dyn Fn() -> f64, deadline: f64, emit: &mut dyn FnMut(Response)) {
+        let Some((id, runner)) = self.study.as_mut() else {
+            return;
+        };
+        let (id, total) = (*id, runner.total());
+        let mut done = runner.done();
+        let result = runner.work(now, deadline, &mut |point| {
+            done += 1;
+            emit(say(LinkResponse::StudyProgress {
+                id,
+                done,
+                total,
+                point: Some(point),
+            }))
+        });
+        match result {
+            Ok(true) => {}
+            Ok(false) => {
+                self.study = None;
+                emit(say(LinkResponse::StudyDone {
+                    id,
+                    cancelled: false,
+                }));
+            }
+            Err(message) => {
+                self.study = None;
+                emit(say(LinkResponse::StudyError { id, message }));
+            }
+        }
+    }
+}
+
+impl LabHost for LinkHost {
+    fn set_data(&mut self, data: Option<&VisitorData>) {
+        self.data = data.map(|d| ImportedTrace::new(d.name.clone(), d.fixes.clone()));
+    }
+
+    fn has_work(&self) -> bool {
+        self.study.is_some() || (self.lab.is_some() && !self.idle_reported)
+    }
+
+    /// The run first; the study when it is idle.
+    fn pump(
+        &mut self,
+        now: &dyn Fn() -> f64,
+        deadline: f64,
+        emit: &mut dyn FnMut(Response),
+    ) -> bool {
+        let generation = self.generation;
+        let Some(lab) = self.lab.as_mut().filter(|_| !self.idle_reported) else {
+            self.pump_study(now, deadline, emit);
+            return self.has_work();
+        };
+        let result = lab.work(now, deadline, &mut |event| {
+            emit(say(LinkResponse::Event { generation, event }))
+        });
+        match result {
+            Ok(true) => {}
+            Ok(false) => {
+                self.idle_reported = true;
+                emit(say(LinkResponse::Idle {
+                    generation,
+                    summary: Box::new(lab.summary()),
+                }));
+            }
+            Err(message) => {
+                self.lab = None;
+                emit(say(LinkResponse::Error {
+                    generation,
+                    message,
+                }));
+            }
+        }
+        self.has_work()
+    }
+}
