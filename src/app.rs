@@ -1,11 +1,15 @@
 //! The page: header, the lab tabs ([`crate::shell`]), the Signal-map lab (map canvas, controls,
-//! results), the Density lab, the visitor's own data (shared by the labs), the panels of the
+//! results), the Density lab, the Linkability lab, the visitor's own data (shared by the labs), the panels of the
 //! labs still to come, and the privacy footer.
 
 use crate::{
     density::{
         self as density_lab, controls::DensityControls, map::DensityMap,
         results::Results as DensityResults, study::DensityStudy,
+    },
+    linkability::{
+        self as link_lab, confusion::Confusion, controls::LinkControls,
+        results::Results as LinkResults, study::LinkStudy, updates_map::UpdatesMap,
     },
     protocol::Request,
     shell::{
@@ -32,6 +36,7 @@ pub fn App() -> impl IntoView {
 
     let active = RwSignal::new(current_lab());
     let density = density_lab::create(engine, data, active);
+    let linkability = link_lab::create(engine, data, active);
     // Only the visible lab computes: the worker is told which tab shows, and leaving the
     // Signal map pauses its playback.
     Effect::new(move |_| {
@@ -118,11 +123,24 @@ pub fn App() -> impl IntoView {
                 <DensityControls state=density/>
             </aside>
         </main>
+        <main class="lab" aria-label="Linkability lab" id="panel-linkability" role="tabpanel" tabindex="-1"
+            aria-labelledby="tab-linkability" hidden=move || active.get() != LabKind::Linkability>
+            <div class="stage">
+                <LinkResults state=linkability/>
+                <UpdatesMap state=linkability/>
+                <Confusion state=linkability/>
+                <LinkStudy state=linkability/>
+            </div>
+            <aside class="side">
+                <LinkControls state=linkability/>
+            </aside>
+        </main>
         // The visitor's own data, shared by every lab (each may hide it from its link).
         <div class="shared-data" class:hidden=move || !active.get().built()>
             <DataPanel state=data hidden=Signal::derive(move || match active.get() {
                 LabKind::Signal => hidden("data")(),
                 LabKind::Density => density.hides("d.data"),
+                LabKind::Linkability => linkability.hides("l.data"),
                 _ => true,
             })/>
         </div>
@@ -144,7 +162,8 @@ pub fn App() -> impl IntoView {
                 "Whereabouts re-implements “Location Leakage in Federated Signal Maps” (Bakopoulou,
                 Yang, Zhang, Psounis, Markopoulou), “Privacy by Projection: Federated Population
                 Density Estimation by Projecting on Random Features” (Zong, Yang, Ley, Butts,
-                Markopoulou) and related work, in Rust and WebAssembly."
+                Markopoulou), “Understanding and Controlling User Linkability in Decentralized
+                Learning” (Orekondy, Oh, Schiele, Fritz) and related work, in Rust and WebAssembly."
             </p>
         </footer>
     }

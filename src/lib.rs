@@ -1,7 +1,7 @@
 //! # Whereabouts web app
 //!
 //! The Leptos single-page app — a shell with one tab per lab ([`shell`]), the components every
-//! lab shares ([`ui`]) and a folder per lab ([`signal_map`], [`density`]) — and the Web Worker that runs the
+//! lab shares ([`ui`]) and a folder per lab ([`signal_map`], [`density`], [`linkability`]) — and the Web Worker that runs the
 //! labs off the UI thread ([`worker`]). Data flows one way: the UI sends [`protocol::Request`]s to the worker, the worker
 //! answers with a stream of [`protocol::Response`]s, and the UI draws them.
 
@@ -9,6 +9,7 @@ pub mod app;
 pub mod bridge;
 pub mod density;
 pub mod fatal;
+pub mod linkability;
 pub mod protocol;
 pub mod shell;
 pub mod signal_map;

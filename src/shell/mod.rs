@@ -1,6 +1,11 @@
 //! The shell every lab lives in: the tabs and `?lab=` ([`tabs`]), the one engine worker
-//! ([`engine`]) and the visitor's own data ([`data`]), which feed every lab.
+//! ([`engine`]), the visitor's own data ([`data`]) and the visitor's drawn path in the link
+//! ([`path_link`]: the Signal map draws it, the Linkability lab walks it), which feed every lab.
 
 pub mod data;
 pub mod engine;
+pub mod path_link;
 pub mod tabs;
+
+/// The query key of the visitor's drawn path (the Signal map's, which draws it).
+pub const PATH_KEY: &str = "path";

@@ -45,7 +45,10 @@ impl LabKind {
     }
 
     pub fn built(self) -> bool {
-        matches!(self, LabKind::Signal | LabKind::Density)
+        matches!(
+            self,
+            LabKind::Signal | LabKind::Density | LabKind::Linkability
+        )
     }
 
     pub fn parse(key: &str) -> Option<LabKind> {

@@ -4,7 +4,7 @@
 use super::LabState;
 use super::draw::{self, Frame};
 use super::editor::{KEY_STEP_M, MAX_WAYPOINTS, clamp_to};
-use super::path_link;
+use crate::shell::path_link;
 use crate::ui::basemap::Viewport;
 use crate::ui::labels::boxes;
 use crate::ui::map::{MapEditor, MapLayers, map_view, overlays, touch_first};

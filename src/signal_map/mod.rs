@@ -9,7 +9,6 @@ pub mod draw;
 pub mod editor;
 pub mod export;
 pub mod map;
-pub mod path_link;
 pub mod results;
 pub mod scene;
 pub mod settings;

@@ -6,7 +6,7 @@
 //! TensorFlow Playground convention for instructors). Values are refused with a message, never
 //! clamped silently.
 
-use super::path_link::{decode_path, encode_path};
+use crate::shell::path_link::{decode_path, encode_path};
 pub use crate::ui::settings::Kind;
 use crate::ui::settings::{flag, limited, query_pairs, trim, within};
 use whereabouts_core::geo::Metres;

@@ -10,6 +10,7 @@
 
 use super::config::{LinkConfig, Split, You};
 use crate::signal_map::trace::{Dataset, RoundLength, Sample};
+use crate::signal_map::trajectory::Trajectory;
 use crate::signal_map::world::{Measurement, Place, Preset, World};
 use std::sync::Arc;
 use whereabouts_core::error::ConfigError;
@@ -81,7 +82,15 @@ impl Population {
             (You::Synthetic, _) => None,
             (You::Path { trajectory }, _) => {
                 trajectory.validate(world.area())?;
-                Some(trajectory.measurements(&world, 0, config.seed))
+                let (all, times) = routine(trajectory, &world, config.seed, last);
+                if times > 1 {
+                    notes.push(format!(
+                        "Your path is your routine: walked {times} times over the {} rounds, once every {} days.",
+                        config.rounds,
+                        period_days(trajectory)
+                    ));
+                }
+                Some(all)
             }
             (You::File { .. }, Some(p)) => {
                 notes.extend(p.notes.iter().cloned());
@@ -167,6 +176,40 @@ impl Population {
     pub fn clients(&self) -> Vec<u32> {
         (0..2 * self.people as u32).collect()
     }
+}
+
+/// A path's period: its length rounded up to whole weeks, in days.
+fn period_days(trajectory: &Trajectory) -> u64 {
+    7 * (trajectory.duration_s() / (7.0 * 86_400.0)).ceil().max(1.0) as u64
+}
+
+/// The path walked again every [`period_days`] until `last` (each walk with its own GPS noise and
+/// fading, from its own seed): a drawn week is a routine, and the visitor's devices take part
+/// in the federation's rounds as everyone's do. How many walks.
+fn routine(
+    trajectory: &Trajectory,
+    world: &World,
+    seed: u64,
+    last: f64,
+) -> (Vec<Measurement>, u64) {
+    let period = period_days(trajectory) as f64 * 86_400.0;
+    let start = world.config.mobility.start_unix as f64;
+    let mut all = Vec::new();
+    let mut k = 0u64;
+    while start + k as f64 * period < last {
+        let shift = k as f64 * period;
+        all.extend(
+            trajectory
+                .measurements(world, 0, seed.wrapping_add(k.wrapping_mul(0x9E37_79B9)))
+                .into_iter()
+                .map(|m| Measurement {
+                    time: m.time + shift,
+                    ..m
+                }),
+        );
+        k += 1;
+    }
+    (all, k)
 }
 
 /// The visitor's measurements before `last`, at most one per [`VISITOR_INTERVAL_S`], as the

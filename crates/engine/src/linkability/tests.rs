@@ -575,6 +575,30 @@ fn the_visitor_is_person_zero_split_over_two_devices() {
         total.abs_diff(expected) <= expected / 20 + 2,
         "{total} measurements for {days} days"
     );
+    // Over more rounds the week is walked again each week, with its own noise.
+    let month = Population::generate(&LinkConfig {
+        rounds: 20,
+        ..config.clone()
+    })
+    .unwrap();
+    let mine = |p: &Population| {
+        let d = &p.dataset;
+        d.train
+            .iter()
+            .chain(&d.test)
+            .filter(|s| owner(s.user) == 0)
+            .count()
+    };
+    assert_eq!(
+        mine(&month),
+        3 * mine(&population),
+        "three weeks in 20 days"
+    );
+    assert!(
+        month.notes.iter().any(|n| n.contains("walked 3 times")),
+        "{:?}",
+        month.notes
+    );
     // Another person's device logs the same whoever you are (the test set and the inputs'
     // standardisation are drawn over everyone, so compare times, train and test together).
     let times = |d: &crate::signal_map::trace::Dataset| {

@@ -1,0 +1,128 @@
+//! The confusion between people: for the new devices' updates, whom the attack named first
+//! (columns) against whose they were (rows). A strong diagonal is an attack that links; your row
+//! is marked, and the people you are most often taken for are listed.
+
+use super::LinkState;
+use crate::ui::help::help;
+use leptos::{html, prelude::*};
+use wasm_bindgen::JsCast;
+use web_sys::CanvasRenderingContext2d;
+use whereabouts_engine::linkability::lab::YOU;
+
+const HELP: &str = "Row: whose new device an update came from. Column: the person the attack named first for it. Darker is more updates. The diagonal is the attack getting it right; everything off it is a person taken for someone else. Your row is the one marked at the left (person 0, at the top).";
+
+fn paint(canvas: &web_sys::HtmlCanvasElement, confusion: &[Vec<u32>]) {
+    let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
+    let side = canvas.client_width() as f64;
+    if side <= 0.0 {
+        return;
+    }
+    let px = (side * dpr).round() as u32;
+    if canvas.width() != px || canvas.height() != px {
+        canvas.set_width(px);
+        canvas.set_height(px);
+    }
+    let Some(ctx) = canvas
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
+    else {
+        return;
+    };
+    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
+    ctx.set_fill_style_str("#fbfaf7");
+    ctx.fill_rect(0.0, 0.0, side, side);
+    let n = confusion.len();
+    if n == 0 {
+        return;
+    }
+    let mark = 6.0;
+    let cell = (side - mark) / n as f64;
+    for (i, row) in confusion.iter().enumerate() {
+        let total = row.iter().sum::<u32>().max(1) as f64;
+        for (j, &c) in row.iter().enumerate() {
+            if c == 0 {
+                continue;
+            }
+            let share = f64::from(c) / total;
+            ctx.set_fill_style_str(&format!("rgba(31, 58, 138, {:.3})", 0.15 + 0.85 * share));
+            ctx.fill_rect(
+                mark + j as f64 * cell,
+                i as f64 * cell,
+                cell.max(1.0),
+                cell.max(1.0),
+            );
+        }
+    }
+    ctx.set_fill_style_str("#f4c430");
+    ctx.fill_rect(0.0, YOU as f64 * cell, mark - 1.0, cell.max(2.0));
+}
+
+#[component]
+pub fn Confusion(state: LinkState) -> impl IntoView {
+    let canvas = NodeRef::<html::Canvas>::new();
+    let confusion = move || {
+        state.scene.with(|s| {
+            s.summary
+                .as_ref()
+                .map(|x| x.confusion.clone())
+                .unwrap_or_default()
+        })
+    };
+    Effect::new(move |_| {
+        let c = confusion();
+        if let Some(el) = canvas.get() {
+            paint(&el, &c);
+        }
+    });
+    let resize = window_event_listener(leptos::ev::resize, move |_| {
+        if let Some(el) = canvas.get_untracked() {
+            paint(&el, &confusion());
+        }
+    });
+    on_cleanup(move || resize.remove());
+    // The people your new device's updates are taken for, most often first.
+    let taken_for = move || {
+        let c = confusion();
+        let row = c.get(YOU)?;
+        let total: u32 = row.iter().sum();
+        if total == 0 {
+            return None;
+        }
+        let mut named: Vec<(usize, u32)> = row
+            .iter()
+            .copied()
+            .enumerate()
+            .filter(|x| x.1 > 0)
+            .collect();
+        named.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let right = row[YOU];
+        let others: Vec<String> = named
+            .iter()
+            .filter(|(p, _)| *p != YOU)
+            .take(3)
+            .map(|(p, c)| format!("person {p} ({c})"))
+            .collect();
+        Some(format!(
+            "Of your new device's {total} updates, the attack named you first for {right}{}.",
+            if others.is_empty() {
+                String::new()
+            } else {
+                format!("; others it took you for: {}", others.join(", "))
+            }
+        ))
+    };
+    let (button, text) = help("help-link-confusion".into(), "Who is taken for whom", HELP);
+    view! {
+        <section class="panel confusion" aria-labelledby="link-confusion-title" class:hidden=move || state.hides("l.map") || confusion().is_empty()>
+            <h2 id="link-confusion-title">"Who is taken for whom" {button}</h2>
+            {text}
+            <div class="confusion-body">
+                <canvas node_ref=canvas class="confusion-grid" data-testid="link-confusion" role="img"
+                    aria-label="The confusion between people: rows whose new device, columns whom the attack named first"></canvas>
+                <p class="sub" data-testid="link-taken-for">{taken_for}</p>
+            </div>
+        </section>
+    }
+}

@@ -1,0 +1,235 @@
+//! The Linkability lab ([004]): the visitor owns two devices among many pseudonymous ones; the
+//! server, from the devices' model updates alone, ranks which devices are the visitor's, and the
+//! mitigations of §11 try to stop it.
+//!
+//! State lives here as signals; the run is in the worker ([`crate::worker::linkability`]) and
+//! its reports accumulate in a [`scene::Scene`]. The controls ([`controls`]), figures
+//! ([`results`]), the map of updates ([`updates_map`]) and the study ([`study`]) read and edit
+//! that state.
+
+pub mod confusion;
+pub mod controls;
+pub mod results;
+pub mod scene;
+pub mod settings;
+pub mod study;
+pub mod updates_map;
+
+use crate::protocol::linkability::UseData;
+use crate::protocol::{LinkRequest, LinkResponse, Request, Response};
+use crate::shell::path_link::decode_path;
+use crate::shell::tabs::LabKind;
+use crate::shell::{PATH_KEY, data::DataState, engine::Engine};
+use crate::ui::basemap::now_ms;
+use crate::ui::settings::query_pairs;
+use leptos::prelude::*;
+use scene::Scene;
+use settings::{LinkSettings, Who};
+use whereabouts_core::geo::Metres;
+use whereabouts_engine::linkability::config::LinkConfig;
+
+/// Everything the lab's parts share (all `Copy` handles).
+#[derive(Clone, Copy)]
+pub struct LinkState {
+    pub settings: RwSignal<LinkSettings>,
+    pub hidden: RwSignal<Vec<String>>,
+    pub scene: RwSignal<Scene>,
+    pub notice: RwSignal<Option<String>>,
+    pub link_notice: RwSignal<Option<String>>,
+    pub study: RwSignal<study::StudyView>,
+    pub data: DataState,
+    engine: Engine,
+    generation: StoredValue<u32>,
+}
+
+/// The path drawn in the Signal map, from the address bar (`None`: none, or unreadable).
+fn drawn_path() -> Option<Vec<Metres>> {
+    let query = web_sys::window()?.location().search().ok()?;
+    let (_, value) = query_pairs(&query).find(|(k, _)| *k == PATH_KEY)?;
+    decode_path(&value).ok()
+}
+
+impl LinkState {
+    fn send(&self, request: LinkRequest) {
+        if let Err(e) = self.engine.send(&Request::Linkability(request)) {
+            self.notice.set(Some(e));
+        }
+    }
+
+    pub fn hides(&self, key: &str) -> bool {
+        self.hidden.with(|h| h.iter().any(|k| k == key))
+    }
+
+    /// The run's config and whether the worker puts the visitor's file in; or what is wrong.
+    fn config(&self) -> Result<(LinkConfig, UseData), String> {
+        let settings = self.settings.get_untracked();
+        let config = settings.to_config(drawn_path().as_deref())?;
+        if settings.who == Who::File {
+            if !self.data.has_data() {
+                return Err(
+                    "You are: your file — choose or drop one under “Your own data” first".into(),
+                );
+            }
+            return Ok((config, UseData::File));
+        }
+        Ok((config, UseData::No))
+    }
+
+    /// Starts a fresh run with the current settings.
+    pub fn restart(&self) {
+        let generation = self.generation.get_value() + 1;
+        self.generation.set_value(generation);
+        self.notice.set(None);
+        match self.config() {
+            Ok((config, use_data)) => {
+                self.scene.update(|s| {
+                    *s = Scene {
+                        generation,
+                        running: true,
+                        started_ms: now_ms(),
+                        ..Scene::default()
+                    }
+                });
+                self.send(LinkRequest::Start {
+                    generation,
+                    config: Box::new(config),
+                    use_data,
+                });
+            }
+            Err(e) => {
+                self.scene.set(Scene::default());
+                self.notice.set(Some(e));
+            }
+        }
+    }
+
+    /// Applies a control's new value, or explains why not (the old value stays).
+    pub fn set_field(&self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = self.settings.get_untracked();
+        next.set(key, value)?;
+        if next.who != Who::Drawn && next.who != Who::File {
+            next.to_config(None)?;
+        }
+        self.settings.set(next);
+        self.save_url();
+        self.restart();
+        Ok(())
+    }
+
+    pub fn save_url(&self) {
+        let hidden = self.hidden.get_untracked();
+        let own = self.settings.with_untracked(|s| s.to_query(&hidden));
+        crate::shell::tabs::save_lab_query(LabKind::Linkability, &own);
+    }
+
+    pub fn start_study(&self) {
+        let id = self.study.with_untracked(|s| s.id) + 1;
+        match self.config() {
+            Ok((config, use_data)) => {
+                self.study.set(study::StudyView {
+                    id,
+                    running: true,
+                    ..study::StudyView::default()
+                });
+                self.send(LinkRequest::StudyStart {
+                    id,
+                    config: Box::new(config),
+                    use_data,
+                });
+            }
+            Err(error) => self.study.set(study::StudyView {
+                id,
+                error: Some(error),
+                ..study::StudyView::default()
+            }),
+        }
+    }
+
+    pub fn cancel_study(&self) {
+        let id = self.study.with_untracked(|s| s.id);
+        self.send(LinkRequest::StudyCancel { id });
+    }
+
+    fn on_response(&self, response: LinkResponse) {
+        let generation = match &response {
+            LinkResponse::Started { generation, .. }
+            | LinkResponse::Event { generation, .. }
+            | LinkResponse::Idle { generation, .. }
+            | LinkResponse::Error { generation, .. } => *generation,
+            _ => return,
+        };
+        if generation != self.generation.get_value() {
+            return;
+        }
+        if let LinkResponse::Error { message, .. } = &response {
+            self.notice.set(Some(message.clone()));
+        }
+        let now = now_ms();
+        self.scene.update(|s| s.apply(response, now));
+    }
+}
+
+/// Creates the lab's state from the URL and listens for its responses. The first run starts
+/// when the lab's tab first shows (a visitor who never opens it costs nothing); a file imported
+/// makes the visitor their file, and forgotten, the default week again.
+pub fn create(engine: Engine, data: DataState, active: RwSignal<LabKind>) -> LinkState {
+    let query = web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .unwrap_or_default();
+    let parsed = LinkSettings::from_query(&query);
+    let notice = (!parsed.problems.is_empty()).then(|| {
+        format!(
+            "Some settings in the link were ignored: {}",
+            parsed.problems.join("; ")
+        )
+    });
+    let state = LinkState {
+        settings: RwSignal::new(parsed.settings),
+        hidden: RwSignal::new(parsed.hidden),
+        scene: RwSignal::new(Scene::default()),
+        notice: RwSignal::new(None),
+        link_notice: RwSignal::new(notice),
+        study: RwSignal::new(study::StudyView::default()),
+        data,
+        engine,
+        generation: StoredValue::new(0),
+    };
+    engine.listen(move |response| match response {
+        Response::Linkability(
+            r @ (LinkResponse::StudyProgress { .. }
+            | LinkResponse::StudyDone { .. }
+            | LinkResponse::StudyError { .. }),
+        ) => {
+            state.study.update(|s| s.apply(r));
+            None
+        }
+        Response::Linkability(r) => {
+            state.on_response(r);
+            None
+        }
+        other => Some(other),
+    });
+    Effect::new(move |seen: Option<(bool, u32)>| {
+        let shown = active.get() == LabKind::Linkability;
+        let revision = data.view.with(|d| d.revision);
+        let started = seen.is_some_and(|(s, _)| s);
+        match seen {
+            _ if !shown && !started => return (false, revision),
+            Some((true, r)) if r == revision => return (true, revision),
+            _ => {}
+        }
+        // A file came: you are your file; it went: you walk the default week again.
+        if seen.is_some_and(|(_, r)| r != revision) {
+            let who = if data.has_data() {
+                Who::File
+            } else {
+                LinkSettings::default().who
+            };
+            state.settings.update(|s| s.who = who);
+        }
+        state.save_url();
+        state.restart();
+        (true, revision)
+    });
+    state
+}

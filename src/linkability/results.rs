@@ -1,0 +1,173 @@
+//! The Linkability lab's figures: where your new device comes in the server's ranking for "which
+//! devices are this person's?", how well the attack identifies everyone (mean AP over chance,
+//! top-1, top-5), matching, and what the federation's model is worth — each with its "?".
+
+use super::LinkState;
+use crate::ui::help::help;
+use leptos::prelude::*;
+use whereabouts_engine::linkability::lab::Phase;
+use whereabouts_engine::linkability::population::{device, owner};
+
+const RANK_HELP: &str = "The server has learned every person's known device from its updates. For each new device it asks: how likely is this one yours? — the attack's score for you, averaged over the device's updates — and ranks them. Rank 1: the server's first answer is your new device. With N new devices, a guess would put it at (N + 1)/2 on average.";
+const IDENT_HELP: &str = "For every new device's update, the attack scores every person; AP (average precision) asks, person by person, how high that person's updates come in the ranking of all updates by their score, averaged over people ([004] §8). Chance: random scores, 1/N. Top-1: the share of updates whose best-scored person is the owner; top-5: among the five best.";
+const MATCH_HELP: &str = "Are these two updates, one from a known device and one from a new one, the same person's? The MLP's two guesses over people are combined into one probability, over balanced pairs (half the same person, half not); AP 50% is chance ([004] §6.2).";
+const MODEL_HELP: &str = "What the federation is for: the signal map every device helped train, its error on held-out measurements (20% of everyone's). A mitigation that hides people also costs accuracy; the study below measures both.";
+
+fn percent(x: f64) -> String {
+    format!("{:.1}%", 100.0 * x)
+}
+
+/// A device's name as the page shows it: its pseudonym, and for yours which one.
+fn device_name(client: u32) -> String {
+    format!("device {client}")
+}
+
+#[component]
+pub fn Results(state: LinkState) -> impl IntoView {
+    let summary = move || state.scene.with(|s| s.summary.clone());
+    let progress = move || {
+        state.scene.with(|s| {
+            s.progress.map(|(phase, done, total)| match phase {
+                Phase::Federation => format!(
+                    "Round {done} of {total}: every device trains on its day and sends its update; the server logs it under the device's pseudonym…"
+                ),
+                Phase::Attack => format!(
+                    "The server trains its MLP on the known devices' updates: {:.0}%…",
+                    100.0 * done as f64 / total.max(1) as f64
+                ),
+                Phase::Done => String::new(),
+            })
+        })
+    };
+    let fraction = move || {
+        state.scene.with(|s| {
+            s.progress.map_or(0.0, |(phase, done, total)| {
+                let f = done as f64 / total.max(1) as f64;
+                match phase {
+                    Phase::Federation => 0.5 * f,
+                    Phase::Attack => 0.5 + 0.5 * f,
+                    Phase::Done => 1.0,
+                }
+            })
+        })
+    };
+    let (r_btn, r_text) = help("help-link-rank".into(), "Your new device", RANK_HELP);
+    let (i_btn, i_text) = help("help-link-ident".into(), "Identification", IDENT_HELP);
+    let (m_btn, m_text) = help("help-link-match".into(), "Matching", MATCH_HELP);
+    let (g_btn, g_text) = help("help-link-model".into(), "The signal map", MODEL_HELP);
+    let rank_card = move || {
+        let s = summary()?;
+        let n = s.ranking.len();
+        let rank = s.your_rank?;
+        Some(view! {
+            <p class="big" data-testid="link-your-rank" data-rank=rank.to_string() data-of=n.to_string()>
+                {format!("#{rank}")}<span class="of">{format!(" of {n}")}</span>
+            </p>
+            <p class="sub">{if rank == 1 {
+                "The server's first answer to “which new device is this person's?” is your new device.".to_string()
+            } else {
+                format!("A guess would rank it {:.0} on average.", (n as f64 + 1.0) / 2.0)
+            }}</p>
+            <p class="sub">{format!("Your devices sent {} and {} updates.", s.your_updates[0], s.your_updates[1])}</p>
+        }.into_any())
+    };
+    let ranking = move || {
+        let s = summary()?;
+        let mut shown: Vec<(usize, _)> = s.ranking.iter().cloned().enumerate().take(8).collect();
+        if let Some(r) = s.your_rank.filter(|&r| r > 8) {
+            shown.push((r - 1, s.ranking[r - 1].clone()));
+        }
+        Some(view! {
+            <ol class="ranking" data-testid="link-ranking">
+                {shown.into_iter().map(|(i, d)| {
+                    view! {
+                        <li class:yours=d.yours data-testid="link-ranked" data-yours=d.yours.to_string()>
+                            <span class="rank">{format!("{}.", i + 1)}</span>
+                            <span class="name">{device_name(d.client)}</span>
+                            <span class="whose">{if d.yours {
+                                "your new device".to_string()
+                            } else {
+                                format!("person {}'s {}", owner(d.client), if device(d.client) == 1 { "new device" } else { "device" })
+                            }}</span>
+                            <span class="score">{format!("{:.3}", d.score)}</span>
+                        </li>
+                    }
+                }).collect_view()}
+            </ol>
+        })
+    };
+    view! {
+        <section class="panel results link-results" aria-label="What the server links" data-testid="link-results"
+            data-run=move || state.scene.with(|s| s.generation.to_string())
+            data-idle=move || state.scene.with(|s| (!s.running && s.summary.is_some()).to_string())
+            data-attack-ms=move || state.scene.with(|s| s.attack_ms().map(|t| format!("{t:.0}")).unwrap_or_default())
+            data-total-ms=move || state.scene.with(|s| s.finished_ms.map(|t| format!("{:.0}", t - s.started_ms)).unwrap_or_default())>
+            <p class="notice" role="alert" data-testid="linkability-notice" class:hidden=move || state.notice.with(Option::is_none)>
+                {move || state.notice.get().unwrap_or_default()}
+            </p>
+            <p class="notice" data-testid="linkability-link-notice" class:hidden=move || state.link_notice.with(Option::is_none)>
+                {move || state.link_notice.get().unwrap_or_default()}
+                " "
+                <button type="button" on:click=move |_| state.link_notice.set(None)>"Dismiss"</button>
+            </p>
+            {move || state.scene.with(|s| s.notes.clone()).into_iter().map(|n| view! { <p class="hint" data-testid="link-note">{n}</p> }).collect_view()}
+            <div class="run-progress" class:hidden=move || !state.scene.with(|s| s.running)>
+                <progress data-testid="link-progress" max="1" prop:value=fraction></progress>
+                <span class="stats" aria-live="polite">{progress}</span>
+            </div>
+            <div class="cards">
+                <div class="card headline" data-testid="link-rank-card">
+                    <h3>"Your new device, as the server ranks it" {r_btn}</h3>
+                    {r_text}
+                    {move || rank_card().unwrap_or_else(|| view! { <p class="sub">"Waiting for the server…"</p> }.into_any())}
+                </div>
+                <div class="card" data-testid="link-ident-card">
+                    <h3>"Identification" {i_btn}</h3>
+                    {i_text}
+                    {move || match summary().and_then(|s| Some((s.identification?, s.attack?))) {
+                        Some((m, attack)) => view! {
+                            <p class="big" data-testid="link-ap" data-ap=format!("{:.4}", m.mean_ap) data-over-chance=format!("{:.3}", m.over_chance())>
+                                {format!("{:.0}× chance", m.over_chance())}
+                            </p>
+                            <p class="sub">{format!("{}: mean AP {} (chance {}) · top-1 {} · top-5 {}",
+                                attack.label(), percent(m.mean_ap), percent(m.chance_ap), percent(m.top1), percent(m.top5))}</p>
+                        }.into_any(),
+                        None => view! { <p class="sub">"…"</p> }.into_any(),
+                    }}
+                </div>
+                <div class="card" data-testid="link-match-card" class:hidden=move || summary().is_some_and(|s| s.matching_ap.is_none())>
+                    <h3>"Matching" {m_btn}</h3>
+                    {m_text}
+                    {move || match summary().and_then(|s| s.matching_ap) {
+                        Some(ap) => view! {
+                            <p class="big" data-testid="link-matching" data-ap=format!("{ap:.4}")>{percent(ap)}</p>
+                            <p class="sub">"AP over balanced pairs of a known and a new device; chance 50%"</p>
+                        }.into_any(),
+                        None => view! { <p class="sub">"…"</p> }.into_any(),
+                    }}
+                </div>
+                <div class="card" data-testid="link-model-card">
+                    <h3>"The signal map" {g_btn}</h3>
+                    {g_text}
+                    {move || match summary().and_then(|s| Some((s.test_rmse?, s.people, s.rounds_done, s.updates))) {
+                        Some((rmse, people, rounds, updates)) => view! {
+                            <p class="big" data-testid="link-rmse" data-rmse=format!("{rmse:.4}")>{format!("{rmse:.2} dB")}</p>
+                            <p class="sub">{format!("test error after {rounds} rounds · {updates} updates from {} devices of {people} people", 2 * people)}</p>
+                        }.into_any(),
+                        None => view! { <p class="sub">"…"</p> }.into_any(),
+                    }}
+                </div>
+            </div>
+            <div class="ranking-card" class:hidden=move || summary().is_none()>
+                <h3>"The server's answer to “which new device is this person's?” for you"</h3>
+                <p class="sub">"The new devices by the attack's score for you (its mean over the device's updates); the names are the pseudonyms the server sees, whose they are is what only this page knows."</p>
+                {ranking}
+            </div>
+            <p class="sr-only" aria-live="polite" data-testid="link-summary">{move || {
+                let s = summary()?;
+                let m = s.identification?;
+                Some(format!("The server ranks your new device {} of {}; its attack is {:.0} times chance.", s.your_rank?, s.ranking.len(), m.over_chance()))
+            }}</p>
+        </section>
+    }
+}

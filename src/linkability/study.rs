@@ -1,0 +1,201 @@
+//! The trade-off study on the visitor's federation ([`whereabouts_engine::linkability::study`],
+//! [004] Fig. 14): every mitigation at every strength, each plotted as the attack's AP over
+//! chance (privacy) against the global model's error relative to no mitigation (utility), and
+//! tabulated as the runs arrive.
+
+use super::LinkState;
+use crate::protocol::LinkResponse;
+use crate::ui::chart::{Axis, Chart, Point, Series};
+use leptos::prelude::*;
+use whereabouts_engine::linkability::study::StudyPoint;
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StudyView {
+    pub id: u32,
+    pub running: bool,
+    pub done: usize,
+    pub total: usize,
+    pub points: Vec<StudyPoint>,
+    pub cancelled: bool,
+    pub error: Option<String>,
+}
+
+impl StudyView {
+    pub fn apply(&mut self, response: LinkResponse) {
+        match response {
+            LinkResponse::StudyProgress {
+                id,
+                done,
+                total,
+                point,
+            } if id == self.id => {
+                self.done = done;
+                self.total = total;
+                self.points.extend(point);
+            }
+            LinkResponse::StudyDone { id, cancelled } if id == self.id => {
+                self.running = false;
+                self.cancelled = cancelled;
+            }
+            LinkResponse::StudyError { id, message } if id == self.id => {
+                self.running = false;
+                self.error = Some(message);
+            }
+            _ => {}
+        }
+    }
+
+    /// The test RMSE of the run without mitigation (the first), the utility's yardstick.
+    pub fn baseline_rmse(&self) -> Option<f64> {
+        self.points
+            .iter()
+            .find(|p| p.mitigation == "none")
+            .and_then(|p| p.test_rmse)
+    }
+}
+
+/// The families in the chart: engine name, label, colour (`.swatch.fN` in the CSS).
+const FAMILIES: [(&str, &str, usize); 5] = [
+    ("none", "None", 0),
+    ("noise", "Noise (σ)", 4),
+    ("bkg-repl", "bkg-repl (β)", 2),
+    ("rand-aug", "rand-aug (α)", 5),
+    ("mm-aug", "mm-aug (α)", 1),
+];
+const COLOURS: [&str; 6] = [
+    "#1f2328", "#2563eb", "#16a34a", "#9333ea", "#d1242f", "#ca8a04",
+];
+
+const ABOUT: &str = "Runs your federation again under every mitigation at every strength — noise σ from 0.001 to 0.1, bkg-repl β from ¼ to all, rand-aug and mm-aug α from ½ to 2 — retrains the chosen attack on the mitigated updates each time, and plots how well it still links people (its mean AP as a multiple of chance, log scale) against what the signal map loses (the global model's test error relative to no mitigation). Down and to the left is best: private and still useful ([004] Fig. 14).";
+
+fn strength_label(p: &StudyPoint) -> String {
+    match p.mitigation.as_str() {
+        "none" => "none".into(),
+        "noise" => format!("noise σ = {}", p.strength),
+        "bkg-repl" => format!("bkg-repl β = {}", p.strength),
+        m => format!("{m} α = {}", p.strength),
+    }
+}
+
+#[component]
+pub fn LinkStudy(state: LinkState) -> impl IntoView {
+    let v = move || state.study.get();
+    let chart = move || {
+        let v = v();
+        let base = v.baseline_rmse()?;
+        let pts: Vec<(&StudyPoint, f64, f64)> = v
+            .points
+            .iter()
+            .filter_map(|p| Some((p, p.test_rmse? / base, p.over_chance?)))
+            .collect();
+        let x_max = pts.iter().map(|p| p.1).fold(1.1_f64, f64::max);
+        let y_max = pts.iter().map(|p| p.2).fold(2.0_f64, f64::max) * 1.3;
+        let series = FAMILIES
+            .iter()
+            .map(|&(family, _, colour)| Series {
+                colour: COLOURS[colour],
+                points: pts
+                    .iter()
+                    .filter(|p| p.0.mitigation == family)
+                    .map(|p| Point {
+                        x: p.1,
+                        y: p.2.max(0.5),
+                        title: Some(format!(
+                            "{}: {:.1}× chance, error ×{:.2}",
+                            strength_label(p.0),
+                            p.2,
+                            p.1
+                        )),
+                    })
+                    .collect(),
+                joined: family != "none",
+            })
+            .collect();
+        Some(
+            Chart {
+                width: 720.0,
+                height: 300.0,
+                left: 44.0,
+                bottom: 30.0,
+                x: Axis {
+                    min: 0.95,
+                    max: x_max,
+                    log: false,
+                    min_text: "×0.95".into(),
+                    max_text: format!("×{x_max:.2}"),
+                    label: "the signal map's test error, relative to no mitigation → worse".into(),
+                },
+                y: Axis {
+                    min: 0.5,
+                    max: y_max,
+                    log: true,
+                    min_text: "0.5×".into(),
+                    max_text: format!("{y_max:.0}×"),
+                    label: "↑ the attack's mean AP over chance (less privacy)".into(),
+                },
+                series,
+                dot_radius: 4.0,
+                label: "The attack's mean AP over chance against the model's relative test error, for every mitigation and strength".into(),
+                testid: "link-study-chart",
+            }
+            .view(),
+        )
+    };
+    let legend = FAMILIES
+        .iter()
+        .map(|&(_, label, colour)| view! { <span><i class=format!("swatch f{colour}")></i>{label}</span> })
+        .collect_view();
+    let status = move || {
+        let v = v();
+        match (&v.error, v.running, v.cancelled) {
+            (Some(e), ..) => format!("The study stopped: {e}"),
+            (None, true, _) if v.total == 0 => "Preparing…".to_string(),
+            (None, true, _) => format!("{} of {} runs…", v.done, v.total),
+            (None, false, true) => format!("Cancelled after {} of {} runs.", v.done, v.total),
+            (None, false, false) if v.total > 0 => format!("Done: {} runs.", v.done),
+            _ => String::new(),
+        }
+    };
+    let cell = |x: Option<f64>, f: fn(f64) -> String| x.map_or("—".to_string(), f);
+    view! {
+        <section class="panel studies" aria-labelledby="link-study-title" class:hidden=move || state.hides("l.study")>
+            <h2 id="link-study-title">"Privacy–utility trade-off of the mitigations"</h2>
+            <p class="hint">{ABOUT}</p>
+            <div class="tools">
+                <button type="button" data-testid="link-study-run" prop:disabled=move || v().running
+                    on:click=move |_| state.start_study()>"Run the study"</button>
+                <button type="button" data-testid="link-study-cancel" prop:disabled=move || !v().running
+                    on:click=move |_| state.cancel_study()>"Cancel"</button>
+                <progress data-testid="link-study-progress" prop:max=move || v().total.max(1) as f64
+                    prop:value=move || v().done as f64 class:hidden=move || !v().running></progress>
+                <span class="stats" aria-live="polite" data-testid="link-study-status">{status}</span>
+            </div>
+            <div class="study-legend" class:hidden=move || v().points.is_empty()>{legend}</div>
+            <div class:hidden=move || v().points.is_empty()>{chart}</div>
+            <div class="table-wrap" class:hidden=move || v().points.is_empty()>
+                <table>
+                    <thead><tr><th>"Every device"</th><th>"Mean AP"</th><th>"× chance"</th><th>"Your new device ranked"</th><th>"Test error"</th><th>"Relative"</th></tr></thead>
+                    <tbody>
+                        {move || {
+                            let v = v();
+                            let base = v.baseline_rmse();
+                            v.points.into_iter().map(|p| view! {
+                                <tr data-testid="link-study-row" data-mitigation=p.mitigation.clone()
+                                    data-strength=p.strength.to_string()
+                                    data-over-chance=p.over_chance.map(|x| format!("{x:.3}")).unwrap_or_default()
+                                    class:failed=p.failed.is_some()>
+                                    <td>{strength_label(&p)}{p.failed.clone().map(|why| view! { <span class="run-failed">" — stopped: " {why}</span> })}</td>
+                                    <td>{cell(p.mean_ap, |x| format!("{:.1}%", 100.0 * x))}</td>
+                                    <td>{cell(p.over_chance, |x| format!("{x:.1}×"))}</td>
+                                    <td>{p.your_rank.map_or("—".into(), |r| format!("#{r}"))}</td>
+                                    <td>{cell(p.test_rmse, |x| format!("{x:.2} dB"))}</td>
+                                    <td>{cell(p.test_rmse.zip(base).map(|(r, b)| r / b), |x| format!("×{x:.2}"))}</td>
+                                </tr>
+                            }).collect_view()
+                        }}
+                    </tbody>
+                </table>
+            </div>
+        </section>
+    }
+}

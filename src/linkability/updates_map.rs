@@ -1,0 +1,132 @@
+//! Every update the server logged, on its first two principal components, coloured by its true
+//! owner (which the server does not know): a person's updates from both devices fall together
+//! when they can be linked. Yours are drawn last and large, outlined; a circle is a known
+//! device's update, a square a new device's.
+
+use super::LinkState;
+use crate::ui::help::help;
+use leptos::{html, prelude::*};
+use wasm_bindgen::JsCast;
+use web_sys::CanvasRenderingContext2d;
+use whereabouts_engine::linkability::lab::{MapPoint, YOU};
+
+const HELP: &str = "Each dot is one update a device sent in one round, placed by the two directions along which the server's updates differ most (principal component analysis of what the attack reads). The colour is the true owner — the server does not have it, this picture does. When one person's two devices land in one patch of colour, their updates give them away; a mitigation that works scatters them. Your known device's updates are the outlined circles, your new device's the outlined squares.";
+
+/// A colour per person: hues spread by the golden angle, so neighbours in number differ.
+fn hue(owner: u32) -> f64 {
+    (f64::from(owner) * 137.508) % 360.0
+}
+
+/// Draws `points` into `canvas` (sized to its box on screen).
+fn paint(canvas: &web_sys::HtmlCanvasElement, points: &[MapPoint]) {
+    let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
+    let (w, h) = (canvas.client_width() as f64, canvas.client_height() as f64);
+    if w <= 0.0 || h <= 0.0 {
+        return;
+    }
+    let (pw, ph) = ((w * dpr).round() as u32, (h * dpr).round() as u32);
+    if canvas.width() != pw || canvas.height() != ph {
+        canvas.set_width(pw);
+        canvas.set_height(ph);
+    }
+    let Some(ctx) = canvas
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
+    else {
+        return;
+    };
+    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
+    ctx.clear_rect(0.0, 0.0, w, h);
+    if points.is_empty() {
+        return;
+    }
+    // A robust frame: the 1st to 99th percentile of each axis, so a few outliers do not
+    // squeeze everyone into a corner (they are drawn at the edge).
+    let range = |f: fn(&MapPoint) -> f32| {
+        let mut v: Vec<f64> = points.iter().map(|p| f64::from(f(p))).collect();
+        v.sort_by(f64::total_cmp);
+        let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
+        let (lo, hi) = (at(0.01), at(0.99));
+        let pad = (hi - lo).max(1e-9) * 0.05;
+        (lo - pad, hi + pad)
+    };
+    let (x0, x1) = range(|p| p.x);
+    let (y0, y1) = range(|p| p.y);
+    let margin = 10.0;
+    let at = |p: &MapPoint| {
+        let fx = ((f64::from(p.x) - x0) / (x1 - x0)).clamp(0.0, 1.0);
+        let fy = ((f64::from(p.y) - y0) / (y1 - y0)).clamp(0.0, 1.0);
+        (
+            margin + fx * (w - 2.0 * margin),
+            h - margin - fy * (h - 2.0 * margin),
+        )
+    };
+    let dot = |p: &MapPoint, r: f64| {
+        let (x, y) = at(p);
+        ctx.begin_path();
+        if p.device == 0 {
+            let _ = ctx.arc(x, y, r, 0.0, std::f64::consts::TAU);
+        } else {
+            ctx.rect(x - r, y - r, 2.0 * r, 2.0 * r);
+        }
+    };
+    ctx.set_global_alpha(0.55);
+    for p in points.iter().filter(|p| p.owner as usize != YOU) {
+        ctx.set_fill_style_str(&format!("hsl({:.0} 62% 52%)", hue(p.owner)));
+        dot(p, 2.6);
+        ctx.fill();
+    }
+    ctx.set_global_alpha(1.0);
+    ctx.set_line_width(2.0);
+    ctx.set_stroke_style_str("#111");
+    ctx.set_fill_style_str("#f4c430");
+    for p in points.iter().filter(|p| p.owner as usize == YOU) {
+        dot(p, 5.5);
+        ctx.fill();
+        ctx.stroke();
+    }
+}
+
+#[component]
+pub fn UpdatesMap(state: LinkState) -> impl IntoView {
+    let canvas = NodeRef::<html::Canvas>::new();
+    let points = move || {
+        state.scene.with(|s| {
+            s.summary
+                .as_ref()
+                .map(|x| x.map.clone())
+                .unwrap_or_default()
+        })
+    };
+    Effect::new(move |_| {
+        let pts = points();
+        if let Some(c) = canvas.get() {
+            paint(&c, &pts);
+        }
+    });
+    let resize = window_event_listener(leptos::ev::resize, move |_| {
+        if let Some(c) = canvas.get_untracked() {
+            state
+                .scene
+                .with_untracked(|s| paint(&c, s.summary.as_ref().map_or(&[][..], |x| &x.map)));
+        }
+    });
+    on_cleanup(move || resize.remove());
+    let (button, text) = help("help-link-map".into(), "The server's updates", HELP);
+    let count = move || {
+        state
+            .scene
+            .with(|s| s.summary.as_ref().map_or(0, |x| x.map.len()))
+    };
+    view! {
+        <section class="panel updates-map" aria-labelledby="link-map-title" class:hidden=move || state.hides("l.map")>
+            <h2 id="link-map-title">"Every update, by its true owner" {button}</h2>
+            {text}
+            <canvas node_ref=canvas class="scatter" data-testid="link-updates-map" data-points=move || count().to_string()
+                role="img" aria-label=move || format!("{} updates on their first two principal components, coloured by owner; yours outlined in black on yellow", count())></canvas>
+            <p class="legend-line"><span class="you-mark"></span>" your updates: ● known device, ■ new device · every other colour is one person"</p>
+        </section>
+    }
+}

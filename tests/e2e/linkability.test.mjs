@@ -1,0 +1,128 @@
+// The Linkability lab as a visitor uses it: open it, let the federation and the server run, read
+// where your new device comes in the server's ranking and how far above chance the attack is,
+// switch on a mitigation and watch the attack fall — and nothing leaves the origin.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer } from '../../tools/serve.mjs';
+import { DIST, launch, openPage, screenshotPath } from './harness.mjs';
+
+let server, browser;
+before(async () => {
+  server = await startServer(DIST);
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const open = (query, options = {}) => openPage(browser, server.url, query, { attached: true, ...options });
+
+/** The figures once a run after `after` (its number) is idle. */
+async function figures(page, after = 0, timeout = 90000) {
+  await page.waitForFunction(
+    (after) => {
+      const r = document.querySelector('[data-testid="link-results"]');
+      return Number(r.dataset.run) > after && r.dataset.idle === 'true' && document.querySelector('[data-testid="link-ap"]');
+    },
+    after,
+    { timeout },
+  );
+  return page.evaluate(() => {
+    const q = (id) => document.querySelector(`[data-testid="${id}"]`);
+    return {
+      run: Number(q('link-results').dataset.run),
+      rank: Number(q('link-your-rank').dataset.rank),
+      of: Number(q('link-your-rank').dataset.of),
+      ap: Number(q('link-ap').dataset.ap),
+      overChance: Number(q('link-ap').dataset.overChance),
+      rmse: Number(q('link-rmse').dataset.rmse),
+      yours: [...document.querySelectorAll('[data-testid="link-ranked"]')].filter((li) => li.dataset.yours === 'true').length,
+      points: Number(q('link-updates-map').dataset.points),
+      summary: q('link-summary').textContent,
+    };
+  });
+}
+
+const params = (page) => page.evaluate(() => Object.fromEntries(new URLSearchParams(location.search)));
+
+test('run the lab, read your rank and the AP, switch on a mitigation and see the AP fall', async () => {
+  const { context, guard, page, errors } = await open('?lab=linkability');
+  const first = await figures(page);
+  // 60 people: the MLP on the last layer's updates links people far above chance.
+  assert.equal(first.of, 60, JSON.stringify(first));
+  assert.ok(first.rank >= 1 && first.rank <= 60, JSON.stringify(first));
+  assert.ok(first.overChance > 4, JSON.stringify(first));
+  assert.equal(first.yours, 1, 'your new device is marked in the ranking');
+  assert.ok(first.points > 2000, 'every update is on the map');
+  assert.match(first.summary, new RegExp(`ranks your new device ${first.rank} of 60`));
+  await page.screenshot({ path: screenshotPath('linkability-laptop'), fullPage: true });
+
+  // Every device swaps all of its measurements for background ones: nothing of anyone is left.
+  await page.selectOption('[data-testid="input-l.mitigation"]', 'bkg-repl');
+  await page.fill('[data-testid="input-l.beta"]', '1');
+  await page.press('[data-testid="input-l.beta"]', 'Enter');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('l.beta') === '1');
+  let mitigated = await figures(page, first.run);
+  // The run that the select started may finish first: wait for the one with β = 1.
+  if (mitigated.run < first.run + 2) mitigated = await figures(page, mitigated.run);
+  assert.ok(mitigated.overChance < first.overChance / 2, `${JSON.stringify(first)} → ${JSON.stringify(mitigated)}`);
+  assert.ok(mitigated.overChance < 3, JSON.stringify(mitigated));
+  const p = await params(page);
+  assert.equal(p['l.mitigation'], 'bkg-repl');
+  assert.equal(p.lab, 'linkability');
+
+  // A bad value is refused with its name, and the run stays.
+  await page.fill('[data-testid="input-l.people"]', '5000');
+  await page.press('[data-testid="input-l.people"]', 'Enter');
+  assert.match(await page.textContent('[data-testid="error-l.people"]'), /^People: must be a whole number from 4 to 400/);
+  assert.equal((await params(page))['l.people'], '60');
+
+  assert.deepEqual(guard.violations, [], 'requests left the origin');
+  assert.deepEqual(errors, [], 'the page logged errors');
+  await context.close();
+});
+
+test('the trade-off study runs in the worker with progress, and cancels', async () => {
+  const { context, guard, page, errors } = await open('?lab=linkability&l.people=12&l.rounds=8&l.epochs=5');
+  await figures(page);
+  await page.click('[data-testid="link-study-run"]');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="link-study-row"]').length >= 3, null, { timeout: 60000 });
+  await page.click('[data-testid="link-study-cancel"]');
+  await page.waitForFunction(() => /^Cancelled after \d+ of 16 runs/.test(document.querySelector('[data-testid="link-study-status"]').textContent));
+  const rows = await page.$$eval('[data-testid="link-study-row"]', (rs) => rs.map((r) => [r.dataset.mitigation, Number(r.dataset.overChance)]));
+  assert.equal(rows[0][0], 'none');
+  assert.equal(rows[1][0], 'noise');
+  assert.ok(rows.every(([, x]) => x > 0), JSON.stringify(rows));
+  assert.ok(await page.isVisible('[data-testid="link-study-chart"]'));
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('you as your own file or your drawn path; on a phone', async () => {
+  const { context, guard, page, errors } = await open('?lab=linkability&l.people=20&l.rounds=10&l.you=drawn', {
+    viewport: { width: 390, height: 844 },
+    scale: 2,
+    touch: true,
+  });
+  // The path the Signal map holds (its default week until you draw): your routine, every week.
+  const drawn = await figures(page);
+  assert.equal(drawn.of, 20);
+  const walked = await page.$$eval('[data-testid="link-note"]', (ns) => ns.map((n) => n.textContent));
+  assert.ok(walked.some((n) => /Your path is your routine: walked 2 times over the 10 rounds/.test(n)), JSON.stringify(walked));
+  // A sample file: you are your file, placed, and split over your two devices.
+  await page.click('[data-testid="sample-campus-week.gpx"]');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('l.you') === 'file');
+  const f = await figures(page, drawn.run);
+  assert.equal(f.of, 20);
+  assert.ok(f.points > 300, JSON.stringify(f));
+  const notes = await page.$$eval('[data-testid="link-note"]', (ns) => ns.map((n) => n.textContent));
+  assert.ok(notes.some((n) => /Your devices use \d+ of your \d+ measurements/.test(n)), JSON.stringify(notes));
+  await page.screenshot({ path: screenshotPath('linkability-phone'), fullPage: true });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 0, `sideways scroll of ${overflow}px`);
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
