@@ -84,8 +84,11 @@ pub fn Confusion(state: LinkState) -> impl IntoView {
     on_cleanup(move || resize.remove());
     // The people your new device's updates are taken for, most often first.
     let taken_for = move || {
-        let c = confusion();
-        let row = c.get(YOU)?;
+        let row = state.scene.with(|s| {
+            s.summary
+                .as_ref()
+                .and_then(|x| x.confusion.get(YOU).cloned())
+        })?;
         let total: u32 = row.iter().sum();
         if total == 0 {
             return None;
@@ -115,7 +118,7 @@ pub fn Confusion(state: LinkState) -> impl IntoView {
     };
     let (button, text) = help("help-link-confusion".into(), "Who is taken for whom", HELP);
     view! {
-        <section class="panel confusion" aria-labelledby="link-confusion-title" class:hidden=move || state.hides("l.map") || confusion().is_empty()>
+        <section class="panel confusion" aria-labelledby="link-confusion-title" class:hidden=move || state.hides("l.map") || state.scene.with(|s| s.summary.as_ref().is_none_or(|x| x.confusion.is_empty()))>
             <h2 id="link-confusion-title">"Who is taken for whom" {button}</h2>
             {text}
             <div class="confusion-body">

@@ -5,7 +5,7 @@
 use super::LinkState;
 use crate::ui::help::help;
 use leptos::prelude::*;
-use whereabouts_engine::linkability::lab::Phase;
+use whereabouts_engine::linkability::lab::{LinkSummary, Phase};
 use whereabouts_engine::linkability::population::{device, owner};
 
 const RANK_HELP: &str = "The server has learned every person's known device from its updates. For each new device it asks: how likely is this one yours? — the attack's score for you, averaged over the device's updates — and ranks them. Rank 1: the server's first answer is your new device. With N new devices, a guess would put it at (N + 1)/2 on average.";
@@ -22,9 +22,30 @@ fn device_name(client: u32) -> String {
     format!("device {client}")
 }
 
+/// `summary` without its map of updates and its confusion.
+fn light(summary: &LinkSummary) -> LinkSummary {
+    LinkSummary {
+        people: summary.people,
+        rounds_done: summary.rounds_done,
+        updates: summary.updates,
+        test_rmse: summary.test_rmse,
+        attack: summary.attack,
+        identification: summary.identification,
+        matching_ap: summary.matching_ap,
+        ranking: summary.ranking.clone(),
+        your_rank: summary.your_rank,
+        map: Vec::new(),
+        confusion: Vec::new(),
+        your_updates: summary.your_updates,
+        notes: summary.notes.clone(),
+    }
+}
+
 #[component]
 pub fn Results(state: LinkState) -> impl IntoView {
-    let summary = move || state.scene.with(|s| s.summary.clone());
+    // The figures without the map and the confusion (thousands of numbers each, drawn by their
+    // own panels): the cards read these many times.
+    let summary = move || state.scene.with(|s| s.summary.as_ref().map(light));
     let progress = move || {
         state.scene.with(|s| {
             s.progress.map(|(phase, done, total)| match phase {

@@ -63,27 +63,41 @@ fn paint(canvas: &web_sys::HtmlCanvasElement, points: &[MapPoint]) {
             h - margin - fy * (h - 2.0 * margin),
         )
     };
-    let dot = |p: &MapPoint, r: f64| {
+    // One path and one fill per person (setting a colour per dot costs more than the dots).
+    let add = |p: &MapPoint, r: f64| {
         let (x, y) = at(p);
-        ctx.begin_path();
         if p.device == 0 {
+            ctx.move_to(x + r, y);
             let _ = ctx.arc(x, y, r, 0.0, std::f64::consts::TAU);
         } else {
             ctx.rect(x - r, y - r, 2.0 * r, 2.0 * r);
         }
     };
+    let people = points
+        .iter()
+        .map(|p| p.owner as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let mut by_owner: Vec<Vec<&MapPoint>> = vec![Vec::new(); people];
+    for p in points {
+        by_owner[p.owner as usize].push(p);
+    }
     ctx.set_global_alpha(0.55);
-    for p in points.iter().filter(|p| p.owner as usize != YOU) {
-        ctx.set_fill_style_str(&format!("hsl({:.0} 62% 52%)", hue(p.owner)));
-        dot(p, 2.6);
+    for (owner, mine) in by_owner.iter().enumerate().filter(|(o, _)| *o != YOU) {
+        ctx.set_fill_style_str(&format!("hsl({:.0} 62% 52%)", hue(owner as u32)));
+        ctx.begin_path();
+        for p in mine {
+            add(p, 2.6);
+        }
         ctx.fill();
     }
     ctx.set_global_alpha(1.0);
     ctx.set_line_width(2.0);
     ctx.set_stroke_style_str("#111");
     ctx.set_fill_style_str("#f4c430");
-    for p in points.iter().filter(|p| p.owner as usize == YOU) {
-        dot(p, 5.5);
+    for p in by_owner.get(YOU).into_iter().flatten() {
+        ctx.begin_path();
+        add(p, 5.5);
         ctx.fill();
         ctx.stroke();
     }

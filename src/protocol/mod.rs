@@ -4,7 +4,8 @@
 //! Messages cross the worker boundary as plain JS objects made by `serde-wasm-bindgen` (no JSON
 //! strings), tagged by `type` (the envelope) and by the family's own tag (`signal`, `import`) so
 //! they stay readable in the browser's devtools. Large payloads (a file, packed fixes, a Density
-//! event's surfaces) travel as an attachment beside the message, transferred rather than copied.
+//! event's surfaces, a Linkability summary's map and confusion) travel as an attachment beside
+//! the message, transferred rather than copied.
 
 pub mod density;
 pub mod import;
@@ -155,6 +156,19 @@ pub fn encode_response(response: &Response) -> Result<JsValue, String> {
         attach(&value, Some(pack_surfaces(&surfaces)))?;
         return Ok(value);
     }
+    if let Response::Linkability(linkability::Response::Idle {
+        generation,
+        summary,
+    }) = response
+    {
+        let (light, flat) = linkability::take_figures(summary);
+        let value = encode(&Response::Linkability(linkability::Response::Idle {
+            generation: *generation,
+            summary: Box::new(light),
+        }))?;
+        attach(&value, Some(pack_surfaces(&[&flat])))?;
+        return Ok(value);
+    }
     let value = encode(response)?;
     if let Response::Import(import::Response::Done { fixes, .. }) = response {
         attach(&value, fixes.clone())?;
@@ -168,6 +182,14 @@ pub fn decode_response(value: JsValue) -> Result<Response, String> {
     let mut response: Response = decode(value)?;
     match &mut response {
         Response::Import(import::Response::Done { fixes, .. }) => *fixes = attachment,
+        Response::Linkability(linkability::Response::Idle { summary, .. }) => {
+            if let Some(flat) = attachment
+                .as_ref()
+                .and_then(|a| a.dyn_ref::<js_sys::Float64Array>())
+            {
+                linkability::put_figures(summary, &flat.to_vec());
+            }
+        }
         Response::Density(density::Response::Event { event, .. }) => {
             if let Some(flat) = attachment
                 .as_ref()
@@ -181,7 +203,8 @@ pub fn decode_response(value: JsValue) -> Result<Response, String> {
     Ok(response)
 }
 
-/// Surfaces one after another in one `Float64Array` (transferred when posted).
+/// Numbers (surfaces, figures) one after another in one `Float64Array` (transferred when
+/// posted).
 fn pack_surfaces(surfaces: &[&[f64]]) -> JsValue {
     js_sys::Float64Array::from(surfaces.concat().as_slice()).into()
 }

@@ -28,7 +28,7 @@ test('tabs switch labs, keep each lab as it was and keep its settings in the URL
   const tabs = await page.$$eval('[role="tab"]', (ts) => ts.map((t) => [t.dataset.testid, t.textContent.trim()]));
   assert.deepEqual(tabs.map((t) => t[0]), ['tab-signal', 'tab-density', 'tab-linkability', 'tab-mobility']);
   // The labs not built yet say so on their tab.
-  assert.deepEqual(tabs.filter((t) => t[1].includes('coming')).map((t) => t[0]), ['tab-linkability', 'tab-mobility']);
+  assert.deepEqual(tabs.filter((t) => t[1].includes('coming')).map((t) => t[0]), ['tab-mobility']);
   assert.deepEqual(await selected(page), ['tab-signal']);
   assert.ok(await visible(page, 'canvas.map'));
 
@@ -59,6 +59,9 @@ test('tabs switch labs, keep each lab as it was and keep its settings in the URL
   await page.keyboard.press('ArrowRight');
   assert.deepEqual(await selected(page), ['tab-linkability']);
   assert.equal((await params(page)).lab, 'linkability');
+  // The Linkability lab runs when its tab first shows, with its own keys beside the others.
+  await page.waitForSelector('[data-testid="link-ap"]', { timeout: 60000 });
+  assert.equal((await params(page))['l.people'], '60');
 
   // Back on the Signal map: the same rounds, the same link as before there were tabs.
   const rowsBefore = await page.$$eval('[data-testid="round-row"]', (rs) => rs.map((r) => r.dataset.dlgError));
@@ -69,6 +72,7 @@ test('tabs switch labs, keep each lab as it was and keep its settings in the URL
   assert.equal(back.lab, undefined);
   assert.equal(back.seed, '3');
   assert.equal(back['d.B'], '3', 'the Density settings stay in the URL');
+  assert.equal(back['l.split'], 'random', 'the Linkability settings stay in the URL');
   const rowsAfter = await page.$$eval('[data-testid="round-row"]', (rs) => rs.map((r) => r.dataset.dlgError));
   assert.deepEqual(rowsAfter.slice(0, rowsBefore.length), rowsBefore);
 
