@@ -70,10 +70,12 @@ pub fn Confusion(state: LinkState) -> impl IntoView {
                 .unwrap_or_default()
         })
     };
+    // Painted after the next layout: the panel shows only once there is a confusion, and a
+    // hidden canvas has no size.
     Effect::new(move |_| {
         let c = confusion();
         if let Some(el) = canvas.get() {
-            paint(&el, &c);
+            request_animation_frame(move || paint(&el, &c));
         }
     });
     let resize = window_event_listener(leptos::ev::resize, move |_| {

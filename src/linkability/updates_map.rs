@@ -114,10 +114,11 @@ pub fn UpdatesMap(state: LinkState) -> impl IntoView {
                 .unwrap_or_default()
         })
     };
+    // Painted after the next layout (a canvas in a tab that just showed has no size yet).
     Effect::new(move |_| {
         let pts = points();
         if let Some(c) = canvas.get() {
-            paint(&c, &pts);
+            request_animation_frame(move || paint(&c, &pts));
         }
     });
     let resize = window_event_listener(leptos::ev::resize, move |_| {

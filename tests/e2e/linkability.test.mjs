@@ -119,6 +119,18 @@ test('you as your own file or your drawn path; on a phone', async () => {
   assert.ok(f.points > 300, JSON.stringify(f));
   const notes = await page.$$eval('[data-testid="link-note"]', (ns) => ns.map((n) => n.textContent));
   assert.ok(notes.some((n) => /Your devices use \d+ of your \d+ measurements/.test(n)), JSON.stringify(notes));
+  // Both canvases are drawn on the phone too (a canvas laid out after its data came has no size
+  // when the data comes): the confusion's blue cells, the map's dots.
+  const inked = (id) =>
+    page.$eval(`[data-testid="${id}"]`, (c) => {
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let i = 0; i < d.length; i += 4) if (d[i + 3] > 0 && Math.max(d[i], d[i + 1], d[i + 2]) - Math.min(d[i], d[i + 1], d[i + 2]) > 40) n++;
+      return n;
+    });
+  await page.waitForFunction(() => document.querySelector('[data-testid="link-confusion"]').width > 0);
+  assert.ok((await inked('link-confusion')) > 50, 'the confusion is drawn');
+  assert.ok((await inked('link-updates-map')) > 500, 'the map of updates is drawn');
   await page.screenshot({ path: screenshotPath('linkability-phone'), fullPage: true });
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   assert.ok(overflow <= 0, `sideways scroll of ${overflow}px`);

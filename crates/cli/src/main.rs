@@ -401,6 +401,16 @@ fn bench(iterations: usize) {
             direct / fast
         );
     }
+    println!(
+        "Linkability federation (30 people × 2 devices, 14 rounds): local SGD; native, one thread"
+    );
+    match whereabouts_engine::linkability::bench::local_training_ms(30, 14, &now) {
+        Ok((hand, candle, updates, difference)) => println!(
+            "{updates} updates: by hand {hand:>8.1} ms   candle {candle:>8.1} ms   ({:.1}× faster), max difference {difference:.1e}",
+            candle / hand
+        ),
+        Err(e) => println!("failed: {e}"),
+    }
 }
 
 fn reproduce(

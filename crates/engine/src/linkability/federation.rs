@@ -97,6 +97,12 @@ impl FederationRun {
         }
     }
 
+    /// Whether the devices' local SGD is the hand-written one (the default) or candle's (the
+    /// benchmark compares them).
+    pub fn set_by_hand(&mut self, by_hand: bool) {
+        self.federation.by_hand = by_hand;
+    }
+
     pub fn mitigator(&self) -> &Mitigator {
         &self.mitigator
     }

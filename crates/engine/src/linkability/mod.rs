@@ -11,6 +11,7 @@
 //! identification, matching; beyond: unlabelled, by place) → metrics (§8) → mitigations (§11).
 
 pub mod attack;
+pub mod bench;
 pub mod config;
 pub mod experiments;
 pub mod features;

@@ -152,9 +152,9 @@ pub fn train_local(
 /// [`train_local`] written out by hand, for a model without dropout: the same SGD on the same
 /// mini-batches (the same shuffles from `stream`), in f32 as candle computes it, without a
 /// tensor graph. For a LocalBatch of a few dozen points candle's per-operation overhead is
-/// most of the time: 3,357 updates of the Linkability lab took 0.28 s this way against 4.18 s
-/// with candle (native, 2026-11-23; a BENCHMARKS.md entry is to come with the lab's page), which
-/// the lab needs to train hundreds of devices a round. A model with dropout goes to
+/// most of the time: a Linkability-lab federation runs 6.6–7.0× faster this way than with
+/// candle (`whereabouts bench`, BENCHMARKS.md "Linkability lab: local training"), which the lab
+/// needs to train hundreds of devices a round. A model with dropout goes to
 /// candle. A test keeps the two equal.
 pub fn train_local_by_hand(
     spec: &MlpSpec,
