@@ -1,5 +1,5 @@
 // Benchmark of the Linkability lab in headless Chromium (run by `./x bench`): 100 people × 2
-// devices × 50 rounds on the default attack (the MLP, 20 epochs, on the last layer), three fresh
+// devices × 50 rounds (PEOPLE=300 ROUNDS=28 for the lab's large population) on the default attack (the MLP, 20 epochs, on the last layer), three fresh
 // tabs. For each: the federation (from the start to its last round on the page), the attack (the
 // MLP's training and the figures, from the last round to the figures on the page), and the
 // page's long tasks (> 50 ms on the main thread) over the whole run, which must be 0.
@@ -8,7 +8,8 @@ import { startServer } from '../../tools/serve.mjs';
 
 const server = await startServer(DIST);
 const browser = await launch();
-const query = '?lab=linkability&l.people=100&l.rounds=50';
+const [people, rounds] = [Number(process.env.PEOPLE ?? 100), Number(process.env.ROUNDS ?? 50)];
+const query = `?lab=linkability&l.people=${people}&l.rounds=${rounds}`;
 for (let run = 0; run < Number(process.env.RUNS ?? 3); run++) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   await context.addInitScript(() => {
@@ -30,7 +31,7 @@ for (let run = 0; run < Number(process.env.RUNS ?? 3); run++) {
   const updates = await page.getAttribute('[data-testid="link-updates-map"]', 'data-points');
   const long = await page.evaluate(() => window.__longTasks);
   console.log(
-    `linkability (100 people × 2 devices × 50 rounds, ${updates} updates), run ${run + 1}: federation ${(r.total - r.attack).toFixed(0)} ms, ` +
+    `linkability (${people} people × 2 devices × ${rounds} rounds, ${updates} updates), run ${run + 1}: federation ${(r.total - r.attack).toFixed(0)} ms, ` +
       `MLP attack ${r.attack.toFixed(0)} ms, ${long.length} long tasks${long.length ? ` (longest ${Math.max(...long).toFixed(0)} ms)` : ''}`,
   );
   await context.close();
