@@ -20,7 +20,7 @@ pub fn local_training_ms(
         ..LinkConfig::default()
     };
     let population = Population::generate(&config).map_err(|e| e.to_string())?;
-    let mut run = |by_hand: bool| -> Result<(f64, FederationRun), String> {
+    let run = |by_hand: bool| -> Result<(f64, FederationRun), String> {
         let mut run = FederationRun::new(&config, population.clone());
         run.set_by_hand(by_hand);
         let began = now();
