@@ -1,0 +1,19 @@
+//! The Mobility lab (paper [002], Zheng, Cao et al., "Enhancing Privacy of Spatiotemporal
+//! Federated Learning against Gradient Inversion Attacks"): phones train a next-location
+//! predictor, an LSTM over the last 8 positions, with FedAvg; the server inverts each round's
+//! gradient to recover the 8 positions and the label (ST-GIA), and an adaptive geo-DP defence
+//! spends a privacy budget round by round against it.
+//!
+//! Built so far: the model ([`lstm`]: forward and back-propagation through time, written once
+//! for any [`scalar::Scalar`]) and the gradient-inversion core ([`objective`]: the distance
+//! between a dummy window's gradient and the observed one, with its exact derivative with
+//! respect to the 8×2 dummy positions and the 2-D dummy label, carried on forward-mode dual
+//! numbers ([`dual`]) because it needs the derivative of a gradient).
+
+pub mod dual;
+pub mod lstm;
+pub mod objective;
+pub mod scalar;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,178 @@
+//! The evidence for the Mobility lab's core: back-propagation through time against finite
+//! differences of the loss, and the attack objective's derivative against finite differences
+//! for every distance.
+
+use super::lstm::{self, INPUT, OUTPUT, PARAMETERS, WINDOW, Window, loss_and_gradient};
+use super::objective::{Distance, Observed, UNKNOWNS, evaluate};
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+use whereabouts_core::rng::Stream;
+
+fn params(seed: u64) -> Vec<f32> {
+    lstm::init(&mut Stream::new(seed, "lstm-test"))
+}
+
+/// A window along a gentle curve in the unit square, and the next point.
+fn walk(offset: f32) -> (Window<f32>, [f32; OUTPUT]) {
+    let at = |i: usize| {
+        let s = offset + 0.06 * i as f32;
+        [0.2 + s, 0.3 + 0.5 * s + 0.1 * (3.0 * s).sin()]
+    };
+    (std::array::from_fn(at), at(WINDOW))
+}
+
+fn loss(params: &[f32], window: &Window<f32>, label: &[f32; OUTPUT]) -> f64 {
+    f64::from(loss_and_gradient(params, window, label).0)
+}
+
+#[test]
+fn back_propagation_through_time_matches_finite_differences() {
+    let p = params(1);
+    let (window, label) = walk(0.0);
+    let (_, grad) = loss_and_gradient(&p, &window, &label);
+    assert_eq!(grad.len(), PARAMETERS);
+    // Every tensor: a spread of its entries.
+    let mut checked = 0;
+    for i in (0..PARAMETERS)
+        .step_by(7)
+        .chain([PARAMETERS - 1, PARAMETERS - 2])
+    {
+        let h = 1e-2;
+        let mut up = p.clone();
+        up[i] += h;
+        let mut down = p.clone();
+        down[i] -= h;
+        let fd = (loss(&up, &window, &label) - loss(&down, &window, &label)) / (2.0 * f64::from(h));
+        let an = f64::from(grad[i]);
+        assert!(
+            (fd - an).abs() <= 2e-4 + 0.02 * an.abs(),
+            "parameter {i}: back-propagation {an}, finite differences {fd}"
+        );
+        checked += 1;
+    }
+    assert!(checked > 180);
+}
+
+#[test]
+fn the_attack_objective_has_the_derivative_finite_differences_give_for_every_distance() {
+    let p = params(2);
+    let (truth, truth_label) = walk(0.1);
+    let observed = Observed::new(loss_and_gradient(&p, &truth, &truth_label).1);
+    // A dummy window away from the truth (the objective is not flat there).
+    let (dummy, dummy_label) = walk(0.3);
+    let value = |w: &Window<f32>, y: &[f32; OUTPUT], d| {
+        f64::from(evaluate(&p, &observed, d, w, y, true).value)
+    };
+    for distance in Distance::ALL {
+        let e = evaluate(&p, &observed, distance, &dummy, &dummy_label, true);
+        assert!(e.value > 0.0, "{distance:?}");
+        let scale = e.gradient.iter().map(|g| g.abs()).fold(0.0f32, f32::max) as f64;
+        assert!(scale > 0.0, "{distance:?}: a flat objective");
+        for u in 0..UNKNOWNS {
+            let h = 2e-3;
+            let (mut w1, mut y1, mut w2, mut y2) = (dummy, dummy_label, dummy, dummy_label);
+            if u < WINDOW * INPUT {
+                w1[u / INPUT][u % INPUT] += h;
+                w2[u / INPUT][u % INPUT] -= h;
+            } else {
+                y1[u - WINDOW * INPUT] += h;
+                y2[u - WINDOW * INPUT] -= h;
+            }
+            let fd = (value(&w1, &y1, distance) - value(&w2, &y2, distance)) / (2.0 * f64::from(h));
+            let an = f64::from(e.gradient[u]);
+            assert!(
+                (fd - an).abs() <= 0.01 * scale + 0.03 * an.abs(),
+                "{distance:?}, unknown {u}: dual {an}, finite differences {fd} (largest {scale})"
+            );
+        }
+        // With the label known it does not move with the label.
+        let known = evaluate(&p, &observed, distance, &dummy, &dummy_label, false);
+        assert_eq!(known.value, e.value);
+        assert_eq!(known.gradient[WINDOW * INPUT..], [0.0; OUTPUT]);
+        assert_eq!(
+            known.gradient[..WINDOW * INPUT],
+            e.gradient[..WINDOW * INPUT]
+        );
+    }
+}
+
+#[test]
+fn the_true_window_matches_its_own_gradient() {
+    let p = params(3);
+    let (truth, label) = walk(0.2);
+    let observed = Observed::new(loss_and_gradient(&p, &truth, &label).1);
+    for distance in [
+        Distance::L2,
+        Distance::SquaredL2,
+        Distance::Cosine,
+        Distance::Gaussian,
+    ] {
+        let e = evaluate(&p, &observed, distance, &truth, &label, true);
+        assert!(e.value.abs() < 1e-5, "{distance:?}: {}", e.value);
+    }
+    // The authors' row-wise distance carries PyTorch's ε per coordinate: √cols·ε per row.
+    let e = evaluate(&p, &observed, Distance::RowL2, &truth, &label, true);
+    assert!(e.value < 1e-3, "{}", e.value);
+}
+
+#[test]
+fn each_distance_is_its_formula() {
+    use super::lstm::TENSORS;
+    let p = params(4);
+    let (truth, truth_label) = walk(0.0);
+    let g = loss_and_gradient(&p, &truth, &truth_label).1;
+    let observed = Observed::new(g.clone());
+    let (dummy, dummy_label) = walk(0.25);
+    let d = loss_and_gradient(&p, &dummy, &dummy_label).1;
+    let (g, d): (Vec<f64>, Vec<f64>) = (
+        g.iter().map(|&x| f64::from(x)).collect(),
+        d.iter().map(|&x| f64::from(x)).collect(),
+    );
+    let sq: f64 = d.iter().zip(&g).map(|(a, b)| (a - b).powi(2)).sum();
+    let mut row_l2 = 0.0;
+    let mut cosine = 0.0;
+    let mut gaussian = 0.0;
+    for t in &TENSORS {
+        let r = t.start..t.start + t.len();
+        let (dl, gl) = (&d[r.clone()], &g[r]);
+        let rows = if t.vector { 1 } else { t.rows };
+        for row in dl.chunks(t.len() / rows).zip(gl.chunks(t.len() / rows)) {
+            row_l2 += row
+                .0
+                .iter()
+                .zip(row.1)
+                .map(|(a, b)| (a - b + 1e-6).powi(2))
+                .sum::<f64>()
+                .sqrt();
+        }
+        let dot: f64 = dl.iter().zip(gl).map(|(a, b)| a * b).sum();
+        let norm = |v: &[f64]| v.iter().map(|x| x * x).sum::<f64>().sqrt();
+        cosine += 1.0 - dot / (norm(dl) * norm(gl));
+        let n2: f64 = dl.iter().zip(gl).map(|(a, b)| (a - b).powi(2)).sum();
+        let columns: Vec<Vec<f64>> = if t.vector {
+            vec![gl.to_vec()]
+        } else {
+            (0..t.cols)
+                .map(|c| (0..t.rows).map(|r| gl[r * t.cols + c]).collect())
+                .collect()
+        };
+        for col in columns {
+            let m = col.iter().sum::<f64>() / col.len() as f64;
+            let var = col.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (col.len() - 1) as f64;
+            gaussian += 1.0 - (-n2 / if var == 0.0 { 1.0 } else { var }).exp();
+        }
+    }
+    for (distance, expected) in [
+        (Distance::SquaredL2, sq),
+        (Distance::L2, sq.sqrt()),
+        (Distance::RowL2, row_l2),
+        (Distance::Cosine, cosine),
+        (Distance::Gaussian, gaussian),
+    ] {
+        let got = f64::from(evaluate(&p, &observed, distance, &dummy, &dummy_label, true).value);
+        assert!(
+            (got - expected).abs() <= 1e-4 * expected.abs().max(1e-3),
+            "{distance:?}: {got} against the formula's {expected}"
+        );
+    }
+}
