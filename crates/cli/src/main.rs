@@ -402,6 +402,13 @@ fn bench(iterations: usize) {
         );
     }
     println!(
+        "Mobility attack objective (LSTM 2→16→2, a window of 8; the dummy gradient and its derivative in 18 unknowns); native, one thread"
+    );
+    for distance in whereabouts_engine::mobility::objective::Distance::ALL {
+        let (ms, _) = whereabouts_engine::mobility::bench::objective_ms(distance, 2000, &now);
+        println!("{distance:?}: {ms:.3} ms per evaluation");
+    }
+    println!(
         "Linkability federation (30 people × 2 devices, 14 rounds): local SGD; native, one thread"
     );
     match whereabouts_engine::linkability::bench::local_training_ms(30, 14, &now) {
