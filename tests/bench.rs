@@ -47,3 +47,25 @@ fn fitting_time_in_the_browser() {
         );
     }
 }
+
+#[wasm_bindgen_test]
+#[ignore = "a benchmark: run with ./x bench"]
+fn mobility_attack_objective_in_the_browser() {
+    use whereabouts_engine::mobility::bench::objective_ms;
+    use whereabouts_engine::mobility::objective::Distance;
+    let performance = web_sys::window().unwrap().performance().unwrap();
+    let now = move || performance.now();
+    console_log!(
+        "Mobility attack objective (the dummy gradient and its derivative); wasm in headless Chromium"
+    );
+    for distance in Distance::ALL {
+        let (reverse, _) = objective_ms(distance, 5000, true, &now);
+        let (dual, _) = objective_ms(distance, 2000, false, &now);
+        console_log!(
+            "BENCH mobility {distance:?}: reverse over reverse {:.1} µs, dual numbers {:.1} µs per evaluation (×{:.1})",
+            1000.0 * reverse,
+            1000.0 * dual,
+            dual / reverse
+        );
+    }
+}

@@ -405,8 +405,15 @@ fn bench(iterations: usize) {
         "Mobility attack objective (LSTM 2→16→2, a window of 8; the dummy gradient and its derivative in 18 unknowns); native, one thread"
     );
     for distance in whereabouts_engine::mobility::objective::Distance::ALL {
-        let (ms, _) = whereabouts_engine::mobility::bench::objective_ms(distance, 2000, &now);
-        println!("{distance:?}: {ms:.3} ms per evaluation");
+        use whereabouts_engine::mobility::bench::objective_ms;
+        let (reverse, _) = objective_ms(distance, 5000, true, &now);
+        let (dual, _) = objective_ms(distance, 2000, false, &now);
+        println!(
+            "{distance:?}: reverse over reverse {:.1} µs, dual numbers {:.1} µs per evaluation (×{:.1})",
+            1000.0 * reverse,
+            1000.0 * dual,
+            dual / reverse
+        );
     }
     println!(
         "Linkability federation (30 people × 2 devices, 14 rounds): local SGD; native, one thread"

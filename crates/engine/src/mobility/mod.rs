@@ -10,6 +10,7 @@
 //! respect to the 8×2 dummy positions and the 2-D dummy label, carried on forward-mode dual
 //! numbers ([`dual`]) because it needs the derivative of a gradient).
 
+pub mod adjoint;
 pub mod bench;
 pub mod dual;
 pub mod lstm;

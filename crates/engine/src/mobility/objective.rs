@@ -198,3 +198,99 @@ fn between(dummy: &[D], observed: &Observed, distance: Distance) -> D {
     }
     total
 }
+
+/// The distance between a model gradient `dummy` and the observed one, and its derivative with
+/// respect to `dummy` (A = ∂D/∂G, the cotangent the reverse sweep of [`crate::mobility::adjoint`]
+/// starts from); in f64, returned in f32.
+pub fn cotangent(dummy: &[f32], observed: &Observed, distance: Distance) -> (f32, Vec<f32>) {
+    let g = &observed.gradient;
+    let mut a = vec![0.0f64; dummy.len()];
+    let diff = |i: usize| f64::from(dummy[i]) - f64::from(g[i]);
+    let mut value = 0.0f64;
+    match distance {
+        Distance::SquaredL2 | Distance::L2 => {
+            let sq: f64 = (0..dummy.len()).map(|i| diff(i).powi(2)).sum();
+            if distance == Distance::SquaredL2 {
+                value = sq;
+                for (i, ai) in a.iter_mut().enumerate() {
+                    *ai = 2.0 * diff(i);
+                }
+            } else {
+                value = sq.sqrt();
+                for (i, ai) in a.iter_mut().enumerate() {
+                    *ai = if value > 0.0 { diff(i) / value } else { 0.0 };
+                }
+            }
+        }
+        Distance::RowL2 => {
+            for t in &TENSORS {
+                let rows = if t.vector { 1 } else { t.rows };
+                let cols = t.len() / rows;
+                for r in 0..rows {
+                    let range = t.start + r * cols..t.start + (r + 1) * cols;
+                    let e = |i: usize| diff(i) + f64::from(PAIRWISE_EPS);
+                    let norm = range.clone().map(|i| e(i).powi(2)).sum::<f64>().sqrt();
+                    value += norm;
+                    for i in range {
+                        a[i] = if norm > 0.0 { e(i) / norm } else { 0.0 };
+                    }
+                }
+            }
+        }
+        Distance::Cosine => {
+            for t in &TENSORS {
+                let range = t.start..t.start + t.len();
+                let dot: f64 = range
+                    .clone()
+                    .map(|i| f64::from(dummy[i]) * f64::from(g[i]))
+                    .sum();
+                let nd = range
+                    .clone()
+                    .map(|i| f64::from(dummy[i]).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
+                let ng = range
+                    .clone()
+                    .map(|i| f64::from(g[i]).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
+                let den = nd * ng;
+                if den < f64::from(COSINE_EPS) {
+                    value += 1.0 - dot / f64::from(COSINE_EPS);
+                    for i in range {
+                        a[i] = -f64::from(g[i]) / f64::from(COSINE_EPS);
+                    }
+                } else {
+                    value += 1.0 - dot / den;
+                    for i in range {
+                        a[i] =
+                            -(f64::from(g[i]) / den - dot * f64::from(dummy[i]) / (nd * nd * den));
+                    }
+                }
+            }
+        }
+        Distance::Gaussian => {
+            for (t, variances) in TENSORS.iter().zip(&observed.variances) {
+                let range = t.start..t.start + t.len();
+                let n2: f64 = range.clone().map(|i| diff(i).powi(2)).sum();
+                let mut slope = 0.0;
+                for &v in variances {
+                    let e = (-n2 / f64::from(v)).exp();
+                    value += 1.0 - e;
+                    slope += e / f64::from(v);
+                }
+                for i in range {
+                    a[i] = slope * 2.0 * diff(i);
+                }
+            }
+        }
+    }
+    // Below f32's normal range a derivative is flushed to zero: it changes nothing the attack can
+    // see, and subnormal arithmetic runs many times slower on common CPUs (SAPAG's kernel makes
+    // them, exp(−n²/σ²) of a far dummy).
+    let flush = |x: f64| {
+        let x = x as f32;
+        if x.abs() < f32::MIN_POSITIVE { 0.0 } else { x }
+    };
+    (value as f32, a.into_iter().map(flush).collect())
+}

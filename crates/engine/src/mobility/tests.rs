@@ -176,3 +176,50 @@ fn each_distance_is_its_formula() {
         );
     }
 }
+
+#[test]
+fn reverse_over_reverse_gives_the_duals_numbers_for_every_distance() {
+    use super::adjoint;
+    for seed in [5, 6] {
+        let p = params(seed);
+        let (truth, truth_label) = walk(0.05);
+        let observed = Observed::new(loss_and_gradient(&p, &truth, &truth_label).1);
+        for offset in [0.15, 0.4] {
+            let (dummy, dummy_label) = walk(offset);
+            for distance in Distance::ALL {
+                for label_free in [true, false] {
+                    let reference =
+                        evaluate(&p, &observed, distance, &dummy, &dummy_label, label_free);
+                    let fast = adjoint::evaluate(
+                        &p,
+                        &observed,
+                        distance,
+                        &dummy,
+                        &dummy_label,
+                        label_free,
+                    );
+                    let scale = reference
+                        .gradient
+                        .iter()
+                        .map(|g| g.abs())
+                        .fold(0.0f32, f32::max);
+                    assert!(
+                        (fast.value - reference.value).abs()
+                            <= 1e-4 * reference.value.abs().max(1e-3),
+                        "{distance:?}: value {} against {}",
+                        fast.value,
+                        reference.value
+                    );
+                    for u in 0..UNKNOWNS {
+                        assert!(
+                            (fast.gradient[u] - reference.gradient[u]).abs() <= 1e-3 * scale,
+                            "{distance:?}, seed {seed}, unknown {u}: reverse {} against dual {} (largest {scale})",
+                            fast.gradient[u],
+                            reference.gradient[u]
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
