@@ -8,13 +8,17 @@
 //! for any [`scalar::Scalar`]) and the gradient-inversion core ([`objective`]: the distance
 //! between a dummy window's gradient and the observed one, with its exact derivative with
 //! respect to the 8×2 dummy positions and the 2-D dummy label, carried on forward-mode dual
-//! numbers ([`dual`]) because it needs the derivative of a gradient).
+//! numbers ([`dual`]) as the reference, and by reverse mode over reverse mode ([`adjoint`]) for
+//! the attack, because it needs the derivative of a gradient), PyTorch's optimisers
+//! ([`optim`]) and one round's inversion ([`attack`]).
 
 pub mod adjoint;
+pub mod attack;
 pub mod bench;
 pub mod dual;
 pub mod lstm;
 pub mod objective;
+pub mod optim;
 pub mod scalar;
 
 #[cfg(test)]
