@@ -10,13 +10,16 @@
 //! respect to the 8×2 dummy positions and the 2-D dummy label, carried on forward-mode dual
 //! numbers ([`dual`]) as the reference, and by reverse mode over reverse mode ([`adjoint`]) for
 //! the attack, because it needs the derivative of a gradient), PyTorch's optimisers
-//! ([`optim`]) and one round's inversion ([`attack`]).
+//! ([`optim`]), one round's inversion ([`attack`]), the calibration over rounds
+//! ([`calibration`]) and the metrics ([`metrics`]).
 
 pub mod adjoint;
 pub mod attack;
 pub mod bench;
+pub mod calibration;
 pub mod dual;
 pub mod lstm;
+pub mod metrics;
 pub mod objective;
 pub mod optim;
 pub mod scalar;

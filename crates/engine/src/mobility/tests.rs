@@ -341,3 +341,46 @@ fn the_optimisers_take_pytorchs_steps() {
         );
     }
 }
+
+#[test]
+fn calibration_averages_exactly_the_windows_that_contain_a_point() {
+    use super::calibration::{calibrate, recoveries};
+    // Round r's window: point r + k recovered as (r + k, 100·r + k), so a point's mean is known.
+    let recovered: Vec<Window<f32>> = (0..12)
+        .map(|r| std::array::from_fn(|k| [(r + k) as f32, (100 * r + k) as f32]))
+        .collect();
+    for rounds in [1, 3, 8, 12] {
+        let estimates = calibrate(&recovered, rounds);
+        assert_eq!(estimates.len(), rounds - 1 + WINDOW);
+        for (p, e) in estimates.iter().enumerate() {
+            let e = e.expect("every covered point has an estimate");
+            // The rounds that hold p: r from max(0, p − 7) to min(p, rounds − 1).
+            let rs: Vec<usize> = (p.saturating_sub(WINDOW - 1)..=p.min(rounds - 1)).collect();
+            assert_eq!(rs.len(), recoveries(p, rounds));
+            let mean =
+                rs.iter().map(|&r| (100 * r + (p - r)) as f32).sum::<f32>() / rs.len() as f32;
+            assert_eq!(e[0], p as f32);
+            assert!(
+                (e[1] - mean).abs() < 1e-3,
+                "point {p}, {rounds} rounds: {} vs {mean}",
+                e[1]
+            );
+        }
+    }
+    assert!(calibrate(&recovered, 0).is_empty());
+    // Causal at round 2 (3 rounds) leaves later recoveries out: point 5 is in rounds 0, 1, 2.
+    assert_eq!(recoveries(5, 3), 3);
+    assert_eq!(recoveries(9, 12), 8);
+    assert_eq!(recoveries(0, 12), 1);
+}
+
+#[test]
+fn asr_and_ait_count_as_the_paper_defines_them() {
+    use super::metrics::{ait, asr, first_success};
+    assert_eq!(asr(&[100.0, 499.9, 500.0, 501.0], 500.0), Some(0.75));
+    assert_eq!(asr(&[], 500.0), None);
+    assert_eq!(first_success(&[900.0, 600.0, 450.0, 700.0], 500.0), Some(3));
+    assert_eq!(first_success(&[900.0, 600.0], 500.0), None);
+    assert_eq!(ait(&[Some(3), None, Some(5)]), Some(4.0));
+    assert_eq!(ait(&[None, None]), None);
+}

@@ -1,0 +1,40 @@
+//! ST-GIA's calibration from multiple recoveries ([002] §3.3, Eq. 9): round r's window holds the
+//! trajectory's points r … r + 7, so each point is recovered in up to 8 rounds; its estimate is
+//! the mean of its recoveries. Causal (the paper's): at round t only rounds ≤ t count. All
+//! rounds (the authors' code): every round of the run that contains the point, later ones too.
+
+use super::lstm::{INPUT, WINDOW, Window};
+
+/// The estimate of every point of the trajectory covered so far, from `recovered[r]` = round
+/// r's reconstructed window (its first point is point r), using the first `rounds` of them
+/// (`rounds` = t + 1 at round t for the causal reading; all of them for the code's). `None` for
+/// a point no counted round contains.
+pub fn calibrate(recovered: &[Window<f32>], rounds: usize) -> Vec<Option<[f32; INPUT]>> {
+    let rounds = rounds.min(recovered.len());
+    let points = if rounds == 0 { 0 } else { rounds - 1 + WINDOW };
+    let mut sum = vec![[0.0f64; INPUT]; points];
+    let mut count = vec![0usize; points];
+    for (r, window) in recovered[..rounds].iter().enumerate() {
+        for (k, p) in window.iter().enumerate() {
+            for c in 0..INPUT {
+                sum[r + k][c] += f64::from(p[c]);
+            }
+            count[r + k] += 1;
+        }
+    }
+    sum.iter()
+        .zip(&count)
+        .map(|(s, &n)| (n > 0).then(|| std::array::from_fn(|c| (s[c] / n as f64) as f32)))
+        .collect()
+}
+
+/// How many recoveries of point `p` the first `rounds` rounds hold: min(p, rounds − 1) −
+/// max(0, p − 7) + 1 when positive.
+pub fn recoveries(p: usize, rounds: usize) -> usize {
+    if rounds == 0 {
+        return 0;
+    }
+    let first = p.saturating_sub(WINDOW - 1);
+    let last = p.min(rounds - 1);
+    if last < first { 0 } else { last - first + 1 }
+}
