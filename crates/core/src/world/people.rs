@@ -7,6 +7,7 @@
 //! sequence.
 
 use super::mobility::{self, MobilityConfig, Place, Segment};
+use super::roads::RoadNetwork;
 use crate::rng::Stream;
 
 /// One synthetic person.
@@ -18,19 +19,17 @@ pub struct Person {
     pub timeline: Vec<Segment>,
 }
 
-/// The person made from `seed` and `label` (one label per person, e.g. "user-3") in an area of
-/// half-width `half_w` and half-height `half_h` metres around the origin, and the stream that
-/// made them, to continue.
+/// The person made from `seed` and `label` (one label per person, e.g. "user-3") in the area of
+/// `roads`, living along them, and the stream that made them, to continue.
 pub fn person(
     cfg: &MobilityConfig,
-    half_w: f64,
-    half_h: f64,
+    roads: &RoadNetwork,
     seed: u64,
     label: &str,
 ) -> (Person, Stream) {
     let mut s = Stream::new(seed, label);
-    let places = mobility::pick_places(cfg, half_w, half_h, &mut s);
-    let timeline = mobility::timeline(cfg, &places, &mut s);
+    let places = mobility::pick_places(cfg, roads, &mut s);
+    let timeline = mobility::timeline(cfg, &places, roads, &mut s);
     (Person { places, timeline }, s)
 }
 
@@ -51,6 +50,7 @@ mod tests {
             stay_wander_m: 25.0,
             speed_mps: 1.6,
             other_places: 3,
+            nearby_places: 3,
             background_sources: 0,
             background_duty: 0.0,
         }
@@ -58,12 +58,13 @@ mod tests {
 
     #[test]
     fn a_person_is_the_same_wherever_they_are_asked_for_and_lives_in_the_area() {
-        let (a, mut sa) = person(&cfg(), 900.0, 850.0, 4, "user-1");
-        let (b, mut sb) = person(&cfg(), 900.0, 850.0, 4, "user-1");
+        let roads = RoadNetwork::for_area(900.0, 850.0, 4);
+        let (a, mut sa) = person(&cfg(), &roads, 4, "user-1");
+        let (b, mut sb) = person(&cfg(), &roads, 4, "user-1");
         assert_eq!(a, b);
         // The streams handed back continue identically.
         assert_eq!(sa.uniform(), sb.uniform());
-        let (c, _) = person(&cfg(), 900.0, 850.0, 4, "user-2");
+        let (c, _) = person(&cfg(), &roads, 4, "user-2");
         assert_ne!(a, c);
         assert!(a.places.len() >= 2);
         for p in &a.places {

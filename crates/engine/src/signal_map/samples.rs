@@ -47,7 +47,7 @@ pub fn samples() -> Vec<Sample> {
     }
     gpx += "</trkseg></trk>\n</gpx>\n";
     let mut csv = String::from("timestamp;latitude;longitude;rsrp\n");
-    for m in week(&world, 1, 3) {
+    for m in week(&world, 1, 4) {
         csv += &format!(
             "{};{:.6};{:.6};{:.0}\n",
             format_iso(m.time),
@@ -76,7 +76,7 @@ pub fn samples() -> Vec<Sample> {
         },
         Sample {
             name: "signal-log.csv",
-            label: "three days of a signal app (CSV with RSRP)",
+            label: "four days of a signal app (CSV with RSRP)",
             contents: csv,
         },
         Sample {

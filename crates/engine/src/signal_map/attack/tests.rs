@@ -396,6 +396,10 @@ fn dlg_parts_from_lemma1_because_it_uses_the_post_update_weights() {
         let (world, data) = one_user_week(21, rl);
         let spec = spec(ModelPreset::Small);
         let w0 = spec.init(0.0, &mut Stream::new(21, "init"));
+        // The first round from `round` on in which the user logged anything.
+        let round = (round..round + 24 * 7)
+            .find(|&r| !data.local_data(0, r, false).is_empty())
+            .expect("the user logged something that week");
         let batch = data.local_data(0, round, false);
         let truth = centroid(batch).unwrap();
         let spread = (batch

@@ -203,21 +203,21 @@ fn every_kind_of_run_gives_the_same_numbers_at_once_and_in_slices() {
 /// platform has its own list; each is deterministic.
 #[cfg(not(target_arch = "wasm32"))]
 const FINGERPRINTS: &[(&str, &str)] = &[
-    ("synthetic target, FedSGD", "3dd72d2bebcfedd3"),
-    ("drawn path, FedSGD", "aeec77f78c774d88"),
-    ("FedAvg B = 20, E = 2", "f2ded2407ee23984"),
-    ("C = 0.5", "f8666f94d6147ae5"),
-    ("cumulative", "44fa1d011cacf06b"),
-    ("init = previous", "e99aa5a1af343225"),
-    ("bounds", "906e87c7e104fda6"),
-    ("Diverse Batch", "fbd1bace54f480a4"),
-    ("Farthest Batch", "a47ee7fca9a79bfc"),
-    ("random subset", "e84dc50ef037c9fc"),
-    ("local DP", "4f50c55d08e76f59"),
-    ("local DP, analytic σ", "c16d666df375fd6f"),
-    ("local DP, budget stop", "02d48f96af6f6802"),
-    ("GeoInd", "3f7154d3fbb71981"),
-    ("imported file", "05eb9c8de8f9f1f0"),
+    ("synthetic target, FedSGD", "ddc426ccee4d3f84"),
+    ("drawn path, FedSGD", "d3e39ff4d55fdd91"),
+    ("FedAvg B = 20, E = 2", "6ea928f2de5c9a4e"),
+    ("C = 0.5", "714fb82fcc103090"),
+    ("cumulative", "8910d681d27203ef"),
+    ("init = previous", "8cfc6ccb2fcb8fcc"),
+    ("bounds", "d081dfd985437676"),
+    ("Diverse Batch", "bf2f3039453dcbf5"),
+    ("Farthest Batch", "aff798887c685b5b"),
+    ("random subset", "9c8800addb6b43b6"),
+    ("local DP", "1b67c254af5207d0"),
+    ("local DP, analytic σ", "c4a98c18bd5a96c4"),
+    ("local DP, budget stop", "f6aaa9ea579a7590"),
+    ("GeoInd", "065e033a2b4f9805"),
+    ("imported file", "7aee402f268a6295"),
 ];
 
 #[test]

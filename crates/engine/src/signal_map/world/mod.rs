@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use whereabouts_core::error::ConfigError;
 use whereabouts_core::geo::{LatLon, LocalProjection, Metres};
 use whereabouts_core::rng::Stream;
+use whereabouts_core::world::roads::RoadNetwork;
 
 /// 2026-01-05 00:00:00 UTC, a Monday: the synthetic world's first midnight.
 pub const DEFAULT_START_UNIX: i64 = 1_767_571_200;
@@ -81,6 +82,7 @@ impl Preset {
                     stay_wander_m: 25.0,
                     speed_mps: 1.6,
                     other_places: 3,
+                    nearby_places: 3,
                     background_sources: 0,
                     background_duty: 0.0,
                 },
@@ -112,6 +114,7 @@ impl Preset {
                     stay_wander_m: 80.0,
                     speed_mps: 9.0,
                     other_places: 4,
+                    nearby_places: 3,
                     background_sources: 150,
                     background_duty: 0.004,
                 },
@@ -232,8 +235,8 @@ impl WorldConfig {
                 "must be between 0.1 and 100 m/s".into(),
             ),
             (
-                m.other_places <= 20 && m.background_sources <= 2000,
-                "mobility.other_places / background_sources",
+                m.other_places <= 20 && m.nearby_places <= 20 && m.background_sources <= 2000,
+                "mobility.other_places / nearby_places / background_sources",
                 "at most 20 places and 2000 background sources".into(),
             ),
         ];
@@ -305,6 +308,7 @@ impl World {
         let (hw, hh) = (config.half_width(), config.half_height());
         let projection = LocalProjection::new(config.origin);
         let towers = radio::place_towers(&config.radio, hw, hh, config.seed);
+        let roads = RoadNetwork::for_area(hw, hh, config.seed);
         let cell = &towers[config.cell];
         let m = &config.mobility;
         let mut users = Vec::new();
@@ -330,7 +334,7 @@ impl World {
         for id in 0..m.users {
             // The core's person, measured here: the phone logs along their timeline (the same
             // stream goes on to the logging and the fading).
-            let (person, mut s) = people::person(m, hw, hh, config.seed, &format!("user-{id}"));
+            let (person, mut s) = people::person(m, &roads, config.seed, &format!("user-{id}"));
             let samples = mobility::sample(m, &person.timeline, m.logging_duty, &mut s);
             record(&mut measurements, id as u32, samples, &mut s);
             users.push(UserProfile {
@@ -345,7 +349,7 @@ impl World {
             let first = measurements.len();
             for source in 0..m.background_sources {
                 let label = format!("background-{source}");
-                let (person, mut s) = people::person(m, hw, hh, config.seed, &label);
+                let (person, mut s) = people::person(m, &roads, config.seed, &label);
                 let samples = mobility::sample(m, &person.timeline, m.background_duty, &mut s);
                 record(&mut measurements, id, samples, &mut s);
             }
