@@ -68,4 +68,8 @@ fn mobility_attack_objective_in_the_browser() {
             dual / reverse
         );
     }
+    let (round, evaluations) = whereabouts_engine::mobility::bench::round_ms(10, &now);
+    console_log!(
+        "BENCH mobility round: one ST-GIA round (200 L-BFGS iterations, road mapping), first 10 rounds: {round:.0} ms per round, {evaluations:.0} evaluations"
+    );
 }

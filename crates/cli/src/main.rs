@@ -3,6 +3,7 @@
 
 mod density;
 mod linkability;
+mod mobility;
 
 use clap::{Parser, Subcommand};
 use std::io::{IsTerminal, Write};
@@ -106,9 +107,9 @@ enum Command {
     /// Reproduce the paper's Table 2, Table 3, defence comparison ([000] §4.5) and round-length
     /// study on the synthetic presets, as Markdown tables with the paper's numbers beside; with
     /// `--lab density`, the Density lab's studies ([003]); with `--lab linkability`, the
-    /// Linkability lab's ([004]).
+    /// Linkability lab's ([004]); with `--lab mobility`, the Mobility lab's ([002]).
     Reproduce {
-        /// signal-map, density or linkability.
+        /// signal-map, density, linkability or mobility.
         #[arg(long, default_value = "signal-map")]
         lab: String,
         #[arg(long, default_value_t = 1)]
@@ -197,8 +198,16 @@ fn main() -> ExitCode {
         } if lab == "linkability" => {
             linkability::reproduce(seed, quick, out.as_deref(), csv.as_deref())
         }
+        Command::Reproduce {
+            lab,
+            seed,
+            quick,
+            out,
+            csv,
+            ..
+        } if lab == "mobility" => mobility::reproduce(seed, quick, out.as_deref(), csv.as_deref()),
         Command::Reproduce { lab, .. } if lab != "signal-map" => Err(format!(
-            "--lab: “{lab}” is not a lab with studies (signal-map, density, linkability)"
+            "--lab: “{lab}” is not a lab with studies (signal-map, density, linkability, mobility)"
         )),
         Command::Reproduce {
             seed,
@@ -415,6 +424,10 @@ fn bench(iterations: usize) {
             dual / reverse
         );
     }
+    let (round, evaluations) = whereabouts_engine::mobility::bench::round_ms(10, &now);
+    println!(
+        "Mobility: one ST-GIA round (200 L-BFGS iterations, road mapping), first 10 rounds; native, one thread: {round:.0} ms per round, {evaluations:.0} evaluations"
+    );
     println!(
         "Linkability federation (30 people × 2 devices, 14 rounds): local SGD; native, one thread"
     );

@@ -203,7 +203,38 @@ fn reproduce_linkability_writes_the_papers_tables_as_markdown_and_csv() {
     let first = std::fs::read_to_string(dir.join("linkability-1.csv")).unwrap();
     assert!(first.starts_with("split,attack,mean AP % (×chance),top-1 %,top-5 %,paper"));
     let unknown = whereabouts(&["reproduce", "--lab", "nowhere", "--quick"]);
-    assert!(text(&unknown.stderr).contains("signal-map, density, linkability"));
+    assert!(text(&unknown.stderr).contains("signal-map, density, linkability, mobility"));
+}
+
+#[test]
+fn reproduce_mobility_writes_the_papers_tables_as_markdown_and_csv() {
+    let dir = temp("mobility-csv");
+    let md = temp("mobility.md");
+    let out = whereabouts(&[
+        "reproduce",
+        "--lab",
+        "mobility",
+        "--quick",
+        "--out",
+        md.to_str().unwrap(),
+        "--csv",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let markdown = std::fs::read_to_string(&md).unwrap();
+    for title in [
+        "Attacks by round — vehicle-like data",
+        "Attacks by round — check-in-like data",
+        "ST-GIA ablation",
+        "Defences by ε",
+        "Utility against ASR",
+        "One client against FedAvg",
+    ] {
+        assert!(markdown.contains(title), "no “{title}” table");
+    }
+    assert!(markdown.contains("| ST-GIA (causal calibration, Eq. 9) |"));
+    let first = std::fs::read_to_string(dir.join("mobility-1.csv")).unwrap();
+    assert!(first.starts_with("attack,round 1,round 10,mean ASR,AIT"));
 }
 
 #[test]

@@ -5,9 +5,11 @@
 //! code). Every iterate is kept, for the attack-iteration metric (AIT) and the page's trail.
 
 use super::adjoint;
-use super::lstm::{INPUT, OUTPUT, WINDOW, Window};
+use super::dual::Dual;
+use super::lstm::{self, INPUT, OUTPUT, WINDOW, Window};
 use super::objective::{Distance, Observed, UNKNOWNS};
 use super::optim::{Adam, Lbfgs, Point};
+use super::scalar::Scalar;
 use serde::{Deserialize, Serialize};
 
 /// The optimiser and its learning rate.
@@ -57,6 +59,8 @@ pub struct Inversion {
     pub trail: Vec<Iterate>,
     /// Evaluations of the objective in all.
     pub evaluations: usize,
+    /// The optimiser left the finite numbers; the result is the last finite iterate.
+    pub diverged: bool,
 }
 
 fn pack(window: &Window<f32>, label: &[f32; OUTPUT]) -> Point {
@@ -75,9 +79,165 @@ fn unpack(z: &Point) -> (Window<f32>, [f32; OUTPUT]) {
     )
 }
 
-/// Inverts `observed` (the gradient of one window under `params`) from `start`. With
-/// `known_label` the label is not an unknown (iDLG, CPL). `map` moves a position to the nearest
-/// valid point (the road mapping), or leaves it.
+/// Terms some attacks add to the gradient distance.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Extras {
+    /// CPL's label-based regularizer as the authors' code has it: + ‖F(X'; w) − target‖₂, the
+    /// distance of the model's output on the dummy window from its output on the true window
+    /// (privileged knowledge, [002] Table 1).
+    pub output_target: Option<[f32; OUTPUT]>,
+    /// InvGrad's total-variation term, weighted: + w · Σ_k ‖x'_{k+1} − x'_k‖₂, the trajectory's
+    /// length (the digest's reading of a TV norm for a sequence of positions).
+    pub tv_weight: f32,
+}
+
+/// The extras' value and their gradient, added to `(value, gradient)`.
+fn add_extras(params: &[f32], extras: &Extras, z: &Point, value: &mut f32, gradient: &mut Point) {
+    if let Some(target) = extras.output_target {
+        type D = Dual<UNKNOWNS>;
+        let w: Window<D> = std::array::from_fn(|t| {
+            std::array::from_fn(|c| D::variable(z[t * INPUT + c], t * INPUT + c))
+        });
+        let out = lstm::output(params, &w);
+        let mut sq = D::ZERO;
+        for k in 0..OUTPUT {
+            let e = out[k] - D::constant(target[k]);
+            sq += e * e;
+        }
+        // PyTorch's norm has a zero subgradient at 0.
+        if sq.v > 0.0 {
+            let n = sq.sqrt();
+            *value += n.v;
+            for (g, d) in gradient.iter_mut().zip(n.d) {
+                *g += d;
+            }
+        }
+    }
+    if extras.tv_weight > 0.0 {
+        for t in 0..WINDOW - 1 {
+            let (a, b) = (t * INPUT, (t + 1) * INPUT);
+            let (dx, dy) = (z[b] - z[a], z[b + 1] - z[a + 1]);
+            let n = (dx * dx + dy * dy).sqrt();
+            *value += extras.tv_weight * n;
+            if n > 0.0 {
+                let (gx, gy) = (extras.tv_weight * dx / n, extras.tv_weight * dy / n);
+                gradient[b] += gx;
+                gradient[b + 1] += gy;
+                gradient[a] -= gx;
+                gradient[a + 1] -= gy;
+            }
+        }
+    }
+}
+
+enum State {
+    Lbfgs(Lbfgs),
+    Adam(Adam),
+}
+
+/// One round's inversion, an iteration at a time (the page's worker works in slices).
+pub struct Inverter {
+    settings: InversionSettings,
+    extras: Extras,
+    label_free: bool,
+    z: Point,
+    state: State,
+    pub trail: Vec<Iterate>,
+    pub evaluations: usize,
+    /// A step left the finite numbers (L-BFGS without a line search can): the round stops at
+    /// the last finite iterate.
+    pub diverged: bool,
+}
+
+impl Inverter {
+    /// Starts inverting from `start`. With `known_label` the label is not an unknown (iDLG,
+    /// CPL).
+    pub fn new(
+        settings: InversionSettings,
+        extras: Extras,
+        start: (Window<f32>, [f32; OUTPUT]),
+        known_label: Option<[f32; OUTPUT]>,
+    ) -> Inverter {
+        Inverter {
+            settings,
+            extras,
+            label_free: known_label.is_none(),
+            z: pack(&start.0, &known_label.unwrap_or(start.1)),
+            state: match settings.optimiser {
+                Optimiser::Lbfgs { lr } => State::Lbfgs(Lbfgs::new(lr)),
+                Optimiser::Adam { lr } => State::Adam(Adam::new(lr)),
+            },
+            trail: Vec::with_capacity(settings.iterations),
+            evaluations: 0,
+            diverged: false,
+        }
+    }
+
+    pub fn done(&self) -> bool {
+        self.diverged || self.trail.len() >= self.settings.iterations
+    }
+
+    /// The current dummy window and label.
+    pub fn current(&self) -> (Window<f32>, [f32; OUTPUT]) {
+        unpack(&self.z)
+    }
+
+    /// One iteration: the optimiser's step on the objective (`observed` under `params`), then
+    /// the road mapping `map` of every dummy position, if given.
+    pub fn step(
+        &mut self,
+        params: &[f32],
+        observed: &Observed,
+        map: Option<&dyn Fn([f32; INPUT]) -> [f32; INPUT]>,
+    ) {
+        let (distance, label_free, extras) = (self.settings.distance, self.label_free, self.extras);
+        let mut f = |z: &Point| {
+            let (w, y) = unpack(z);
+            let e = adjoint::evaluate(params, observed, distance, &w, &y, label_free);
+            let (mut value, mut gradient) = (e.value, e.gradient);
+            add_extras(params, &extras, z, &mut value, &mut gradient);
+            (value, gradient)
+        };
+        let before = self.z;
+        let (value, n) = match &mut self.state {
+            State::Lbfgs(o) => o.step(&mut self.z, &mut f),
+            State::Adam(o) => o.step(&mut self.z, &mut f),
+        };
+        self.evaluations += n;
+        if !value.is_finite() || self.z.iter().any(|v| !v.is_finite()) {
+            self.z = before;
+            self.diverged = true;
+            return;
+        }
+        if let Some(map) = map {
+            for t in 0..WINDOW {
+                let p = map([self.z[t * INPUT], self.z[t * INPUT + 1]]);
+                self.z[t * INPUT..(t + 1) * INPUT].copy_from_slice(&p);
+            }
+        }
+        let (window, label) = unpack(&self.z);
+        self.trail.push(Iterate {
+            window,
+            label,
+            distance: value,
+        });
+    }
+
+    pub fn finish(self) -> Inversion {
+        let (window, label) = unpack(&self.z);
+        Inversion {
+            window,
+            label,
+            trail: self.trail,
+            evaluations: self.evaluations,
+            diverged: self.diverged,
+        }
+    }
+}
+
+/// Inverts `observed` (the gradient of one window under `params`) from `start`, all iterations
+/// at once. With `known_label` the label is not an unknown (iDLG, CPL). `map` moves a position
+/// to the nearest valid point (the road mapping), or leaves it.
 pub fn invert(
     params: &[f32],
     observed: &Observed,
@@ -86,48 +246,9 @@ pub fn invert(
     known_label: Option<[f32; OUTPUT]>,
     map: Option<&dyn Fn([f32; INPUT]) -> [f32; INPUT]>,
 ) -> Inversion {
-    let label_free = known_label.is_none();
-    let mut z = pack(&start.0, &known_label.unwrap_or(start.1));
-    let mut evaluations = 0;
-    let mut f = |z: &Point| {
-        let (w, y) = unpack(z);
-        let e = adjoint::evaluate(params, observed, settings.distance, &w, &y, label_free);
-        (e.value, e.gradient)
-    };
-    let mut lbfgs = match settings.optimiser {
-        Optimiser::Lbfgs { lr } => Some(Lbfgs::new(lr)),
-        Optimiser::Adam { .. } => None,
-    };
-    let mut adam = match settings.optimiser {
-        Optimiser::Adam { lr } => Some(Adam::new(lr)),
-        Optimiser::Lbfgs { .. } => None,
-    };
-    let mut trail = Vec::with_capacity(settings.iterations);
-    for _ in 0..settings.iterations {
-        let (value, n) = match (&mut lbfgs, &mut adam) {
-            (Some(o), _) => o.step(&mut z, &mut f),
-            (_, Some(o)) => o.step(&mut z, &mut f),
-            _ => unreachable!("one optimiser"),
-        };
-        evaluations += n;
-        if let Some(map) = map {
-            for t in 0..WINDOW {
-                let p = map([z[t * INPUT], z[t * INPUT + 1]]);
-                z[t * INPUT..(t + 1) * INPUT].copy_from_slice(&p);
-            }
-        }
-        let (window, label) = unpack(&z);
-        trail.push(Iterate {
-            window,
-            label,
-            distance: value,
-        });
+    let mut inv = Inverter::new(*settings, Extras::default(), start, known_label);
+    while !inv.done() {
+        inv.step(params, observed, map);
     }
-    let (window, label) = unpack(&z);
-    Inversion {
-        window,
-        label,
-        trail,
-        evaluations,
-    }
+    inv.finish()
 }

@@ -45,3 +45,22 @@ pub fn objective_ms(
     }
     ((now() - began) / evaluations.max(1) as f64, last)
 }
+
+/// Milliseconds per whole attack round (the lab's default: ST-GIA, L-BFGS, 200 iterations, the
+/// road mapping, one client on vehicle-like data), over the first `rounds` rounds of a run, and
+/// the attack's objective evaluations per round.
+pub fn round_ms(rounds: usize, now: &dyn Fn() -> f64) -> (f64, f64) {
+    use super::config::MobConfig;
+    use super::lab::MobLab;
+    use whereabouts_core::driver::Driver;
+    let config = MobConfig {
+        rounds,
+        ..MobConfig::default()
+    };
+    let mut lab = MobLab::start(config).expect("the default configuration is valid");
+    let began = now();
+    lab.finish(&mut |_| {}).expect("the run ends");
+    let ms = now() - began;
+    let evaluations: usize = lab.records().iter().map(|r| r.evaluations).sum();
+    (ms / rounds as f64, evaluations as f64 / rounds as f64)
+}

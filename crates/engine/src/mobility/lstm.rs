@@ -172,6 +172,12 @@ pub fn predict(params: &[f32], window: &Window<f32>) -> [f32; OUTPUT] {
     forward(params, window).1
 }
 
+/// The model's prediction for any scalar (dual numbers carry its derivative with respect to
+/// the window: CPL's output-matching term needs it).
+pub fn output<S: Scalar>(params: &[f32], window: &Window<S>) -> [S; OUTPUT] {
+    forward(params, window).1
+}
+
 /// The mean squared error of the prediction against `label` (PyTorch's `MSELoss`, the mean over
 /// the two coordinates) and its gradient with respect to every parameter, by
 /// back-propagation through time.

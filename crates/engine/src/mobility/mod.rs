@@ -17,12 +17,17 @@ pub mod adjoint;
 pub mod attack;
 pub mod bench;
 pub mod calibration;
+pub mod config;
+pub mod defence;
 pub mod dual;
+pub mod experiments;
+pub mod lab;
 pub mod lstm;
 pub mod metrics;
 pub mod objective;
 pub mod optim;
 pub mod scalar;
+pub mod traces;
 
 #[cfg(test)]
 mod tests;

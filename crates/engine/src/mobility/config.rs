@@ -1,0 +1,253 @@
+//! Everything a Mobility run depends on, each choice the paper leaves open a visible setting
+//! (docs/papers.md, [002]): the data, the federation, the attack with ST-GIA's three parts
+//! switchable for the Fig. 4 ablation, the defence, and the success radius.
+
+use super::attack::{InversionSettings, Optimiser};
+use super::defence::Defence;
+use super::objective::Distance;
+use super::traces::TraceKind;
+use serde::{Deserialize, Serialize};
+
+/// How the phones train ([002] §5.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Federation {
+    /// The authors' code: one client (the target), one SGD step on its window t in round t; the
+    /// shared update is that window's gradient.
+    OneClient,
+    /// The paper's: every user of the city takes one SGD step on its own window t; the server
+    /// averages (FedAvg, equal weights: one window each) and attacks the target's update.
+    FedAvg,
+}
+
+/// The attack ([002] Tables 1 and 3, and the digest's adaptation of each baseline to the
+/// LSTM regression task).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Method {
+    /// ST-GIA (§3): DLG's objective with the spatiotemporal initialisation, the road mapping
+    /// and the calibration, each switchable.
+    StGia,
+    /// DLG (Zhu et al. 2019): inputs and label by L-BFGS on the row-wise L2 distance.
+    Dlg,
+    /// iDLG (Zhao et al. 2020): the label given (the truth, standing in for iDLG's label
+    /// inference, which needs cross-entropy), the inputs by L-BFGS.
+    Idlg,
+    /// InvGrad (Geiping et al. 2020): cosine distance by Adam, optionally the TV term.
+    InvGrad,
+    /// CPL (Wei et al. 2020): the label given and the model's output on the true window matched
+    /// (privileged knowledge), L-BFGS.
+    Cpl,
+    /// SAPAG (Wang et al. 2020): the Gaussian-kernel distance, L-BFGS.
+    Sapag,
+}
+
+impl Method {
+    pub const ALL: [Method; 6] = [
+        Method::Dlg,
+        Method::Idlg,
+        Method::InvGrad,
+        Method::Cpl,
+        Method::Sapag,
+        Method::StGia,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::StGia => "ST-GIA",
+            Method::Dlg => "DLG",
+            Method::Idlg => "iDLG",
+            Method::InvGrad => "InvGrad",
+            Method::Cpl => "CPL",
+            Method::Sapag => "SAPAG",
+        }
+    }
+
+    /// The distance and optimiser of the authors' code for this attack.
+    pub fn inversion(self, iterations: usize) -> InversionSettings {
+        let (distance, optimiser) = match self {
+            Method::StGia | Method::Dlg => (Distance::RowL2, Optimiser::Lbfgs { lr: 0.01 }),
+            Method::Idlg | Method::Cpl => (Distance::RowL2, Optimiser::Lbfgs { lr: 0.0005 }),
+            Method::InvGrad => (Distance::Cosine, Optimiser::Adam { lr: 0.0005 }),
+            Method::Sapag => (Distance::Gaussian, Optimiser::Lbfgs { lr: 0.0005 }),
+        };
+        InversionSettings {
+            distance,
+            optimiser,
+            iterations,
+        }
+    }
+
+    /// Whether the attacker is given the true label.
+    pub fn knows_label(self) -> bool {
+        matches!(self, Method::Idlg | Method::Cpl)
+    }
+}
+
+/// ST-GIA's spatiotemporal initialisation (§3.1, Eq. 6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Init {
+    /// A fresh random start every round (the ablation's "random init").
+    Off,
+    /// The paper's (Alg. 1 line 5): the previous round's reconstructed window, a random label.
+    Paper,
+    /// The authors' code: the previous window shifted by one with the previous label appended;
+    /// the label starts from the previous label.
+    Code,
+}
+
+/// ST-GIA's road mapping after every step (§3.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mapping {
+    Off,
+    /// Onto the nearest point of the road network (the paper's prior).
+    Roads,
+    /// Onto the nearest of the target's own recorded points (the authors' code): an oracle
+    /// prior, since that set holds the truth.
+    OwnPoints,
+}
+
+/// ST-GIA's calibration from multiple recoveries (§3.3, Eq. 9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Calibration {
+    /// Each point as its round reconstructed it.
+    Off,
+    /// The mean of the point's recoveries in rounds up to now (the paper's Eq. 9).
+    Causal,
+    /// The mean over every round of the run that holds the point, later ones too (the authors'
+    /// code; known only when the run ends).
+    AllRounds,
+}
+
+/// Where a random dummy starts (in normalised coordinates).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Start {
+    /// U[0, 1) (the authors' code; the data lie in [0, 1]).
+    Uniform,
+    /// N(0, 1) (the paper's Eq. 6).
+    Gaussian,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AttackConfig {
+    pub method: Method,
+    /// ST-GIA's switches (the baselines start at random each round, unmapped, uncalibrated).
+    pub init: Init,
+    pub mapping: Mapping,
+    pub calibration: Calibration,
+    pub start: Start,
+    /// InvGrad's TV term weight (0: off, as the authors' code).
+    pub tv_weight: f32,
+    /// Attack iterations per round (the paper's limit: 200).
+    pub iterations: usize,
+}
+
+impl Default for AttackConfig {
+    fn default() -> Self {
+        AttackConfig {
+            method: Method::StGia,
+            init: Init::Code,
+            mapping: Mapping::Roads,
+            calibration: Calibration::Causal,
+            start: Start::Uniform,
+            tv_weight: 0.0,
+            iterations: 200,
+        }
+    }
+}
+
+impl AttackConfig {
+    /// The switches that apply: ST-GIA's own, the baselines' none.
+    pub fn effective(&self) -> (Init, Mapping, Calibration) {
+        if self.method == Method::StGia {
+            (self.init, self.mapping, self.calibration)
+        } else {
+            (Init::Off, Mapping::Off, Calibration::Off)
+        }
+    }
+}
+
+/// One run of the lab.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MobConfig {
+    pub seed: u64,
+    pub data: TraceKind,
+    /// Users in the city (the paper: 100); with [`Federation::OneClient`] only the target
+    /// trains.
+    pub users: usize,
+    pub federation: Federation,
+    /// Global rounds T (the paper: 50).
+    pub rounds: usize,
+    /// Windows after the training ones on which the model's utility is measured.
+    pub held_out: usize,
+    /// The phones' SGD learning rate (the authors' code: 0.001).
+    pub learning_rate: f32,
+    pub attack: AttackConfig,
+    pub defence: Defence,
+    /// The success radius τ, metres (the paper: 500 m).
+    pub tau_m: f64,
+}
+
+impl Default for MobConfig {
+    fn default() -> Self {
+        MobConfig {
+            seed: 1,
+            data: TraceKind::Vehicle,
+            users: 100,
+            federation: Federation::OneClient,
+            rounds: 50,
+            held_out: 20,
+            learning_rate: 0.001,
+            attack: AttackConfig::default(),
+            defence: Defence::None,
+            tau_m: 500.0,
+        }
+    }
+}
+
+impl MobConfig {
+    /// A bad setting named, with what is wrong.
+    pub fn validate(&self) -> Result<(), String> {
+        let check = |ok: bool, what: &str| if ok { Ok(()) } else { Err(what.to_string()) };
+        check(
+            (1..=1000).contains(&self.users),
+            "users: between 1 and 1000",
+        )?;
+        check(
+            (1..=500).contains(&self.rounds),
+            "rounds: between 1 and 500",
+        )?;
+        check(self.held_out <= 500, "held_out: at most 500")?;
+        check(
+            self.learning_rate.is_finite()
+                && self.learning_rate > 0.0
+                && self.learning_rate <= 10.0,
+            "learning_rate: above 0, at most 10",
+        )?;
+        check(
+            (1..=5000).contains(&self.attack.iterations),
+            "attack.iterations: between 1 and 5000",
+        )?;
+        check(
+            self.attack.tv_weight.is_finite() && (0.0..=100.0).contains(&self.attack.tv_weight),
+            "attack.tv_weight: between 0 and 100",
+        )?;
+        check(
+            self.tau_m.is_finite() && self.tau_m > 0.0 && self.tau_m <= 100_000.0,
+            "tau_m: above 0, at most 100 km",
+        )?;
+        if let Some(e) = self.defence.epsilon() {
+            check(
+                e.is_finite() && e > 0.0 && e <= 1e6,
+                "defence.epsilon: above 0, at most 10⁶",
+            )?;
+        }
+        Ok(())
+    }
+}

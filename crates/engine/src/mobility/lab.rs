@@ -1,0 +1,703 @@
+//! One run of the Mobility lab ([002] Algorithms 1 and 2): T rounds of federated training of
+//! the next-location LSTM; in round t each phone takes one SGD step on its window t (perturbed
+//! first by a location defence, or its gradient noised by DP-SGD); the server averages and
+//! attacks the target's update; its reconstructions are calibrated over rounds and scored
+//! against the truth. Worked in slices of attack iterations (the page's worker), or to the end
+//! (studies, the CLI).
+
+use super::attack::{Extras, Inverter, Iterate};
+use super::calibration::calibrate;
+use super::config::{Calibration, Federation, Init, Mapping, Method, MobConfig, Start};
+use super::defence::{self, Audit, Budget, Defence, Domain};
+use super::lstm::{self, INPUT, OUTPUT, WINDOW, Window};
+use super::metrics::{ait, asr, first_success};
+use super::objective::Observed;
+use super::traces::{self, Fix, Scaler};
+use serde::{Deserialize, Serialize};
+use whereabouts_core::driver::{Driver, Guess};
+use whereabouts_core::geo::Metres;
+use whereabouts_core::rng::Stream;
+use whereabouts_core::world::roads::RoadNetwork;
+
+/// Candidates a prediction is ranked against for recall@5.
+pub const RECALL_K: usize = 5;
+
+/// What one round gave.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RoundRecord {
+    /// 0-based; the paper's round t + 1.
+    pub round: usize,
+    /// The true points of window t (t … t+7) and the true label (t+8).
+    pub truth: Vec<Metres>,
+    pub truth_label: Metres,
+    /// The server's reconstruction of them in this round.
+    pub reconstruction: Vec<Metres>,
+    pub reconstructed_label: Metres,
+    /// The causal calibrated estimate of each point of window t (Eq. 9, rounds ≤ t).
+    pub calibrated: Vec<Metres>,
+    /// Each point's error as this round reconstructed it, and calibrated causally, metres.
+    pub errors_m: Vec<f64>,
+    pub calibrated_errors_m: Vec<f64>,
+    /// ASR over window t's points with the configured calibration (all-rounds counts as causal
+    /// until the run ends; the summary has it).
+    pub asr: f64,
+    /// Mean first success iteration of the points that came within τ in this round.
+    pub ait: Option<f64>,
+    /// The gradient distance at the last iteration.
+    pub distance: f32,
+    pub evaluations: usize,
+    /// The attack's optimiser diverged (the round's result is its last finite iterate).
+    pub diverged: bool,
+    /// The adaptive defence's ε_t, the audit it came from, and what remains after it.
+    pub epsilon: Option<f64>,
+    pub audit: Option<(f64, f64)>,
+    pub remaining: Option<f64>,
+    /// What the phone trained on instead of the truth (location defences).
+    pub sent: Option<Vec<Metres>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum MobEvent {
+    /// An attack iteration or a few went by.
+    Progress { round: usize, iteration: usize },
+    /// A round finished (its last iterate's trail comes separately, on request).
+    Round(Box<RoundRecord>),
+}
+
+/// The run's figures.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MobSummary {
+    pub rounds_done: usize,
+    /// ASR of each round with the configured calibration (all rounds: over the whole run).
+    pub asr: Vec<f64>,
+    pub ait: Vec<Option<f64>>,
+    /// Mean ASR over the rounds, and AIT over the rounds that had a success.
+    pub mean_asr: Option<f64>,
+    pub mean_ait: Option<f64>,
+    /// Every point's final error (the CDF), metres.
+    pub errors_m: Vec<f64>,
+    /// The model's next-location error on held-out windows (mean, metres) and recall@5.
+    pub utility_error_m: Option<f64>,
+    pub recall_at_5: Option<f64>,
+    /// The adaptive budget spent so far.
+    pub budget: Option<Budget>,
+}
+
+enum Phase {
+    /// The phone attacks its own clean update (the self-audit of the adaptive defence).
+    Audit(Inverter, Round),
+    /// The server attacks what the phone sent.
+    Attack(Inverter, Round),
+    Done,
+}
+
+/// What a round is working on.
+struct Round {
+    t: usize,
+    /// The target's clean window and label, normalised.
+    clean: (Window<f32>, [f32; OUTPUT]),
+    /// The target's clean gradient (what the self-audit attacks).
+    clean_gradient: Vec<f32>,
+    observed: Option<Observed>,
+    epsilon: Option<f64>,
+    audit: Option<(f64, f64)>,
+    sent: Option<Vec<Metres>>,
+}
+
+/// A user in the run.
+struct User {
+    fixes: Vec<Fix>,
+    scaler: Scaler,
+    normalised: Vec<[f32; INPUT]>,
+    domain: Option<Domain>,
+}
+
+pub struct MobLab {
+    config: MobConfig,
+    roads: RoadNetwork,
+    users: Vec<User>,
+    params: Vec<f32>,
+    phase: Phase,
+    budget: Option<Budget>,
+    /// The server's reconstructed windows and labels, round by round.
+    recovered: Vec<Window<f32>>,
+    labels: Vec<[f32; OUTPUT]>,
+    /// The phone's own last audit reconstruction (the self-audit starts from it).
+    audit_previous: Option<(Window<f32>, [f32; OUTPUT])>,
+    records: Vec<RoundRecord>,
+    /// The last round's whole trail (the page draws it).
+    pub last_trail: Vec<Iterate>,
+    /// The target's points, normalised (the "own points" mapping).
+    own_points: Vec<[f32; INPUT]>,
+    /// The round's averaged gradient, applied when the round's attack is done (the attack
+    /// inverts at the weights the phones trained from).
+    pending_update: Option<Vec<f32>>,
+}
+
+/// The road mapping in normalised coordinates.
+type Map<'a> = Box<dyn Fn([f32; INPUT]) -> [f32; INPUT] + 'a>;
+
+fn dist(a: [f32; INPUT], b: [f32; INPUT]) -> f32 {
+    (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)
+}
+
+impl MobLab {
+    pub fn config(&self) -> &MobConfig {
+        &self.config
+    }
+
+    pub fn roads(&self) -> &RoadNetwork {
+        &self.roads
+    }
+
+    pub fn records(&self) -> &[RoundRecord] {
+        &self.records
+    }
+
+    /// The target's recorded trajectory.
+    pub fn target(&self) -> &[Fix] {
+        &self.users[0].fixes
+    }
+
+    /// Users who train (the one client, or everyone).
+    fn trainers(&self) -> usize {
+        match self.config.federation {
+            Federation::OneClient => 1,
+            Federation::FedAvg => self.users.len(),
+        }
+    }
+
+    /// A random dummy for round `t` (U[0,1) or N(0,1)).
+    fn random_start(&self, t: usize, label: &str) -> (Window<f32>, [f32; OUTPUT]) {
+        let mut s = Stream::new(self.config.seed, &format!("{label}-{t}"));
+        let mut draw = || match self.config.attack.start {
+            Start::Uniform => s.uniform() as f32,
+            Start::Gaussian => s.normal() as f32,
+        };
+        let w: Window<f32> = std::array::from_fn(|_| [draw(), draw()]);
+        (w, [draw(), draw()])
+    }
+
+    /// ST-GIA's start from the previous reconstruction (Eq. 6), or a random one.
+    pub(super) fn start_from(
+        &self,
+        t: usize,
+        init: Init,
+        previous: Option<(Window<f32>, [f32; OUTPUT])>,
+        label: &str,
+    ) -> (Window<f32>, [f32; OUTPUT]) {
+        let random = self.random_start(t, label);
+        match (init, previous) {
+            (Init::Paper, Some((w, _))) => (w, random.1),
+            (Init::Code, Some((w, y))) => (
+                std::array::from_fn(|k| if k + 1 < WINDOW { w[k + 1] } else { y }),
+                y,
+            ),
+            _ => random,
+        }
+    }
+
+    /// The mapping of the configured kind, in the target's normalised coordinates.
+    fn mapper(&self, mapping: Mapping) -> Option<Map<'_>> {
+        let scaler = self.users[0].scaler;
+        match mapping {
+            Mapping::Off => None,
+            Mapping::Roads => Some(Box::new(move |x| {
+                scaler.normalise(self.roads.snap(scaler.denormalise(x)).position)
+            })),
+            Mapping::OwnPoints => Some(Box::new(move |x| {
+                *self
+                    .own_points
+                    .iter()
+                    .min_by(|a, b| dist(**a, x).total_cmp(&dist(**b, x)))
+                    .expect("the target has points")
+            })),
+        }
+    }
+
+    /// Begins round `t`: the target's clean data and gradient; the self-audit if the defence
+    /// asks for one, else the defence at once.
+    fn begin_round(&mut self, t: usize) -> Phase {
+        let clean = traces::window(&self.users[0].normalised, t).expect("enough points");
+        let clean_gradient = lstm::loss_and_gradient(&self.params, &clean.0, &clean.1).1;
+        let round = Round {
+            t,
+            clean,
+            clean_gradient,
+            observed: None,
+            epsilon: None,
+            audit: None,
+            sent: None,
+        };
+        match self.config.defence {
+            Defence::Adaptive {
+                audit: Audit::SelfAudit,
+                ..
+            } => {
+                let start = self.start_from(t, Init::Code, self.audit_previous, "audit");
+                let inv = Inverter::new(
+                    Method::StGia.inversion(self.config.attack.iterations),
+                    Extras::default(),
+                    start,
+                    None,
+                );
+                Phase::Audit(inv, round)
+            }
+            _ => self.defend(round, None),
+        }
+    }
+
+    /// Applies the defence for round `round.t` (with the self-audit's figures if any) and
+    /// starts the server's attack on what the target sends.
+    fn defend(&mut self, mut round: Round, audit: Option<(f64, f64)>) -> Phase {
+        let t = round.t;
+        let cfg = self.config.clone();
+        // The adaptive allocation: this round's ε_t from the audit's ASR and AIT.
+        let epsilon_t = match cfg.defence {
+            Defence::Adaptive { audit: kind, .. } => {
+                let (a, i) = match kind {
+                    Audit::SelfAudit => audit.expect("the self-audit ran"),
+                    // The previous round's attack on what was sent; none yet: the worst case.
+                    Audit::PreviousRound => self.records.last().map_or((1.0, 1.0), |r| {
+                        (r.asr, r.ait.unwrap_or(cfg.attack.iterations as f64))
+                    }),
+                };
+                round.audit = Some((a, i));
+                let budget = self
+                    .budget
+                    .as_mut()
+                    .expect("the adaptive defence has a budget");
+                Some(budget.allocate(a, i))
+            }
+            _ => None,
+        };
+        round.epsilon = epsilon_t;
+        let mut sum = vec![0.0f64; lstm::PARAMETERS];
+        let trainers = self.trainers();
+        let mut target_gradient = Vec::new();
+        for u in 0..trainers {
+            let mut s = Stream::new(cfg.seed, &format!("defence-{u}-{t}"));
+            let user = &mut self.users[u];
+            let fixes: Vec<Metres> = (t..=t + WINDOW).map(|k| user.fixes[k].at).collect();
+            let perturbed: Option<Vec<Metres>> = match cfg.defence {
+                Defence::GeoI { epsilon } => Some(
+                    fixes
+                        .iter()
+                        .map(|p| defence::geo_i(*p, epsilon, &mut s))
+                        .collect(),
+                ),
+                Defence::GeoGi { epsilon } => Some(
+                    fixes
+                        .iter()
+                        .map(|p| defence::geo_gi(&self.roads, *p, epsilon, &mut s))
+                        .collect(),
+                ),
+                Defence::Adaptive { .. } => {
+                    let e = epsilon_t.expect("allocated");
+                    let domain = user.domain.as_mut().expect("a domain");
+                    Some(
+                        fixes
+                            .iter()
+                            .map(|p| domain.pgem(&self.roads, *p, e, &mut s))
+                            .collect(),
+                    )
+                }
+                Defence::None | Defence::DpSgd { .. } => None,
+            };
+            let (window, label) = match &perturbed {
+                Some(p) => (
+                    std::array::from_fn(|k| user.scaler.normalise(p[k])),
+                    user.scaler.normalise(p[WINDOW]),
+                ),
+                None => traces::window(&user.normalised, t).expect("enough points"),
+            };
+            let mut g = if u == 0 && perturbed.is_none() {
+                round.clean_gradient.clone()
+            } else {
+                lstm::loss_and_gradient(&self.params, &window, &label).1
+            };
+            if let Defence::DpSgd { epsilon } = cfg.defence {
+                defence::dp_sgd(&mut g, epsilon, &mut s);
+            }
+            // The server's FedAvg: every phone's one step averaged (equal weights).
+            for (a, v) in sum.iter_mut().zip(&g) {
+                *a += f64::from(*v);
+            }
+            if u == 0 {
+                round.sent = perturbed;
+                target_gradient = g;
+            }
+        }
+        round.observed = Some(Observed::new(target_gradient));
+        let (init, _, _) = cfg.attack.effective();
+        let previous = self
+            .recovered
+            .last()
+            .map(|w| (*w, *self.labels.last().expect("a label per window")));
+        let start = self.start_from(t, init, previous, "dummy");
+        let known = cfg.attack.method.knows_label().then_some(round.clean.1);
+        let extras = Extras {
+            output_target: (cfg.attack.method == Method::Cpl)
+                .then(|| lstm::predict(&self.params, &round.clean.0)),
+            tv_weight: if cfg.attack.method == Method::InvGrad {
+                cfg.attack.tv_weight
+            } else {
+                0.0
+            },
+        };
+        let inv = Inverter::new(
+            cfg.attack.method.inversion(cfg.attack.iterations),
+            extras,
+            start,
+            known,
+        );
+        let n = trainers as f64;
+        self.pending_update = Some(sum.iter().map(|v| (v / n) as f32).collect());
+        Phase::Attack(inv, round)
+    }
+
+    /// Scores the server's inversion of round `round.t` and moves the model on.
+    fn end_round(&mut self, inv: Inverter, round: Round, emit: &mut dyn FnMut(MobEvent)) {
+        let t = round.t;
+        let tau = self.config.tau_m;
+        let scaler = self.users[0].scaler;
+        let (_, _, calibration) = self.config.attack.effective();
+        let found = inv.finish();
+        self.recovered.push(found.window);
+        self.labels.push(found.label);
+        let truth: Vec<Metres> = (t..t + WINDOW).map(|k| self.users[0].fixes[k].at).collect();
+        let truth_label = self.users[0].fixes[t + WINDOW].at;
+        let reconstruction: Vec<Metres> = found
+            .window
+            .iter()
+            .map(|p| scaler.denormalise(*p))
+            .collect();
+        let causal = calibrate(&self.recovered, t + 1);
+        let calibrated: Vec<Metres> = (0..WINDOW)
+            .map(|k| scaler.denormalise(causal[t + k].expect("window t is covered")))
+            .collect();
+        let errors_m: Vec<f64> = reconstruction
+            .iter()
+            .zip(&truth)
+            .map(|(a, b)| a.distance(b))
+            .collect();
+        let calibrated_errors_m: Vec<f64> = calibrated
+            .iter()
+            .zip(&truth)
+            .map(|(a, b)| a.distance(b))
+            .collect();
+        let firsts: Vec<Option<usize>> = (0..WINDOW)
+            .map(|k| {
+                let by_iteration: Vec<f64> = found
+                    .trail
+                    .iter()
+                    .map(|it| scaler.denormalise(it.window[k]).distance(&truth[k]))
+                    .collect();
+                first_success(&by_iteration, tau)
+            })
+            .collect();
+        let scored = match calibration {
+            Calibration::Off => &errors_m,
+            Calibration::Causal | Calibration::AllRounds => &calibrated_errors_m,
+        };
+        let record = RoundRecord {
+            round: t,
+            truth,
+            truth_label,
+            reconstruction,
+            reconstructed_label: scaler.denormalise(found.label),
+            calibrated,
+            asr: asr(scored, tau).unwrap_or(0.0),
+            ait: ait(&firsts),
+            errors_m,
+            calibrated_errors_m,
+            distance: found.trail.last().map_or(f32::NAN, |i| i.distance),
+            evaluations: found.evaluations,
+            diverged: found.diverged,
+            epsilon: round.epsilon,
+            audit: round.audit,
+            remaining: self.budget.as_ref().map(Budget::remaining),
+            sent: round.sent,
+        };
+        self.last_trail = found.trail;
+        if let Some(update) = self.pending_update.take() {
+            let lr = self.config.learning_rate;
+            for (p, g) in self.params.iter_mut().zip(update) {
+                *p -= lr * g;
+            }
+        }
+        emit(MobEvent::Round(Box::new(record.clone())));
+        self.records.push(record);
+    }
+
+    /// The self-audit's figures: ASR over the window's points, AIT (the iteration limit when
+    /// nothing came within τ).
+    fn audit_figures(&mut self, inv: &Inverter, round: &Round) -> (f64, f64) {
+        let scaler = self.users[0].scaler;
+        let tau = self.config.tau_m;
+        let (w, y) = inv.current();
+        self.audit_previous = Some((w, y));
+        let truth: Vec<Metres> = (0..WINDOW)
+            .map(|k| scaler.denormalise(round.clean.0[k]))
+            .collect();
+        let errors: Vec<f64> = (0..WINDOW)
+            .map(|k| scaler.denormalise(w[k]).distance(&truth[k]))
+            .collect();
+        let firsts: Vec<Option<usize>> = (0..WINDOW)
+            .map(|k| {
+                let by: Vec<f64> = inv
+                    .trail
+                    .iter()
+                    .map(|it| scaler.denormalise(it.window[k]).distance(&truth[k]))
+                    .collect();
+                first_success(&by, tau)
+            })
+            .collect();
+        (
+            asr(&errors, tau).unwrap_or(0.0),
+            ait(&firsts).unwrap_or(self.config.attack.iterations as f64),
+        )
+    }
+
+    /// The model's next-location error on each trainer's held-out windows (mean metres) and
+    /// recall@5: the candidate places are the user's own distinct points; a hit when the place
+    /// nearest the true next point is among the five nearest the prediction (our reading of
+    /// the paper's recall@5 for a regression model).
+    pub fn utility(&self) -> (Option<f64>, Option<f64>) {
+        let (mut errors, mut hits, mut n) = (0.0, 0usize, 0usize);
+        for user in &self.users[..self.trainers()] {
+            let places = Domain::new(
+                &self.roads,
+                &user.fixes.iter().map(|f| f.at).collect::<Vec<_>>(),
+            )
+            .places;
+            for t in self.config.rounds..self.config.rounds + self.config.held_out {
+                let Some((w, y)) = traces::window(&user.normalised, t) else {
+                    break;
+                };
+                let guess = user.scaler.denormalise(lstm::predict(&self.params, &w));
+                let truth = user.scaler.denormalise(y);
+                errors += guess.distance(&truth);
+                let nearest_truth = (0..places.len()).min_by(|&a, &b| {
+                    places[a]
+                        .distance(&truth)
+                        .total_cmp(&places[b].distance(&truth))
+                });
+                let mut ranked: Vec<usize> = (0..places.len()).collect();
+                ranked.sort_by(|&a, &b| {
+                    places[a]
+                        .distance(&guess)
+                        .total_cmp(&places[b].distance(&guess))
+                });
+                if let Some(k) = nearest_truth {
+                    hits += usize::from(ranked.iter().take(RECALL_K).any(|&c| c == k));
+                }
+                n += 1;
+            }
+        }
+        if n == 0 {
+            (None, None)
+        } else {
+            (Some(errors / n as f64), Some(hits as f64 / n as f64))
+        }
+    }
+
+    /// Every round's points' errors with the configured calibration, over the rounds done
+    /// (all rounds: the whole run so far).
+    fn final_errors(&self) -> Vec<Vec<f64>> {
+        self.errors_with(self.config.attack.effective().2)
+    }
+
+    /// Every round's points' errors (metres) with `calibration` (a post-processing: any of them
+    /// can be read off one run).
+    pub fn errors_with(&self, calibration: Calibration) -> Vec<Vec<f64>> {
+        match calibration {
+            Calibration::Off => self.records.iter().map(|r| r.errors_m.clone()).collect(),
+            Calibration::Causal => self
+                .records
+                .iter()
+                .map(|r| r.calibrated_errors_m.clone())
+                .collect(),
+            Calibration::AllRounds => {
+                let scaler = self.users[0].scaler;
+                let all = calibrate(&self.recovered, self.recovered.len());
+                self.records
+                    .iter()
+                    .map(|r| {
+                        (0..WINDOW)
+                            .map(|k| {
+                                let p = all[r.round + k].expect("covered");
+                                scaler.denormalise(p).distance(&r.truth[k])
+                            })
+                            .collect()
+                    })
+                    .collect()
+            }
+        }
+    }
+}
+
+impl Driver for MobLab {
+    type Config = MobConfig;
+    type Event = MobEvent;
+    type Summary = MobSummary;
+
+    fn start(config: MobConfig) -> Result<Self, String> {
+        config.validate()?;
+        let roads = traces::city(config.seed);
+        let points = config.rounds + WINDOW + config.held_out + 1;
+        let count = match config.federation {
+            Federation::OneClient => 1,
+            Federation::FedAvg => config.users,
+        };
+        let traces = traces::population(config.data, &roads, count, points, config.seed);
+        let adaptive = matches!(config.defence, Defence::Adaptive { .. });
+        let users: Vec<User> = traces
+            .into_iter()
+            .map(|fixes| {
+                let at: Vec<Metres> = fixes.iter().map(|f| f.at).collect();
+                let scaler = Scaler::fit(&at);
+                User {
+                    normalised: at.iter().map(|p| scaler.normalise(*p)).collect(),
+                    domain: adaptive.then(|| Domain::new(&roads, &at)),
+                    scaler,
+                    fixes,
+                }
+            })
+            .collect();
+        if users[0].fixes.len() < config.rounds + WINDOW + 1 {
+            return Err(format!(
+                "data: the target has {} points; {} rounds need {}",
+                users[0].fixes.len(),
+                config.rounds,
+                config.rounds + WINDOW + 1
+            ));
+        }
+        let own_points = users[0].normalised.clone();
+        let params = lstm::init(&mut Stream::new(config.seed, "mobility-model"));
+        let budget = config
+            .defence
+            .epsilon()
+            .filter(|_| adaptive)
+            .map(Budget::new);
+        let mut lab = MobLab {
+            config,
+            roads,
+            users,
+            params,
+            phase: Phase::Done,
+            budget,
+            recovered: Vec::new(),
+            labels: Vec::new(),
+            audit_previous: None,
+            records: Vec::new(),
+            last_trail: Vec::new(),
+            own_points,
+            pending_update: None,
+        };
+        lab.phase = lab.begin_round(0);
+        Ok(lab)
+    }
+
+    fn work(
+        &mut self,
+        now: &dyn Fn() -> f64,
+        deadline: f64,
+        emit: &mut dyn FnMut(MobEvent),
+    ) -> Result<bool, String> {
+        loop {
+            match std::mem::replace(&mut self.phase, Phase::Done) {
+                Phase::Done => return Ok(false),
+                Phase::Audit(mut inv, round) => {
+                    let map = self.mapper(Mapping::OwnPoints);
+                    while !inv.done() && now() < deadline {
+                        inv.step(
+                            &self.params,
+                            &Observed::new(round.clean_gradient.clone()),
+                            map.as_deref(),
+                        );
+                    }
+                    drop(map);
+                    if inv.done() {
+                        let figures = self.audit_figures(&inv, &round);
+                        self.phase = self.defend(round, Some(figures));
+                    } else {
+                        self.phase = Phase::Audit(inv, round);
+                        return Ok(true);
+                    }
+                }
+                Phase::Attack(mut inv, round) => {
+                    let (_, mapping, _) = self.config.attack.effective();
+                    let map = self.mapper(mapping);
+                    let observed = round.observed.as_ref().expect("sent");
+                    while !inv.done() && now() < deadline {
+                        inv.step(&self.params, observed, map.as_deref());
+                    }
+                    drop(map);
+                    emit(MobEvent::Progress {
+                        round: round.t,
+                        iteration: inv.trail.len(),
+                    });
+                    if inv.done() {
+                        let t = round.t;
+                        self.end_round(inv, round, emit);
+                        if t + 1 < self.config.rounds {
+                            self.phase = self.begin_round(t + 1);
+                        }
+                    } else {
+                        self.phase = Phase::Attack(inv, round);
+                        return Ok(true);
+                    }
+                }
+            }
+            if now() >= deadline {
+                return Ok(!matches!(self.phase, Phase::Done));
+            }
+        }
+    }
+
+    fn summary(&self) -> MobSummary {
+        let tau = self.config.tau_m;
+        let errors = self.final_errors();
+        let asr_by_round: Vec<f64> = errors.iter().map(|e| asr(e, tau).unwrap_or(0.0)).collect();
+        let aits: Vec<Option<f64>> = self.records.iter().map(|r| r.ait).collect();
+        let (utility_error_m, recall_at_5) = if matches!(self.phase, Phase::Done) {
+            self.utility()
+        } else {
+            (None, None)
+        };
+        MobSummary {
+            rounds_done: self.records.len(),
+            mean_asr: (!asr_by_round.is_empty())
+                .then(|| asr_by_round.iter().sum::<f64>() / asr_by_round.len() as f64),
+            mean_ait: {
+                let hits: Vec<f64> = aits.iter().flatten().copied().collect();
+                (!hits.is_empty()).then(|| hits.iter().sum::<f64>() / hits.len() as f64)
+            },
+            asr: asr_by_round,
+            ait: aits,
+            errors_m: errors.into_iter().flatten().collect(),
+            utility_error_m,
+            recall_at_5,
+            budget: self.budget.clone(),
+        }
+    }
+
+    fn guesses(&self) -> Vec<Guess> {
+        let name = self.config.attack.method.name().to_lowercase();
+        self.records
+            .iter()
+            .flat_map(|r| {
+                let name = name.clone();
+                r.calibrated.iter().zip(&r.truth).map(move |(g, t)| Guess {
+                    round: r.round,
+                    user: 0,
+                    attack: name.clone(),
+                    truth: *t,
+                    guess: *g,
+                    diverged: r.diverged,
+                })
+            })
+            .collect()
+    }
+}
