@@ -610,12 +610,9 @@ impl Driver for MobLab {
                 Phase::Done => return Ok(false),
                 Phase::Audit(mut inv, round) => {
                     let map = self.mapper(Mapping::OwnPoints);
+                    let clean = Observed::new(round.clean_gradient.clone());
                     while !inv.done() && now() < deadline {
-                        inv.step(
-                            &self.params,
-                            &Observed::new(round.clean_gradient.clone()),
-                            map.as_deref(),
-                        );
+                        inv.step(&self.params, &clean, map.as_deref());
                     }
                     drop(map);
                     if inv.done() {
