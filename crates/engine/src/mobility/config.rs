@@ -5,7 +5,7 @@
 use super::attack::{InversionSettings, Optimiser};
 use super::defence::Defence;
 use super::objective::Distance;
-use super::traces::TraceKind;
+use super::traces::{Target, TraceKind};
 use serde::{Deserialize, Serialize};
 
 /// How the phones train ([002] §5.2).
@@ -178,6 +178,9 @@ impl AttackConfig {
 pub struct MobConfig {
     pub seed: u64,
     pub data: TraceKind,
+    /// The server's target: the city's first user, or the visitor's path or file.
+    #[serde(default)]
+    pub target: Target,
     /// Users in the city (the paper: 100); with [`Federation::OneClient`] only the target
     /// trains.
     pub users: usize,
@@ -199,6 +202,7 @@ impl Default for MobConfig {
         MobConfig {
             seed: 1,
             data: TraceKind::Vehicle,
+            target: Target::Synthetic,
             users: 100,
             federation: Federation::OneClient,
             rounds: 50,
@@ -242,6 +246,38 @@ impl MobConfig {
             self.tau_m.is_finite() && self.tau_m > 0.0 && self.tau_m <= 100_000.0,
             "tau_m: above 0, at most 100 km",
         )?;
+        match &self.target {
+            Target::Path { waypoints, .. } => {
+                check(
+                    (2..=10_000).contains(&waypoints.len()),
+                    "target: a drawn path needs 2 to 10,000 waypoints",
+                )?;
+                check(
+                    waypoints
+                        .iter()
+                        .all(|w| w.east.is_finite() && w.north.is_finite()),
+                    "target: a waypoint is not a finite position",
+                )?;
+            }
+            Target::Fixes { fixes } => {
+                let need = self.rounds + super::lstm::WINDOW + 1;
+                check(
+                    fixes.len() >= need,
+                    &format!(
+                        "target: your file has {} points about 10 minutes apart; {} rounds need {need}",
+                        fixes.len(),
+                        self.rounds
+                    ),
+                )?;
+                check(
+                    fixes
+                        .iter()
+                        .all(|f| f.at.east.is_finite() && f.at.north.is_finite()),
+                    "target: a point of your file is not a finite position",
+                )?;
+            }
+            Target::Synthetic => {}
+        }
         if let Some(e) = self.defence.epsilon() {
             check(
                 e.is_finite() && e > 0.0 && e <= 1e6,

@@ -12,7 +12,7 @@ use super::defence::{self, Audit, Budget, Defence, Domain};
 use super::lstm::{self, INPUT, OUTPUT, WINDOW, Window};
 use super::metrics::{ait, asr, first_success};
 use super::objective::Observed;
-use super::traces::{self, Fix, Scaler};
+use super::traces::{self, Fix, Scaler, Target};
 use serde::{Deserialize, Serialize};
 use whereabouts_core::driver::{Driver, Guess};
 use whereabouts_core::geo::Metres;
@@ -550,7 +550,14 @@ impl Driver for MobLab {
             Federation::OneClient => 1,
             Federation::FedAvg => config.users,
         };
-        let traces = traces::population(config.data, &roads, count, points, config.seed);
+        let mut traces = traces::population(config.data, &roads, count, points, config.seed);
+        match &config.target {
+            Target::Synthetic => {}
+            Target::Path { waypoints, snap } => {
+                traces[0] = traces::path_trace(&roads, waypoints, *snap, points);
+            }
+            Target::Fixes { fixes } => traces[0] = fixes.clone(),
+        }
         let adaptive = matches!(config.defence, Defence::Adaptive { .. });
         let users: Vec<User> = traces
             .into_iter()

@@ -772,3 +772,64 @@ fn a_bad_setting_is_named() {
     };
     assert!(MobLab::start(cfg).err().unwrap().contains("epsilon"));
 }
+
+#[test]
+fn the_visitor_can_be_the_target_with_a_drawn_path_or_a_file() {
+    use super::traces::{Fix, Target};
+    use whereabouts_core::geo::Metres;
+    let waypoints = vec![
+        Metres::new(-2000.0, -1000.0),
+        Metres::new(1500.0, -800.0),
+        Metres::new(1800.0, 2200.0),
+    ];
+    let mut cfg = short(Method::StGia);
+    cfg.target = Target::Path {
+        waypoints: waypoints.clone(),
+        snap: true,
+    };
+    let lab = run(cfg.clone());
+    let roads = lab.roads();
+    // Snapped: every point of the target's trajectory is on a street, and it stays near the
+    // drawn path's box.
+    for f in lab.target() {
+        assert!(roads.snap(f.at).position.distance(&f.at) < 1e-6);
+        assert!(
+            f.at.east > -2500.0
+                && f.at.east < 2300.0
+                && f.at.north > -1500.0
+                && f.at.north < 2700.0
+        );
+    }
+    assert_eq!(lab.records().len(), 4);
+    // Not snapped: the points lie on the drawn legs.
+    cfg.target = Target::Path {
+        waypoints,
+        snap: false,
+    };
+    let raw = run(cfg.clone());
+    assert!(
+        raw.target()
+            .iter()
+            .any(|f| roads.snap(f.at).position.distance(&f.at) > 1.0)
+    );
+    // A file: its own points, in order; too few is refused with what is needed.
+    let fixes: Vec<Fix> = (0..20)
+        .map(|k| Fix {
+            time: 600.0 * k as f64,
+            at: Metres::new(100.0 * k as f64, 50.0 * (k % 3) as f64),
+        })
+        .collect();
+    cfg.target = Target::Fixes {
+        fixes: fixes.clone(),
+    };
+    let mine = run(cfg.clone());
+    assert_eq!(mine.target(), &fixes[..]);
+    cfg.target = Target::Fixes {
+        fixes: fixes[..10].to_vec(),
+    };
+    let refused = MobLab::start(cfg).err().unwrap();
+    assert!(
+        refused.contains("10 points") && refused.contains("need 13"),
+        "{refused}"
+    );
+}

@@ -93,9 +93,16 @@ pub fn vehicle(roads: &RoadNetwork, points: usize, s: &mut Stream) -> Vec<Fix> {
         .into_iter()
         .map(|k| roads.junctions[k])
         .collect();
-    let length = roads::length(&route).max(1.0);
+    let start = s.range(0.0, 2.0 * roads::length(&route).max(1.0));
+    shuttle(&route, start, points, s)
+}
+
+/// Back and forth along `route` from `start` metres into the there-and-back, at a bus's pace
+/// through the service hours, one position per ~10 minutes, `points` of them.
+fn shuttle(route: &[Metres], start: f64, points: usize, s: &mut Stream) -> Vec<Fix> {
+    let length = roads::length(route).max(1.0);
     // Distance travelled since the start of the route, unfolded (there and back is 2·length).
-    let mut travelled = s.range(0.0, 2.0 * length);
+    let mut travelled = start;
     let mut out = Vec::with_capacity(points);
     let mut day = 0.0;
     let mut t = SERVICE_START_H * 3600.0;
@@ -107,9 +114,9 @@ pub fn vehicle(roads: &RoadNetwork, points: usize, s: &mut Stream) -> Vec<Fix> {
         }
         let along = travelled % (2.0 * length);
         let at = if along <= length {
-            roads::point_along(&route, along)
+            roads::point_along(route, along)
         } else {
-            roads::point_along(&route, 2.0 * length - along)
+            roads::point_along(route, 2.0 * length - along)
         };
         out.push(Fix {
             time: START_UNIX as f64 + day * 86_400.0 + t,
@@ -120,6 +127,49 @@ pub fn vehicle(roads: &RoadNetwork, points: usize, s: &mut Stream) -> Vec<Fix> {
         travelled += dt * BUS_SPEED_MPS;
     }
     out
+}
+
+/// Who the server's target is.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Target {
+    /// The city's first user.
+    #[default]
+    Synthetic,
+    /// The visitor's drawn path (waypoints on the city's plane), travelled back and forth like a
+    /// bus's route; with `snap`, each leg follows the streets.
+    Path { waypoints: Vec<Metres>, snap: bool },
+    /// The visitor's own recorded points, in order (an imported file, already on the city's
+    /// plane and thinned to about 10 minutes).
+    Fixes { fixes: Vec<Fix> },
+}
+
+/// The visitor's drawn path as a trajectory of `points`: the legs (along the streets with
+/// `snap`), back and forth from the first waypoint.
+pub fn path_trace(
+    roads: &RoadNetwork,
+    waypoints: &[Metres],
+    snap: bool,
+    points: usize,
+) -> Vec<Fix> {
+    let mut route: Vec<Metres> = Vec::new();
+    for w in waypoints.windows(2) {
+        let leg = if snap {
+            let (a, b) = (roads.snap(w[0]).position, roads.snap(w[1]).position);
+            roads.path(a, b)
+        } else {
+            w.to_vec()
+        };
+        route.extend(leg.into_iter().skip(usize::from(!route.is_empty())));
+    }
+    if route.is_empty() {
+        route.extend(
+            waypoints
+                .iter()
+                .map(|w| if snap { roads.snap(*w).position } else { *w }),
+        );
+    }
+    shuttle(&route, 0.0, points, &mut Stream::new(0, "your-path"))
 }
 
 /// The shared world's routine in the city, for check-ins: places at the roadside, stays exactly
