@@ -134,6 +134,25 @@ pub struct MobLab {
     pending_update: Option<Vec<f32>>,
 }
 
+/// For each point of the window, the first iteration of `trail` that put it within `tau` of
+/// `truth` (metres).
+fn first_successes(
+    trail: &[Iterate],
+    scaler: &Scaler,
+    truth: &[Metres],
+    tau: f64,
+) -> Vec<Option<usize>> {
+    (0..WINDOW)
+        .map(|k| {
+            let by_iteration: Vec<f64> = trail
+                .iter()
+                .map(|it| scaler.denormalise(it.window[k]).distance(&truth[k]))
+                .collect();
+            first_success(&by_iteration, tau)
+        })
+        .collect()
+}
+
 /// The road mapping in normalised coordinates.
 type Map<'a> = Box<dyn Fn([f32; INPUT]) -> [f32; INPUT] + 'a>;
 
@@ -386,16 +405,7 @@ impl MobLab {
             .zip(&truth)
             .map(|(a, b)| a.distance(b))
             .collect();
-        let firsts: Vec<Option<usize>> = (0..WINDOW)
-            .map(|k| {
-                let by_iteration: Vec<f64> = found
-                    .trail
-                    .iter()
-                    .map(|it| scaler.denormalise(it.window[k]).distance(&truth[k]))
-                    .collect();
-                first_success(&by_iteration, tau)
-            })
-            .collect();
+        let firsts = first_successes(&found.trail, &scaler, &truth, tau);
         let scored = match calibration {
             Calibration::Off => &errors_m,
             Calibration::Causal | Calibration::AllRounds => &calibrated_errors_m,
@@ -443,16 +453,7 @@ impl MobLab {
         let errors: Vec<f64> = (0..WINDOW)
             .map(|k| scaler.denormalise(w[k]).distance(&truth[k]))
             .collect();
-        let firsts: Vec<Option<usize>> = (0..WINDOW)
-            .map(|k| {
-                let by: Vec<f64> = inv
-                    .trail
-                    .iter()
-                    .map(|it| scaler.denormalise(it.window[k]).distance(&truth[k]))
-                    .collect();
-                first_success(&by, tau)
-            })
-            .collect();
+        let firsts = first_successes(&inv.trail, &scaler, &truth, tau);
         (
             asr(&errors, tau).unwrap_or(0.0),
             ait(&firsts).unwrap_or(self.config.attack.iterations as f64),

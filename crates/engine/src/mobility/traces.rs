@@ -197,7 +197,8 @@ pub fn check_ins(roads: &RoadNetwork, points: usize, seed: u64, label: &str) -> 
     let mut weeks = 4;
     loop {
         let (person, mut s) = people::person(&check_in_routine(weeks), roads, seed, label);
-        let homes: Vec<Metres> = person.places.iter().take(1).map(|p| p.position).collect();
+        // The shared world's first place is home.
+        let home = person.places[0].position;
         let mut out = Vec::new();
         let mut moved = false;
         for seg in &person.timeline {
@@ -205,7 +206,7 @@ pub fn check_ins(roads: &RoadNetwork, points: usize, seed: u64, label: &str) -> 
                 Segment::Move { .. } => moved = true,
                 Segment::Stay { at, start, .. } => {
                     if moved {
-                        let chance = if homes.iter().any(|h| h.distance(at) < 1.0) {
+                        let chance = if home.distance(at) < 1.0 {
                             CHECK_IN_AT_HOME_CHANCE
                         } else {
                             CHECK_IN_CHANCE
