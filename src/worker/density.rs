@@ -31,6 +31,24 @@ fn say(response: DensityResponse) -> Response {
     Response::Density(response)
 }
 
+const STUDY_REPLIES: super::study::Replies<StudyPoint> = super::study::Replies {
+    progress: |id, done, total, point| {
+        say(DensityResponse::StudyProgress {
+            id,
+            done,
+            total,
+            point: Some(point),
+        })
+    },
+    done: |id| {
+        say(DensityResponse::StudyDone {
+            id,
+            cancelled: false,
+        })
+    },
+    error: |id, message| say(DensityResponse::StudyError { id, message }),
+};
+
 impl DensityHost {
     /// Answers one of the lab's requests; a start and an edit's attacks answer at once.
     pub fn handle(
@@ -176,34 +194,7 @@ impl DensityHost {
     }
 
     fn pump_study(&mut self, now: &dyn Fn() -> f64, deadline: f64, emit: &mut dyn FnMut(Response)) {
-        let Some((id, runner)) = self.study.as_mut() else {
-            return;
-        };
-        let (id, total) = (*id, runner.total());
-        let mut done = runner.done();
-        let result = runner.work(now, deadline, &mut |point| {
-            done += 1;
-            emit(say(DensityResponse::StudyProgress {
-                id,
-                done,
-                total,
-                point: Some(point),
-            }))
-        });
-        match result {
-            Ok(true) => {}
-            Ok(false) => {
-                self.study = None;
-                emit(say(DensityResponse::StudyDone {
-                    id,
-                    cancelled: false,
-                }));
-            }
-            Err(message) => {
-                self.study = None;
-                emit(say(DensityResponse::StudyError { id, message }));
-            }
-        }
+        super::study::pump(&mut self.study, &STUDY_REPLIES, now, deadline, emit);
     }
 }
 

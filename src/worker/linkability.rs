@@ -28,6 +28,24 @@ fn say(response: LinkResponse) -> Response {
     Response::Linkability(response)
 }
 
+const STUDY_REPLIES: super::study::Replies<StudyPoint> = super::study::Replies {
+    progress: |id, done, total, point| {
+        say(LinkResponse::StudyProgress {
+            id,
+            done,
+            total,
+            point: Some(point),
+        })
+    },
+    done: |id| {
+        say(LinkResponse::StudyDone {
+            id,
+            cancelled: false,
+        })
+    },
+    error: |id, message| say(LinkResponse::StudyError { id, message }),
+};
+
 impl LinkHost {
     pub fn handle(&mut self, request: LinkRequest, emit: &mut dyn FnMut(Response)) {
         match request {
@@ -97,34 +115,7 @@ impl LinkHost {
     }
 
     fn pump_study(&mut self, now: &dyn Fn() -> f64, deadline: f64, emit: &mut dyn FnMut(Response)) {
-        let Some((id, runner)) = self.study.as_mut() else {
-            return;
-        };
-        let (id, total) = (*id, runner.total());
-        let mut done = runner.done();
-        let result = runner.work(now, deadline, &mut |point| {
-            done += 1;
-            emit(say(LinkResponse::StudyProgress {
-                id,
-                done,
-                total,
-                point: Some(point),
-            }))
-        });
-        match result {
-            Ok(true) => {}
-            Ok(false) => {
-                self.study = None;
-                emit(say(LinkResponse::StudyDone {
-                    id,
-                    cancelled: false,
-                }));
-            }
-            Err(message) => {
-                self.study = None;
-                emit(say(LinkResponse::StudyError { id, message }));
-            }
-        }
+        super::study::pump(&mut self.study, &STUDY_REPLIES, now, deadline, emit);
     }
 }
 

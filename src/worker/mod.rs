@@ -12,6 +12,7 @@ pub mod density;
 pub mod import;
 pub mod linkability;
 pub mod signal_map;
+pub mod study;
 
 use crate::protocol::{self, ImportRequest, Request, Response};
 use crate::shell::tabs::LabKind;
