@@ -270,15 +270,16 @@ impl MobLab {
     /// starts the server's attack on what the target sends.
     fn defend(&mut self, mut round: Round, audit: Option<(f64, f64)>) -> Phase {
         let t = round.t;
-        let cfg = self.config.clone();
+        // The round's settings (copies: the config also holds the target's whole trajectory).
+        let (defence, attack, seed) = (self.config.defence, self.config.attack, self.config.seed);
         // The adaptive allocation: this round's ε_t from the audit's ASR and AIT.
-        let epsilon_t = match cfg.defence {
+        let epsilon_t = match defence {
             Defence::Adaptive { audit: kind, .. } => {
                 let (a, i) = match kind {
                     Audit::SelfAudit => audit.expect("the self-audit ran"),
                     // The previous round's attack on what was sent; none yet: the worst case.
                     Audit::PreviousRound => self.records.last().map_or((1.0, 1.0), |r| {
-                        (r.asr, r.ait.unwrap_or(cfg.attack.iterations as f64))
+                        (r.asr, r.ait.unwrap_or(attack.iterations as f64))
                     }),
                 };
                 round.audit = Some((a, i));
@@ -295,10 +296,10 @@ impl MobLab {
         let trainers = self.trainers();
         let mut target_gradient = Vec::new();
         for u in 0..trainers {
-            let mut s = Stream::new(cfg.seed, &format!("defence-{u}-{t}"));
+            let mut s = Stream::new(seed, &format!("defence-{u}-{t}"));
             let user = &mut self.users[u];
             let fixes: Vec<Metres> = (t..=t + WINDOW).map(|k| user.fixes[k].at).collect();
-            let perturbed: Option<Vec<Metres>> = match cfg.defence {
+            let perturbed: Option<Vec<Metres>> = match defence {
                 Defence::GeoI { epsilon } => Some(
                     fixes
                         .iter()
@@ -335,7 +336,7 @@ impl MobLab {
             } else {
                 lstm::loss_and_gradient(&self.params, &window, &label).1
             };
-            if let Defence::DpSgd { epsilon } = cfg.defence {
+            if let Defence::DpSgd { epsilon } = defence {
                 defence::dp_sgd(&mut g, epsilon, &mut s);
             }
             // The server's FedAvg: every phone's one step averaged (equal weights).
@@ -348,24 +349,24 @@ impl MobLab {
             }
         }
         round.observed = Some(Observed::new(target_gradient));
-        let (init, _, _) = cfg.attack.effective();
+        let (init, _, _) = attack.effective();
         let previous = self
             .recovered
             .last()
             .map(|w| (*w, *self.labels.last().expect("a label per window")));
         let start = self.start_from(t, init, previous, "dummy");
-        let known = cfg.attack.method.knows_label().then_some(round.clean.1);
+        let known = attack.method.knows_label().then_some(round.clean.1);
         let extras = Extras {
-            output_target: (cfg.attack.method == Method::Cpl)
+            output_target: (attack.method == Method::Cpl)
                 .then(|| lstm::predict(&self.params, &round.clean.0)),
-            tv_weight: if cfg.attack.method == Method::InvGrad {
-                cfg.attack.tv_weight
+            tv_weight: if attack.method == Method::InvGrad {
+                attack.tv_weight
             } else {
                 0.0
             },
         };
         let inv = Inverter::new(
-            cfg.attack.method.inversion(cfg.attack.iterations),
+            attack.method.inversion(attack.iterations),
             extras,
             start,
             known,
