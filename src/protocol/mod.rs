@@ -1,5 +1,6 @@
 //! Typed messages between the page and its workers: an envelope ([`Request`], [`Response`])
-//! with one family per lab ([`signal`], [`density`], [`linkability`]) and the import worker's own ([`import`]).
+//! with one family per lab ([`signal`], [`density`], [`linkability`], [`mobility`]) and the import
+//! worker's own ([`import`]).
 //!
 //! Messages cross the worker boundary as plain JS objects made by `serde-wasm-bindgen` (no JSON
 //! strings), tagged by `type` (the envelope) and by the family's own tag (`signal`, `import`) so
@@ -10,6 +11,7 @@
 pub mod density;
 pub mod import;
 pub mod linkability;
+pub mod mobility;
 pub mod signal;
 
 pub use density::{Request as DensityRequest, Response as DensityResponse};
@@ -17,6 +19,7 @@ pub use import::{
     ImportReport, ImportSettings, Request as ImportRequest, Response as ImportResponse,
 };
 pub use linkability::{Request as LinkRequest, Response as LinkResponse};
+pub use mobility::{Request as MobRequest, Response as MobResponse};
 pub use signal::{Request as SignalRequest, Response as SignalResponse};
 
 use serde::{Deserialize, Serialize};
@@ -47,6 +50,8 @@ pub enum Request {
     Density(density::Request),
     /// The Linkability lab's messages.
     Linkability(linkability::Request),
+    /// The Mobility lab's messages.
+    Mobility(mobility::Request),
     /// To an import worker.
     Import(import::Request),
 }
@@ -69,6 +74,8 @@ pub enum Response {
     Density(density::Response),
     /// The Linkability lab's messages.
     Linkability(linkability::Response),
+    /// The Mobility lab's messages.
+    Mobility(mobility::Response),
     /// From an import worker.
     Import(import::Response),
 }

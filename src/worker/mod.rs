@@ -11,6 +11,7 @@
 pub mod density;
 pub mod import;
 pub mod linkability;
+pub mod mobility;
 pub mod signal_map;
 pub mod study;
 
@@ -53,6 +54,7 @@ pub struct Scheduler {
     signal: signal_map::SignalHost,
     density: density::DensityHost,
     linkability: linkability::LinkHost,
+    mobility: mobility::MobHost,
     /// The lab whose tab shows (`None`: the Signal map, the page's default): only it computes,
     /// the others wait where they were.
     shown: Option<LabKind>,
@@ -87,6 +89,7 @@ impl Scheduler {
             Request::Signal(request) => self.signal.handle(request, now, emit),
             Request::Density(request) => self.density.handle(request, now, emit),
             Request::Linkability(request) => self.linkability.handle(request, emit),
+            Request::Mobility(request) => self.mobility.handle(request, emit),
             Request::Import(ImportRequest::File { .. }) => emit(Response::Rejected {
                 reason: "imports run in their own worker".into(),
             }),
@@ -100,17 +103,22 @@ impl Scheduler {
         }
     }
 
-    fn hosts(&mut self) -> [&mut dyn LabHost; 3] {
-        [&mut self.signal, &mut self.density, &mut self.linkability]
+    fn hosts(&mut self) -> [&mut dyn LabHost; 4] {
+        [
+            &mut self.signal,
+            &mut self.density,
+            &mut self.linkability,
+            &mut self.mobility,
+        ]
     }
 
-    /// The visible lab's host, if that lab is built.
-    fn visible(&mut self) -> Option<&mut dyn LabHost> {
+    /// The visible lab's host.
+    fn visible(&mut self) -> &mut dyn LabHost {
         match self.shown.unwrap_or(LabKind::Signal) {
-            LabKind::Signal => Some(&mut self.signal),
-            LabKind::Density => Some(&mut self.density),
-            LabKind::Linkability => Some(&mut self.linkability),
-            LabKind::Mobility => None,
+            LabKind::Signal => &mut self.signal,
+            LabKind::Density => &mut self.density,
+            LabKind::Linkability => &mut self.linkability,
+            LabKind::Mobility => &mut self.mobility,
         }
     }
 
@@ -120,7 +128,7 @@ impl Scheduler {
             LabKind::Signal => self.signal.has_work(),
             LabKind::Density => self.density.has_work(),
             LabKind::Linkability => self.linkability.has_work(),
-            LabKind::Mobility => false,
+            LabKind::Mobility => self.mobility.has_work(),
         }
     }
 
@@ -132,7 +140,7 @@ impl Scheduler {
         deadline: f64,
         emit: &mut dyn FnMut(Response),
     ) -> bool {
-        self.visible().is_some_and(|h| h.pump(now, deadline, emit))
+        self.visible().pump(now, deadline, emit)
     }
 }
 
@@ -690,6 +698,83 @@ mod tests {
         assert_eq!(summary.ranking.len(), 6, "every new device ranked");
         assert!(summary.your_rank.is_some() && summary.identification.is_some());
         assert!(!engine.has_work());
+    }
+
+    #[test]
+    fn the_mobility_lab_plays_to_the_round_wanted_and_sends_each_rounds_trail() {
+        use crate::protocol::{MobRequest, MobResponse};
+        use whereabouts_engine::mobility::config::MobConfig;
+        let mut config = MobConfig {
+            rounds: 4,
+            held_out: 2,
+            ..MobConfig::default()
+        };
+        config.attack.iterations = 12;
+        let mut engine = Scheduler::default();
+        let show = Request::Show {
+            lab: "mobility".into(),
+        };
+        engine.handle(show, &|| 0.0, &mut |_| {});
+        let mut out = Vec::new();
+        let start = Request::Mobility(MobRequest::Start {
+            generation: 5,
+            config: Box::new(config),
+            use_data: false,
+            want: 2,
+        });
+        engine.handle(start, &|| 0.0, &mut |r| out.push(r));
+        assert!(matches!(
+            &out[0],
+            Response::Mobility(MobResponse::Started { rounds: 4, target, .. }) if target.len() >= 4 + 9
+        ));
+        let rounds = |out: &[Response]| -> Vec<(usize, usize)> {
+            out.iter()
+                .filter_map(|r| match r {
+                    Response::Mobility(MobResponse::Round { record, trail, .. }) => {
+                        Some((record.round, trail.len()))
+                    }
+                    _ => None,
+                })
+                .collect()
+        };
+        let out = pump_all(&mut engine);
+        assert_eq!(
+            rounds(&out),
+            vec![(0, 12 * 18), (1, 12 * 18)],
+            "two rounds, each with its 12 iterates of 9 points"
+        );
+        assert!(matches!(
+            out.last(),
+            Some(Response::Mobility(MobResponse::Idle { summary, .. })) if summary.rounds_done == 2
+        ));
+        assert!(!engine.has_work(), "paused at the round wanted");
+        let play = Request::Mobility(MobRequest::Play {
+            generation: 5,
+            want: 4,
+        });
+        engine.handle(play, &|| 0.0, &mut |_| {});
+        let out = pump_all(&mut engine);
+        assert_eq!(rounds(&out).len(), 2);
+        match out.last() {
+            Some(Response::Mobility(MobResponse::Idle { summary, .. })) => {
+                assert_eq!(summary.rounds_done, 4);
+                assert!(summary.utility_error_m.is_some(), "the end has the utility");
+            }
+            other => panic!("{other:?}"),
+        }
+        // A file target needs a file.
+        let mut out = Vec::new();
+        let start = Request::Mobility(MobRequest::Start {
+            generation: 6,
+            config: Box::new(MobConfig::default()),
+            use_data: true,
+            want: 1,
+        });
+        engine.handle(start, &|| 0.0, &mut |r| out.push(r));
+        assert!(
+            matches!(&out[0], Response::Mobility(MobResponse::Error { message, .. }) if message.contains("no imported data")),
+            "{out:?}"
+        );
     }
 
     #[test]

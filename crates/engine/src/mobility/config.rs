@@ -4,6 +4,7 @@
 
 use super::attack::{InversionSettings, Optimiser};
 use super::defence::Defence;
+use super::limits;
 use super::objective::Distance;
 use super::traces::{Target, TraceKind};
 use serde::{Deserialize, Serialize};
@@ -219,39 +220,32 @@ impl MobConfig {
     /// A bad setting named, with what is wrong.
     pub fn validate(&self) -> Result<(), String> {
         let check = |ok: bool, what: &str| if ok { Ok(()) } else { Err(what.to_string()) };
-        check(
-            (1..=1000).contains(&self.users),
-            "users: between 1 and 1000",
+        let bound = |limit: &limits::Limit, field: &str, x: f64| {
+            limit.check(field, x).map(|_| ()).map_err(|e| e.to_string())
+        };
+        bound(&limits::SEED, "seed", self.seed as f64)?;
+        bound(&limits::USERS, "users", self.users as f64)?;
+        bound(&limits::ROUNDS, "rounds", self.rounds as f64)?;
+        bound(&limits::HELD_OUT, "held_out", self.held_out as f64)?;
+        bound(
+            &limits::LEARNING_RATE,
+            "learning_rate",
+            f64::from(self.learning_rate),
         )?;
-        check(
-            (1..=500).contains(&self.rounds),
-            "rounds: between 1 and 500",
+        bound(
+            &limits::ITERATIONS,
+            "attack.iterations",
+            self.attack.iterations as f64,
         )?;
-        check(self.held_out <= 500, "held_out: at most 500")?;
-        check(
-            self.learning_rate.is_finite()
-                && self.learning_rate > 0.0
-                && self.learning_rate <= 10.0,
-            "learning_rate: above 0, at most 10",
+        bound(
+            &limits::TV_WEIGHT,
+            "attack.tv_weight",
+            f64::from(self.attack.tv_weight),
         )?;
-        check(
-            (1..=5000).contains(&self.attack.iterations),
-            "attack.iterations: between 1 and 5000",
-        )?;
-        check(
-            self.attack.tv_weight.is_finite() && (0.0..=100.0).contains(&self.attack.tv_weight),
-            "attack.tv_weight: between 0 and 100",
-        )?;
-        check(
-            self.tau_m.is_finite() && self.tau_m > 0.0 && self.tau_m <= 100_000.0,
-            "tau_m: above 0, at most 100 km",
-        )?;
+        bound(&limits::TAU_M, "tau_m", self.tau_m)?;
         match &self.target {
             Target::Path { waypoints, .. } => {
-                check(
-                    (2..=10_000).contains(&waypoints.len()),
-                    "target: a drawn path needs 2 to 10,000 waypoints",
-                )?;
+                bound(&limits::WAYPOINTS, "target", waypoints.len() as f64)?;
                 check(
                     waypoints
                         .iter()
@@ -279,11 +273,38 @@ impl MobConfig {
             Target::Synthetic => {}
         }
         if let Some(e) = self.defence.epsilon() {
-            check(
-                e.is_finite() && e > 0.0 && e <= 1e6,
-                "defence.epsilon: above 0, at most 10⁶",
-            )?;
+            bound(&limits::EPSILON, "defence.epsilon", e)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn an_absurd_setting_is_named_with_its_bound() {
+        assert!(MobConfig::default().validate().is_ok());
+        let bad = |f: fn(&mut MobConfig)| {
+            let mut c = MobConfig::default();
+            f(&mut c);
+            c.validate().unwrap_err()
+        };
+        assert!(bad(|c| c.users = 0).starts_with("users"));
+        assert!(bad(|c| c.rounds = 501).contains("1 to 500"));
+        assert!(bad(|c| c.learning_rate = f32::NAN).starts_with("learning_rate"));
+        assert!(bad(|c| c.attack.iterations = 0).starts_with("attack.iterations"));
+        assert!(bad(|c| c.tau_m = -1.0).starts_with("tau_m"));
+        assert!(bad(|c| c.defence = Defence::GeoI { epsilon: 0.0 }).starts_with("defence.epsilon"));
+        let one = bad(|c| {
+            c.target = Target::Path {
+                waypoints: vec![whereabouts_core::geo::Metres::new(0.0, 0.0)],
+                snap: true,
+            }
+        });
+        assert!(one.contains("2 to 10,000 waypoints"), "{one}");
     }
 }

@@ -173,6 +173,16 @@ impl MobLab {
         &self.records
     }
 
+    /// The target's normalisation (the trail's iterates are normalised).
+    pub fn scaler(&self) -> Scaler {
+        self.users[0].scaler
+    }
+
+    /// Rounds finished so far.
+    pub fn rounds_done(&self) -> usize {
+        self.records.len()
+    }
+
     /// The target's recorded trajectory.
     pub fn target(&self) -> &[Fix] {
         &self.users[0].fixes
@@ -647,9 +657,13 @@ impl Driver for MobLab {
                     if inv.done() {
                         let t = round.t;
                         self.end_round(inv, round, emit);
-                        if t + 1 < self.config.rounds {
-                            self.phase = self.begin_round(t + 1);
+                        if t + 1 >= self.config.rounds {
+                            return Ok(false);
                         }
+                        // A call ends with each round: the caller may stop between rounds
+                        // (the page's pause) and reads the round's trail before the next.
+                        self.phase = self.begin_round(t + 1);
+                        return Ok(true);
                     } else {
                         self.phase = Phase::Attack(inv, round);
                         return Ok(true);

@@ -22,12 +22,15 @@ pub mod defence;
 pub mod dual;
 pub mod experiments;
 pub mod lab;
+pub mod limits;
 pub mod lstm;
 pub mod metrics;
 pub mod objective;
 pub mod optim;
 pub mod scalar;
+pub mod study;
 pub mod traces;
+pub mod visitor;
 
 #[cfg(test)]
 mod tests;

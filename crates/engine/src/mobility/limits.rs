@@ -1,0 +1,24 @@
+//! Every bound on a Mobility-lab setting, defined once: the engine refuses what lies outside,
+//! and the page's controls and URL parser read the same constants.
+
+pub use whereabouts_core::limit::{Limit, SEED};
+use whereabouts_core::limit::{closed, positive, whole};
+
+/// Users in the city (the paper: 100).
+pub const USERS: Limit = whole(1.0, 1000.0, "a whole number from 1 to 1,000");
+/// Global rounds T (the paper: 50).
+pub const ROUNDS: Limit = whole(1.0, 500.0, "a whole number from 1 to 500");
+/// Held-out windows for the utility.
+pub const HELD_OUT: Limit = whole(0.0, 500.0, "a whole number from 0 to 500");
+/// The phones' SGD learning rate.
+pub const LEARNING_RATE: Limit = positive(10.0, "above 0, at most 10");
+/// Attack iterations per round (the paper: 200).
+pub const ITERATIONS: Limit = whole(1.0, 5000.0, "a whole number from 1 to 5,000");
+/// InvGrad's TV weight.
+pub const TV_WEIGHT: Limit = closed(0.0, 100.0, "between 0 and 100");
+/// The success radius τ, metres.
+pub const TAU_M: Limit = positive(100_000.0, "above 0 m, at most 100 km");
+/// A defence's ε (per km for the location mechanisms; the run's total for the adaptive one).
+pub const EPSILON: Limit = positive(1e6, "above 0, at most 10⁶");
+/// Waypoints of a drawn path.
+pub const WAYPOINTS: Limit = whole(2.0, 10_000.0, "2 to 10,000 waypoints");

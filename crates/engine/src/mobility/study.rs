@@ -1,0 +1,156 @@
+//! The Mobility lab's privacy–utility study ([002] Table 5 and Fig. 5 on the visitor's run):
+//! the same target, city and attack with no defence and with every defence at every ε of the
+//! paper's table, each run measured by the attack's mean ASR and AIT and the model's utility
+//! (next-location error on held-out windows, recall@5). The page runs it in the worker on the
+//! core's [`StudyRunner`]; the command line's tables are made in [`super::experiments`].
+
+use super::config::MobConfig;
+use super::defence::{Audit, Defence};
+use super::experiments::EPSILONS;
+use super::lab::MobLab;
+use serde::{Deserialize, Serialize};
+use whereabouts_core::driver::Driver;
+use whereabouts_core::study::StudyRunner;
+
+/// The defences of the study, by family key, each at ε.
+pub const FAMILIES: [&str; 5] = ["none", "dp_sgd", "geo_i", "geo_gi", "adaptive"];
+
+/// One run: a defence on the base config.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StudyRun {
+    /// One of [`FAMILIES`].
+    pub family: String,
+    pub epsilon: Option<f64>,
+    /// How the page names it ("GeoI, ε = 5").
+    pub label: String,
+    pub config: MobConfig,
+}
+
+/// What one run gave.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StudyPoint {
+    pub family: String,
+    pub epsilon: Option<f64>,
+    pub label: String,
+    /// The attack's mean ASR over the rounds (with the configured calibration) and mean AIT.
+    pub asr: Option<f64>,
+    pub ait: Option<f64>,
+    /// The model's mean next-location error on held-out windows, metres, and recall@5.
+    pub utility_error_m: Option<f64>,
+    pub recall_at_5: Option<f64>,
+    /// Why the run failed, if it did.
+    pub failed: Option<String>,
+}
+
+/// The defence of `family` at `epsilon` (the adaptive one audits as `audit` says).
+fn defence(family: &str, epsilon: f64, audit: Audit) -> Defence {
+    match family {
+        "dp_sgd" => Defence::DpSgd { epsilon },
+        "geo_i" => Defence::GeoI { epsilon },
+        "geo_gi" => Defence::GeoGi { epsilon },
+        "adaptive" => Defence::Adaptive { epsilon, audit },
+        _ => Defence::None,
+    }
+}
+
+/// The study's runs on `base` (its target, city, federation and attack): no defence, then each
+/// defence at every ε of [`EPSILONS`]. The adaptive defence audits as `base`'s does, if it is
+/// the adaptive one; else by the self-audit.
+pub fn runs(base: &MobConfig) -> Vec<StudyRun> {
+    let audit = match base.defence {
+        Defence::Adaptive { audit, .. } => audit,
+        _ => Audit::SelfAudit,
+    };
+    let with = |defence| MobConfig {
+        defence,
+        ..base.clone()
+    };
+    let mut runs = vec![StudyRun {
+        family: "none".into(),
+        epsilon: None,
+        label: "no defence".into(),
+        config: with(Defence::None),
+    }];
+    for family in &FAMILIES[1..] {
+        for e in EPSILONS {
+            let d = defence(family, e, audit);
+            runs.push(StudyRun {
+                family: (*family).into(),
+                epsilon: Some(e),
+                label: format!("{}, ε = {e}", d.name()),
+                config: with(d),
+            });
+        }
+    }
+    runs
+}
+
+/// Measures a finished run (or says why it failed).
+pub fn measure(run: &StudyRun, lab: &MobLab, failed: Option<String>) -> StudyPoint {
+    let summary = lab.summary();
+    StudyPoint {
+        family: run.family.clone(),
+        epsilon: run.epsilon,
+        label: run.label.clone(),
+        asr: summary.mean_asr,
+        ait: summary.mean_ait,
+        utility_error_m: summary.utility_error_m,
+        recall_at_5: summary.recall_at_5,
+        failed,
+    }
+}
+
+/// The runner for `runs`: each run a [`MobLab`], measured by [`measure`].
+pub fn runner(runs: Vec<StudyRun>) -> StudyRunner<StudyRun, MobLab, StudyPoint> {
+    StudyRunner::new(
+        runs,
+        |r: &StudyRun| MobLab::start(r.config.clone()),
+        measure,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn every_defence_at_every_epsilon_is_a_point_with_its_privacy_and_utility() {
+        let mut base = MobConfig {
+            rounds: 3,
+            held_out: 4,
+            defence: Defence::Adaptive {
+                epsilon: 1.0,
+                audit: Audit::PreviousRound,
+            },
+            ..MobConfig::default()
+        };
+        base.attack.iterations = 10;
+        let runs = runs(&base);
+        assert_eq!(runs.len(), 1 + 4 * EPSILONS.len());
+        assert!(runs.iter().all(|r| r.config.rounds == 3));
+        assert!(
+            runs.iter()
+                .filter(|r| r.family == "adaptive")
+                .all(|r| matches!(
+                    r.config.defence,
+                    Defence::Adaptive {
+                        audit: Audit::PreviousRound,
+                        ..
+                    }
+                )),
+            "the base's audit is kept"
+        );
+        assert_eq!(runs[6].label, "GeoI, ε = 1");
+        let points = runner(runs).finish().unwrap();
+        assert_eq!(points.len(), 21);
+        for p in &points {
+            assert!(p.failed.is_none(), "{p:?}");
+            let asr = p.asr.unwrap();
+            assert!((0.0..=1.0).contains(&asr), "{p:?}");
+            assert!(p.utility_error_m.unwrap() > 0.0, "{p:?}");
+            assert!((0.0..=1.0).contains(&p.recall_at_5.unwrap()), "{p:?}");
+        }
+    }
+}
