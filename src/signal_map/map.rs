@@ -1,42 +1,20 @@
 //! The Signal map's layers and editing on the shared map ([`crate::ui::map`]): the path is
-//! drawn freehand or by clicks, waypoints dragged, inserted at a leg's midpoint and deleted.
+//! drawn with the shared path tool ([`crate::ui::path_tool`]).
 
 use super::LabState;
 use super::draw::{self, Frame};
-use super::editor::{KEY_STEP_M, MAX_WAYPOINTS, clamp_to};
 use crate::shell::path_link;
 use crate::ui::basemap::Viewport;
 use crate::ui::labels::boxes;
-use crate::ui::map::{MapEditor, MapLayers, map_view, overlays, touch_first};
+use crate::ui::map::{MapLayers, map_view, overlays};
+use crate::ui::path_editor::KEY_STEP_M;
+use crate::ui::path_tool::{PathHost, PathTool, Tool};
 use leptos::prelude::*;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlCanvasElement;
 use whereabouts_core::geo::Metres;
-
-/// Freehand drawing adds a waypoint every this many CSS pixels.
-const DRAW_SPACING_PX: f64 = 26.0;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Tool {
-    Draw,
-    Pan,
-}
-
-#[derive(Clone, Debug, Default)]
-enum Gesture {
-    #[default]
-    None,
-    Waypoint {
-        index: usize,
-        before: Vec<Metres>,
-        moved: bool,
-    },
-    Draw {
-        before: Vec<Metres>,
-        last: (f64, f64),
-    },
-}
+use whereabouts_engine::signal_map::trajectory::MAX_WAYPOINTS;
 
 fn area_of(state: &LabState) -> (Metres, Metres) {
     state
@@ -48,217 +26,39 @@ fn area_of(state: &LabState) -> (Metres, Metres) {
         })
 }
 
-/// The path editor on the map (all `Copy` handles).
-#[derive(Clone, Copy)]
-struct PathTool {
-    state: LabState,
-    tool: RwSignal<Tool>,
-    active: RwSignal<Option<usize>>,
-    gesture: StoredValue<Gesture>,
-}
-
-impl PathTool {
-    fn editing(&self) -> bool {
-        self.tool.get_untracked() == Tool::Draw
-            && !self.state.has_data()
-            && !self
-                .state
-                .hidden
-                .with_untracked(|h| h.iter().any(|k| k == "draw"))
+/// The Signal map's path on the shared path tool.
+impl PathHost for LabState {
+    fn editor(&self) -> RwSignal<crate::ui::path_editor::PathEditor> {
+        self.editor
     }
 
-    fn plane_at(&self, view: &Viewport, x: f64, y: f64) -> Metres {
-        clamp_to(area_of(&self.state), view.to_plane(x, y))
-    }
-}
-
-impl MapEditor for PathTool {
-    fn down(&self, v: &Viewport, x: f64, y: f64, touch: bool) -> bool {
-        if !self.editing() {
-            return false;
-        }
-        let (state, radius) = (self.state, if touch { 18.0 } else { 10.0 });
-        let before = state.editor.with_untracked(|ed| ed.waypoints.clone());
-        if let Some(index) = state
-            .editor
-            .with_untracked(|ed| ed.hit_waypoint(v, x, y, radius))
-        {
-            self.active.set(Some(index));
-            self.gesture.set_value(Gesture::Waypoint {
-                index,
-                before,
-                moved: false,
-            });
-        } else if let Some(k) = state
-            .editor
-            .with_untracked(|ed| ed.hit_midpoint(v, x, y, radius))
-        {
-            // A full path takes no new waypoint (the note under the map says so).
-            let mut inserted = None;
-            state.editor.update(|ed| inserted = ed.insert_mid(k));
-            let Some(index) = inserted else {
-                return true;
-            };
-            self.active.set(Some(index));
-            self.gesture.set_value(Gesture::Waypoint {
-                index,
-                before,
-                moved: true,
-            });
-        } else {
-            let p = self.plane_at(v, x, y);
-            state.editor.update(|ed| {
-                ed.add(p);
-            });
-            self.active.set(None);
-            self.gesture.set_value(Gesture::Draw {
-                before,
-                last: (x, y),
-            });
-        }
-        true
+    /// Not while a file is loaded, nor when the link hides drawing.
+    fn editable(&self) -> bool {
+        !self.data.loaded() && !self.hidden.with(|h| h.iter().any(|k| k == "draw"))
     }
 
-    fn drag(&self, v: &Viewport, x: f64, y: f64) {
-        let mut g = self.gesture.get_value();
-        match &mut g {
-            Gesture::None => return,
-            Gesture::Waypoint { index, moved, .. } => {
-                let (i, p) = (*index, self.plane_at(v, x, y));
-                self.state.editor.update(|ed| {
-                    if let Some(w) = ed.waypoints.get_mut(i) {
-                        *w = p;
-                    }
-                });
-                *moved = true;
-                self.state.drag_changed();
-            }
-            Gesture::Draw { last, .. } => {
-                if (x - last.0).hypot(y - last.1) >= DRAW_SPACING_PX {
-                    let p = self.plane_at(v, x, y);
-                    self.state.editor.update(|ed| {
-                        ed.add(p);
-                    });
-                    *last = (x, y);
-                }
-            }
-        }
-        self.gesture.set_value(g);
+    fn area(&self) -> (Metres, Metres) {
+        area_of(self)
     }
 
-    /// Ends a waypoint drag or a freehand stroke: one undo step, and the engine hears of it.
-    fn up(&self) {
-        let state = self.state;
-        match self.gesture.get_value() {
-            Gesture::Waypoint {
-                before,
-                moved: true,
-                ..
-            } => {
-                state.editor.update(|ed| ed.commit(before));
-                state.path_changed();
-            }
-            Gesture::Draw { before, .. } => {
-                state.editor.update(|ed| ed.commit(before));
-                self.active.set(None);
-                state.path_changed();
-            }
-            _ => {}
-        }
-        self.gesture.set_value(Gesture::None);
+    fn key_step_m(&self) -> f64 {
+        KEY_STEP_M
     }
 
-    fn double_click(&self, v: &Viewport, x: f64, y: f64) {
-        if !self.editing() {
-            return;
-        }
-        if let Some(i) = self
-            .state
-            .editor
-            .with_untracked(|ed| ed.hit_waypoint(v, x, y, 12.0))
-        {
-            self.state.editor.update(|ed| ed.delete(i));
-            self.active.set(None);
-            self.state.path_changed();
-        }
+    fn dragged(&self) {
+        self.drag_changed();
     }
 
-    /// Drawing without a pointer: N / P select the next / previous waypoint, the arrows move
-    /// it ([`KEY_STEP_M`], Shift ten times that), A adds one after it, Delete removes it,
-    /// Escape ends the selection (the arrows pan again). Each change is one undo step.
-    fn key(&self, v: &Viewport, key: &str, shift: bool) -> bool {
-        if !self.editing() {
-            return false;
-        }
-        let state = self.state;
-        let active = self.active.get_untracked();
-        let before = state.editor.with_untracked(|ed| ed.waypoints.clone());
-        let area = area_of(&state);
-        let keep = move |p| clamp_to(area, p);
-        let step = if shift { 10.0 * KEY_STEP_M } else { KEY_STEP_M };
-        let edited = move || {
-            state.editor.update(|ed| ed.commit(before.clone()));
-            state.path_changed();
-        };
-        match (key, active) {
-            ("n" | "N" | "p" | "P", _) => {
-                let forward = key.eq_ignore_ascii_case("n");
-                let next = state
-                    .editor
-                    .with_untracked(|ed| ed.step_selection(active, forward));
-                self.active.set(next);
-            }
-            ("Escape", Some(_)) => self.active.set(None),
-            ("a" | "A", _) => {
-                let mut added = None;
-                state
-                    .editor
-                    .update(|ed| added = ed.add_after(active, v.centre, keep));
-                if added.is_some() {
-                    self.active.set(added);
-                    edited();
-                }
-            }
-            ("ArrowLeft" | "ArrowRight" | "ArrowUp" | "ArrowDown", Some(i)) => {
-                let (east, north) = match key {
-                    "ArrowLeft" => (-step, 0.0),
-                    "ArrowRight" => (step, 0.0),
-                    "ArrowUp" => (0.0, step),
-                    _ => (0.0, -step),
-                };
-                state.editor.update(|ed| ed.nudge(i, east, north, keep));
-                edited();
-            }
-            ("Delete" | "Backspace", Some(i)) => {
-                state.editor.update(|ed| ed.delete(i));
-                self.active.set(None);
-                state.path_changed();
-            }
-            _ => return false,
-        }
-        true
-    }
-
-    /// Tracked: the Pan tool, or nothing to edit (a file is loaded, or drawing is hidden).
-    fn pans(&self) -> bool {
-        self.tool.get() == Tool::Pan
-            || self.state.data.loaded()
-            || self.state.hidden.with(|h| h.iter().any(|k| k == "draw"))
+    fn changed(&self) {
+        self.path_changed();
     }
 }
 
 #[component]
 pub fn LabMap(state: LabState) -> impl IntoView {
-    // On a phone the page scrolls over the map until the visitor picks ✎ Draw.
-    let tool = RwSignal::new(if touch_first() { Tool::Pan } else { Tool::Draw });
-    let active = RwSignal::new(None::<usize>);
+    let editor = PathTool::new(state);
+    let (tool, active) = (editor.tool, editor.active);
     let heat_canvas = StoredValue::new_local(None::<HtmlCanvasElement>);
-    let editor = PathTool {
-        state,
-        tool,
-        active,
-        gesture: StoredValue::new(Gesture::None),
-    };
 
     let paint = move |ctx: &web_sys::CanvasRenderingContext2d,
                       canvas: &HtmlCanvasElement,
@@ -334,14 +134,7 @@ pub fn LabMap(state: LabState) -> impl IntoView {
         }),
     };
     let draw_hidden = move || state.hidden.with(|h| h.iter().any(|k| k == "draw"));
-    let tools = view! {
-        <div class="seg" class:hidden=move || draw_hidden() || state.data.loaded()>
-            <button type="button" data-testid="tool-draw" aria-pressed=move || (tool.get() == Tool::Draw).to_string()
-                on:click=move |_| tool.set(Tool::Draw) title="Draw and edit your path">"✎ Draw"</button>
-            <button type="button" data-testid="tool-pan" aria-pressed=move || (tool.get() == Tool::Pan).to_string()
-                on:click=move |_| tool.set(Tool::Pan) title="Drag the map around (on a touch screen: two fingers; one scrolls the page)">"✥ Pan"</button>
-        </div>
-    };
+    let tools = editor.buttons("", move || draw_hidden() || state.data.loaded());
     map_view(
         "map-canvas",
         layers,

@@ -6,7 +6,6 @@
 
 pub mod controls;
 pub mod draw;
-pub mod editor;
 pub mod export;
 pub mod map;
 pub mod results;
@@ -17,12 +16,13 @@ pub mod study;
 use crate::protocol::{Request, Response, SignalRequest, SignalResponse};
 use crate::shell::{data::DataState, engine::Engine};
 pub use crate::ui::basemap::now_ms;
+use crate::ui::path_editor::PathEditor;
 use draw::Layers;
-use editor::PathEditor;
 use leptos::prelude::*;
 use scene::Scene;
 use settings::LabSettings;
 use std::time::Duration;
+use whereabouts_engine::signal_map::trajectory::MAX_WAYPOINTS;
 use whereabouts_engine::signal_map::trajectory::TrajectoryPreset;
 
 /// Area half-sizes of the campus world, from the engine's preset (the ready-made paths are
@@ -475,7 +475,7 @@ pub fn create(engine: Engine, data: DataState) -> LabState {
     });
     let state = LabState {
         settings: RwSignal::new(parsed.settings),
-        editor: RwSignal::new(PathEditor::new(path)),
+        editor: RwSignal::new(PathEditor::new(path, MAX_WAYPOINTS)),
         hidden: RwSignal::new(parsed.hidden),
         scene: RwSignal::new(Scene::default()),
         wanted: RwSignal::new(0),

@@ -7,5 +7,7 @@ pub mod chart;
 pub mod help;
 pub mod labels;
 pub mod map;
+pub mod path_editor;
+pub mod path_tool;
 pub mod raster;
 pub mod settings;

@@ -1,11 +1,11 @@
-//! Editing the visitor's path: waypoints, hit tests on screen, undo and redo.
+//! Editing a path the visitor draws on a lab's map: waypoints, hit tests on screen, undo and
+//! redo. The Signal map's trajectory and the Mobility lab's route are both drawn with it.
 //!
-//! Pure logic (no DOM), so it is tested natively; the map component turns pointer events into
-//! these calls.
+//! Pure logic (no DOM), so it is tested natively; a lab's map turns pointer events into these
+//! calls.
 
 use crate::ui::basemap::Viewport;
 use whereabouts_core::geo::Metres;
-pub use whereabouts_engine::signal_map::trajectory::MAX_WAYPOINTS;
 
 /// Undo steps kept.
 const HISTORY: usize = 100;
@@ -17,14 +17,17 @@ pub const KEY_STEP_M: f64 = 10.0;
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PathEditor {
     pub waypoints: Vec<Metres>,
+    /// The most waypoints the lab's runs take.
+    pub max: usize,
     undo: Vec<Vec<Metres>>,
     redo: Vec<Vec<Metres>>,
 }
 
 impl PathEditor {
-    pub fn new(waypoints: Vec<Metres>) -> Self {
+    pub fn new(waypoints: Vec<Metres>, max: usize) -> Self {
         Self {
             waypoints,
+            max,
             ..Self::default()
         }
     }
@@ -110,10 +113,10 @@ impl PathEditor {
         })
     }
 
-    /// True when the path has as many waypoints as a run takes ([`MAX_WAYPOINTS`]): the
+    /// True when the path has as many waypoints as a run takes ([`PathEditor::max`]): the
     /// editor adds no more.
     pub fn is_full(&self) -> bool {
-        self.waypoints.len() >= MAX_WAYPOINTS
+        self.waypoints.len() >= self.max
     }
 
     /// Appends a waypoint, unless the path is full.
@@ -206,6 +209,8 @@ pub fn clamp_to(area: (Metres, Metres), p: Metres) -> Metres {
 mod tests {
     use super::*;
 
+    const MAX: usize = 50;
+
     fn view() -> Viewport {
         Viewport {
             centre: Metres::new(0.0, 0.0),
@@ -217,7 +222,7 @@ mod tests {
 
     #[test]
     fn hits_find_waypoints_and_leg_handles() {
-        let e = PathEditor::new(vec![Metres::new(0.0, 0.0), Metres::new(200.0, 0.0)]);
+        let e = PathEditor::new(vec![Metres::new(0.0, 0.0), Metres::new(200.0, 0.0)], MAX);
         // (0,0) is at the centre of the screen; 200 m east is 100 px right.
         assert_eq!(e.hit_waypoint(&view(), 203.0, 151.0, 8.0), Some(0));
         assert_eq!(e.hit_waypoint(&view(), 300.0, 150.0, 8.0), Some(1));
@@ -227,7 +232,7 @@ mod tests {
 
     #[test]
     fn undo_and_redo_walk_the_history() {
-        let mut e = PathEditor::new(vec![Metres::new(0.0, 0.0)]);
+        let mut e = PathEditor::new(vec![Metres::new(0.0, 0.0)], MAX);
         e.replace(vec![Metres::new(1.0, 1.0), Metres::new(2.0, 2.0)]);
         let i = e.insert_mid(0).unwrap();
         assert_eq!(e.waypoints[i], Metres::new(1.5, 1.5));
@@ -251,13 +256,13 @@ mod tests {
     /// The editor stops where a run does: past the limit nothing is added or inserted.
     #[test]
     fn the_editor_stops_at_the_limit_a_run_takes() {
-        let mut e = PathEditor::new(vec![Metres::new(0.0, 0.0); MAX_WAYPOINTS - 1]);
+        let mut e = PathEditor::new(vec![Metres::new(0.0, 0.0); MAX - 1], MAX);
         assert!(!e.is_full());
         assert!(e.add(Metres::new(5.0, 5.0)));
         assert!(e.is_full());
         assert!(!e.add(Metres::new(6.0, 6.0)));
         assert_eq!(e.insert_mid(0), None);
-        assert_eq!(e.waypoints.len(), MAX_WAYPOINTS);
+        assert_eq!(e.waypoints.len(), MAX);
         e.delete(0);
         assert_eq!(e.insert_mid(0), Some(1));
     }
@@ -265,7 +270,7 @@ mod tests {
     /// Editing without a pointer: select round the path, add after the selection, nudge.
     #[test]
     fn the_keyboard_selects_adds_and_moves_waypoints() {
-        let mut e = PathEditor::new(vec![Metres::new(0.0, 0.0), Metres::new(100.0, 0.0)]);
+        let mut e = PathEditor::new(vec![Metres::new(0.0, 0.0), Metres::new(100.0, 0.0)], MAX);
         assert_eq!(e.step_selection(None, true), Some(0));
         assert_eq!(e.step_selection(None, false), Some(1));
         assert_eq!(e.step_selection(Some(1), true), Some(0));

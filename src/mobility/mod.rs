@@ -1,0 +1,334 @@
+//! The Mobility lab ([002]): phones learn to predict the next place from the last 8; the visitor
+//! draws a route (or brings a file), and round by round the server rebuilds the window their
+//! phone trained on from its update (ST-GIA and the baselines), while the phone's defence spends
+//! a privacy budget to stop it.
+//!
+//! State lives here as signals; the run is in the worker ([`crate::worker::mobility`]) and its
+//! reports accumulate in a [`scene::Scene`]. The map ([`map`]), controls ([`controls`]), the
+//! playback and figures ([`results`]) and the study ([`study`]) read and edit that state.
+
+pub mod controls;
+pub mod map;
+pub mod results;
+pub mod scene;
+pub mod settings;
+pub mod study;
+
+use crate::protocol::{MobRequest, MobResponse, Request, Response};
+use crate::shell::tabs::LabKind;
+use crate::shell::{data::DataState, engine::Engine};
+use crate::ui::basemap::now_ms;
+use crate::ui::path_editor::PathEditor;
+use leptos::prelude::*;
+use scene::Scene;
+use settings::{MobSettings, Who, default_path};
+use std::sync::Arc;
+use whereabouts_core::geo::Metres;
+use whereabouts_engine::mobility::config::MobConfig;
+use whereabouts_engine::mobility::limits;
+use whereabouts_engine::mobility::traces;
+
+/// Which layers the map draws.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Layers {
+    pub trail: bool,
+    pub estimates: bool,
+    pub streets: bool,
+}
+
+impl Default for Layers {
+    fn default() -> Self {
+        Layers {
+            trail: true,
+            estimates: true,
+            streets: true,
+        }
+    }
+}
+
+/// Everything the lab's parts share (all `Copy` handles).
+#[derive(Clone, Copy)]
+pub struct MobState {
+    pub settings: RwSignal<MobSettings>,
+    /// The visitor's drawn route, with its undo history.
+    pub editor: RwSignal<PathEditor>,
+    pub hidden: RwSignal<Vec<String>>,
+    pub scene: RwSignal<Scene>,
+    pub layers: RwSignal<Layers>,
+    /// The round the map and the figures show (`None`: the latest).
+    pub viewed: RwSignal<Option<usize>>,
+    /// The rounds play on as they come (else the run stops at the round reached).
+    pub playing: RwSignal<bool>,
+    pub notice: RwSignal<Option<String>>,
+    pub link_notice: RwSignal<Option<String>>,
+    pub study: RwSignal<study::StudyView>,
+    pub data: DataState,
+    engine: Engine,
+    generation: StoredValue<u32>,
+}
+
+impl MobState {
+    fn send(&self, request: MobRequest) {
+        if let Err(e) = self.engine.send(&Request::Mobility(request)) {
+            self.notice.set(Some(e));
+        }
+    }
+
+    pub fn hides(&self, key: &str) -> bool {
+        self.hidden.with(|h| h.iter().any(|k| k == key))
+    }
+
+    /// The drawn route's waypoints.
+    pub fn path(&self) -> Vec<Metres> {
+        self.editor.with_untracked(|e| e.waypoints.clone())
+    }
+
+    /// The run's config and whether the worker puts the visitor's file in; or what is wrong.
+    fn config(&self) -> Result<(MobConfig, bool), String> {
+        let settings = self.settings.get_untracked();
+        let config = settings.to_config(&self.path());
+        config.validate()?;
+        if settings.who == Who::File {
+            if !self.data.has_data() {
+                return Err(
+                    "The server's target: your file — choose or drop one under “Your own data” first"
+                        .into(),
+                );
+            }
+            return Ok((config, true));
+        }
+        Ok((config, false))
+    }
+
+    /// Starts a fresh run with the current settings and route, playing if playback is on.
+    pub fn restart(&self) {
+        let generation = self.generation.get_value() + 1;
+        self.generation.set_value(generation);
+        self.notice.set(None);
+        self.viewed.set(None);
+        let seed = self.settings.with_untracked(|s| s.seed);
+        // The streets are the worker's: the same seed makes the same city.
+        let roads = self
+            .scene
+            .with_untracked(|s| s.roads.clone())
+            .filter(|_| self.scene.with_untracked(|s| s.generation > 0 && s.seed == seed))
+            .unwrap_or_else(|| Arc::new(traces::city(seed)));
+        match self.config() {
+            Ok((config, use_data)) => {
+                let rounds = config.rounds;
+                self.scene.set(Scene {
+                    generation,
+                    seed,
+                    roads: Some(roads),
+                    running: true,
+                    started_ms: now_ms(),
+                    ..Scene::default()
+                });
+                let want = if self.playing.get_untracked() { rounds } else { 1 };
+                self.send(MobRequest::Start {
+                    generation,
+                    config: Box::new(config),
+                    use_data,
+                    want,
+                });
+            }
+            Err(e) => {
+                self.scene.set(Scene {
+                    seed,
+                    roads: Some(roads),
+                    ..Scene::default()
+                });
+                self.notice.set(Some(e));
+            }
+        }
+    }
+
+    /// Plays to the end, or pauses where the run is.
+    pub fn toggle_play(&self) {
+        let playing = !self.playing.get_untracked();
+        self.playing.set(playing);
+        if playing && self.scene.with_untracked(Scene::finished) {
+            self.restart();
+            return;
+        }
+        let want = if playing {
+            self.scene.with_untracked(|s| s.rounds)
+        } else {
+            self.scene.with_untracked(|s| s.done() + 1)
+        };
+        self.play_to(want);
+    }
+
+    /// One more round, then stop.
+    pub fn step(&self) {
+        self.playing.set(false);
+        self.viewed.set(None);
+        let want = self.scene.with_untracked(|s| s.done() + 1);
+        self.play_to(want);
+    }
+
+    fn play_to(&self, want: usize) {
+        self.scene.update(|s| s.running = s.done() < want.min(s.rounds));
+        self.send(MobRequest::Play {
+            generation: self.generation.get_value(),
+            want,
+        });
+    }
+
+    /// Pauses (leaving the tab stops the playback).
+    pub fn pause(&self) {
+        if self.playing.get_untracked() {
+            self.toggle_play();
+        }
+    }
+
+    /// Applies a control's new value, or explains why not (the old value stays).
+    pub fn set_field(&self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = self.settings.get_untracked();
+        next.set(key, value)?;
+        next.to_config(&self.path()).validate()?;
+        self.settings.set(next);
+        self.save_url();
+        self.restart();
+        Ok(())
+    }
+
+    /// The route changed (a gesture ended): the link keeps it, and a drawn target runs again.
+    pub fn path_done(&self) {
+        self.save_url();
+        if self.settings.with_untracked(|s| s.who == Who::Path) {
+            self.restart();
+        }
+    }
+
+    pub fn save_url(&self) {
+        let hidden = self.hidden.get_untracked();
+        let path = self.path();
+        let own = self.settings.with_untracked(|s| s.to_query(&path, &hidden));
+        crate::shell::tabs::save_lab_query(LabKind::Mobility, &own);
+    }
+
+    pub fn start_study(&self) {
+        let id = self.study.with_untracked(|s| s.id) + 1;
+        match self.config() {
+            Ok((config, use_data)) => {
+                self.study.set(study::StudyView {
+                    id,
+                    running: true,
+                    ..study::StudyView::default()
+                });
+                self.send(MobRequest::StudyStart {
+                    id,
+                    config: Box::new(config),
+                    use_data,
+                });
+            }
+            Err(error) => self.study.set(study::StudyView {
+                id,
+                error: Some(error),
+                ..study::StudyView::default()
+            }),
+        }
+    }
+
+    pub fn cancel_study(&self) {
+        let id = self.study.with_untracked(|s| s.id);
+        self.send(MobRequest::StudyCancel { id });
+    }
+
+    fn on_response(&self, response: MobResponse) {
+        let generation = match &response {
+            MobResponse::Started { generation, .. }
+            | MobResponse::Progress { generation, .. }
+            | MobResponse::Round { generation, .. }
+            | MobResponse::Idle { generation, .. }
+            | MobResponse::Error { generation, .. } => *generation,
+            _ => return,
+        };
+        if generation != self.generation.get_value() {
+            return;
+        }
+        if let MobResponse::Error { message, .. } = &response {
+            self.notice.set(Some(message.clone()));
+        }
+        if let MobResponse::Idle { summary, .. } = &response
+            && summary.rounds_done >= self.scene.with_untracked(|s| s.rounds)
+        {
+            self.playing.set(false);
+        }
+        let now = now_ms();
+        self.scene.update(|s| s.apply(response, now));
+    }
+}
+
+/// Creates the lab's state from the URL and listens for its responses. The first run starts
+/// when the lab's tab first shows (a visitor who never opens it costs nothing); a file imported
+/// makes the file the target, and forgotten, the drawn route again.
+pub fn create(engine: Engine, data: DataState, active: RwSignal<LabKind>) -> MobState {
+    let query = web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .unwrap_or_default();
+    let parsed = MobSettings::from_query(&query);
+    let notice = (!parsed.problems.is_empty()).then(|| {
+        format!(
+            "Some settings in the link were ignored: {}",
+            parsed.problems.join("; ")
+        )
+    });
+    let state = MobState {
+        settings: RwSignal::new(parsed.settings),
+        editor: RwSignal::new(PathEditor::new(
+            parsed.path.unwrap_or_else(default_path),
+            limits::WAYPOINTS.max as usize,
+        )),
+        hidden: RwSignal::new(parsed.hidden),
+        scene: RwSignal::new(Scene::default()),
+        layers: RwSignal::new(Layers::default()),
+        viewed: RwSignal::new(None),
+        playing: RwSignal::new(true),
+        notice: RwSignal::new(None),
+        link_notice: RwSignal::new(notice),
+        study: RwSignal::new(study::StudyView::default()),
+        data,
+        engine,
+        generation: StoredValue::new(0),
+    };
+    engine.listen(move |response| match response {
+        Response::Mobility(
+            r @ (MobResponse::StudyProgress { .. }
+            | MobResponse::StudyDone { .. }
+            | MobResponse::StudyError { .. }),
+        ) => {
+            state.study.update(|s| s.apply(r));
+            None
+        }
+        Response::Mobility(r) => {
+            state.on_response(r);
+            None
+        }
+        other => Some(other),
+    });
+    Effect::new(move |seen: Option<(bool, u32)>| {
+        let shown = active.get() == LabKind::Mobility;
+        let revision = data.view.with(|d| d.revision);
+        let started = seen.is_some_and(|(s, _)| s);
+        if !shown {
+            // Leaving the tab pauses the playback (the worker computes only the visible lab).
+            state.pause();
+        }
+        match seen {
+            _ if !shown && !started => return (false, revision),
+            Some((true, r)) if r == revision => return (true, revision),
+            _ => {}
+        }
+        // A file came: it is the target; it went: the drawn route again.
+        if seen.is_some_and(|(_, r)| r != revision) {
+            let who = if data.has_data() { Who::File } else { Who::Path };
+            state.settings.update(|s| s.who = who);
+        }
+        state.save_url();
+        state.restart();
+        (true, revision)
+    });
+    state
+}

@@ -1,0 +1,181 @@
+//! What the worker has told the page about the current run: the target's trajectory, every
+//! round's record and the server's optimisation trail, where the attack is, the figures.
+
+use crate::protocol::MobResponse;
+use crate::protocol::mobility::trail_paths;
+use std::sync::Arc;
+use whereabouts_core::geo::Metres;
+use whereabouts_core::world::roads::RoadNetwork;
+use whereabouts_engine::mobility::lab::{MobSummary, RoundRecord};
+use whereabouts_engine::mobility::lstm::WINDOW;
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Scene {
+    pub generation: u32,
+    /// The seed the streets were made from.
+    pub seed: u64,
+    /// The city's streets (made on the page from the seed: the same as the worker's).
+    pub roads: Option<Arc<RoadNetwork>>,
+    /// The target's recorded trajectory.
+    pub target: Vec<Metres>,
+    pub rounds: usize,
+    pub records: Vec<RoundRecord>,
+    /// Each round's trail: for each of the 9 points, its path through the iterations.
+    pub trails: Vec<Vec<Vec<Metres>>>,
+    /// The round under attack and the attack's iteration.
+    pub progress: Option<(usize, usize)>,
+    pub summary: Option<MobSummary>,
+    /// The worker is computing (not stopped at the round wanted, nor ended).
+    pub running: bool,
+    pub note: Option<String>,
+    /// Page clock (ms) when the run started and when each round arrived.
+    pub started_ms: f64,
+    pub arrived_ms: Vec<f64>,
+}
+
+impl Scene {
+    /// Applies a response of the current generation (the caller filters the others).
+    pub fn apply(&mut self, response: MobResponse, now: f64) {
+        match response {
+            MobResponse::Started {
+                target,
+                rounds,
+                note,
+                ..
+            } => {
+                self.target = target;
+                self.rounds = rounds;
+                self.note = note;
+            }
+            MobResponse::Progress {
+                round, iteration, ..
+            } => {
+                self.progress = Some((round, iteration));
+                self.running = true;
+            }
+            MobResponse::Round { record, trail, .. } => {
+                self.records.push(*record);
+                self.trails.push(trail_paths(&trail));
+                self.arrived_ms.push(now);
+                self.progress = None;
+            }
+            MobResponse::Idle { summary, .. } => {
+                self.summary = Some(*summary);
+                self.running = false;
+                self.progress = None;
+            }
+            MobResponse::Error { .. } => {
+                self.running = false;
+                self.progress = None;
+            }
+            _ => {}
+        }
+    }
+
+    pub fn done(&self) -> usize {
+        self.records.len()
+    }
+
+    /// True once every round is in.
+    pub fn finished(&self) -> bool {
+        self.rounds > 0 && self.records.len() >= self.rounds
+    }
+
+    /// The record shown: round `viewed`, or the latest.
+    pub fn shown(&self, viewed: Option<usize>) -> Option<&RoundRecord> {
+        match viewed {
+            Some(r) => self.records.get(r),
+            None => self.records.last(),
+        }
+    }
+
+    /// The calibrated estimate of every position reconstructed up to round `upto` (inclusive):
+    /// position i's from the latest round whose window holds it; with its truth.
+    pub fn estimates(&self, upto: usize) -> Vec<(usize, Metres, Metres)> {
+        let mut out: Vec<Option<(Metres, Metres)>> = Vec::new();
+        for r in self.records.iter().take(upto + 1) {
+            for k in 0..WINDOW.min(r.calibrated.len()) {
+                let i = r.round + k;
+                if out.len() <= i {
+                    out.resize(i + 1, None);
+                }
+                out[i] = Some((r.calibrated[k], r.truth[k]));
+            }
+        }
+        out.into_iter()
+            .enumerate()
+            .filter_map(|(i, e)| e.map(|(g, t)| (i, g, t)))
+            .collect()
+    }
+
+    /// Mean ASR over the rounds in (each round's, as it was scored when it ended).
+    pub fn mean_asr(&self) -> Option<f64> {
+        (!self.records.is_empty())
+            .then(|| self.records.iter().map(|r| r.asr).sum::<f64>() / self.records.len() as f64)
+    }
+
+    /// The page's milliseconds per round, from the first round's arrival to the last's.
+    pub fn ms_per_round(&self) -> Option<f64> {
+        let n = self.arrived_ms.len();
+        (n >= 2).then(|| (self.arrived_ms[n - 1] - self.arrived_ms[0]) / (n - 1) as f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(round: usize, shift: f64) -> RoundRecord {
+        let truth: Vec<Metres> = (0..WINDOW)
+            .map(|k| Metres::new((round + k) as f64 * 100.0, 0.0))
+            .collect();
+        RoundRecord {
+            round,
+            calibrated: truth
+                .iter()
+                .map(|t| Metres::new(t.east + shift, 0.0))
+                .collect(),
+            reconstruction: truth.clone(),
+            truth,
+            truth_label: Metres::new(0.0, 0.0),
+            reconstructed_label: Metres::new(0.0, 0.0),
+            errors_m: vec![0.0; WINDOW],
+            calibrated_errors_m: vec![shift; WINDOW],
+            asr: round as f64 / 10.0,
+            ait: None,
+            distance: 0.0,
+            evaluations: 1,
+            diverged: false,
+            epsilon: None,
+            audit: None,
+            remaining: None,
+            sent: None,
+        }
+    }
+
+    #[test]
+    fn every_position_has_its_latest_calibrated_estimate_and_rounds_are_timed() {
+        let mut scene = Scene::default();
+        for (r, at) in [(0, 1000.0), (1, 1200.0), (2, 1400.0)] {
+            scene.apply(
+                MobResponse::Round {
+                    generation: 1,
+                    record: Box::new(record(r, 10.0 * (r + 1) as f64)),
+                    trail: vec![0.0; 36],
+                },
+                at,
+            );
+        }
+        assert_eq!(scene.trails[0].len(), 9, "8 points and the label");
+        assert_eq!(scene.trails[0][0].len(), 2, "two iterates");
+        let upto1 = scene.estimates(1);
+        assert_eq!(upto1.len(), WINDOW + 1, "positions 0 … 8");
+        assert_eq!(upto1[0].1.east, 10.0, "position 0 is only in round 0");
+        assert_eq!(upto1[1].1.east, 100.0 + 20.0, "position 1: round 1's estimate");
+        assert_eq!(scene.estimates(2).len(), WINDOW + 2);
+        assert_eq!(scene.ms_per_round(), Some(200.0));
+        assert!((scene.mean_asr().unwrap() - 0.1).abs() < 1e-12);
+        assert_eq!(scene.shown(Some(0)).unwrap().round, 0);
+        assert_eq!(scene.shown(None).unwrap().round, 2);
+    }
+}
