@@ -1,6 +1,5 @@
-//! The page: header, the lab tabs ([`crate::shell`]), the Signal-map lab (map canvas, controls,
-//! results), the Density lab, the Linkability lab, the visitor's own data (shared by the labs), the panels of the
-//! labs still to come, and the privacy footer.
+//! The page: header, the lab tabs ([`crate::shell`]), the four labs (the Signal map, Density,
+//! Linkability, Mobility), the visitor's own data (shared by the labs), and the privacy footer.
 
 use crate::{
     density::{
@@ -11,11 +10,18 @@ use crate::{
         self as link_lab, confusion::Confusion, controls::LinkControls,
         results::Results as LinkResults, study::LinkStudy, updates_map::UpdatesMap,
     },
+    mobility::{
+        self as mob_lab,
+        controls::MobControls,
+        map::MobMap,
+        results::{MobPlayback, MobResults},
+        study::MobStudy,
+    },
     protocol::Request,
     shell::{
         data::{DataPanel, DataState},
         engine::{Engine, EngineStatus},
-        tabs::{ComingLab, LabKind, LabTabs, current_lab},
+        tabs::{LabKind, LabTabs, current_lab},
     },
     signal_map::{
         self,
@@ -37,6 +43,7 @@ pub fn App() -> impl IntoView {
     let active = RwSignal::new(current_lab());
     let density = density_lab::create(engine, data, active);
     let linkability = link_lab::create(engine, data, active);
+    let mobility = mob_lab::create(engine, data, active);
     // Only the visible lab computes: the worker is told which tab shows, and leaving the
     // Signal map pauses its playback.
     Effect::new(move |_| {
@@ -135,35 +142,38 @@ pub fn App() -> impl IntoView {
                 <LinkControls state=linkability/>
             </aside>
         </main>
+        <main class="lab" aria-label="Mobility lab" id="panel-mobility" role="tabpanel" tabindex="-1"
+            aria-labelledby="tab-mobility" hidden=move || active.get() != LabKind::Mobility>
+            <div class="stage">
+                <section class="map-panel" aria-label="Map">
+                    <MobMap state=mobility/>
+                </section>
+                <MobPlayback state=mobility/>
+                <MobResults state=mobility/>
+                <MobStudy state=mobility/>
+            </div>
+            <aside class="side">
+                <MobControls state=mobility/>
+            </aside>
+        </main>
         // The visitor's own data, shared by every lab (each may hide it from its link).
-        <div class="shared-data" class:hidden=move || !active.get().built()>
+        <div class="shared-data">
             <DataPanel state=data hidden=Signal::derive(move || match active.get() {
                 LabKind::Signal => hidden("data")(),
                 LabKind::Density => density.hides("d.data"),
                 LabKind::Linkability => linkability.hides("l.data"),
-                _ => true,
+                LabKind::Mobility => mobility.hides("m.data"),
             })/>
         </div>
-        {LabKind::ALL
-            .into_iter()
-            .filter(|l| !l.built())
-            .map(|l| {
-                view! {
-                    <main class="lab-coming" id=format!("panel-{}", l.key()) role="tabpanel" tabindex="-1"
-                        aria-labelledby=format!("tab-{}", l.key())
-                        hidden=move || active.get() != l>
-                        <ComingLab lab=l/>
-                    </main>
-                }
-            })
-            .collect_view()}
         <footer class="site-footer">
             <p>
                 "Whereabouts re-implements “Location Leakage in Federated Signal Maps” (Bakopoulou,
                 Yang, Zhang, Psounis, Markopoulou), “Privacy by Projection: Federated Population
                 Density Estimation by Projecting on Random Features” (Zong, Yang, Ley, Butts,
                 Markopoulou), “Understanding and Controlling User Linkability in Decentralized
-                Learning” (Orekondy, Oh, Schiele, Fritz) and related work, in Rust and WebAssembly."
+                Learning” (Orekondy, Oh, Schiele, Fritz), “Enhancing Privacy of Spatiotemporal
+                Federated Learning against Gradient Inversion Attacks” (Zheng, Cao, Jiang, Taura,
+                Shen, Li, Yoshikawa) and related work, in Rust and WebAssembly."
             </p>
         </footer>
     }

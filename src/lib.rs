@@ -10,6 +10,7 @@ pub mod bridge;
 pub mod density;
 pub mod fatal;
 pub mod linkability;
+pub mod mobility;
 pub mod protocol;
 pub mod shell;
 pub mod signal_map;

@@ -86,6 +86,11 @@ impl MobState {
     /// The run's config and whether the worker puts the visitor's file in; or what is wrong.
     fn config(&self) -> Result<(MobConfig, bool), String> {
         let settings = self.settings.get_untracked();
+        if settings.who == Who::Path && self.editor.with_untracked(|e| e.waypoints.len()) < 2 {
+            return Err(
+                "Draw your route: click on the map to add its waypoints (two at least).".into(),
+            );
+        }
         let config = settings.to_config(&self.path());
         config.validate()?;
         if settings.who == Who::File {
@@ -111,7 +116,10 @@ impl MobState {
         let roads = self
             .scene
             .with_untracked(|s| s.roads.clone())
-            .filter(|_| self.scene.with_untracked(|s| s.generation > 0 && s.seed == seed))
+            .filter(|_| {
+                self.scene
+                    .with_untracked(|s| s.generation > 0 && s.seed == seed)
+            })
             .unwrap_or_else(|| Arc::new(traces::city(seed)));
         match self.config() {
             Ok((config, use_data)) => {
@@ -124,7 +132,11 @@ impl MobState {
                     started_ms: now_ms(),
                     ..Scene::default()
                 });
-                let want = if self.playing.get_untracked() { rounds } else { 1 };
+                let want = if self.playing.get_untracked() {
+                    rounds
+                } else {
+                    1
+                };
                 self.send(MobRequest::Start {
                     generation,
                     config: Box::new(config),
@@ -141,6 +153,13 @@ impl MobState {
                 self.notice.set(Some(e));
             }
         }
+    }
+
+    /// A new run for changed settings or a changed route, played (the visitor wants to see
+    /// what the change does).
+    fn replay(&self) {
+        self.playing.set(true);
+        self.restart();
     }
 
     /// Plays to the end, or pauses where the run is.
@@ -168,7 +187,8 @@ impl MobState {
     }
 
     fn play_to(&self, want: usize) {
-        self.scene.update(|s| s.running = s.done() < want.min(s.rounds));
+        self.scene
+            .update(|s| s.running = s.done() < want.min(s.rounds));
         self.send(MobRequest::Play {
             generation: self.generation.get_value(),
             want,
@@ -189,7 +209,7 @@ impl MobState {
         next.to_config(&self.path()).validate()?;
         self.settings.set(next);
         self.save_url();
-        self.restart();
+        self.replay();
         Ok(())
     }
 
@@ -197,7 +217,7 @@ impl MobState {
     pub fn path_done(&self) {
         self.save_url();
         if self.settings.with_untracked(|s| s.who == Who::Path) {
-            self.restart();
+            self.replay();
         }
     }
 
@@ -323,7 +343,11 @@ pub fn create(engine: Engine, data: DataState, active: RwSignal<LabKind>) -> Mob
         }
         // A file came: it is the target; it went: the drawn route again.
         if seen.is_some_and(|(_, r)| r != revision) {
-            let who = if data.has_data() { Who::File } else { Who::Path };
+            let who = if data.has_data() {
+                Who::File
+            } else {
+                Who::Path
+            };
             state.settings.update(|s| s.who = who);
         }
         state.save_url();

@@ -171,7 +171,11 @@ mod tests {
         let upto1 = scene.estimates(1);
         assert_eq!(upto1.len(), WINDOW + 1, "positions 0 … 8");
         assert_eq!(upto1[0].1.east, 10.0, "position 0 is only in round 0");
-        assert_eq!(upto1[1].1.east, 100.0 + 20.0, "position 1: round 1's estimate");
+        assert_eq!(
+            upto1[1].1.east,
+            100.0 + 20.0,
+            "position 1: round 1's estimate"
+        );
         assert_eq!(scene.estimates(2).len(), WINDOW + 2);
         assert_eq!(scene.ms_per_round(), Some(200.0));
         assert!((scene.mean_asr().unwrap() - 0.1).abs() < 1e-12);

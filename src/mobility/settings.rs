@@ -34,23 +34,27 @@ pub enum Guard {
     Adaptive,
 }
 
-const WHO: [(Who, &str); 3] = [(Who::Path, "path"), (Who::File, "file"), (Who::City, "city")];
+const WHO: [(Who, &str); 3] = [
+    (Who::Path, "path"),
+    (Who::File, "file"),
+    (Who::City, "city"),
+];
 const WHO_LABELS: &[(&str, &str)] = &[
-    ("path", "The path you draw"),
+    ("path", "Your route"),
     ("file", "Your file"),
-    ("city", "One of the city's users"),
+    ("city", "A user of the city"),
 ];
-const DATA: [(TraceKind, &str); 2] = [(TraceKind::Vehicle, "vehicle"), (TraceKind::CheckIn, "checkin")];
-const DATA_LABELS: &[(&str, &str)] = &[
-    ("vehicle", "Buses, every 10 minutes (like NYC buses)"),
-    ("checkin", "Check-ins at places (like Foursquare)"),
+const DATA: [(TraceKind, &str); 2] = [
+    (TraceKind::Vehicle, "vehicle"),
+    (TraceKind::CheckIn, "checkin"),
 ];
-const FEDERATIONS: [(Federation, &str); 2] =
-    [(Federation::OneClient, "one"), (Federation::FedAvg, "fedavg")];
-const FEDERATION_LABELS: &[(&str, &str)] = &[
-    ("one", "One client, one step (the authors' code)"),
-    ("fedavg", "FedAvg over the city's users (the paper)"),
+const DATA_LABELS: &[(&str, &str)] = &[("vehicle", "Buses (like NYC)"), ("checkin", "Check-ins")];
+const FEDERATIONS: [(Federation, &str); 2] = [
+    (Federation::OneClient, "one"),
+    (Federation::FedAvg, "fedavg"),
 ];
+const FEDERATION_LABELS: &[(&str, &str)] =
+    &[("one", "One client (code)"), ("fedavg", "FedAvg (paper)")];
 const METHODS: [(Method, &str); 6] = [
     (Method::StGia, "stgia"),
     (Method::Dlg, "dlg"),
@@ -60,18 +64,22 @@ const METHODS: [(Method, &str); 6] = [
     (Method::Sapag, "sapag"),
 ];
 const METHOD_LABELS: &[(&str, &str)] = &[
-    ("stgia", "ST-GIA (the paper's)"),
+    ("stgia", "ST-GIA"),
     ("dlg", "DLG"),
-    ("idlg", "iDLG (label given)"),
-    ("invgrad", "InvGrad (cosine, Adam)"),
-    ("cpl", "CPL (label and output given)"),
-    ("sapag", "SAPAG (Gaussian kernel)"),
+    ("idlg", "iDLG"),
+    ("invgrad", "InvGrad"),
+    ("cpl", "CPL"),
+    ("sapag", "SAPAG"),
 ];
-const INITS: [(Init, &str); 3] = [(Init::Code, "code"), (Init::Paper, "paper"), (Init::Off, "off")];
+const INITS: [(Init, &str); 3] = [
+    (Init::Code, "code"),
+    (Init::Paper, "paper"),
+    (Init::Off, "off"),
+];
 const INIT_LABELS: &[(&str, &str)] = &[
-    ("code", "Previous window, shifted (the code's)"),
-    ("paper", "Previous window (the paper's)"),
-    ("off", "Off: random every round"),
+    ("code", "Shifted (code)"),
+    ("paper", "As it was (paper)"),
+    ("off", "Off (random)"),
 ];
 const MAPPINGS: [(Mapping, &str); 3] = [
     (Mapping::Roads, "roads"),
@@ -79,8 +87,8 @@ const MAPPINGS: [(Mapping, &str); 3] = [
     (Mapping::Off, "off"),
 ];
 const MAPPING_LABELS: &[(&str, &str)] = &[
-    ("roads", "Onto the streets"),
-    ("own", "Onto your own points (oracle)"),
+    ("roads", "Streets"),
+    ("own", "Own points (oracle)"),
     ("off", "Off"),
 ];
 const CALIBRATIONS: [(Calibration, &str); 3] = [
@@ -89,14 +97,14 @@ const CALIBRATIONS: [(Calibration, &str); 3] = [
     (Calibration::Off, "off"),
 ];
 const CALIBRATION_LABELS: &[(&str, &str)] = &[
-    ("causal", "Rounds so far (Eq. 9)"),
-    ("all", "Every round, later ones too (the code's)"),
+    ("causal", "So far (Eq. 9)"),
+    ("all", "All rounds (code)"),
     ("off", "Off"),
 ];
 const STARTS: [(Start, &str); 2] = [(Start::Uniform, "uniform"), (Start::Gaussian, "gaussian")];
 const START_LABELS: &[(&str, &str)] = &[
-    ("uniform", "Uniform in [0, 1) (the code's)"),
-    ("gaussian", "Normal N(0, 1) (the paper's Eq. 6)"),
+    ("uniform", "Uniform (code)"),
+    ("gaussian", "Normal (paper)"),
 ];
 const GUARDS: [(Guard, &str); 5] = [
     (Guard::None, "none"),
@@ -107,19 +115,16 @@ const GUARDS: [(Guard, &str); 5] = [
 ];
 const GUARD_LABELS: &[(&str, &str)] = &[
     ("none", "None"),
-    ("dpsgd", "DP-SGD (noisy gradient)"),
-    ("geoi", "GeoI (planar Laplace)"),
-    ("geogi", "GeoGI (along the streets)"),
-    ("adaptive", "Adaptive PGEM (the paper's)"),
+    ("dpsgd", "DP-SGD"),
+    ("geoi", "GeoI"),
+    ("geogi", "GeoGI"),
+    ("adaptive", "Adaptive PGEM"),
 ];
 const AUDITS: [(Audit, &str); 2] = [
     (Audit::SelfAudit, "self"),
     (Audit::PreviousRound, "previous"),
 ];
-const AUDIT_LABELS: &[(&str, &str)] = &[
-    ("self", "The phone attacks itself first"),
-    ("previous", "The previous round's attack"),
-];
+const AUDIT_LABELS: &[(&str, &str)] = &[("self", "Self-audit"), ("previous", "Previous round")];
 
 /// Everything the visitor can set in the Mobility lab.
 #[derive(Clone, Debug, PartialEq)]
@@ -290,7 +295,7 @@ pub const FIELDS: &[Field] = &[
             step: "0.01",
             limit: limits::TV_WEIGHT,
         },
-        get: |s| trim(f64::from(s.tv_weight)),
+        get: |s| s.tv_weight.to_string(),
         set: |s, v| {
             s.tv_weight = limited(v, &limits::TV_WEIGHT)? as f32;
             Ok(())
@@ -428,7 +433,7 @@ pub const FIELDS: &[Field] = &[
             step: "0.001",
             limit: limits::LEARNING_RATE,
         },
-        get: |s| trim(f64::from(s.learning_rate)),
+        get: |s| s.learning_rate.to_string(),
         set: |s, v| {
             s.learning_rate = limited(v, &limits::LEARNING_RATE)? as f32;
             Ok(())
@@ -687,10 +692,18 @@ mod tests {
         let far = encode_path(&[Metres::new(0.0, 0.0), Metres::new(9000.0, 0.0)]);
         let bad = MobSettings::from_query(&format!("m.path={far}&m.T=x"));
         assert_eq!(bad.problems.len(), 2, "{:?}", bad.problems);
-        assert!(bad.problems[0].contains("outside the city"), "{:?}", bad.problems);
+        assert!(
+            bad.problems[0].contains("outside the city"),
+            "{:?}",
+            bad.problems
+        );
         assert_eq!(bad.path, None);
         let one = encode_path(&[Metres::new(0.0, 0.0)]);
         let bad = MobSettings::from_query(&format!("m.path={one}"));
-        assert!(bad.problems[0].contains("2 to 10,000"), "{:?}", bad.problems);
+        assert!(
+            bad.problems[0].contains("2 to 10,000"),
+            "{:?}",
+            bad.problems
+        );
     }
 }

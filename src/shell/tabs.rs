@@ -1,6 +1,5 @@
 //! The lab shell: one tab per lab, chosen by `?lab=` in the query string (so a static host
-//! needs no rewrites), with the rest of the query left to the labs' own settings. A lab that is
-//! not built yet shows what it will be and which paper it follows — never a mock-up of results.
+//! needs no rewrites), with the rest of the query left to the labs' own settings.
 //!
 //! Every lab stays mounted when its tab is hidden, so switching back finds it exactly as it
 //! was, and the address bar keeps every lab's settings whichever tab is showing.
@@ -17,7 +16,7 @@ pub enum LabKind {
 }
 
 impl LabKind {
-    /// In tab order: lightest to heaviest after the built one.
+    /// In tab order: the first built, then lightest to heaviest.
     pub const ALL: [LabKind; 4] = [
         LabKind::Signal,
         LabKind::Density,
@@ -44,13 +43,6 @@ impl LabKind {
         }
     }
 
-    pub fn built(self) -> bool {
-        matches!(
-            self,
-            LabKind::Signal | LabKind::Density | LabKind::Linkability
-        )
-    }
-
     pub fn parse(key: &str) -> Option<LabKind> {
         LabKind::ALL.into_iter().find(|l| l.key() == key)
     }
@@ -60,25 +52,6 @@ impl LabKind {
         lab_param(query)
             .and_then(|v| LabKind::parse(&v))
             .unwrap_or(LabKind::Signal)
-    }
-
-    /// What the lab shows and which paper it follows, for its tab while it is not built.
-    fn coming(self) -> (&'static str, &'static str) {
-        match self {
-            LabKind::Signal => ("", ""),
-            LabKind::Density => (
-                "A city wants its population density without learning where anyone lives. Each phone projects its location on a few random Fourier features of its own and sends only that pattern of ridges; the server sums everyone's. You will place your home and watch the server hunt for it in your upload, and see what the density map costs in privacy.",
-                "Zong, Yang, Ley, Butts, Markopoulou: Privacy by Projection — Federated Population Density Estimation by Projecting on Random Features (PoPETs 2023).",
-            ),
-            LabKind::Linkability => (
-                "You own a phone and a tablet; each is a separate, pseudonymous client of the federation. You will watch the server find out which devices are yours from their model updates alone, and try the defences that stop it.",
-                "Orekondy, Oh, Schiele, Fritz: Understanding and Controlling User Linkability in Decentralized Learning (arXiv 1805.05838).",
-            ),
-            LabKind::Mobility => (
-                "Phones learn to predict the next place you go. You will draw a trajectory and watch the server rebuild it, window by window, from the gradients of the next-location model (ST-GIA), then spend a privacy budget round by round to stop it.",
-                "Zheng, Cao, Jiang, Taura, Shen, Li, Yoshikawa: Enhancing Privacy of Spatiotemporal Federated Learning against Gradient Inversion Attacks.",
-            ),
-        }
     }
 }
 
@@ -256,26 +229,11 @@ pub fn LabTabs(active: RwSignal<LabKind>) -> impl IntoView {
                             }
                         >
                             {lab.title()}
-                            {(!lab.built()).then(|| view! { <span class="soon">"coming"</span> })}
                         </a>
                     }
                 })
                 .collect_view()}
         </nav>
-    }
-}
-
-/// The panel of a lab that is not built yet: what it will show, and its paper.
-#[component]
-pub fn ComingLab(lab: LabKind) -> impl IntoView {
-    let (what, paper) = lab.coming();
-    view! {
-        <section class="coming" data-testid=format!("coming-{}", lab.key())>
-            <h2>{lab.title()} " lab"</h2>
-            <p class="coming-status">"Not built yet. This tab will hold it; nothing here is a result."</p>
-            <p>{what}</p>
-            <p class="paper">"Paper: " {paper}</p>
-        </section>
     }
 }
 

@@ -1,5 +1,5 @@
-// The lab shell: a tab per lab chosen by ?lab=, each lab working behind its tab, the labs
-// still to come saying so, and every lab's settings kept in the address bar across tabs.
+// The lab shell: a tab per lab chosen by ?lab=, each lab working behind its tab, and every
+// lab's settings kept in the address bar across tabs.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer } from '../../tools/serve.mjs';
@@ -27,8 +27,8 @@ test('tabs switch labs, keep each lab as it was and keep its settings in the URL
   const { context, guard, page, errors } = await open('?seed=3&T=24');
   const tabs = await page.$$eval('[role="tab"]', (ts) => ts.map((t) => [t.dataset.testid, t.textContent.trim()]));
   assert.deepEqual(tabs.map((t) => t[0]), ['tab-signal', 'tab-density', 'tab-linkability', 'tab-mobility']);
-  // The labs not built yet say so on their tab.
-  assert.deepEqual(tabs.filter((t) => t[1].includes('coming')).map((t) => t[0]), ['tab-mobility']);
+  // Every lab is built: no tab says it is coming.
+  assert.deepEqual(tabs.filter((t) => t[1].includes('coming')), []);
   assert.deepEqual(await selected(page), ['tab-signal']);
   assert.ok(await visible(page, 'canvas.map'));
 
@@ -46,9 +46,11 @@ test('tabs switch labs, keep each lab as it was and keep its settings in the URL
   // The Density lab runs when its tab first shows, and writes its own keys beside the others.
   await page.waitForSelector('[data-testid="density-error"]', { timeout: 60000 });
   assert.equal((await params(page))['d.B'], '3');
+  // The Mobility lab too: its first round, and its keys beside the others.
   await page.click('[data-testid="tab-mobility"]');
-  const text = await page.textContent('[data-testid="coming-mobility"]');
-  assert.match(text, /Not built yet/);
+  await page.waitForSelector('[data-testid="mob-asr"]', { timeout: 60000 });
+  assert.equal((await params(page))['m.method'], 'stgia');
+  assert.equal((await params(page))['d.B'], '3', 'the Density settings stay in the URL');
   await page.click('[data-testid="tab-density"]');
   // Leaving the Signal map pauses it (the page opens playing).
   assert.equal(await page.getAttribute('[data-testid="play"]', 'aria-label'), 'Play');
@@ -84,7 +86,7 @@ test('tabs switch labs, keep each lab as it was and keep its settings in the URL
 test('a link opens on the lab it names, and an unknown lab falls back to the Signal map', async () => {
   const a = await open('?lab=mobility&seed=4');
   assert.deepEqual(await selected(a.page), ['tab-mobility']);
-  assert.ok(await visible(a.page, '[data-testid="coming-mobility"]'));
+  assert.ok(await visible(a.page, '[data-testid="mob-map"]'));
   assert.equal((await params(a.page)).seed, '4');
   assert.deepEqual(a.guard.violations, []);
   assert.deepEqual(a.errors, []);

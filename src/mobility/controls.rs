@@ -1,0 +1,103 @@
+//! The Mobility lab's controls: the visitor's route (undo, redo, a new one), the settings (each
+//! with its "?") in four groups, and the map's layers.
+
+use super::settings::{FIELDS, Section, Who, default_path};
+use super::{Layers, MobState};
+use crate::ui::basemap::format_distance;
+use crate::ui::settings::field_control;
+use leptos::prelude::*;
+use whereabouts_core::world::roads::length;
+
+#[component]
+pub fn MobControls(state: MobState) -> impl IntoView {
+    let error = RwSignal::new(None::<(&'static str, String)>);
+    let section = move |s: Section| {
+        FIELDS
+            .iter()
+            .filter(move |f| f.section == s)
+            .map(move |f| {
+                let key = f.key;
+                field_control(
+                    *f,
+                    move || state.settings.with(|s| s.get(key)),
+                    move |v| state.set_field(key, v),
+                    move || !state.hides(key) && state.settings.with(|s| s.relevant(key)),
+                    error,
+                )
+            })
+            .collect_view()
+    };
+    let who = move || state.settings.with(|s| s.who);
+    let hint = move || match who() {
+        Who::Path => {
+            "Phones learn to predict where you go next from your last 8 positions. Draw your route on the map (click to add waypoints, drag them): your phone travels it back and forth, a position every 10 minutes, and trains on it. Watch the server rebuild the positions from each update."
+        }
+        Who::File => {
+            "Your file's positions, in time order and one about every 10 minutes, placed on the city: your phone trains on them, and the server rebuilds them from its updates."
+        }
+        Who::City => {
+            "The target is one of the city's own users (a bus, or a person's check-ins): the paper's setting."
+        }
+    };
+    let stats = move || {
+        state.editor.with(|e| {
+            let n = e.waypoints.len();
+            format!(
+                "{n} waypoint{} · {} as drawn",
+                if n == 1 { "" } else { "s" },
+                format_distance(length(&e.waypoints))
+            )
+        })
+    };
+    let route_hidden = move || state.hides("m.path") || who() != Who::Path;
+    let edit = move |f: fn(&mut crate::ui::path_editor::PathEditor) -> bool| {
+        let mut changed = false;
+        state.editor.update(|e| changed = f(e));
+        if changed {
+            state.path_done();
+        }
+    };
+    let layer = move |name: &'static str,
+                      label: &'static str,
+                      get: fn(&Layers) -> bool,
+                      set: fn(&mut Layers, bool)| {
+        view! {
+            <label class="check">
+                <input type="checkbox" data-testid=format!("mob-layer-{name}")
+                    prop:checked=move || state.layers.with(get)
+                    on:change=move |e| { let on = event_target_checked(&e); state.layers.update(|l| set(l, on)); }/>
+                {label}
+            </label>
+        }
+    };
+    view! {
+        <section class="panel controls" aria-labelledby="mob-controls-title">
+            <h2 id="mob-controls-title">"Your trajectory"</h2>
+            <p class="hint">{hint}</p>
+            {section(Section::You)}
+            <p class="stats" data-testid="mob-route" class:hidden=route_hidden>{stats}</p>
+            <div class="tools" class:hidden=route_hidden>
+                <button type="button" data-testid="mob-undo" prop:disabled=move || !state.editor.with(|e| e.can_undo())
+                    on:click=move |_| edit(|e| e.undo())>"Undo"</button>
+                <button type="button" data-testid="mob-redo" prop:disabled=move || !state.editor.with(|e| e.can_redo())
+                    on:click=move |_| edit(|e| e.redo())>"Redo"</button>
+                <button type="button" data-testid="mob-new-route" title="Start a new route: click on the map to add its waypoints"
+                    on:click=move |_| edit(|e| { e.replace(Vec::new()); true })>"New route"</button>
+                <button type="button" data-testid="mob-default-route" title="The route the lab opens with"
+                    on:click=move |_| edit(|e| { e.replace(default_path()); true })>"Example"</button>
+            </div>
+            <h2>"The server's attack"</h2>
+            {section(Section::Attack)}
+            <h2>"Your phone's defence"</h2>
+            {section(Section::Defence)}
+            <h2>"Training and the city"</h2>
+            {section(Section::Federation)}
+            <h2 class:hidden=move || state.hides("m.layers")>"Map layers"</h2>
+            <div class="layers" class:hidden=move || state.hides("m.layers")>
+                {layer("trail", "The server's optimisation", |l| l.trail, |l, v| l.trail = v)}
+                {layer("estimates", "Averaged estimates so far", |l| l.estimates, |l, v| l.estimates = v)}
+                {layer("streets", "Streets", |l| l.streets, |l, v| l.streets = v)}
+            </div>
+        </section>
+    }
+}

@@ -1,0 +1,315 @@
+//! The Mobility lab's playback and figures: the round shown, how many of its window's positions
+//! the server found (ASR) and how fast (AIT), every position's error, the success rate round by
+//! round, the privacy budget being spent, and the model's utility — each with its "?".
+
+use super::MobState;
+use super::map::GUESS_COLOUR;
+use super::settings::Guard;
+use crate::ui::basemap::format_distance;
+use crate::ui::chart::{Axis, Chart, Point, Series};
+use crate::ui::help::help;
+use leptos::prelude::*;
+use whereabouts_engine::mobility::lab::RoundRecord;
+
+const ROUND_HELP: &str = "In round t your phone trains on the window of positions t … t + 7 with t + 8 as the label, and sends its update. The server makes up a window and moves it, step by step, until its gradient matches yours ([002] §3). ASR, the attack success rate: the share of the 8 positions it puts within the success radius τ — scored, as in the paper, on its averaged estimates when calibration is on. AIT: the mean first iteration at which a found position came within τ (lower: found faster).";
+const MEAN_HELP: &str = "The success rate of every round so far and its mean over the rounds (the paper's Table 3 reports it by round). With ST-GIA's initialisation each round starts from the last one's answer, so one good round helps the next.";
+const POINTS_HELP: &str = "Each position of the round's window: how far the server's reconstruction in this round landed, and how far its average over every round whose window held the position (calibration, Eq. 9). The next position is the label the phone trained towards.";
+const BUDGET_HELP: &str = "Adaptive PGEM spends a total ε over the rounds ([002] Eqs. 10–12): ε_t = e^(−γ_t)·(what is left), with γ_t = ½·ASR_t + ½/AIT_t from the measured risk, so a risky round takes less of what is left … and since γ_t ≤ 1, each round takes at least 37% of it: most of the budget goes in the first rounds. Each segment is one round's ε_t.";
+const UTILITY_HELP: &str = "What the model is for: its mean error in predicting the next position on windows it never trained on (held out after the training rounds), and recall@5 — the share of those windows where the true next place is among the 5 of the user's places nearest the prediction (our reading of the paper's recall@5 for a regression model). Known when the last round is done.";
+
+fn percent(x: f64) -> String {
+    format!("{:.0}%", 100.0 * x)
+}
+
+/// Play, pause, one round, again; which round the figures show.
+#[component]
+pub fn MobPlayback(state: MobState) -> impl IntoView {
+    let done = move || state.scene.with(|s| s.done());
+    let current = move || state.viewed.get().unwrap_or(done().saturating_sub(1));
+    let label = move || {
+        state.scene.with(|s| {
+            let total = s.rounds;
+            if let Some((round, iteration)) = s.progress.filter(|_| s.running) {
+                let iterations = state.settings.with_untracked(|x| x.iterations);
+                return format!(
+                    "Round {} of {total}: the server is at step {iteration} of {iterations}",
+                    round + 1
+                );
+            }
+            match (s.done(), state.viewed.get()) {
+                (0, _) if s.running => "Starting…".to_string(),
+                (0, _) => String::new(),
+                (n, Some(r)) => format!("Showing round {} of {n} done", r + 1),
+                (n, None) if n >= total => format!("All {total} rounds done"),
+                (n, None) => format!("Paused after round {n} of {total}"),
+            }
+        })
+    };
+    let pace = move || {
+        state
+            .scene
+            .with(|s| s.ms_per_round())
+            .map(|ms| format!("{ms:.0} ms a round"))
+            .unwrap_or_default()
+    };
+    view! {
+        <div class="playback" role="group" aria-label="Playback">
+            <button type="button" class="primary" data-testid="mob-play"
+                aria-label=move || if state.playing.get() { "Pause" } else { "Play" }
+                on:click=move |_| state.toggle_play()>
+                {move || if state.playing.get() { "❚❚ Pause" } else { "▶ Play" }}
+            </button>
+            <button type="button" data-testid="mob-step" on:click=move |_| state.step()
+                title="Train and attack one more round">"Step"</button>
+            <button type="button" data-testid="mob-restart" on:click=move |_| state.restart()
+                title="From round 1 again">"Restart"</button>
+            <input type="range" data-testid="mob-timeline" aria-label="Round shown" min="0"
+                prop:max=move || done().saturating_sub(1).to_string()
+                prop:value=move || current().to_string()
+                prop:disabled=move || done() < 2
+                on:input=move |e| {
+                    if let Ok(v) = event_target_value(&e).parse::<usize>() {
+                        state.viewed.set(if v + 1 >= done() { None } else { Some(v) });
+                    }
+                }/>
+            <span class="round-label" data-testid="mob-round-label" aria-live="polite">{label}</span>
+            <span class="stats" data-testid="mob-pace">{pace}</span>
+        </div>
+    }
+}
+
+/// The positions of `r` found within `tau`, as reconstructed and averaged.
+fn found(r: &RoundRecord, tau: f64) -> (usize, usize) {
+    (
+        r.errors_m.iter().filter(|e| **e <= tau).count(),
+        r.calibrated_errors_m.iter().filter(|e| **e <= tau).count(),
+    )
+}
+
+#[component]
+pub fn MobResults(state: MobState) -> impl IntoView {
+    let record = move || state.scene.with(|s| s.shown(state.viewed.get()).cloned());
+    let tau = move || state.settings.with(|s| s.tau_m);
+    let (r_btn, r_text) = help("help-mob-round".into(), "This round", ROUND_HELP);
+    let (m_btn, m_text) = help("help-mob-mean".into(), "Every round so far", MEAN_HELP);
+    let (p_btn, p_text) = help(
+        "help-mob-points".into(),
+        "The window's positions",
+        POINTS_HELP,
+    );
+    let (b_btn, b_text) = help("help-mob-budget".into(), "The privacy budget", BUDGET_HELP);
+    let (u_btn, u_text) = help("help-mob-utility".into(), "The model", UTILITY_HELP);
+    let round_card = move || {
+        let r = record()?;
+        let (raw, averaged) = found(&r, tau());
+        Some(view! {
+            <p class="big" data-testid="mob-asr" data-asr=format!("{:.4}", r.asr)>{percent(r.asr)}</p>
+            <p class="sub">{format!("of round {}'s 8 positions found within {} · {} as reconstructed, {} averaged",
+                r.round + 1, format_distance(tau()), raw, averaged)}</p>
+            <p class="sub" data-testid="mob-ait">{match r.ait {
+                Some(a) => format!("found by step {a:.0} on average (AIT)"),
+                None => "none found this round".to_string(),
+            }}{r.diverged.then_some(" · the optimiser diverged: its last finite step is shown")}</p>
+        }.into_any())
+    };
+    let chart = move || {
+        let (records, rounds) = state.scene.with(|s| (s.records.clone(), s.rounds));
+        if records.is_empty() {
+            return None;
+        }
+        Some(
+            Chart {
+                width: 320.0,
+                height: 130.0,
+                left: 34.0,
+                bottom: 24.0,
+                x: Axis {
+                    min: 1.0,
+                    max: rounds.max(2) as f64,
+                    log: false,
+                    min_text: "1".into(),
+                    max_text: rounds.to_string(),
+                    label: "round".into(),
+                },
+                y: Axis {
+                    min: 0.0,
+                    max: 1.0,
+                    log: false,
+                    min_text: "0".into(),
+                    max_text: "100%".into(),
+                    label: "ASR".into(),
+                },
+                series: vec![Series {
+                    colour: GUESS_COLOUR,
+                    points: records
+                        .iter()
+                        .map(|r| Point {
+                            x: (r.round + 1) as f64,
+                            y: r.asr,
+                            title: Some(format!("round {}: ASR {}", r.round + 1, percent(r.asr))),
+                        })
+                        .collect(),
+                    joined: true,
+                }],
+                dot_radius: 2.5,
+                label: "The attack's success rate by round".into(),
+                testid: "mob-asr-chart",
+            }
+            .view(),
+        )
+    };
+    let mean = move || state.scene.with(|s| s.mean_asr());
+    let rows = move || {
+        let r = record()?;
+        let t = tau();
+        let cell = |e: f64| {
+            view! { <td class:found=e <= t>{format_distance(e)}</td> }
+        };
+        let mut rows: Vec<_> = (0..r.truth.len())
+            .map(|k| {
+                view! {
+                    <tr data-testid="mob-error-row" data-error=format!("{:.1}", r.calibrated_errors_m[k])>
+                        <th scope="row">{format!("{}", r.round + k + 1)}</th>
+                        {cell(r.errors_m[k])}
+                        {cell(r.calibrated_errors_m[k])}
+                    </tr>
+                }
+                .into_any()
+            })
+            .collect();
+        let label = r.reconstructed_label.distance(&r.truth_label);
+        rows.push(
+            view! {
+                <tr><th scope="row">{format!("{} (next)", r.round + r.truth.len() + 1)}</th>{cell(label)}<td>"—"</td></tr>
+            }
+            .into_any(),
+        );
+        Some(rows)
+    };
+    let adaptive = move || state.settings.with(|s| s.guard == Guard::Adaptive);
+    let budget = move || {
+        let total = state.settings.with(|s| s.epsilon);
+        let spent: Vec<f64> = state.scene.with(|s| {
+            s.records
+                .iter()
+                .take(state.viewed.get().map_or(usize::MAX, |v| v + 1))
+                .filter_map(|r| r.epsilon)
+                .collect()
+        });
+        let used: f64 = spent.iter().sum();
+        let mut x = 0.0;
+        let segments = spent
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                let w = 100.0 * e / total;
+                let rect = view! {
+                    <rect x=format!("{x:.3}") y="0" width=format!("{w:.3}") height="10"
+                        class=if i % 2 == 0 { "spent even" } else { "spent odd" }>
+                        <title>{format!("round {}: ε = {e:.4}", i + 1)}</title>
+                    </rect>
+                };
+                x += w;
+                rect
+            })
+            .collect_view();
+        let last = state.scene.with(|s| {
+            s.shown(state.viewed.get())
+                .and_then(|r| Some((r.epsilon?, r.audit)))
+        });
+        view! {
+            <svg class="budget" viewBox="0 0 100 10" preserveAspectRatio="none" role="img" data-testid="mob-budget"
+                data-used=format!("{:.6}", used / total)
+                aria-label=format!("{} of the budget ε = {} spent", percent(used / total), total)>
+                <rect x="0" y="0" width="100" height="10" class="left"/>
+                {segments}
+            </svg>
+            <p class="sub">{format!("{} of ε = {total} spent over {} rounds", percent(used / total), spent.len())}</p>
+            {last.map(|(e, audit)| view! {
+                <p class="sub" data-testid="mob-epsilon">{format!("this round: ε_t = {e:.3}{}", audit.map(|(a, i)|
+                    format!(", from a measured risk of ASR {} and AIT {i:.0}", percent(a))).unwrap_or_default())}</p>
+            })}
+        }
+    };
+    let fixed = move || {
+        state.settings.with(|s| match s.guard {
+            Guard::None => None,
+            Guard::DpSgd => Some(format!("DP-SGD: ε = {} in every round.", s.epsilon)),
+            Guard::GeoI | Guard::GeoGi => Some(format!(
+                "ε = {} per km in every round: your phone trains on the purple points instead of yours.",
+                s.epsilon
+            )),
+            Guard::Adaptive => None,
+        })
+    };
+    let utility = move || {
+        state.scene.with(|s| {
+            s.summary
+                .as_ref()
+                .and_then(|x| Some((x.utility_error_m?, x.recall_at_5)))
+        })
+    };
+    view! {
+        <section class="panel results mob-results" aria-label="What the server learns" data-testid="mob-results"
+            data-run=move || state.scene.with(|s| s.generation.to_string())
+            data-done=move || state.scene.with(|s| s.done().to_string())
+            data-idle=move || state.scene.with(|s| (!s.running && s.summary.is_some()).to_string())
+            data-ms-per-round=move || state.scene.with(|s| s.ms_per_round().map(|t| format!("{t:.1}")).unwrap_or_default())>
+            <p class="notice" role="alert" data-testid="mob-notice" class:hidden=move || state.notice.with(Option::is_none)>
+                {move || state.notice.get().unwrap_or_default()}
+            </p>
+            <p class="notice" data-testid="mob-link-notice" class:hidden=move || state.link_notice.with(Option::is_none)>
+                {move || state.link_notice.get().unwrap_or_default()}
+                " "
+                <button type="button" on:click=move |_| state.link_notice.set(None)>"Dismiss"</button>
+            </p>
+            <p class="hint" class:hidden=move || state.scene.with(|s| s.note.is_none())>{move || state.scene.with(|s| s.note.clone()).unwrap_or_default()}</p>
+            <div class="cards">
+                <div class="card headline" data-testid="mob-round-card">
+                    <h3>"This round" {r_btn}</h3>
+                    {r_text}
+                    {move || round_card().unwrap_or_else(|| view! { <p class="sub">"Waiting for the first round…"</p> }.into_any())}
+                </div>
+                <div class="card" data-testid="mob-mean-card">
+                    <h3>"Every round so far" {m_btn}</h3>
+                    {m_text}
+                    <p class="big" data-testid="mob-mean-asr" data-asr=move || mean().map(|m| format!("{m:.4}")).unwrap_or_default()>
+                        {move || mean().map(percent).unwrap_or_else(|| "—".into())}</p>
+                    <p class="sub">"mean success rate"</p>
+                    {chart}
+                </div>
+                <div class="card" data-testid="mob-points-card">
+                    <h3>"The window's positions" {p_btn}</h3>
+                    {p_text}
+                    <table class="mini">
+                        <thead><tr><th>"position"</th><th>"this round"</th><th>"averaged"</th></tr></thead>
+                        <tbody>{rows}</tbody>
+                    </table>
+                </div>
+                <div class="card" data-testid="mob-budget-card" class:hidden=move || !adaptive() && fixed().is_none()>
+                    <h3>"The privacy budget" {b_btn}</h3>
+                    {b_text}
+                    <div class:hidden=move || !adaptive()>{budget}</div>
+                    <p class="sub" class:hidden=move || adaptive()>{move || fixed().unwrap_or_default()}</p>
+                </div>
+                <div class="card" data-testid="mob-utility-card">
+                    <h3>"The model" {u_btn}</h3>
+                    {u_text}
+                    {move || match utility() {
+                        Some((e, recall)) => view! {
+                            <p class="big" data-testid="mob-utility" data-error=format!("{e:.1}")>{format_distance(e)}</p>
+                            <p class="sub">{format!("mean error predicting the next position · recall@5 {}",
+                                recall.map(percent).unwrap_or_else(|| "—".into()))}</p>
+                        }.into_any(),
+                        None => view! { <p class="sub">"Known when the last round is done."</p> }.into_any(),
+                    }}
+                </div>
+            </div>
+            <p class="sr-only" aria-live="polite" data-testid="mob-summary">{move || {
+                let r = record()?;
+                Some(format!("Round {}: the server found {} of your 8 positions within {}.",
+                    r.round + 1, percent(r.asr), format_distance(tau())))
+            }}</p>
+        </section>
+    }
+}

@@ -1,0 +1,238 @@
+//! The privacy–utility study on the visitor's run ([`whereabouts_engine::mobility::study`],
+//! [002] Table 5 and Fig. 5): no defence and every defence at every ε, plotted as the attack's
+//! success against ε and as the model's error against the attack's success, and tabulated as
+//! the runs arrive.
+
+use super::MobState;
+use crate::protocol::MobResponse;
+use crate::ui::basemap::format_distance;
+use crate::ui::chart::{Axis, Chart, Point, Series};
+use leptos::prelude::*;
+use whereabouts_engine::mobility::experiments::EPSILONS;
+use whereabouts_engine::mobility::study::StudyPoint;
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StudyView {
+    pub id: u32,
+    pub running: bool,
+    pub done: usize,
+    pub total: usize,
+    pub points: Vec<StudyPoint>,
+    pub cancelled: bool,
+    pub error: Option<String>,
+}
+
+impl StudyView {
+    pub fn apply(&mut self, response: MobResponse) {
+        match response {
+            MobResponse::StudyProgress {
+                id,
+                done,
+                total,
+                point,
+            } if id == self.id => {
+                self.done = done;
+                self.total = total;
+                self.points.extend(point);
+            }
+            MobResponse::StudyDone { id, cancelled } if id == self.id => {
+                self.running = false;
+                self.cancelled = cancelled;
+            }
+            MobResponse::StudyError { id, message } if id == self.id => {
+                self.running = false;
+                self.error = Some(message);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The families in the charts: engine key, label, colour (`.swatch.fN` in the CSS).
+const FAMILIES: [(&str, &str, usize); 5] = [
+    ("none", "No defence", 0),
+    ("dp_sgd", "DP-SGD", 1),
+    ("geo_i", "GeoI", 2),
+    ("geo_gi", "GeoGI", 3),
+    ("adaptive", "Adaptive PGEM", 4),
+];
+const COLOURS: [&str; 5] = ["#1f2328", "#2563eb", "#16a34a", "#9333ea", "#d1242f"];
+
+const ABOUT: &str = "Runs your trajectory, city and attack with no defence and with each defence at ε = 1, 5, 10, 20 and 50 (the paper's Table 5), every round to the end: 21 runs, a few minutes. Left: the attack's mean success rate against ε (lower is more private). Right: the model's error predicting the next position against the attack's success (Fig. 5): down and to the left is best.";
+
+fn asr_chart(points: &[StudyPoint]) -> impl IntoView + use<> {
+    let none = points
+        .iter()
+        .find(|p| p.family == "none")
+        .and_then(|p| p.asr);
+    let series = FAMILIES
+        .iter()
+        .map(|&(family, _, colour)| Series {
+            colour: COLOURS[colour],
+            points: if family == "none" {
+                // The undefended run as a level line across the ε axis.
+                none.map_or_else(Vec::new, |a| {
+                    [EPSILONS[0], EPSILONS[EPSILONS.len() - 1]]
+                        .iter()
+                        .map(|&e| Point {
+                            x: e,
+                            y: a,
+                            title: Some(format!("no defence: ASR {:.2}", a)),
+                        })
+                        .collect()
+                })
+            } else {
+                points
+                    .iter()
+                    .filter(|p| p.family == family)
+                    .filter_map(|p| {
+                        Some(Point {
+                            x: p.epsilon?,
+                            y: p.asr?,
+                            title: Some(format!("{}: ASR {:.2}", p.label, p.asr?)),
+                        })
+                    })
+                    .collect()
+            },
+            joined: true,
+        })
+        .collect();
+    Chart {
+        width: 360.0,
+        height: 240.0,
+        left: 40.0,
+        bottom: 30.0,
+        x: Axis {
+            min: EPSILONS[0],
+            max: EPSILONS[EPSILONS.len() - 1],
+            log: true,
+            min_text: format!("ε = {}", EPSILONS[0]),
+            max_text: format!("{}", EPSILONS[EPSILONS.len() - 1]),
+            label: "ε → less private".into(),
+        },
+        y: Axis {
+            min: 0.0,
+            max: 1.0,
+            log: false,
+            min_text: "0".into(),
+            max_text: "100%".into(),
+            label: "↑ attack success (ASR)".into(),
+        },
+        series,
+        dot_radius: 3.5,
+        label: "The attack's mean success rate against ε, for every defence".into(),
+        testid: "mob-study-asr",
+    }
+    .view()
+}
+
+fn utility_chart(points: &[StudyPoint]) -> impl IntoView + use<> {
+    let pts: Vec<(&StudyPoint, f64, f64)> = points
+        .iter()
+        .filter_map(|p| Some((p, p.asr?, p.utility_error_m?)))
+        .collect();
+    let axis = Axis::from_zero(pts.iter().map(|p| p.2), 100.0, " m");
+    let series = FAMILIES
+        .iter()
+        .map(|&(family, _, colour)| Series {
+            colour: COLOURS[colour],
+            points: pts
+                .iter()
+                .filter(|p| p.0.family == family)
+                .map(|p| Point {
+                    x: p.1,
+                    y: p.2,
+                    title: Some(format!(
+                        "{}: ASR {:.2}, error {}",
+                        p.0.label,
+                        p.1,
+                        format_distance(p.2)
+                    )),
+                })
+                .collect(),
+            joined: false,
+        })
+        .collect();
+    Chart {
+        width: 360.0,
+        height: 240.0,
+        left: 52.0,
+        bottom: 30.0,
+        x: Axis {
+            min: 0.0,
+            max: 1.0,
+            log: false,
+            min_text: "0".into(),
+            max_text: "100%".into(),
+            label: "attack success (ASR) →".into(),
+        },
+        y: Axis {
+            label: "↑ next-position error".into(),
+            ..axis
+        },
+        series,
+        dot_radius: 3.5,
+        label: "The model's next-position error against the attack's success rate".into(),
+        testid: "mob-study-utility",
+    }
+    .view()
+}
+
+#[component]
+pub fn MobStudy(state: MobState) -> impl IntoView {
+    let v = move || state.study.get();
+    let legend = FAMILIES
+        .iter()
+        .map(|&(_, label, colour)| view! { <span><i class=format!("swatch f{colour}")></i>{label}</span> })
+        .collect_view();
+    let status = move || {
+        let v = v();
+        match (&v.error, v.running, v.cancelled) {
+            (Some(e), ..) => format!("The study stopped: {e}"),
+            (None, true, _) if v.total == 0 => "Preparing…".to_string(),
+            (None, true, _) => format!("{} of {} runs…", v.done, v.total),
+            (None, false, true) => format!("Cancelled after {} of {} runs.", v.done, v.total),
+            (None, false, false) if v.total > 0 => format!("Done: {} runs.", v.done),
+            _ => String::new(),
+        }
+    };
+    let cell = |x: Option<f64>, f: fn(f64) -> String| x.map_or("—".to_string(), f);
+    view! {
+        <section class="panel studies" aria-labelledby="mob-study-title" class:hidden=move || state.hides("m.study")>
+            <h2 id="mob-study-title">"Privacy against utility, every defence"</h2>
+            <p class="hint">{ABOUT}</p>
+            <div class="tools">
+                <button type="button" data-testid="mob-study-run" prop:disabled=move || v().running
+                    on:click=move |_| state.start_study()>"Run the study"</button>
+                <button type="button" data-testid="mob-study-cancel" prop:disabled=move || !v().running
+                    on:click=move |_| state.cancel_study()>"Cancel"</button>
+                <progress data-testid="mob-study-progress" prop:max=move || v().total.max(1) as f64
+                    prop:value=move || v().done as f64 class:hidden=move || !v().running></progress>
+                <span class="stats" aria-live="polite" data-testid="mob-study-status">{status}</span>
+            </div>
+            <div class="study-legend" class:hidden=move || v().points.is_empty()>{legend}</div>
+            <div class="chart-pair" class:hidden=move || v().points.is_empty()>
+                {move || asr_chart(&v().points)}
+                {move || utility_chart(&v().points)}
+            </div>
+            <div class="table-wrap" class:hidden=move || v().points.is_empty()>
+                <table>
+                    <thead><tr><th>"Defence"</th><th>"ASR"</th><th>"AIT"</th><th>"Next-position error"</th><th>"Recall@5"</th></tr></thead>
+                    <tbody>
+                        {move || v().points.into_iter().map(|p| view! {
+                            <tr data-testid="mob-study-row" data-family=p.family.clone()
+                                data-asr=p.asr.map(|x| format!("{x:.4}")).unwrap_or_default()
+                                class:failed=p.failed.is_some()>
+                                <td>{p.label.clone()}{p.failed.clone().map(|why| view! { <span class="run-failed">" — stopped: " {why}</span> })}</td>
+                                <td>{cell(p.asr, |x| format!("{x:.2}"))}</td>
+                                <td>{cell(p.ait, |x| format!("{x:.0}"))}</td>
+                                <td>{cell(p.utility_error_m, format_distance)}</td>
+                                <td>{cell(p.recall_at_5, |x| format!("{:.0}%", 100.0 * x))}</td>
+                            </tr>
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            </div>
+        </section>
+    }
+}

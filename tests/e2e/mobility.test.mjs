@@ -1,0 +1,105 @@
+// The Mobility lab as a visitor uses it: draw a route on the map with the mouse, play the rounds,
+// read the server's success and each position's error off the page, turn on the adaptive
+// defence and watch the success fall as the budget bar fills, step through rounds — and nothing
+// leaves the origin.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer } from '../../tools/serve.mjs';
+import { DIST, launch, openPage, screenshotPath } from './harness.mjs';
+
+let server, browser;
+before(async () => {
+  server = await startServer(DIST);
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+// The status line belongs to the Signal map, behind its tab.
+const open = (query, options = {}) => openPage(browser, server.url, query, { attached: true, ...options });
+const params = (page) => page.evaluate(() => Object.fromEntries(new URLSearchParams(location.search)));
+
+/** The figures once a run after `after` (its number) has `rounds` rounds in and is stopped. */
+async function figures(page, rounds, after = 0, timeout = 90000) {
+  await page.waitForFunction(
+    ([rounds, after]) => {
+      const r = document.querySelector('[data-testid="mob-results"]');
+      return Number(r.dataset.run) > after && Number(r.dataset.done) === rounds && r.dataset.idle === 'true';
+    },
+    [rounds, after],
+    { timeout },
+  );
+  return page.evaluate(() => ({
+    run: Number(document.querySelector('[data-testid="mob-results"]').dataset.run),
+    msPerRound: Number(document.querySelector('[data-testid="mob-results"]').dataset.msPerRound),
+    asr: Number(document.querySelector('[data-testid="mob-asr"]').dataset.asr),
+    mean: Number(document.querySelector('[data-testid="mob-mean-asr"]').dataset.asr),
+    errors: [...document.querySelectorAll('[data-testid="mob-error-row"]')].map((r) => Number(r.dataset.error)),
+    used: Number(document.querySelector('[data-testid="mob-budget"]')?.dataset.used ?? NaN),
+  }));
+}
+
+test('draw a route, play the rounds, read the attack, then the adaptive defence stops it', async () => {
+  const { context, guard, page, errors } = await open('?lab=mobility&m.T=12');
+  // A new route: nothing to run until it has two waypoints, and the page says so.
+  await page.click('[data-testid="mob-new-route"]');
+  await page.waitForFunction(() => /Draw your route/.test(document.querySelector('[data-testid="mob-notice"]').textContent));
+  const box = await page.locator('[data-testid="mob-map"]').boundingBox();
+  for (const [fx, fy] of [[0.3, 0.7], [0.42, 0.5], [0.55, 0.55], [0.68, 0.3]]) {
+    await page.mouse.click(box.x + fx * box.width, box.y + fy * box.height);
+  }
+  assert.match(await page.textContent('[data-testid="mob-route"]'), /^4 waypoints/);
+  assert.ok((await params(page))['m.path'], 'the route is in the link');
+
+  const undefended = await figures(page, 12);
+  assert.equal(undefended.errors.length, 8, 'every position of the window has its error');
+  assert.ok(undefended.errors.every(Number.isFinite), JSON.stringify(undefended.errors));
+  // ST-GIA on a route along the streets: most positions found within 500 m.
+  assert.ok(undefended.mean > 0.3, `undefended mean ASR ${undefended.mean}`);
+  assert.ok(undefended.msPerRound > 0 && undefended.msPerRound < 2000, `${undefended.msPerRound} ms a round`);
+  await page.screenshot({ path: screenshotPath('mobility-laptop') });
+
+  // The paper's defence: each round's ε from the risk, out of a total of 10 per km.
+  await page.selectOption('[data-testid="input-m.def"]', 'adaptive');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('m.def') === 'adaptive');
+  const defended = await figures(page, 12, undefended.run);
+  assert.ok(defended.mean < undefended.mean / 2, `ASR ${defended.mean} defended vs ${undefended.mean}`);
+  // Most of the budget goes in the first rounds (each takes at least 37% of what is left),
+  // and never more than all of it.
+  assert.ok(defended.used > 0.9 && defended.used <= 1 + 1e-9, `budget used ${defended.used}`);
+  assert.match(await page.textContent('[data-testid="mob-epsilon"]'), /ε_t = /);
+  await page.screenshot({ path: screenshotPath('mobility-defended') });
+
+  // Stopped at the end: Restart runs one round, Step one more.
+  await page.click('[data-testid="mob-restart"]');
+  const one = await figures(page, 1, defended.run);
+  await page.click('[data-testid="mob-step"]');
+  await figures(page, 2, one.run - 1);
+  assert.match(await page.textContent('[data-testid="mob-round-label"]'), /Paused after round 2 of 12/);
+
+  // An absurd value is refused, named, and the run keeps its settings.
+  await page.fill('[data-testid="input-m.T"]', '0');
+  await page.press('[data-testid="input-m.T"]', 'Enter');
+  assert.match(await page.textContent('[data-testid="error-m.T"]'), /Rounds T: must be a whole number from 1 to 500/);
+  assert.equal((await params(page))['m.T'], '12');
+
+  assert.deepEqual(guard.violations, [], 'requests left the origin');
+  assert.deepEqual(errors, [], 'the page logged errors');
+  await context.close();
+});
+
+test('on a phone the page scrolls over the map, and the lab plays', async () => {
+  const { context, guard, page, errors } = await open('?lab=mobility&m.T=6', {
+    viewport: { width: 390, height: 844 },
+    scale: 2,
+    touch: true,
+  });
+  assert.equal(await page.getAttribute('[data-testid="mob-tool-pan"]', 'aria-pressed'), 'true');
+  await figures(page, 6);
+  await page.screenshot({ path: screenshotPath('mobility-phone') });
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
