@@ -90,6 +90,23 @@ test('draw a route, play the rounds, read the attack, then the adaptive defence 
   await context.close();
 });
 
+test('your file is the target: its points every 10 minutes, and too few for the rounds is said', async () => {
+  const { context, guard, page, errors } = await open('?lab=mobility&m.T=6');
+  await page.click('[data-testid="sample-campus-week.gpx"]');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('m.who') === 'file', null, { timeout: 60000 });
+  const run = await figures(page, 6);
+  assert.equal(run.errors.length, 8);
+  assert.equal(await page.isVisible('[data-testid="mob-route"]'), false, 'no route to draw while the file is the target');
+  // A week of points about 10 minutes apart is not enough for 500 rounds: the page says how many.
+  await page.fill('[data-testid="input-m.T"]', '500');
+  await page.press('[data-testid="input-m.T"]', 'Enter');
+  await page.waitForFunction(() => /your file has \d+ points about 10 minutes apart; 500 rounds need 509/.test(
+    document.querySelector('[data-testid="mob-notice"]').textContent));
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('on a phone the page scrolls over the map, and the lab plays', async () => {
   const { context, guard, page, errors } = await open('?lab=mobility&m.T=6', {
     viewport: { width: 390, height: 844 },

@@ -4,14 +4,16 @@
 //! gradient to recover the 8 positions and the label (ST-GIA), and an adaptive geo-DP defence
 //! spends a privacy budget round by round against it.
 //!
-//! Built so far: the model ([`lstm`]: forward and back-propagation through time, written once
-//! for any [`scalar::Scalar`]) and the gradient-inversion core ([`objective`]: the distance
-//! between a dummy window's gradient and the observed one, with its exact derivative with
-//! respect to the 8×2 dummy positions and the 2-D dummy label, carried on forward-mode dual
-//! numbers ([`dual`]) as the reference, and by reverse mode over reverse mode ([`adjoint`]) for
-//! the attack, because it needs the derivative of a gradient), PyTorch's optimisers
-//! ([`optim`]), one round's inversion ([`attack`]), the calibration over rounds
-//! ([`calibration`]) and the metrics ([`metrics`]).
+//! The model ([`lstm`]: forward and back-propagation through time, written once for any
+//! [`scalar::Scalar`]) and the gradient-inversion core ([`objective`]: the distance between a
+//! dummy window's gradient and the observed one, with its exact derivative with respect to the
+//! 8×2 dummy positions and the 2-D dummy label, carried on forward-mode dual numbers ([`dual`])
+//! as the reference, and by reverse mode over reverse mode ([`adjoint`]) for the attack, because
+//! it needs the derivative of a gradient), PyTorch's optimisers ([`optim`]), one round's
+//! inversion ([`attack`]), the calibration over rounds ([`calibration`]), the metrics
+//! ([`metrics`]), the defences ([`defence`]), the data ([`traces`], and the visitor's file as
+//! the target: [`visitor`]), the run on the core's driver ([`lab`]), the page's study
+//! ([`study`]) and the command line's tables ([`experiments`]).
 
 pub mod adjoint;
 pub mod attack;
