@@ -131,7 +131,27 @@ fn utility_chart(points: &[StudyPoint]) -> impl IntoView + use<> {
         .iter()
         .filter_map(|p| Some((p, p.asr?, p.utility_error_m?)))
         .collect();
-    let axis = Axis::from_zero(pts.iter().map(|p| p.2), 100.0, " m");
+    // The error's own range (the defences move it little: a chart from zero would be a flat
+    // line), padded; the ends are labelled with their values.
+    let (lo, hi) = pts
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+            (lo.min(p.2), hi.max(p.2))
+        });
+    let pad = ((hi - lo) * 0.1).max(10.0);
+    let (lo, hi) = if lo.is_finite() {
+        ((lo - pad).max(0.0), hi + pad)
+    } else {
+        (0.0, 1000.0)
+    };
+    let axis = Axis {
+        min: lo,
+        max: hi,
+        log: false,
+        min_text: format_distance(lo),
+        max_text: format_distance(hi),
+        label: String::new(),
+    };
     let series = FAMILIES
         .iter()
         .map(|&(family, _, colour)| Series {

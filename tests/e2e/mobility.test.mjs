@@ -85,6 +85,13 @@ test('draw a route, play the rounds, read the attack, then the adaptive defence 
   assert.match(await page.textContent('[data-testid="error-m.T"]'), /Rounds T: must be a whole number from 1 to 500/);
   assert.equal((await params(page))['m.T'], '12');
 
+  // The study runs behind in the worker, a run at a time, and stops when asked.
+  await page.click('[data-testid="mob-study-run"]');
+  await page.waitForSelector('[data-testid="mob-study-row"]', { timeout: 60000 });
+  await page.click('[data-testid="mob-study-cancel"]');
+  await page.waitForFunction(() => /^Cancelled after \d+ of 21 runs/.test(document.querySelector('[data-testid="mob-study-status"]').textContent));
+  assert.equal(await page.getAttribute('[data-testid="mob-study-row"]', 'data-family'), 'none');
+
   assert.deepEqual(guard.violations, [], 'requests left the origin');
   assert.deepEqual(errors, [], 'the page logged errors');
   await context.close();
