@@ -238,11 +238,7 @@ impl DensityState {
 
     pub fn start_study(&self) {
         let id = self.study.with_untracked(|s| s.id) + 1;
-        self.study.set(study::StudyView {
-            id,
-            running: true,
-            ..study::StudyView::default()
-        });
+        self.study.set(study::StudyView::started(id));
         self.send(DensityRequest::StudyStart {
             id,
             config: Box::new(self.config()),
@@ -355,7 +351,7 @@ pub fn create(engine: Engine, data: DataState, active: RwSignal<LabKind>) -> Den
             | DensityResponse::StudyDone { .. }
             | DensityResponse::StudyError { .. }),
         ) => {
-            state.study.update(|s| s.apply(r));
+            state.study.update(|s| study::apply(s, r));
             None
         }
         Response::Density(r) => {

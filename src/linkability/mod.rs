@@ -126,22 +126,14 @@ impl LinkState {
         let id = self.study.with_untracked(|s| s.id) + 1;
         match self.config() {
             Ok((config, use_data)) => {
-                self.study.set(study::StudyView {
-                    id,
-                    running: true,
-                    ..study::StudyView::default()
-                });
+                self.study.set(study::StudyView::started(id));
                 self.send(LinkRequest::StudyStart {
                     id,
                     config: Box::new(config),
                     use_data,
                 });
             }
-            Err(error) => self.study.set(study::StudyView {
-                id,
-                error: Some(error),
-                ..study::StudyView::default()
-            }),
+            Err(error) => self.study.set(study::StudyView::refused(id, error)),
         }
     }
 
@@ -200,7 +192,7 @@ pub fn create(engine: Engine, data: DataState, active: RwSignal<LabKind>) -> Lin
             | LinkResponse::StudyDone { .. }
             | LinkResponse::StudyError { .. }),
         ) => {
-            state.study.update(|s| s.apply(r));
+            state.study.update(|s| study::apply(s, r));
             None
         }
         Response::Linkability(r) => {

@@ -6,52 +6,34 @@
 use super::LinkState;
 use crate::protocol::LinkResponse;
 use crate::ui::chart::{Axis, Chart, Point, Series};
+use crate::ui::study::study_tools;
 use leptos::prelude::*;
 use whereabouts_engine::linkability::study::StudyPoint;
 
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct StudyView {
-    pub id: u32,
-    pub running: bool,
-    pub done: usize,
-    pub total: usize,
-    pub points: Vec<StudyPoint>,
-    pub cancelled: bool,
-    pub error: Option<String>,
+/// The page's view of the study ([`crate::ui::study`]).
+pub type StudyView = crate::ui::study::StudyView<StudyPoint>;
+
+/// Applies one of the lab's study replies to the view.
+pub fn apply(v: &mut StudyView, response: LinkResponse) {
+    match response {
+        LinkResponse::StudyProgress {
+            id,
+            done,
+            total,
+            point,
+        } => v.progress(id, done, total, point),
+        LinkResponse::StudyDone { id, cancelled } => v.finished(id, cancelled),
+        LinkResponse::StudyError { id, message } => v.failed(id, message),
+        _ => {}
+    }
 }
 
-impl StudyView {
-    pub fn apply(&mut self, response: LinkResponse) {
-        match response {
-            LinkResponse::StudyProgress {
-                id,
-                done,
-                total,
-                point,
-            } if id == self.id => {
-                self.done = done;
-                self.total = total;
-                self.points.extend(point);
-            }
-            LinkResponse::StudyDone { id, cancelled } if id == self.id => {
-                self.running = false;
-                self.cancelled = cancelled;
-            }
-            LinkResponse::StudyError { id, message } if id == self.id => {
-                self.running = false;
-                self.error = Some(message);
-            }
-            _ => {}
-        }
-    }
-
-    /// The test RMSE of the run without mitigation (the first), the utility's yardstick.
-    pub fn baseline_rmse(&self) -> Option<f64> {
-        self.points
-            .iter()
-            .find(|p| p.mitigation == "none")
-            .and_then(|p| p.test_rmse)
-    }
+/// The test RMSE of the run without mitigation (the first), the utility's yardstick.
+pub fn baseline_rmse(v: &StudyView) -> Option<f64> {
+    v.points
+        .iter()
+        .find(|p| p.mitigation == "none")
+        .and_then(|p| p.test_rmse)
 }
 
 /// The families in the chart: engine name, label, colour (`.swatch.fN` in the CSS).
@@ -82,7 +64,7 @@ pub fn LinkStudy(state: LinkState) -> impl IntoView {
     let v = move || state.study.get();
     let chart = move || {
         let v = v();
-        let base = v.baseline_rmse()?;
+        let base = baseline_rmse(&v)?;
         let pts: Vec<(&StudyPoint, f64, f64)> = v
             .points
             .iter()
@@ -145,31 +127,12 @@ pub fn LinkStudy(state: LinkState) -> impl IntoView {
         .iter()
         .map(|&(_, label, colour)| view! { <span><i class=format!("swatch f{colour}")></i>{label}</span> })
         .collect_view();
-    let status = move || {
-        let v = v();
-        match (&v.error, v.running, v.cancelled) {
-            (Some(e), ..) => format!("The study stopped: {e}"),
-            (None, true, _) if v.total == 0 => "Preparing…".to_string(),
-            (None, true, _) => format!("{} of {} runs…", v.done, v.total),
-            (None, false, true) => format!("Cancelled after {} of {} runs.", v.done, v.total),
-            (None, false, false) if v.total > 0 => format!("Done: {} runs.", v.done),
-            _ => String::new(),
-        }
-    };
     let cell = |x: Option<f64>, f: fn(f64) -> String| x.map_or("—".to_string(), f);
     view! {
         <section class="panel studies" aria-labelledby="link-study-title" class:hidden=move || state.hides("l.study")>
             <h2 id="link-study-title">"Privacy–utility trade-off of the mitigations"</h2>
             <p class="hint">{ABOUT}</p>
-            <div class="tools">
-                <button type="button" data-testid="link-study-run" prop:disabled=move || v().running
-                    on:click=move |_| state.start_study()>"Run the study"</button>
-                <button type="button" data-testid="link-study-cancel" prop:disabled=move || !v().running
-                    on:click=move |_| state.cancel_study()>"Cancel"</button>
-                <progress data-testid="link-study-progress" prop:max=move || v().total.max(1) as f64
-                    prop:value=move || v().done as f64 class:hidden=move || !v().running></progress>
-                <span class="stats" aria-live="polite" data-testid="link-study-status">{status}</span>
-            </div>
+            {study_tools("link-", state.study, move || state.start_study(), move || state.cancel_study())}
             <div class="study-legend" class:hidden=move || v().points.is_empty()>{legend}</div>
             <div class:hidden=move || v().points.is_empty()>{chart}</div>
             <div class="table-wrap" class:hidden=move || v().points.is_empty()>
@@ -178,7 +141,7 @@ pub fn LinkStudy(state: LinkState) -> impl IntoView {
                     <tbody>
                         {move || {
                             let v = v();
-                            let base = v.baseline_rmse();
+                            let base = baseline_rmse(&v);
                             v.points.into_iter().map(|p| view! {
                                 <tr data-testid="link-study-row" data-mitigation=p.mitigation.clone()
                                     data-strength=p.strength.to_string()

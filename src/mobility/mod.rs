@@ -232,22 +232,14 @@ impl MobState {
         let id = self.study.with_untracked(|s| s.id) + 1;
         match self.config() {
             Ok((config, use_data)) => {
-                self.study.set(study::StudyView {
-                    id,
-                    running: true,
-                    ..study::StudyView::default()
-                });
+                self.study.set(study::StudyView::started(id));
                 self.send(MobRequest::StudyStart {
                     id,
                     config: Box::new(config),
                     use_data,
                 });
             }
-            Err(error) => self.study.set(study::StudyView {
-                id,
-                error: Some(error),
-                ..study::StudyView::default()
-            }),
+            Err(error) => self.study.set(study::StudyView::refused(id, error)),
         }
     }
 
@@ -319,7 +311,7 @@ pub fn create(engine: Engine, data: DataState, active: RwSignal<LabKind>) -> Mob
             | MobResponse::StudyDone { .. }
             | MobResponse::StudyError { .. }),
         ) => {
-            state.study.update(|s| s.apply(r));
+            state.study.update(|s| study::apply(s, r));
             None
         }
         Response::Mobility(r) => {

@@ -7,44 +7,26 @@ use super::MobState;
 use crate::protocol::MobResponse;
 use crate::ui::basemap::format_distance;
 use crate::ui::chart::{Axis, Chart, Point, Series};
+use crate::ui::study::study_tools;
 use leptos::prelude::*;
 use whereabouts_engine::mobility::experiments::EPSILONS;
 use whereabouts_engine::mobility::study::StudyPoint;
 
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct StudyView {
-    pub id: u32,
-    pub running: bool,
-    pub done: usize,
-    pub total: usize,
-    pub points: Vec<StudyPoint>,
-    pub cancelled: bool,
-    pub error: Option<String>,
-}
+/// The page's view of the study ([`crate::ui::study`]).
+pub type StudyView = crate::ui::study::StudyView<StudyPoint>;
 
-impl StudyView {
-    pub fn apply(&mut self, response: MobResponse) {
-        match response {
-            MobResponse::StudyProgress {
-                id,
-                done,
-                total,
-                point,
-            } if id == self.id => {
-                self.done = done;
-                self.total = total;
-                self.points.extend(point);
-            }
-            MobResponse::StudyDone { id, cancelled } if id == self.id => {
-                self.running = false;
-                self.cancelled = cancelled;
-            }
-            MobResponse::StudyError { id, message } if id == self.id => {
-                self.running = false;
-                self.error = Some(message);
-            }
-            _ => {}
-        }
+/// Applies one of the lab's study replies to the view.
+pub fn apply(v: &mut StudyView, response: MobResponse) {
+    match response {
+        MobResponse::StudyProgress {
+            id,
+            done,
+            total,
+            point,
+        } => v.progress(id, done, total, point),
+        MobResponse::StudyDone { id, cancelled } => v.finished(id, cancelled),
+        MobResponse::StudyError { id, message } => v.failed(id, message),
+        _ => {}
     }
 }
 
@@ -205,31 +187,12 @@ pub fn MobStudy(state: MobState) -> impl IntoView {
         .iter()
         .map(|&(_, label, colour)| view! { <span><i class=format!("swatch f{colour}")></i>{label}</span> })
         .collect_view();
-    let status = move || {
-        let v = v();
-        match (&v.error, v.running, v.cancelled) {
-            (Some(e), ..) => format!("The study stopped: {e}"),
-            (None, true, _) if v.total == 0 => "Preparing…".to_string(),
-            (None, true, _) => format!("{} of {} runs…", v.done, v.total),
-            (None, false, true) => format!("Cancelled after {} of {} runs.", v.done, v.total),
-            (None, false, false) if v.total > 0 => format!("Done: {} runs.", v.done),
-            _ => String::new(),
-        }
-    };
     let cell = |x: Option<f64>, f: fn(f64) -> String| x.map_or("—".to_string(), f);
     view! {
         <section class="panel studies" aria-labelledby="mob-study-title" class:hidden=move || state.hides("m.study")>
             <h2 id="mob-study-title">"Privacy against utility, every defence"</h2>
             <p class="hint">{ABOUT}</p>
-            <div class="tools">
-                <button type="button" data-testid="mob-study-run" prop:disabled=move || v().running
-                    on:click=move |_| state.start_study()>"Run the study"</button>
-                <button type="button" data-testid="mob-study-cancel" prop:disabled=move || !v().running
-                    on:click=move |_| state.cancel_study()>"Cancel"</button>
-                <progress data-testid="mob-study-progress" prop:max=move || v().total.max(1) as f64
-                    prop:value=move || v().done as f64 class:hidden=move || !v().running></progress>
-                <span class="stats" aria-live="polite" data-testid="mob-study-status">{status}</span>
-            </div>
+            {study_tools("mob-", state.study, move || state.start_study(), move || state.cancel_study())}
             <div class="study-legend" class:hidden=move || v().points.is_empty()>{legend}</div>
             <div class="chart-pair" class:hidden=move || v().points.is_empty()>
                 {move || asr_chart(&v().points)}

@@ -11,3 +11,4 @@ pub mod path_editor;
 pub mod path_tool;
 pub mod raster;
 pub mod settings;
+pub mod study;

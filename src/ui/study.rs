@@ -1,0 +1,146 @@
+//! What every lab's study panel shares: the page's view of a study running in the worker (its
+//! id, progress, points, end or failure) and the Run / Cancel / progress / status toolbar. Each
+//! lab keeps its own charts and table, and hands its family's study replies to
+//! [`StudyView::progress`], [`StudyView::finished`] and [`StudyView::failed`].
+
+use leptos::prelude::*;
+
+/// A study as the page knows it: the points of the runs done so far.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StudyView<P> {
+    pub id: u32,
+    pub running: bool,
+    pub done: usize,
+    pub total: usize,
+    pub points: Vec<P>,
+    pub cancelled: bool,
+    pub error: Option<String>,
+}
+
+impl<P> Default for StudyView<P> {
+    fn default() -> Self {
+        StudyView {
+            id: 0,
+            running: false,
+            done: 0,
+            total: 0,
+            points: Vec::new(),
+            cancelled: false,
+            error: None,
+        }
+    }
+}
+
+impl<P> StudyView<P> {
+    /// Study `id` was asked of the worker.
+    pub fn started(id: u32) -> Self {
+        StudyView {
+            id,
+            running: true,
+            ..StudyView::default()
+        }
+    }
+
+    /// Study `id` could not be asked for (the settings say why).
+    pub fn refused(id: u32, error: String) -> Self {
+        StudyView {
+            id,
+            error: Some(error),
+            ..StudyView::default()
+        }
+    }
+
+    /// A run of study `id` finished (`point: None` when the study only says its size).
+    pub fn progress(&mut self, id: u32, done: usize, total: usize, point: Option<P>) {
+        if id == self.id {
+            self.done = done;
+            self.total = total;
+            self.points.extend(point);
+        }
+    }
+
+    /// Study `id` ended, or was cancelled.
+    pub fn finished(&mut self, id: u32, cancelled: bool) {
+        if id == self.id {
+            self.running = false;
+            self.cancelled = cancelled;
+        }
+    }
+
+    /// Study `id` stopped on an error.
+    pub fn failed(&mut self, id: u32, message: String) {
+        if id == self.id {
+            self.running = false;
+            self.error = Some(message);
+        }
+    }
+
+    /// The status line.
+    pub fn status(&self) -> String {
+        match (&self.error, self.running, self.cancelled) {
+            (Some(e), ..) => format!("The study stopped: {e}"),
+            (None, true, _) if self.total == 0 => "Preparing…".to_string(),
+            (None, true, _) => format!("{} of {} runs…", self.done, self.total),
+            (None, false, true) => format!("Cancelled after {} of {} runs.", self.done, self.total),
+            (None, false, false) if self.total > 0 => format!("Done: {} runs.", self.done),
+            _ => String::new(),
+        }
+    }
+}
+
+/// The Run / Cancel buttons, the progress bar and the status line of a study (test ids
+/// `{prefix}study-run`, `-cancel`, `-progress`, `-status`).
+pub fn study_tools<P: Clone + Send + Sync + 'static>(
+    prefix: &'static str,
+    view: RwSignal<StudyView<P>>,
+    run: impl Fn() + Send + Sync + 'static,
+    cancel: impl Fn() + Send + Sync + 'static,
+) -> impl IntoView {
+    let running = move || view.with(|v| v.running);
+    view! {
+        <div class="tools">
+            <button type="button" data-testid=format!("{prefix}study-run") prop:disabled=running
+                on:click=move |_| run()>"Run the study"</button>
+            <button type="button" data-testid=format!("{prefix}study-cancel") prop:disabled=move || !running()
+                on:click=move |_| cancel()>"Cancel"</button>
+            <progress data-testid=format!("{prefix}study-progress") prop:max=move || view.with(|v| v.total.max(1) as f64)
+                prop:value=move || view.with(|v| v.done as f64) class:hidden=move || !running()></progress>
+            <span class="stats" aria-live="polite" data-testid=format!("{prefix}study-status")>{move || view.with(StudyView::status)}</span>
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_study_reports_its_runs_its_end_and_ignores_an_older_study() {
+        let mut v = StudyView::<u8>::started(2);
+        assert_eq!(v.status(), "Preparing…");
+        v.progress(2, 0, 3, None);
+        v.progress(2, 1, 3, Some(7));
+        v.progress(1, 2, 3, Some(9));
+        assert_eq!(
+            (v.done, v.points.clone()),
+            (1, vec![7]),
+            "study 1's point is dropped"
+        );
+        assert_eq!(v.status(), "1 of 3 runs…");
+        v.finished(1, false);
+        assert!(v.running, "an older study's end is not this one's");
+        v.finished(2, true);
+        assert_eq!(v.status(), "Cancelled after 1 of 3 runs.");
+        let mut w = StudyView::<u8>::started(3);
+        w.progress(3, 1, 1, Some(1));
+        w.finished(3, false);
+        assert_eq!(w.status(), "Done: 1 runs.");
+        w.failed(3, "diverged".into());
+        assert_eq!(w.status(), "The study stopped: diverged");
+        assert_eq!(
+            StudyView::<u8>::refused(4, "no file".into()).status(),
+            "The study stopped: no file"
+        );
+        assert_eq!(StudyView::<u8>::default().status(), "");
+    }
+}
