@@ -1,7 +1,7 @@
 //! What the page knows about the running lab: built only from the worker's events.
 
 use whereabouts_core::geo::Metres;
-use whereabouts_engine::signal_map::lab::{HeatMap, LabEvent, TargetRound, WorldView};
+use whereabouts_engine::signal_map::lab::{HeatMap, LabEvent, STEP_POINTS, TargetRound, WorldView};
 use whereabouts_engine::signal_map::scenario::{DlgOutcome, RoundRecord, Summary};
 
 /// One round as the page shows it.
@@ -16,6 +16,9 @@ pub struct RoundView {
     pub trail: Vec<Metres>,
     /// DLG's result, once it has finished.
     pub dlg: Option<DlgOutcome>,
+    /// The FedAvg-aware attack while it runs (and at its end): the round estimate and each
+    /// dummy, a reconstructed mini-batch centroid.
+    pub simulated: Option<(Metres, Vec<Metres>)>,
     /// Final results (with the model's test RMSE), once the round is complete.
     pub record: Option<RoundRecord>,
     /// The trajectory changed and this round is being recomputed (drawn faded).
@@ -101,6 +104,7 @@ impl Scene {
                     absent,
                     trail,
                     dlg: None,
+                    simulated: None,
                     record: None,
                     stale: false,
                 };
@@ -123,9 +127,26 @@ impl Scene {
                     r.dlg = Some(*dlg);
                 }
             }
+            LabEvent::Simulated {
+                round,
+                estimate,
+                dummies,
+                ..
+            } => {
+                if let Some(r) = self.round_mut(round) {
+                    r.simulated = Some((estimate, dummies));
+                }
+            }
             LabEvent::Attacked(record) => {
                 if let Some(r) = self.round_mut(record.round) {
                     r.dlg = record.dlg.clone();
+                    if let Some(f) = &record.fedavg {
+                        let every = f.result.dummies.len().div_ceil(STEP_POINTS).max(1);
+                        r.simulated = Some((
+                            f.reconstruction.position,
+                            f.result.dummies.iter().step_by(every).copied().collect(),
+                        ));
+                    }
                     r.record = Some(*record);
                 }
             }

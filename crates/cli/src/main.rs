@@ -329,7 +329,9 @@ fn run(
             // record repeats the final one.
             let live = matches!(
                 event,
-                LabEvent::Progress { .. } | LabEvent::Reconstructed { .. }
+                LabEvent::Progress { .. }
+                    | LabEvent::Reconstructed { .. }
+                    | LabEvent::Simulated { .. }
             );
             if progress_events || !live {
                 events.push(event);

@@ -157,6 +157,64 @@ fn attack_recovers_the_point_behind_a_case_file() {
     assert!(text(&out.stderr).contains("weights: 2 numbers, but the model has 4417 parameters"));
 }
 
+/// A FedAvg case: the weights before and after two local steps of one point each; the
+/// FedAvg-aware attack simulates them and answers with one dummy per step.
+#[test]
+fn attack_runs_the_fedavg_aware_attack_on_a_fedavg_case() {
+    use whereabouts_engine::signal_map::model::train::{LocalTraining, train_local_by_hand};
+    use whereabouts_engine::signal_map::trace::Sample;
+    let spec = ModelPreset::Small.spec();
+    let before = spec.init(0.0, &mut Stream::new(2, "w"));
+    let sample = |x: [f32; 2], y| Sample {
+        user: 0,
+        time: 0.0,
+        pos: whereabouts_core::geo::Metres::new(0.0, 0.0),
+        x,
+        y,
+    };
+    let batch = [sample([0.6, -0.4], -101.0), sample([-0.2, 0.3], -92.0)];
+    let local = LocalTraining {
+        batch_size: Some(1),
+        epochs: 1,
+        learning_rate: 0.01,
+    };
+    let after = train_local_by_hand(&spec, &before, &batch, &local, &mut Stream::new(3, "t"))
+        .unwrap()
+        .params;
+    let mut case = serde_json::json!({
+        "model": "small",
+        "weights": after,
+        "update": { "kind": "weights", "before": before, "after": after,
+                    "learning_rate": 0.01, "steps": 2 },
+        "standardizer": { "mean": [0.0, 0.0], "sd": [500.0, 500.0] },
+        "fedavg": { "samples": 2, "batch_size": 1, "epochs": 1,
+                    "attack": { "max_iterations": 300, "optimizer": { "kind": "adam", "lr": 0.02 },
+                                "init": { "kind": "previous" }, "label": "joint",
+                                "distance": "cosine", "dummies": "per_step",
+                                "tolerance_m": 0.01, "patience": 10, "trail_every": 10 } },
+    });
+    let path = temp("fedavg-case.json");
+    std::fs::write(&path, case.to_string()).unwrap();
+    let out = whereabouts(&["attack", "--case", path.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let f = &r["fedavg"];
+    assert_eq!(f["dummies"].as_array().map(Vec::len), Some(2), "{f}");
+    assert!(f["iterations"].as_u64().unwrap() <= 300);
+    assert!(f["neg_cosine"].as_f64().unwrap() < -0.9, "{f}");
+    assert!(r["dlg"]["position"]["east"].as_f64().unwrap().is_finite());
+
+    case["update"] = serde_json::json!({ "kind": "gradient", "values": after });
+    std::fs::write(&path, case.to_string()).unwrap();
+    let out = whereabouts(&["attack", "--case", path.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("the update must be"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
 #[test]
 fn reproduce_refuses_an_unknown_model() {
     let out = whereabouts(&["reproduce", "--quick", "--model", "huge"]);

@@ -17,12 +17,15 @@
 
 use crate::signal_map::attack::analytic;
 use crate::signal_map::attack::dlg::DlgRun;
+use crate::signal_map::attack::fedavg::FedAvgRun;
 use crate::signal_map::attack::objective::Objective;
+use crate::signal_map::attack::unroll::Unrolled;
 use crate::signal_map::defence::dp::RdpAccountant;
 use crate::signal_map::fl::{Federation, Update};
 use crate::signal_map::model::Predictor;
 use crate::signal_map::scenario::{
-    AttackInputs, OutputBias, RoundRecord, ScenarioConfig, Summary, dp_budget_stop, summarize,
+    AttackInputs, DlgOutcome, FedAvgOutcome, OutputBias, RoundRecord, ScenarioConfig, Summary,
+    dp_budget_stop, summarize,
 };
 use crate::signal_map::trace::{Dataset, Sample};
 use crate::signal_map::trajectory::Trajectory;
@@ -100,9 +103,14 @@ pub enum LabEvent {
         trail: Vec<Metres>,
     },
     /// DLG has finished on the round (its final record follows once the model is evaluated).
-    Reconstructed {
+    Reconstructed { round: usize, dlg: Box<DlgOutcome> },
+    /// The FedAvg-aware attack's state since the last report for `round`: its round estimate
+    /// and every dummy (at most [`STEP_POINTS`], evenly thinned).
+    Simulated {
         round: usize,
-        dlg: Box<crate::signal_map::scenario::DlgOutcome>,
+        iteration: usize,
+        estimate: Metres,
+        dummies: Vec<Metres>,
     },
     /// The round is complete: attacks and the model's test RMSE.
     Attacked(Box<RoundRecord>),
@@ -145,6 +153,14 @@ fn step_centroids(data: &crate::signal_map::trace::Dataset, means: &[[f32; 2]]) 
         .collect()
 }
 
+/// The STEP_POINTS-thinned copy of a list of points.
+fn thinned(points: &[Metres]) -> Vec<Metres> {
+    let every = points.len().div_ceil(STEP_POINTS).max(1);
+    points.iter().step_by(every).copied().collect()
+}
+
+/// A round's attacks: DLG, then (when the server runs it) the FedAvg-aware attack, then the
+/// record once the model's RMSE is in.
 enum Attack {
     Running {
         inputs: Box<AttackInputs>,
@@ -152,10 +168,18 @@ enum Attack {
         steps: usize,
         millis: f64,
     },
+    Simulating {
+        inputs: Box<AttackInputs>,
+        dlg: Option<Box<DlgOutcome>>,
+        objective: Box<Unrolled>,
+        run: Box<FedAvgRun>,
+        millis: f64,
+    },
     /// Attacks done; the record waits for the RMSE.
     Reconstructed {
         inputs: Box<AttackInputs>,
-        dlg: Option<crate::signal_map::scenario::DlgOutcome>,
+        dlg: Option<Box<DlgOutcome>>,
+        fedavg: Option<Result<Box<FedAvgOutcome>, String>>,
     },
     Done(Box<RoundRecord>),
 }
@@ -673,10 +697,7 @@ impl Lab {
                         millis: 0.0,
                     }
                 }
-                None => Attack::Reconstructed {
-                    inputs: Box::new(inputs),
-                    dlg: None,
-                },
+                None => self.after_dlg(Box::new(inputs), None, &before, update),
             }),
             _ => None,
         };
@@ -691,8 +712,45 @@ impl Lab {
         Ok(())
     }
 
+    /// What follows DLG on a round: the FedAvg-aware attack when the server runs it, else the
+    /// wait for the RMSE.
+    fn after_dlg(
+        &self,
+        inputs: Box<AttackInputs>,
+        dlg: Option<Box<DlgOutcome>>,
+        before: &[f32],
+        update: &crate::signal_map::fl::Update,
+    ) -> Attack {
+        match inputs.fedavg(
+            &self.config,
+            &self.federation.spec,
+            &self.data,
+            before,
+            update,
+        ) {
+            Some(Ok((objective, run))) => Attack::Simulating {
+                inputs,
+                dlg,
+                objective: Box::new(objective),
+                run: Box::new(run),
+                millis: 0.0,
+            },
+            Some(Err(why)) => Attack::Reconstructed {
+                inputs,
+                dlg,
+                fedavg: Some(Err(why)),
+            },
+            None => Attack::Reconstructed {
+                inputs,
+                dlg,
+                fedavg: None,
+            },
+        }
+    }
+
     /// Advances round `t` towards complete: its DLG attack first (the reconstruction the
-    /// visitor waits for), then the model's test RMSE, then the final record.
+    /// visitor waits for), then the FedAvg-aware attack if the server runs it, then the
+    /// model's test RMSE, then the final record.
     fn complete_round(
         &mut self,
         t: usize,
@@ -702,6 +760,10 @@ impl Lab {
     ) {
         if matches!(self.rounds[t].attack, Some(Attack::Running { .. })) {
             self.advance_attack(t, now, deadline, emit);
+            return;
+        }
+        if matches!(self.rounds[t].attack, Some(Attack::Simulating { .. })) {
+            self.advance_fedavg(t, now, deadline, emit);
             return;
         }
         let round = &mut self.rounds[t];
@@ -728,9 +790,20 @@ impl Lab {
         let Rmse::Done(rmse_db) = self.rounds[t].rmse else {
             return;
         };
-        if let Some(Attack::Reconstructed { inputs, dlg }) = self.rounds[t].attack.take() {
+        if let Some(Attack::Reconstructed {
+            inputs,
+            dlg,
+            fedavg,
+        }) = self.rounds[t].attack.take()
+        {
             let round = &self.rounds[t];
-            let record = self.record(&inputs, &round.before, &round.updates, dlg, rmse_db);
+            let record = self.record(
+                &inputs,
+                &round.before,
+                &round.updates,
+                (dlg.map(|d| *d), fedavg.map(|f| f.map(|o| *o))),
+                rmse_db,
+            );
             emit(LabEvent::Attacked(Box::new(record.clone())));
             self.rounds[t].attack = Some(Attack::Done(Box::new(record)));
         }
@@ -805,9 +878,80 @@ impl Lab {
             round: t,
             dlg: Box::new(outcome.clone()),
         });
-        round.attack = Some(Attack::Reconstructed {
+        let round = &self.rounds[t];
+        let update = round
+            .updates
+            .iter()
+            .find(|u| u.user == self.config.target)
+            .expect("the target took part");
+        let next = self.after_dlg(inputs, Some(Box::new(outcome)), &round.before, update);
+        self.rounds[t].attack = Some(next);
+    }
+
+    /// [`advance_attack`](Self::advance_attack) for the FedAvg-aware attack.
+    fn advance_fedavg(
+        &mut self,
+        t: usize,
+        now: &dyn Fn() -> f64,
+        deadline: f64,
+        emit: &mut dyn FnMut(LabEvent),
+    ) {
+        let area = self.world.area();
+        let std = &self.data.standardizer;
+        let Some(settings) = self.config.attack.fedavg.as_ref() else {
+            return;
+        };
+        let Some(Attack::Simulating {
+            objective,
+            run,
+            millis,
+            ..
+        }) = self.rounds[t].attack.as_mut()
+        else {
+            return;
+        };
+        let start = run.iterations();
+        loop {
+            let began = now();
+            // One iteration costs K simulated steps: look at the clock after each.
+            let finished = run.advance(objective, settings, std, 1, &mut |_, _, _| {});
+            *millis += now() - began;
+            if finished || now() >= deadline {
+                break;
+            }
+        }
+        if run.iterations() > start
+            && (run.is_finished()
+                || run.iterations() / settings.trail_every.max(1)
+                    > start / settings.trail_every.max(1))
+        {
+            emit(LabEvent::Simulated {
+                round: t,
+                iteration: run.iterations(),
+                estimate: run.estimate(std),
+                dummies: thinned(&run.dummies(std)),
+            });
+        }
+        if !run.is_finished() {
+            return;
+        }
+        let Some(Attack::Simulating {
             inputs,
-            dlg: Some(outcome),
+            dlg,
+            mut objective,
+            run,
+            millis,
+        }) = self.rounds[t].attack.take()
+        else {
+            unreachable!("matched above")
+        };
+        let millis = Some(millis).filter(|_| self.timed);
+        let result = run.finish(&mut objective, std, area);
+        let outcome = inputs.fedavg_outcome(&self.data, result, millis);
+        self.rounds[t].attack = Some(Attack::Reconstructed {
+            inputs,
+            dlg,
+            fedavg: Some(Ok(Box::new(outcome))),
         });
     }
 
@@ -816,7 +960,7 @@ impl Lab {
         inputs: &AttackInputs,
         before: &[f32],
         updates: &[Update],
-        dlg: Option<crate::signal_map::scenario::DlgOutcome>,
+        attacks: (Option<DlgOutcome>, Option<Result<FedAvgOutcome, String>>),
         rmse_db: f64,
     ) -> RoundRecord {
         let update = updates
@@ -839,7 +983,7 @@ impl Lab {
             &self.data,
             updates.iter().map(|u| u.user).collect(),
             update,
-            dlg,
+            attacks,
             bounds,
             rmse_db,
         );

@@ -7,6 +7,8 @@
 //! attacks the target's update (DLG, Lemma 1) → metrics → events.
 
 use crate::signal_map::attack::dlg::{self, DlgConfig, DlgResult, InitContext};
+use crate::signal_map::attack::fedavg::{FedAvgConfig, FedAvgResult, FedAvgRun};
+use crate::signal_map::attack::unroll::{LocalSchedule, Unrolled};
 use crate::signal_map::attack::{analytic, observed_gradient};
 use crate::signal_map::defence::Defence;
 use crate::signal_map::defence::dp::RdpAccountant;
@@ -80,6 +82,10 @@ pub struct AttackConfig {
     /// Evaluate Theorems 1–2 on the true batch each round (diagnostics; FedSGD semantics).
     pub bounds: bool,
     pub settings: DlgConfig,
+    /// Beyond the paper: also run the FedAvg-aware attack on the same update (a server that
+    /// simulates the phone's local training, [`crate::signal_map::attack::fedavg`]), after DLG.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fedavg: Option<FedAvgConfig>,
 }
 
 impl Default for AttackConfig {
@@ -89,6 +95,7 @@ impl Default for AttackConfig {
             analytic: true,
             bounds: false,
             settings: DlgConfig::default(),
+            fedavg: None,
         }
     }
 }
@@ -194,6 +201,9 @@ impl ScenarioConfig {
         self.round_length.validate()?;
         self.model.spec().validate()?;
         self.attack.settings.validate()?;
+        if let Some(f) = &self.attack.fedavg {
+            f.validate()?;
+        }
         self.defence.validate()?;
         if let Some(w) = &self.warm_start {
             w.validate()?;
@@ -270,6 +280,12 @@ pub struct RoundRecord {
     pub true_centroid: Located,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dlg: Option<DlgOutcome>,
+    /// The FedAvg-aware attack on the same update, when the server runs it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fedavg: Option<FedAvgOutcome>,
+    /// Why the FedAvg-aware attack did not run this round (its simulation would not fit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fedavg_refused: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub analytic: Option<Located>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -290,6 +306,24 @@ pub struct DlgOutcome {
     pub result: DlgResult,
     /// Wall-clock time of the attack, when the driver supplied a clock.
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub millis: Option<f64>,
+    /// Under FedAvg (more than one local step): the median distance from the one
+    /// reconstruction to the true centroids of the local steps' mini-batches, metres.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub median_step_error_m: Option<f64>,
+}
+
+/// The FedAvg-aware attack's result for a round.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FedAvgOutcome {
+    /// The n-weighted mean of the dummies, against the round's true centroid (as DLG's).
+    pub reconstruction: Located,
+    /// Per local step: its dummy's distance to the true centroid of the step's mini-batch.
+    pub step_errors_m: Vec<f64>,
+    pub median_step_error_m: Option<f64>,
+    #[serde(flatten)]
+    pub result: FedAvgResult,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub millis: Option<f64>,
 }
 
@@ -314,6 +348,25 @@ pub struct Summary {
     pub dp_epsilon: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
+    /// Under FedAvg: DLG's median distance to the local steps' mini-batch centroids.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub median_step_error_m: Option<f64>,
+    /// The FedAvg-aware attack's figures, when the server ran it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fedavg: Option<FedAvgSummary>,
+}
+
+/// The FedAvg-aware attack over a run: the same figures as DLG's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FedAvgSummary {
+    pub attacked_rounds: usize,
+    /// Of the round estimates (the n-weighted mean of the dummies), non-diverged.
+    pub median_error_m: Option<f64>,
+    pub emd_m: Option<f64>,
+    pub diverged_percent: f64,
+    /// Over every local step of every round: the dummy's distance to its step's centroid.
+    pub median_step_error_m: Option<f64>,
+    pub mean_iterations: f64,
 }
 
 #[cfg(test)]
@@ -332,6 +385,11 @@ pub(crate) struct AttackInputs {
     pub weights: Vec<f32>,
     /// DLG's starting point, when DLG runs.
     pub start: Option<Metres>,
+    /// The true centroid of each local step's mini-batch (what the FedAvg-aware dummies aim
+    /// at; empty for a single step).
+    pub steps: Vec<Metres>,
+    /// Where the starting points are drawn (the FedAvg-aware attack draws one per dummy).
+    pub context: InitContext,
 }
 
 impl AttackInputs {
@@ -368,6 +426,18 @@ impl AttackInputs {
             dlg::DummyWeights::PostUpdate => update.params.clone(),
             dlg::DummyWeights::PreUpdate => before.to_vec(),
         };
+        let steps = if update.batch_means.len() > 1 {
+            update
+                .batch_means
+                .iter()
+                .map(|m| {
+                    data.standardizer
+                        .to_metres([f64::from(m[0]), f64::from(m[1])])
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         Self {
             round: t,
             truth,
@@ -375,6 +445,79 @@ impl AttackInputs {
             analytic: analytic.filter(|_| config.attack.analytic),
             weights,
             start,
+            steps,
+            context: InitContext {
+                area,
+                previous,
+                true_centroid: Some(truth),
+                analytic,
+            },
+        }
+    }
+
+    /// The FedAvg-aware attack on this update, ready to run, if the server runs it: the
+    /// simulation of the phone's training (B, E, η from the protocol, n from the update) and
+    /// the dummies at their starting points. `Err` says why it cannot run.
+    pub fn fedavg(
+        &self,
+        config: &ScenarioConfig,
+        spec: &MlpSpec,
+        data: &Dataset,
+        before: &[f32],
+        update: &Update,
+    ) -> Option<Result<(Unrolled, FedAvgRun), String>> {
+        let cfg = config.attack.fedavg.as_ref()?;
+        let local = &config.fl.local;
+        let schedule = LocalSchedule::new(
+            update.batch.len(),
+            local.batch_size,
+            local.epochs,
+            local.learning_rate,
+            cfg.dummies,
+        );
+        Some(
+            Unrolled::new(
+                spec,
+                before,
+                &update.params,
+                schedule,
+                cfg.label,
+                cfg.distance,
+            )
+            .map(|mut objective| {
+                let mut s = Stream::new(config.seed, &format!("fedavg-init-{}", self.round));
+                let run = FedAvgRun::new(
+                    &mut objective,
+                    cfg,
+                    &data.standardizer,
+                    &self.context,
+                    data.mean_label(),
+                    &mut s,
+                );
+                (objective, run)
+            }),
+        )
+    }
+
+    /// The FedAvg-aware result as the round reports it.
+    pub fn fedavg_outcome(
+        &self,
+        data: &Dataset,
+        result: FedAvgResult,
+        millis: Option<f64>,
+    ) -> FedAvgOutcome {
+        let step_errors_m: Vec<f64> = self
+            .steps
+            .iter()
+            .zip(&result.dummy_of)
+            .map(|(truth, &d)| result.dummies[d].distance(truth))
+            .collect();
+        FedAvgOutcome {
+            reconstruction: self.locate(data, result.position),
+            median_step_error_m: metrics::median(&step_errors_m),
+            step_errors_m,
+            result,
+            millis,
         }
     }
 
@@ -387,8 +530,14 @@ impl AttackInputs {
     }
 
     pub fn outcome(&self, data: &Dataset, result: DlgResult, millis: Option<f64>) -> DlgOutcome {
+        let to_steps: Vec<f64> = self
+            .steps
+            .iter()
+            .map(|s| s.distance(&result.position))
+            .collect();
         DlgOutcome {
             reconstruction: self.locate(data, result.position),
+            median_step_error_m: metrics::median(&to_steps),
             result,
             millis,
         }
@@ -399,7 +548,7 @@ impl AttackInputs {
         data: &Dataset,
         participants: Vec<u32>,
         update: &Update,
-        dlg: Option<DlgOutcome>,
+        (dlg, fedavg): (Option<DlgOutcome>, Option<Result<FedAvgOutcome, String>>),
         bounds: Option<analytic::Bounds>,
         rmse_db: f64,
     ) -> RoundRecord {
@@ -411,6 +560,8 @@ impl AttackInputs {
             batch_points: update.batch.len(),
             true_centroid: self.locate(data, self.truth),
             dlg,
+            fedavg_refused: fedavg.as_ref().and_then(|f| f.as_ref().err().cloned()),
+            fedavg: fedavg.and_then(Result::ok),
             analytic: self.analytic.map(|p| self.locate(data, p)),
             bounds,
             rmse_db,
@@ -482,5 +633,40 @@ pub(crate) fn summarize(
         final_rmse_db: records.last().map(|r| r.rmse_db),
         dp_epsilon: records.last().and_then(|r| r.dp_epsilon),
         stopped: None,
+        median_step_error_m: metrics::median(
+            &dlg.iter()
+                .filter_map(|d| d.median_step_error_m)
+                .collect::<Vec<_>>(),
+        ),
+        fedavg: summarize_fedavg(config, &truth, records),
     }
+}
+
+/// The FedAvg-aware attack's figures over `records` (`truth`: the target's true locations).
+fn summarize_fedavg(
+    config: &ScenarioConfig,
+    truth: &[Metres],
+    records: &[RoundRecord],
+) -> Option<FedAvgSummary> {
+    let all: Vec<&FedAvgOutcome> = records.iter().filter_map(|r| r.fedavg.as_ref()).collect();
+    if all.is_empty() {
+        return None;
+    }
+    let ok: Vec<&FedAvgOutcome> = all.iter().copied().filter(|f| !f.result.diverged).collect();
+    let errors: Vec<f64> = ok.iter().map(|f| f.reconstruction.error_m).collect();
+    let steps: Vec<f64> = all
+        .iter()
+        .flat_map(|f| f.step_errors_m.iter().copied())
+        .collect();
+    let recon: Vec<Metres> = ok.iter().map(|f| f.reconstruction.position).collect();
+    let mut s = Stream::new(config.seed, "emd-fedavg");
+    Some(FedAvgSummary {
+        attacked_rounds: all.len(),
+        median_error_m: metrics::median(&errors),
+        emd_m: metrics::emd(truth, &recon, &mut s),
+        diverged_percent: 100.0 * (all.len() - ok.len()) as f64 / all.len() as f64,
+        median_step_error_m: metrics::median(&steps),
+        mean_iterations: all.iter().map(|f| f.result.iterations as f64).sum::<f64>()
+            / all.len() as f64,
+    })
 }

@@ -361,6 +361,8 @@ mod tests {
                 error_m: 0.0,
             },
             dlg: None,
+            fedavg: None,
+            fedavg_refused: None,
             analytic: None,
             bounds: None,
             rmse_db: 0.0,

@@ -7,9 +7,12 @@
 //! b) or from a safetensors file with PyTorch's `nn.Linear` naming (`<prefix>.<i>.weight` of
 //! shape (out, in) and `<prefix>.<i>.bias`), ordered by the layer index `i`.
 
-use super::dlg::{self, DlgConfig, DlgResult};
+use super::dlg::{self, DlgConfig, DlgResult, InitContext};
+use super::fedavg::{self, FedAvgConfig, FedAvgResult};
 use super::objective::Objective;
+use super::unroll::{LocalSchedule, Unrolled};
 use super::{analytic, observed_gradient};
+use crate::signal_map::limits;
 use crate::signal_map::model::MlpSpec;
 use crate::signal_map::scenario::ModelChoice;
 use crate::signal_map::trace::Standardizer;
@@ -71,6 +74,25 @@ pub struct Case {
     /// The attacker's mean-label prior (Joint label modes); default −96 dBm.
     #[serde(default)]
     pub prior_label: Option<f32>,
+    /// The phone's local training, for the FedAvg-aware attack (needs a `weights` update).
+    #[serde(default)]
+    pub fedavg: Option<FedAvgCase>,
+}
+
+/// What the server knows of the phone's local training (FedAvg's protocol and the n its
+/// weighting sends), and the FedAvg-aware attack's settings.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FedAvgCase {
+    /// n, the phone's local samples.
+    pub samples: usize,
+    /// B; leave it out for B = ∞.
+    #[serde(default)]
+    pub batch_size: Option<usize>,
+    /// E.
+    pub epochs: usize,
+    #[serde(default)]
+    pub attack: Option<FedAvgConfig>,
 }
 
 /// The attack's answer.
@@ -81,6 +103,9 @@ pub struct CaseResult {
     pub input: [f64; 2],
     #[serde(skip_serializing_if = "Option::is_none")]
     pub analytic: Option<Metres>,
+    /// The FedAvg-aware attack's result, when the case describes the local training.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fedavg: Option<FedAvgResult>,
 }
 
 /// Loads and runs a case. `load` returns the bytes of a file the case refers to.
@@ -92,6 +117,7 @@ pub fn run_case(
     let spec = case.model.spec();
     spec.validate().map_err(|e| e.to_string())?;
     let weights = resolve(&case.weights, &spec, load, "weights")?;
+    let mut weights_change = None;
     let (g_obs, steps) = match &case.update {
         Observation::Gradient { values, steps } => {
             (resolve(values, &spec, load, "update.values")?, *steps)
@@ -107,7 +133,9 @@ pub fn run_case(
             }
             let b = resolve(before, &spec, load, "update.before")?;
             let a = resolve(after, &spec, load, "update.after")?;
-            (observed_gradient(&b, &a, *learning_rate), *steps)
+            let g = observed_gradient(&b, &a, *learning_rate);
+            weights_change = Some((b, a, *learning_rate));
+            (g, *steps)
         }
     };
     let cfg = case.attack.clone().unwrap_or_default();
@@ -140,11 +168,56 @@ pub fn run_case(
         start,
         case.prior_label.unwrap_or(-96.0),
     );
+    let fedavg = match (&case.fedavg, weights_change) {
+        (None, _) => None,
+        (Some(_), None) => {
+            return Err(
+                "fedavg: the FedAvg-aware attack simulates the weights, so the update must be \
+                 { \"kind\": \"weights\", … }"
+                    .into(),
+            );
+        }
+        (Some(f), Some((before, after, lr))) => {
+            limits::EPOCHS
+                .check("fedavg.epochs", f.epochs as f64)
+                .map_err(|e| e.to_string())?;
+            if f.samples == 0 {
+                return Err("fedavg.samples: the phone trained on at least one point".into());
+            }
+            if let Some(b) = f.batch_size {
+                limits::BATCH_SIZE
+                    .check("fedavg.batch_size (leave it out for B = ∞)", b as f64)
+                    .map_err(|e| e.to_string())?;
+            }
+            let cfg = f.attack.clone().unwrap_or_default();
+            cfg.validate().map_err(|e| e.to_string())?;
+            let schedule = LocalSchedule::new(f.samples, f.batch_size, f.epochs, lr, cfg.dummies);
+            let mut objective =
+                Unrolled::new(&spec, &before, &after, schedule, cfg.label, cfg.distance)
+                    .map_err(|e| format!("fedavg: {e}"))?;
+            let ctx = InitContext {
+                area,
+                previous: Some(start),
+                true_centroid: None,
+                analytic: lemma,
+            };
+            let mut s = whereabouts_core::rng::Stream::new(1, "case-fedavg-init");
+            Some(fedavg::run(
+                &mut objective,
+                &cfg,
+                &std,
+                &ctx,
+                case.prior_label.unwrap_or(-96.0),
+                &mut s,
+            ))
+        }
+    };
     let x = std.to_input(result.position);
     Ok(CaseResult {
         input: [f64::from(x[0]), f64::from(x[1])],
         dlg: result,
         analytic: lemma,
+        fedavg,
     })
 }
 

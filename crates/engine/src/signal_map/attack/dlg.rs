@@ -115,6 +115,7 @@ impl DlgConfig {
 }
 
 /// What the server knows when it picks a starting point.
+#[derive(Clone, Debug)]
 pub struct InitContext {
     pub area: (Metres, Metres),
     pub previous: Option<Metres>,

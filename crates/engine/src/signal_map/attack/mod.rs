@@ -3,12 +3,16 @@
 //! - [`dlg`]: Algorithm 2, gradient inversion with one dummy point and a cosine loss.
 //! - [`analytic`]: Lemma 1's closed form, and the quantities of Theorems 1–2.
 //! - [`objective`], [`dual`]: the exact, allocation-free DLG loss and its gradient.
+//! - [`fedavg`], [`unroll`]: beyond the paper, a server that simulates the phone's local
+//!   training on dummies (FedAvg-aware inversion) and the exact gradient of that simulation.
 
 pub mod analytic;
 pub mod case;
 pub mod dlg;
 pub mod dual;
+pub mod fedavg;
 pub mod objective;
+pub mod unroll;
 
 /// Turns a model update into the gradient it stands for: g_obs = (w_before − w_after) / η.
 ///
@@ -26,3 +30,5 @@ pub fn observed_gradient(before: &[f32], after: &[f32], learning_rate: f32) -> V
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_fedavg;

@@ -6,6 +6,7 @@
 
 use super::*;
 use crate::signal_map::attack::dlg::Init;
+use crate::signal_map::attack::fedavg::FedAvgConfig;
 use crate::signal_map::defence::dp::{Calibration, LocalDp};
 use crate::signal_map::defence::{Defence, PAPER_MIN_SAMPLES};
 use crate::signal_map::trajectory::TrajectoryPreset;
@@ -56,6 +57,17 @@ fn matrix() -> Vec<(&'static str, ScenarioConfig)> {
             with(&|c| {
                 c.fl.local.batch_size = Some(20);
                 c.fl.local.epochs = 2;
+            }),
+        ),
+        (
+            "FedAvg-aware attack",
+            with(&|c| {
+                c.fl.local.batch_size = Some(20);
+                c.fl.local.epochs = 2;
+                c.attack.fedavg = Some(FedAvgConfig {
+                    max_iterations: 30,
+                    ..FedAvgConfig::default()
+                });
             }),
         ),
         ("C = 0.5", with(&|c| c.fl.client_fraction = 0.5)),
@@ -131,6 +143,9 @@ fn timeless(mut records: Vec<RoundRecord>) -> Vec<RoundRecord> {
         if let Some(d) = r.dlg.as_mut() {
             d.millis = None;
         }
+        if let Some(f) = r.fedavg.as_mut() {
+            f.millis = None;
+        }
     }
     records
 }
@@ -205,7 +220,8 @@ fn every_kind_of_run_gives_the_same_numbers_at_once_and_in_slices() {
 const FINGERPRINTS: &[(&str, &str)] = &[
     ("synthetic target, FedSGD", "ddc426ccee4d3f84"),
     ("drawn path, FedSGD", "d3e39ff4d55fdd91"),
-    ("FedAvg B = 20, E = 2", "6ea928f2de5c9a4e"),
+    ("FedAvg B = 20, E = 2", "0c009b0a40d6ea48"),
+    ("FedAvg-aware attack", "81fc9437254fffd9"),
     ("C = 0.5", "714fb82fcc103090"),
     ("cumulative", "8910d681d27203ef"),
     ("init = previous", "8cfc6ccb2fcb8fcc"),
@@ -246,7 +262,8 @@ fn the_matrix_covers_what_it_says() {
 const FINGERPRINTS: &[(&str, &str)] = &[
     ("synthetic target, FedSGD", "390844f5f5ea75cf"),
     ("drawn path, FedSGD", "6bf6b1c96539994a"),
-    ("FedAvg B = 20, E = 2", "bfd2f47cd4613436"),
+    ("FedAvg B = 20, E = 2", "8a1d61e6cf3af153"),
+    ("FedAvg-aware attack", "fc26d721ad702a83"),
     ("C = 0.5", "a32be965d56d88d5"),
     ("cumulative", "cbeca377307ffe5a"),
     ("init = previous", "844d41896536cd68"),
