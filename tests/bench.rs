@@ -4,7 +4,7 @@
 
 use wasm_bindgen_test::*;
 use whereabouts_engine::signal_map::bench::{
-    architectures, dlg_ms_per_iteration, import_mb_per_s, import_samples,
+    architectures, dlg_ms_per_iteration, fedavg_sweep, import_mb_per_s, import_samples,
 };
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -72,4 +72,21 @@ fn mobility_attack_objective_in_the_browser() {
     console_log!(
         "BENCH mobility round: one ST-GIA round (200 L-BFGS iterations, road mapping), first 10 rounds: {round:.0} ms per round, {evaluations:.0} evaluations"
     );
+}
+
+#[wasm_bindgen_test]
+#[ignore = "a benchmark: run with ./x bench"]
+fn fedavg_aware_iteration_time_in_the_browser() {
+    let performance = web_sys::window().unwrap().performance().unwrap();
+    let now = move || performance.now();
+    console_log!("FedAvg-aware attack against DLG, one iteration each; wasm in headless Chromium");
+    for (model, k, fedavg, dlg) in fedavg_sweep(&now) {
+        match fedavg {
+            Ok(ms) => console_log!(
+                "BENCH fedavg-aware {model:<6} K = {k:<4} {ms:>10.3} ms/iteration, DLG {dlg:>8.3} ms (×{:.0})",
+                ms / dlg
+            ),
+            Err(e) => console_log!("BENCH fedavg-aware {model:<6} K = {k:<4} {e}"),
+        }
+    }
 }

@@ -43,6 +43,8 @@ pub const ROUND_COLOURS: [&str; 8] = [
 ];
 pub const DLG_COLOUR: &str = "#d1242f";
 pub const ANALYTIC_COLOUR: &str = "#ea580c";
+/// The FedAvg-aware attack's dummies and estimate.
+pub const FEDAVG_COLOUR: &str = "#7c3aed";
 
 pub fn round_colour(t: usize) -> &'static str {
     ROUND_COLOURS[t % ROUND_COLOURS.len()]
@@ -166,6 +168,15 @@ pub fn draw(
         }
         if f.layers.steps && focused {
             draw_steps(ctx, f.view, &t.steps, round_colour(r.round));
+            if let Some((_, dummies)) = &r.simulated {
+                draw_dummies(ctx, f.view, dummies);
+            }
+        }
+        if let (true, true, Some((estimate, _))) = (f.layers.errors, f.layers.dlg, &r.simulated) {
+            let label = error_line(ctx, f.view, *estimate, t.truth, FEDAVG_COLOUR);
+            if selected && r.record.is_some() {
+                texts.push(label);
+            }
         }
     }
     // Markers over every line, the newest round's on top.
@@ -189,6 +200,11 @@ pub fn draw(
             let size = if r.record.is_some() { 7.5 } else { 5.5 };
             diamond(ctx, x, y, size);
             markers.push(Rect::around(x, y, size + 1.0));
+        }
+        if let (true, Some((estimate, _))) = (f.layers.dlg, &r.simulated) {
+            let (x, y) = f.view.to_screen(*estimate);
+            triangle(ctx, x, y, 7.0);
+            markers.push(Rect::around(x, y, 8.0));
         }
     }
     ctx.set_global_alpha(1.0);
@@ -314,6 +330,31 @@ fn draw_steps(ctx: &CanvasRenderingContext2d, view: &Viewport, steps: &[Metres],
         let _ = ctx.arc(x, y, 3.0, 0.0, std::f64::consts::TAU);
         ctx.stroke();
     }
+}
+
+/// The FedAvg-aware server's dummies, one per local step: small filled dots.
+fn draw_dummies(ctx: &CanvasRenderingContext2d, view: &Viewport, dummies: &[Metres]) {
+    ctx.set_fill_style_str(FEDAVG_COLOUR);
+    for p in dummies {
+        let (x, y) = view.to_screen(*p);
+        ctx.begin_path();
+        let _ = ctx.arc(x, y, 2.5, 0.0, std::f64::consts::TAU);
+        ctx.fill();
+    }
+}
+
+/// The FedAvg-aware estimate: an upward triangle.
+fn triangle(ctx: &CanvasRenderingContext2d, x: f64, y: f64, r: f64) {
+    ctx.begin_path();
+    ctx.move_to(x, y - r);
+    ctx.line_to(x + r, y + r * 0.8);
+    ctx.line_to(x - r, y + r * 0.8);
+    ctx.close_path();
+    ctx.set_fill_style_str(FEDAVG_COLOUR);
+    ctx.fill();
+    ctx.set_stroke_style_str("#ffffff");
+    ctx.set_line_width(1.5);
+    ctx.stroke();
 }
 
 /// Strokes a line through `points` with the current style.

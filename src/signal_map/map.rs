@@ -209,10 +209,22 @@ fn MapLegend(state: LabState) -> impl IntoView {
                 .is_some_and(|t| !t.steps.is_empty())
         })
     };
+    let fedavg = move || {
+        let focused = state
+            .selected
+            .get()
+            .or_else(|| state.wanted.get().checked_sub(1));
+        state.scene.with(|s| {
+            focused
+                .and_then(|t| s.round(t))
+                .is_some_and(|r| r.simulated.is_some())
+        })
+    };
     view! {
         <div class="legend" aria-hidden="true">
             <span><i class="sym truth"></i>"true centroid"</span>
             <span><i class="sym dlg"></i>"DLG"</span>
+            <span class:hidden=move || !fedavg()><i class="sym fedavg"></i>"FedAvg-aware (dots: its dummy per local step)"</span>
             <span><i class="sym analytic"></i>"analytic"</span>
             <span class:hidden=move || !steps()><i class="sym step"></i>"mini-batch centroid (one per local step)"</span>
             <span class:hidden=move || heat().is_none()><i class="sym heat"></i>{heat}</span>

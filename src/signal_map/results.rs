@@ -121,6 +121,12 @@ fn card_help(id: &str) -> &'static str {
         "diverged" => {
             "Share of rounds in which DLG left the area or did not settle: such guesses stay on the map, faded, but are left out of the medians and the EMD."
         }
+        "fedavg-error" => {
+            "Median distance between the FedAvg-aware server's estimate (the mean of its dummies, one per local step, weighted by the points each step trained on) and the true centroid of each round, beside DLG's on the same updates. Rounds in which its estimate left the area are left out."
+        }
+        "fedavg-steps" => {
+            "Each local step trained on its own mini-batch: the median distance between the FedAvg-aware server's dummy for a step and that mini-batch's true centroid (over every step of every round), beside the distance from DLG's single point to the same centroids."
+        }
         "rmse" => {
             "How far the learned signal map is from the real signal at held-out measurements (root mean square error, dB). Lower is a better map: the utility the federation is for."
         }
@@ -192,8 +198,19 @@ pub fn Results(state: LabState) -> impl IntoView {
             0 => String::new(),
             k => format!(" (and {} in which you sent no update)", rounds_text(k)),
         };
+        let fedavg = s.fedavg.as_ref().map_or(String::new(), |f| {
+            format!(
+                " The FedAvg-aware server, which replays your phone's local training: its estimate lands a median {} from you (DLG {}), its dummies a median {} from the local steps' mini-batch centroids (DLG's one point {}); EMD {}; {:.0}% diverged.",
+                metres(f.median_error_m),
+                metres(s.median_error_m),
+                metres(f.median_step_error_m),
+                metres(s.median_step_error_m),
+                metres(f.emd_m),
+                f.diverged_percent,
+            )
+        });
         format!(
-            "After {}{without}: {best} (DLG {}, analytic {}); EMD {} versus {} for random guesses; {} of the DLG runs diverged; the model's error is {}.{dp}",
+            "After {}{without}: {best} (DLG {}, analytic {}); EMD {} versus {} for random guesses; {} of the DLG runs diverged; the model's error is {}.{fedavg}{dp}",
             rounds_text(s.attacked_rounds),
             metres(s.median_error_m),
             metres(s.analytic_median_error_m),
@@ -251,6 +268,10 @@ pub fn Results(state: LabState) -> impl IntoView {
                         k => format!("{} ({k} diverged left out)", metres(s.median_error_m)),
                     }
                 })))}
+                {move || summary().and_then(|s| s.fedavg.clone().map(|f| (s, f))).map(|(s, f)| view! {
+                    {card("fedavg-error", "Median FedAvg-aware error", Box::new(move || format!("{} (DLG {})", metres(f.median_error_m), metres(s.median_error_m))))}
+                    {card("fedavg-steps", "Local steps' centroids", Box::new(move || format!("{} (DLG {})", metres(f.median_step_error_m), metres(s.median_step_error_m))))}
+                })}
                 {card("analytic-error", "Median analytic error", Box::new(move || summary().map_or("—".into(), |s| metres(s.analytic_median_error_m))))}
                 {card("emd", "EMD (random)", Box::new(move || summary().map_or("—".into(), |s| format!("{} ({})", metres(s.emd_m), metres(s.random_emd_m)))))}
                 {card("diverged", "Diverged", Box::new(move || summary().and_then(|s| s.diverged_percent).map_or("—".into(), |d| format!("{d:.0}%"))))}

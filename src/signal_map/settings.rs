@@ -11,6 +11,7 @@ pub use crate::ui::settings::Kind;
 use crate::ui::settings::{flag, limited, query_pairs, trim, within};
 use whereabouts_core::geo::Metres;
 use whereabouts_engine::signal_map::attack::dlg::{Init, Optimizer, START_NOISE_M};
+use whereabouts_engine::signal_map::attack::fedavg::FedAvgConfig;
 use whereabouts_engine::signal_map::defence::Defence;
 use whereabouts_engine::signal_map::defence::dp::LocalDp;
 use whereabouts_engine::signal_map::fl::FlConfig;
@@ -58,6 +59,8 @@ pub struct LabSettings {
     pub init: InitChoice,
     pub analytic: bool,
     pub dlg: bool,
+    /// The server also runs the FedAvg-aware attack (beyond the paper) on the same update.
+    pub fedavg_attack: bool,
     pub leg_minutes: f64,
     pub sample_minutes: f64,
     /// The devices' defence ([000] §4.3–4.5) and its parameters.
@@ -169,6 +172,7 @@ impl Default for LabSettings {
             init: InitChoice::Analytic,
             analytic: engine.attack.analytic,
             dlg: engine.attack.dlg,
+            fedavg_attack: engine.attack.fedavg.is_some(),
             leg_minutes: whereabouts_engine::signal_map::trajectory::DEFAULT_LEG_MINUTES,
             sample_minutes: whereabouts_engine::signal_map::trajectory::DEFAULT_FIX_MINUTES,
             defence: DefenceChoice::None,
@@ -207,6 +211,7 @@ const ROUNDS: &[(&str, &str)] = &[
     ("24", "1 day"),
     ("168", "1 week"),
 ];
+const ATTACKS: &[(&str, &str)] = &[("dlg", "DLG (paper)"), ("fedavg", "+ FedAvg-aware")];
 const STARTS: &[(&str, &str)] = &[("warm", "Learnt map"), ("cold", "Untrained")];
 const MODELS: &[(&str, &str)] = &[("small", "Small"), ("paper", "Paper's")];
 const INITS: &[(&str, &str)] = &[
@@ -395,6 +400,22 @@ pub const FIELDS: &[Field] = &[
         get: |s| u8::from(s.dlg).to_string(),
         set: |s, v| {
             s.dlg = flag(v)?;
+            Ok(())
+        },
+        section: Section::Attack,
+    },
+    Field {
+        key: "att",
+        label: "Server's attack",
+        help: "DLG as in the paper matches one dummy point to your whole update. Beyond the paper, a FedAvg-aware server (Dimitrov et al. 2022) knows B, E, η and how many points you trained on, replays your phone's local training on one dummy point per local step, and matches the simulated update to yours: it runs after DLG on the same update, so both errors show side by side, and the map shows its dummies (one per step) beside the true mini-batch centroids. Each of its iterations replays every local step, so it is slower with many steps.",
+        kind: Kind::Select(ATTACKS),
+        get: |s| if s.fedavg_attack { "fedavg" } else { "dlg" }.into(),
+        set: |s, v| {
+            s.fedavg_attack = match v {
+                "dlg" => false,
+                "fedavg" => true,
+                _ => return Err(format!("“{v}” is not an attack")),
+            };
             Ok(())
         },
         section: Section::Attack,
@@ -612,6 +633,13 @@ impl LabSettings {
         attack.settings.max_iterations = self.iterations;
         attack.settings.optimizer = Optimizer::Adam { lr: self.attack_lr };
         attack.settings.init = self.init.engine();
+        // The FedAvg-aware attack shares DLG's budget, step size and start.
+        attack.fedavg = self.fedavg_attack.then(|| FedAvgConfig {
+            max_iterations: self.iterations,
+            optimizer: Optimizer::Adam { lr: self.attack_lr },
+            init: self.init.engine(),
+            ..FedAvgConfig::default()
+        });
         let round_length = match self.round_hours {
             1.0 => RoundLength::Hour,
             24.0 => RoundLength::Day,

@@ -609,3 +609,30 @@ test('the studies of Insights I3 (local steps) and I4 (who else takes part) run 
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('under FedAvg the server switches to the FedAvg-aware attack, and the page gives both errors', async () => {
+  // B = 20, E = 5: every update is E·⌈n/20⌉ local steps. DLG as in the paper first.
+  const { context, guard, page, errors } = await open('?B=20&E=5&start=cold&its=400');
+  await finished(page, 120000);
+  assert.equal(await page.locator('[data-testid="fedavg-error"]').count(), 0);
+  const number = (text) => Number(text.replace(/,/g, '').match(/[\d.]+/)[0]) * (/\bkm\b/.test(text) ? 1000 : 1);
+  const dlgAlone = await page.textContent('[data-testid="median-error"]');
+  await page.selectOption('[data-testid="input-att"]', 'fedavg');
+  assert.match(page.url(), /att=fedavg/);
+  await page.click('[data-testid="reset"]');
+  await page.click('[data-testid="play"]');
+  await finished(page, 240000);
+  const both = await page.textContent('[data-testid="fedavg-error"]');
+  const steps = await page.textContent('[data-testid="fedavg-steps"]');
+  const [fedavg, dlg] = both.split('(DLG');
+  assert.ok(Number.isFinite(number(fedavg)) && Number.isFinite(number(dlg)), both);
+  // The same updates: DLG's figure is the one it had alone.
+  assert.equal(number(dlg), number(dlgAlone), `${both} vs ${dlgAlone}`);
+  assert.match(steps, /m \(DLG [\d.,]+ k?m\)/);
+  assert.match(await page.textContent('[data-testid="summary"]'), /FedAvg-aware server/);
+  console.log(`FedAvg B = 20, E = 5: FedAvg-aware ${both}; steps ${steps}`);
+  await page.screenshot({ path: screenshotPath('lab-fedavg-aware'), fullPage: true });
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

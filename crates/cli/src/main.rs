@@ -388,6 +388,20 @@ fn bench(iterations: usize) {
             whereabouts_engine::signal_map::bench::dlg_ms_per_iteration(&spec, iterations, &now);
         println!("{name:<45} {:>9.2} µs/iteration", ms * 1000.0);
     }
+    println!(
+        "FedAvg-aware attack: one iteration (simulate K local steps, reverse through them) against one DLG iteration on the same model; native, one thread"
+    );
+    for (model, k, fedavg, dlg) in whereabouts_engine::signal_map::bench::fedavg_sweep(&now) {
+        match fedavg {
+            Ok(ms) => println!(
+                "{model:<6} K = {k:<4} FedAvg-aware {:>10.3} ms/iteration, DLG {:>8.3} ms (×{:.0})",
+                ms,
+                dlg,
+                ms / dlg
+            ),
+            Err(e) => println!("{model:<6} K = {k:<4} {e}"),
+        }
+    }
     println!("Import throughput; native, one thread; ~20 MB per format");
     let samples = whereabouts_engine::signal_map::bench::import_samples(20_000_000);
     for (name, mb_s, fixes) in

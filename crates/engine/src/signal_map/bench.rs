@@ -79,6 +79,89 @@ pub fn dlg_ms_per_iteration(spec: &MlpSpec, iterations: usize, now: &dyn Fn() ->
     elapsed / r.iterations.max(1) as f64
 }
 
+/// The local-step counts the FedAvg-aware benchmark sweeps.
+pub const FEDAVG_STEPS: [usize; 5] = [1, 10, 50, 100, 150];
+
+/// Milliseconds per FedAvg-aware iteration (one simulation of K local steps and its reverse
+/// pass) on `spec` for K = `steps` single-point steps (n = K, B = 1, E = 1, η = 0.001), over
+/// `iterations` evaluations after one warm-up; the update is real local training on K seeded
+/// points. Each K is timed against a DLG iteration on the same model in the same run (the
+/// ratio is the figure to trust on a shared machine).
+pub fn fedavg_ms_per_iteration(
+    spec: &MlpSpec,
+    steps: usize,
+    iterations: usize,
+    now: &dyn Fn() -> f64,
+) -> Result<f64, String> {
+    use crate::signal_map::attack::unroll::{
+        Distance, Dummies, LocalSchedule, StepLabel, Unrolled,
+    };
+    use crate::signal_map::model::train::{LocalTraining, train_local_by_hand};
+    use crate::signal_map::trace::Sample;
+    let w = spec.init(0.0, &mut Stream::new(1, "bench-init"));
+    let mut s = Stream::new(2, "bench-batch");
+    let batch: Vec<Sample> = (0..steps)
+        .map(|_| {
+            let x = [s.gaussian(0.0, 0.5) as f32, s.gaussian(0.0, 0.5) as f32];
+            Sample {
+                user: 0,
+                time: 0.0,
+                pos: Metres::new(0.0, 0.0),
+                x,
+                y: s.gaussian(-96.0, 8.0) as f32,
+            }
+        })
+        .collect();
+    let local = LocalTraining {
+        batch_size: Some(1),
+        epochs: 1,
+        learning_rate: 1e-3,
+    };
+    let after = train_local_by_hand(spec, &w, &batch, &local, &mut Stream::new(3, "bench-t"))
+        .map_err(|e| e.to_string())?
+        .params;
+    let schedule = LocalSchedule::new(steps, Some(1), 1, 1e-3, Dummies::PerStep);
+    let mut objective = Unrolled::new(
+        spec,
+        &w,
+        &after,
+        schedule,
+        StepLabel::Analytic,
+        Distance::Cosine,
+    )?;
+    let dummies: Vec<[f64; 3]> = batch
+        .iter()
+        .map(|b| [f64::from(b.x[0]) + 0.1, f64::from(b.x[1]) - 0.1, -96.0])
+        .collect();
+    let mut grad = vec![[0.0; 3]; dummies.len()];
+    objective.evaluate(&dummies, &mut grad);
+    let t0 = now();
+    for _ in 0..iterations {
+        objective.evaluate(&dummies, &mut grad);
+    }
+    Ok((now() - t0) / iterations.max(1) as f64)
+}
+
+/// The FedAvg-aware sweep: for the small and the paper model, each K of [`FEDAVG_STEPS`]
+/// with its ms per iteration, and DLG's ms per iteration on the same model measured just
+/// before. `(model, K, FedAvg-aware ms, DLG ms)`.
+pub fn fedavg_sweep(now: &dyn Fn() -> f64) -> Vec<(&'static str, usize, Result<f64, String>, f64)> {
+    let mut paper = ModelPreset::Paper.spec();
+    paper.dropout = 0.0;
+    let mut rows = Vec::new();
+    for (name, spec, evaluations) in [
+        ("small", ModelPreset::Small.spec(), 20),
+        ("paper", paper, 3),
+    ] {
+        for k in FEDAVG_STEPS {
+            let dlg = dlg_ms_per_iteration(&spec, 200, now);
+            let fedavg = fedavg_ms_per_iteration(&spec, k, evaluations, now);
+            rows.push((name, k, fedavg, dlg));
+        }
+    }
+    rows
+}
+
 /// Sample files of about `bytes` bytes in each import format, from a seeded random walk
 /// (name, contents): CSV with a signal column, GPX, GeoJSON, Google Records.json.
 pub fn import_samples(bytes: usize) -> Vec<(&'static str, String)> {
