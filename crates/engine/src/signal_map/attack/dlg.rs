@@ -89,28 +89,52 @@ impl Default for DlgConfig {
 
 impl DlgConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
-        let lr = match self.optimizer {
-            Optimizer::Adam { lr } | Optimizer::Sgd { lr } => lr,
-        };
-        limits::DLG_LEARNING_RATE.check("attack.optimizer.lr", lr)?;
-        limits::DLG_ITERATIONS.check("attack.max_iterations", self.max_iterations as f64)?;
-        if !(self.tolerance_m.is_finite() && self.tolerance_m >= 0.0) || self.patience == 0 {
-            return Err(ConfigError::new(
-                "attack.tolerance_m / patience",
-                "tolerance must be ≥ 0 m and patience ≥ 1",
-            ));
+        validate_search(
+            "attack",
+            self.optimizer,
+            self.max_iterations,
+            (self.tolerance_m, self.patience),
+            self.init,
+        )
+    }
+}
+
+/// The checks every dummy search shares (DLG's and the FedAvg-aware attack's), with the
+/// settings' keys under `prefix`.
+pub(crate) fn validate_search(
+    prefix: &str,
+    optimizer: Optimizer,
+    max_iterations: usize,
+    (tolerance_m, patience): (f64, usize),
+    init: Init,
+) -> Result<(), ConfigError> {
+    let lr = match optimizer {
+        Optimizer::Adam { lr } | Optimizer::Sgd { lr } => lr,
+    };
+    limits::DLG_LEARNING_RATE.check(&format!("{prefix}.optimizer.lr"), lr)?;
+    limits::DLG_ITERATIONS.check(&format!("{prefix}.max_iterations"), max_iterations as f64)?;
+    if !(tolerance_m.is_finite() && tolerance_m >= 0.0) || patience == 0 {
+        return Err(ConfigError::new(
+            format!("{prefix}.tolerance_m / patience"),
+            "tolerance must be ≥ 0 m and patience ≥ 1",
+        ));
+    }
+    match init {
+        Init::Grid { spacing_m } if !(spacing_m.is_finite() && spacing_m > 0.0) => {
+            Err(ConfigError::new(
+                format!("{prefix}.init.spacing_m"),
+                "must be a positive distance",
+            ))
         }
-        match self.init {
-            Init::Grid { spacing_m } if !(spacing_m.is_finite() && spacing_m > 0.0) => Err(
-                ConfigError::new("attack.init.spacing_m", "must be a positive distance"),
-            ),
-            Init::CentroidPlusNoise { sd_m } | Init::AnalyticPlusNoise { sd_m }
-                if !(sd_m.is_finite() && sd_m >= 0.0) =>
-            {
-                Err(ConfigError::new("attack.init.sd_m", "must be ≥ 0 m"))
-            }
-            _ => Ok(()),
+        Init::CentroidPlusNoise { sd_m } | Init::AnalyticPlusNoise { sd_m }
+            if !(sd_m.is_finite() && sd_m >= 0.0) =>
+        {
+            Err(ConfigError::new(
+                format!("{prefix}.init.sd_m"),
+                "must be ≥ 0 m",
+            ))
         }
+        _ => Ok(()),
     }
 }
 

@@ -7,9 +7,8 @@
 //! The settings DLG also has (optimiser, iterations, start, tolerance, patience, trail) mean
 //! the same here; the defaults are DLG's (docs/papers.md).
 
-use super::dlg::{Init, InitContext, Optimizer, START_NOISE_M, initial_point};
+use super::dlg::{Init, InitContext, Optimizer, START_NOISE_M, initial_point, validate_search};
 use super::unroll::{Distance, Dummies, StepLabel, Unrolled};
-use crate::signal_map::limits;
 use crate::signal_map::trace::Standardizer;
 use serde::{Deserialize, Serialize};
 use whereabouts_core::error::ConfigError;
@@ -54,31 +53,13 @@ impl Default for FedAvgConfig {
 
 impl FedAvgConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
-        let lr = match self.optimizer {
-            Optimizer::Adam { lr } | Optimizer::Sgd { lr } => lr,
-        };
-        limits::DLG_LEARNING_RATE.check("attack.fedavg.optimizer.lr", lr)?;
-        limits::DLG_ITERATIONS.check("attack.fedavg.max_iterations", self.max_iterations as f64)?;
-        if !(self.tolerance_m.is_finite() && self.tolerance_m >= 0.0) || self.patience == 0 {
-            return Err(ConfigError::new(
-                "attack.fedavg.tolerance_m / patience",
-                "tolerance must be ≥ 0 m and patience ≥ 1",
-            ));
-        }
-        match self.init {
-            Init::Grid { spacing_m } if !(spacing_m.is_finite() && spacing_m > 0.0) => {
-                Err(ConfigError::new(
-                    "attack.fedavg.init.spacing_m",
-                    "must be a positive distance",
-                ))
-            }
-            Init::CentroidPlusNoise { sd_m } | Init::AnalyticPlusNoise { sd_m }
-                if !(sd_m.is_finite() && sd_m >= 0.0) =>
-            {
-                Err(ConfigError::new("attack.fedavg.init.sd_m", "must be ≥ 0 m"))
-            }
-            _ => Ok(()),
-        }
+        validate_search(
+            "attack.fedavg",
+            self.optimizer,
+            self.max_iterations,
+            (self.tolerance_m, self.patience),
+            self.init,
+        )
     }
 }
 
