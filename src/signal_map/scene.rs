@@ -1,7 +1,7 @@
 //! What the page knows about the running lab: built only from the worker's events.
 
 use whereabouts_core::geo::Metres;
-use whereabouts_engine::signal_map::lab::{HeatMap, LabEvent, STEP_POINTS, TargetRound, WorldView};
+use whereabouts_engine::signal_map::lab::{HeatMap, LabEvent, TargetRound, WorldView, thinned};
 use whereabouts_engine::signal_map::scenario::{DlgOutcome, RoundRecord, Summary};
 
 /// One round as the page shows it.
@@ -141,11 +141,7 @@ impl Scene {
                 if let Some(r) = self.round_mut(record.round) {
                     r.dlg = record.dlg.clone();
                     if let Some(f) = &record.fedavg {
-                        let every = f.result.dummies.len().div_ceil(STEP_POINTS).max(1);
-                        r.simulated = Some((
-                            f.reconstruction.position,
-                            f.result.dummies.iter().step_by(every).copied().collect(),
-                        ));
+                        r.simulated = Some((f.reconstruction.position, thinned(&f.result.dummies)));
                     }
                     r.record = Some(*record);
                 }

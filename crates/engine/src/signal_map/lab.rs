@@ -137,24 +137,9 @@ pub struct TargetRound {
 /// The most mini-batch centroids reported per round.
 pub const STEP_POINTS: usize = 400;
 
-/// The mini-batch centroids of a local update in plane metres (none for a single step).
-fn step_centroids(data: &crate::signal_map::trace::Dataset, means: &[[f32; 2]]) -> Vec<Metres> {
-    if means.len() < 2 {
-        return Vec::new();
-    }
-    let every = means.len().div_ceil(STEP_POINTS);
-    means
-        .iter()
-        .step_by(every)
-        .map(|m| {
-            data.standardizer
-                .to_metres([f64::from(m[0]), f64::from(m[1])])
-        })
-        .collect()
-}
-
-/// The STEP_POINTS-thinned copy of a list of points.
-fn thinned(points: &[Metres]) -> Vec<Metres> {
+/// At most [`STEP_POINTS`] of `points`, evenly thinned (what a round reports of its local
+/// steps).
+pub fn thinned(points: &[Metres]) -> Vec<Metres> {
     let every = points.len().div_ceil(STEP_POINTS).max(1);
     points.iter().step_by(every).copied().collect()
 }
@@ -671,7 +656,7 @@ impl Lab {
                 truth: i.truth,
                 analytic: i.analytic,
                 dlg_start: i.start,
-                steps: step_centroids(&self.data, &u.batch_means),
+                steps: thinned(&i.steps),
             }),
         });
         let attack = match (inputs, target) {
@@ -920,10 +905,10 @@ impl Lab {
                 break;
             }
         }
+        // Reported at the trail's pace, and at the end.
+        let every = settings.trail_every.max(1);
         if run.iterations() > start
-            && (run.is_finished()
-                || run.iterations() / settings.trail_every.max(1)
-                    > start / settings.trail_every.max(1))
+            && (run.is_finished() || run.iterations() / every > start / every)
         {
             emit(LabEvent::Simulated {
                 round: t,
