@@ -68,6 +68,7 @@ pub fn DensityStudy(state: DensityState) -> impl IntoView {
                     })
                     .collect(),
                 joined: family != "kde",
+                dashed: false,
             })
             .collect();
         Chart {

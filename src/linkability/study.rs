@@ -91,6 +91,7 @@ pub fn LinkStudy(state: LinkState) -> impl IntoView {
                     })
                     .collect(),
                 joined: family != "none",
+                dashed: false,
             })
             .collect();
         Some(

@@ -150,6 +150,7 @@ pub fn MobResults(state: MobState) -> impl IntoView {
                         })
                         .collect(),
                     joined: true,
+                    dashed: false,
                 }],
                 dot_radius: 2.5,
                 label: "The attack's success rate by round".into(),

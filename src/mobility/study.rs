@@ -77,6 +77,7 @@ fn asr_chart(points: &[StudyPoint]) -> impl IntoView + use<> {
                     .collect()
             },
             joined: true,
+            dashed: false,
         })
         .collect();
     Chart {
@@ -153,6 +154,7 @@ fn utility_chart(points: &[StudyPoint]) -> impl IntoView + use<> {
                 })
                 .collect(),
             joined: false,
+            dashed: false,
         })
         .collect();
     Chart {

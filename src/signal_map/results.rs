@@ -392,6 +392,7 @@ fn Charts(rows: Memo<Vec<Row>>) -> impl IntoView {
                     })
                     .collect(),
                 joined: true,
+                dashed: false,
             })
             .collect();
         let chart = Chart {

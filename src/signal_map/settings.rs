@@ -634,12 +634,9 @@ impl LabSettings {
         attack.settings.optimizer = Optimizer::Adam { lr: self.attack_lr };
         attack.settings.init = self.init.engine();
         // The FedAvg-aware attack shares DLG's budget, step size and start.
-        attack.fedavg = self.fedavg_attack.then(|| FedAvgConfig {
-            max_iterations: self.iterations,
-            optimizer: Optimizer::Adam { lr: self.attack_lr },
-            init: self.init.engine(),
-            ..FedAvgConfig::default()
-        });
+        attack.fedavg = self
+            .fedavg_attack
+            .then(|| FedAvgConfig::like(&attack.settings));
         let round_length = match self.round_hours {
             1.0 => RoundLength::Hour,
             24.0 => RoundLength::Day,

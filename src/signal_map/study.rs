@@ -77,7 +77,7 @@ const STUDIES: [(Study, &str, &str, &str); 3] = [
         Study::LocalSteps,
         "steps",
         "More local steps blur the attack (Insight I3)",
-        "Under FedAvg your phone takes many small SGD steps (E epochs over mini-batches of B points) before it sends the sum as one update. Each step's gradient points at its own mini-batch, at slightly different weights; the server sees only their sum, so DLG recovers a blur of many mini-batch centroids (with FedAvg on, the map shows them as small rings around the focused round), and the model moves further, so later updates say less. This runs your path with FedSGD (one step) and FedAvg with B = 20 and 5 over E, and plots how often DLG fails (leaves the area) against the number of steps; the table adds how far the guesses that do land are from you, and the model's RMSE, which more steps do not hurt.",
+        "Under FedAvg your phone takes many small SGD steps (E epochs over mini-batches of B points) before it sends the sum as one update. Each step's gradient points at its own mini-batch, at slightly different weights; the server sees only their sum, so DLG recovers a blur of many mini-batch centroids (with FedAvg on, the map shows them as small rings around the focused round), and the model moves further, so later updates say less. This runs your path with FedSGD (one step) and FedAvg with B = 20 and 5 over E, and plots how often DLG fails (leaves the area) against the number of steps; the table adds how far the guesses that do land are from you, and the model's RMSE, which more steps do not hurt. Every run also faces a stronger server (beyond the paper) that knows B, E and η and replays your phone's training on one dummy point per step, with the same iteration budget as DLG (your 'DLG iterations' setting): dashed on the chart, its own columns in the table. Does FedAvg still protect you from it?",
     ),
     (
         Study::CoParticipants,
@@ -110,6 +110,8 @@ fn study_of(key: &str) -> Study {
 struct Axes {
     x: fn(&StudyPoint) -> Option<f64>,
     y: fn(&StudyPoint) -> Option<f64>,
+    /// The same measure for the FedAvg-aware server, drawn dashed beside each series.
+    y_aware: Option<fn(&StudyPoint) -> Option<f64>>,
     /// Horizontal axis in log10 (local steps span 1 to ~150).
     log_x: bool,
     x_unit: &'static str,
@@ -124,6 +126,7 @@ fn axes(study: Study) -> Axes {
         Study::Defences => Axes {
             x: |p| p.rmse_db,
             y: |p| p.mean_error_m,
+            y_aware: None,
             log_x: false,
             x_unit: "dB",
             x_label: "model RMSE (dB) → worse utility",
@@ -133,15 +136,17 @@ fn axes(study: Study) -> Axes {
         Study::LocalSteps => Axes {
             x: |p| p.local_steps,
             y: |p| p.diverged_percent,
+            y_aware: Some(|p| p.fedavg.as_ref().map(|f| f.diverged_percent)),
             log_x: true,
             x_unit: "steps",
             x_label: "local SGD steps per update (log scale) →",
-            y_label: "↑ rounds in which the attack failed: DLG left the area (%)",
+            y_label: "↑ rounds in which the attack failed: its guess left the area (%)",
             percent: true,
         },
         Study::CoParticipants => Axes {
             x: |p| p.user_distance_m.or(Some(0.0)),
             y: |p| p.emd_m,
+            y_aware: None,
             log_x: false,
             x_unit: "m",
             x_label: "how different the other user is from you (EMD, m; 0 = alone) →",
@@ -158,14 +163,17 @@ pub fn Studies(state: LabState) -> impl IntoView {
         let v = view_();
         let a = axes(v.kind);
         let tx = move |x: f64| if a.log_x { x.max(1.0).log10() } else { x };
-        let pts: Vec<(&StudyPoint, f64, f64)> = v
-            .points
-            .iter()
-            .filter_map(|p| {
-                let (x, y) = ((a.x)(p)?, (a.y)(p)?);
-                (x.is_finite() && y.is_finite()).then_some((p, x, y))
-            })
-            .collect();
+        let measure = |y: fn(&StudyPoint) -> Option<f64>| -> Vec<(&StudyPoint, f64, f64)> {
+            v.points
+                .iter()
+                .filter_map(|p| {
+                    let (x, y) = ((a.x)(p)?, y(p)?);
+                    (x.is_finite() && y.is_finite()).then_some((p, x, y))
+                })
+                .collect()
+        };
+        let pts = measure(a.y);
+        let aware = a.y_aware.map(measure).unwrap_or_default();
         let xs = || pts.iter().map(|p| tx(p.1));
         let (lo, hi) = (
             xs().fold(f64::INFINITY, f64::min),
@@ -178,32 +186,36 @@ pub fn Studies(state: LabState) -> impl IntoView {
         };
         let shown = move |v: f64| if a.log_x { 10f64.powf(v) } else { v };
         let y_unit = if a.percent { "%" } else { " m" };
-        let mut y = Axis::from_zero(pts.iter().map(|p| p.2 * 1.05), 10.0, y_unit);
+        let mut y = Axis::from_zero(pts.iter().chain(&aware).map(|p| p.2 * 1.05), 10.0, y_unit);
         if a.percent {
             y.max = 100.0;
             y.max_text = "100%".into();
         }
         y.label = a.y_label.into();
         let unit = a.x_unit;
+        // One series per family (solid: DLG), and its twin for the FedAvg-aware server (dashed).
         let series = v
             .series()
             .into_iter()
-            .map(|(s, _)| Series {
+            .flat_map(|(s, _)| [(s, &pts, "", false), (s, &aware, " · FedAvg-aware", true)])
+            .filter(|(_, points, ..)| !points.is_empty())
+            .map(|(s, points, server, dashed)| Series {
                 colour: COLOURS[s % COLOURS.len()],
-                points: pts
+                points: points
                     .iter()
                     .filter(|p| p.0.series == s)
                     .map(|p| Point {
                         x: shown(tx(p.1)),
                         y: p.2,
                         title: Some(format!(
-                            "{} {}: {:.0}{y_unit}; {:.1} {unit}",
+                            "{} {}{server}: {:.0}{y_unit}; {:.1} {unit}",
                             p.0.family, p.0.parameter, p.2, p.1
                         )),
                     })
                     .collect(),
                 // Co-participants are separate people, not a parameter sweep: no line.
                 joined: v.kind != Study::CoParticipants,
+                dashed,
             })
             .collect();
         Chart {
@@ -229,13 +241,19 @@ pub fn Studies(state: LabState) -> impl IntoView {
     };
     // Classes, not inline styles: the CSP allows no style attributes.
     let legend = move || {
-        view_()
+        let v = view_();
+        let servers = v.points.iter().any(|p| p.fedavg.is_some()).then(|| view! {
+            <span class="servers">"solid: DLG (paper) · dashed, rings: FedAvg-aware server"</span>
+        });
+        let families = v
             .series()
             .into_iter()
             .map(|(s, f)| view! { <span><i class=format!("swatch f{}", s % COLOURS.len())></i>{f}</span> })
-            .collect_view()
+            .collect_view();
+        view! { {families} {servers} }
     };
     let about = move || about(state.study.with(|s| s.kind));
+    let two_servers = move || state.study.with(|s| s.kind == Study::LocalSteps);
     let extra_header = move || match state.study.with(|s| s.kind) {
         Study::Defences => "Total ε",
         Study::LocalSteps => "Steps per update",
@@ -286,11 +304,25 @@ pub fn Studies(state: LabState) -> impl IntoView {
             <div class:hidden=move || view_().points.is_empty()>{chart}</div>
             <div class="table-wrap" class:hidden=move || view_().points.is_empty()>
                 <table>
-                    <thead><tr><th>"Run"</th><th>"Setting"</th><th>"DLG distance"</th><th>"Analytic distance"</th><th>"EMD (random)"</th><th>"Diverged"</th><th>"RMSE"</th><th>{extra_header}</th></tr></thead>
+                    <thead><tr><th>"Run"</th><th>"Setting"</th><th>"DLG distance"</th><th>"Analytic distance"</th><th>"EMD (random)"</th><th>"Diverged"</th><th>"RMSE"</th><th>{extra_header}</th>
+                        {move || two_servers().then(|| view! {
+                            <th>"FedAvg-aware distance"</th><th>"FedAvg-aware diverged"</th><th>"Step distance (DLG / aware)"</th>
+                        })}</tr></thead>
                     <tbody>
                         {move || {
                             let v = view_();
                             v.points.into_iter().map(|p| {
+                                let aware = p.fedavg.clone();
+                                let aware_cells = (v.kind == Study::LocalSteps).then(|| {
+                                    let a = aware.clone();
+                                    view! {
+                                        <td>{a.as_ref().and_then(|a| a.mean_error_m).map_or("—".into(), |v| format!("{v:.0} m"))}</td>
+                                        <td>{a.as_ref().map_or("—".into(), |a| format!("{:.0}%", a.diverged_percent))}</td>
+                                        <td>{format!("{} / {}",
+                                            p.step_error_m.map_or("—".into(), |v| format!("{v:.0}")),
+                                            a.as_ref().and_then(|a| a.step_error_m).map_or("—".into(), |v| format!("{v:.0} m")))}</td>
+                                    }
+                                });
                                 let extra = match v.kind {
                                     Study::Defences => p.dp_epsilon.map_or("—".into(), |e| format!("{e:.0}")),
                                     Study::LocalSteps => p.local_steps.map_or("—".into(), |s| format!("{s:.0}")),
@@ -306,7 +338,9 @@ pub fn Studies(state: LabState) -> impl IntoView {
                                         data-rmse=p.rmse_db.map(|v| format!("{v:.3}")).unwrap_or_default()
                                         data-diverged=p.diverged_percent.map(|v| format!("{v:.1}")).unwrap_or_default()
                                         data-steps=p.local_steps.map(|v| format!("{v:.1}")).unwrap_or_default()
-                                        data-user-distance=p.user_distance_m.map(|v| format!("{v:.1}")).unwrap_or_default()>
+                                        data-user-distance=p.user_distance_m.map(|v| format!("{v:.1}")).unwrap_or_default()
+                                        data-fedavg-error=aware.as_ref().and_then(|a| a.mean_error_m).map(|v| format!("{v:.2}")).unwrap_or_default()
+                                        data-fedavg-diverged=aware.as_ref().map(|a| format!("{:.1}", a.diverged_percent)).unwrap_or_default()>
                                         <td>{p.family.clone()}
                                             {p.failed.clone().map(|why| view! { <span class="run-failed">" — stopped: " {why}</span> })}
                                         </td>
@@ -317,6 +351,7 @@ pub fn Studies(state: LabState) -> impl IntoView {
                                         <td>{p.diverged_percent.map_or("—".into(), |v| format!("{v:.0}%"))}</td>
                                         <td>{p.rmse_db.map_or("—".into(), |v| format!("{v:.1} dB"))}</td>
                                         <td>{extra}</td>
+                                        {aware_cells}
                                     </tr>
                                 }
                             }).collect_view()

@@ -54,12 +54,14 @@ pub struct Point {
     pub title: Option<String>,
 }
 
-/// Points in one colour; `joined` draws the line through them in order.
+/// Points in one colour; `joined` draws the line through them in order; `dashed` draws that
+/// line dashed and the dots as larger hollow rings (a second measure of the same runs, say).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Series {
     pub colour: &'static str,
     pub points: Vec<Point>,
     pub joined: bool,
+    pub dashed: bool,
 }
 
 /// A chart: size in SVG units, margins for the axis texts, axes and series.
@@ -114,19 +116,27 @@ impl Chart {
                     .collect::<Vec<_>>()
                     .join(" ");
                 let colour = s.colour;
+                // Hollow rings a little larger than the dots, so a point both measures share
+                // shows as a dot in a ring.
+                let (fill, dash, r) = if s.dashed {
+                    ("none", "5 4", self.dot_radius + 2.0)
+                } else {
+                    (colour, "none", self.dot_radius)
+                };
                 let dots = shown
                     .iter()
                     .map(|p| {
                         let (x, y) = self.position(p.x, p.y);
                         view! {
-                            <circle cx=format!("{x:.1}") cy=format!("{y:.1}") r=self.dot_radius
-                                fill=colour><title>{p.title.clone()}</title></circle>
+                            <circle cx=format!("{x:.1}") cy=format!("{y:.1}") r=r
+                                fill=fill stroke=colour stroke-width="1.5"><title>{p.title.clone()}</title></circle>
                         }
                     })
                     .collect_view();
                 view! {
                     {s.joined.then(|| view! {
-                        <polyline points=line fill="none" stroke=colour stroke-width="1.8"/>
+                        <polyline points=line fill="none" stroke=colour stroke-width="1.8"
+                            stroke-dasharray=dash/>
                     })}
                     {dots}
                 }

@@ -568,8 +568,9 @@ test('the studies of Insights I3 (local steps) and I4 (who else takes part) run 
   const run = async (study, count) => {
     await page.selectOption('[data-testid="study"]', study);
     await page.click('[data-testid="study-run"]');
+    // The steps study runs two servers on every update (about two minutes here).
     await page.waitForFunction(() => document.querySelector('[data-testid="study-status"]').textContent.startsWith('Done'), null, {
-      timeout: 120000,
+      timeout: 300000,
     });
     const rows = await page.$$eval('[data-testid="study-row"]', (rs) =>
       rs.map((r) => ({
@@ -579,7 +580,9 @@ test('the studies of Insights I3 (local steps) and I4 (who else takes part) run 
         diverged: Number(r.dataset.diverged),
         rmse: Number(r.dataset.rmse),
         distance: r.dataset.userDistance === '' ? null : Number(r.dataset.userDistance),
-        emd: Number(r.closest('tr').children[3].textContent.split(' ')[0]),
+        emd: Number(r.closest('tr').children[4].textContent.split(' ')[0]),
+        awareDiverged: r.dataset.fedavgDiverged === '' ? null : Number(r.dataset.fedavgDiverged),
+        awareError: r.dataset.fedavgError === '' ? null : Number(r.dataset.fedavgError),
       })),
     );
     assert.equal(rows.length, count, JSON.stringify(rows));
@@ -595,6 +598,11 @@ test('the studies of Insights I3 (local steps) and I4 (who else takes part) run 
   assert.ok(b20[3].diverged > steps[0].diverged, JSON.stringify(steps));
   assert.ok(steps.slice(1).every((r) => r.rmse < steps[0].rmse), JSON.stringify(steps));
   assert.match(await page.textContent('[data-testid="study-about"]'), /blur/);
+  // Every run also faced the FedAvg-aware server: its failure rate in the table, its dashed twin
+  // of every family on the chart, and the legend says which line is which.
+  assert.ok(steps.every((r) => r.awareDiverged !== null && r.awareDiverged >= 0 && r.awareDiverged <= 100), JSON.stringify(steps));
+  assert.equal(await page.locator('[data-testid="study-chart"] polyline[stroke-dasharray="5 4"]').count(), 3);
+  assert.match(await page.textContent('.study-legend'), /dashed, rings: FedAvg-aware server/);
   await page.locator('[data-testid="study-chart"]').scrollIntoViewIfNeeded();
   await page.screenshot({ path: screenshotPath('lab-study-steps'), fullPage: true });
   // I4: alone, then with each other synthetic user, each with its distance from the visitor.
@@ -602,7 +610,7 @@ test('the studies of Insights I3 (local steps) and I4 (who else takes part) run 
   assert.equal(users[0].family, 'alone');
   assert.equal(users[0].distance, null);
   assert.ok(users.slice(1).every((r) => r.family === 'with one other user' && r.distance > 0), JSON.stringify(users));
-  console.log('I3:', steps.map((r) => `${r.family} ${r.parameter}: ${r.steps} steps, ${r.diverged}% diverged, EMD ${r.emd} m, RMSE ${r.rmse.toFixed(1)} dB`).join('; '));
+  console.log('I3:', steps.map((r) => `${r.family} ${r.parameter}: ${r.steps} steps, ${r.diverged}% diverged (FedAvg-aware ${r.awareDiverged}%, ${r.awareError?.toFixed(0)} m), EMD ${r.emd} m, RMSE ${r.rmse.toFixed(1)} dB`).join('; '));
   console.log('I4 (user distance m, EMD m):', users.map((r) => `${r.parameter}: ${r.distance ?? 0}, ${r.emd}`).join('; '));
   await page.screenshot({ path: screenshotPath('lab-study-users'), fullPage: true });
   assert.deepEqual(guard.violations, []);

@@ -80,22 +80,3 @@ pub fn default_config() -> Result<String, String> {
 pub fn read_config(path: &Path) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
 }
-
-/// `whereabouts reproduce --lab density`: every study of the Density lab as Markdown tables
-/// (and CSV, one file per table, into `csv`).
-pub fn reproduce(
-    seed: u64,
-    quick: bool,
-    out: Option<&Path>,
-    csv: Option<&Path>,
-) -> Result<(), String> {
-    use whereabouts_engine::density::experiments::{self, Scale};
-    let scale = if quick {
-        Scale::quick(seed)
-    } else {
-        Scale::full(seed)
-    };
-    let started = std::time::Instant::now();
-    let tables = experiments::all(&scale, &mut |what| eprintln!("reproduce density: {what}…"))?;
-    crate::publish_tables("density", seed, quick, started, &tables, out, csv)
-}

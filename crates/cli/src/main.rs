@@ -3,7 +3,7 @@
 
 mod density;
 mod linkability;
-mod mobility;
+mod sweep;
 
 use clap::{Parser, Subcommand};
 use std::io::{IsTerminal, Write};
@@ -131,6 +131,57 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         worlds: u64,
     },
+    /// A `reproduce` study spread over many machines: plan its points into a directory, run
+    /// point I anywhere (a batch engine's array task), merge the results into the same tables
+    /// (docs/sweeps.md).
+    Sweep {
+        #[command(subcommand)]
+        step: SweepStep,
+    },
+}
+
+#[derive(Subcommand)]
+enum SweepStep {
+    /// Write the study's points (one JSON line each) into a new directory.
+    Plan {
+        /// The lab whose `reproduce` study to plan (signal-map, density).
+        lab: String,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// small or paper (the Signal map).
+        #[arg(long, default_value = "small")]
+        model: String,
+        /// The smoke-test size.
+        #[arg(long)]
+        quick: bool,
+        /// Worlds (the Signal map; seeds from --seed on).
+        #[arg(long, default_value_t = 1)]
+        worlds: u64,
+        /// The sweep's directory (must not hold a sweep yet).
+        #[arg(long, short)]
+        out: PathBuf,
+    },
+    /// Run point I (or every point of shard K/N) that has no result yet.
+    Run {
+        dir: PathBuf,
+        #[arg(long)]
+        index: Option<usize>,
+        /// K/N: the points i with i mod N = K − 1 (K from 1 to N).
+        #[arg(long)]
+        shard: Option<String>,
+    },
+    /// Print the number of points (for scripts).
+    Count { dir: PathBuf },
+    /// Check every point has its result and write the tables `reproduce` writes.
+    Merge {
+        dir: PathBuf,
+        /// Markdown output file (default: standard output).
+        #[arg(long, short)]
+        out: Option<PathBuf>,
+        /// Also write one CSV per table into this directory.
+        #[arg(long)]
+        csv: Option<PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -187,37 +238,55 @@ fn main() -> ExitCode {
             out,
             csv,
             ..
-        } if lab == "density" => density::reproduce(seed, quick, out.as_deref(), csv.as_deref()),
-        Command::Reproduce {
-            lab,
-            seed,
-            quick,
-            out,
-            csv,
-            ..
         } if lab == "linkability" => {
             linkability::reproduce(seed, quick, out.as_deref(), csv.as_deref())
         }
         Command::Reproduce {
             lab,
             seed,
-            quick,
-            out,
-            csv,
-            ..
-        } if lab == "mobility" => mobility::reproduce(seed, quick, out.as_deref(), csv.as_deref()),
-        Command::Reproduce { lab, .. } if lab != "signal-map" => Err(format!(
-            "--lab: “{lab}” is not a lab with studies (signal-map, density, linkability, mobility)"
-        )),
-        Command::Reproduce {
-            seed,
             model,
             quick,
             out,
             csv,
             worlds,
-            ..
-        } => reproduce(seed, &model, quick, worlds, out.as_deref(), csv.as_deref()),
+        } => sweep::reproduce(
+            &sweep::StudySpec {
+                lab,
+                seed,
+                quick,
+                model,
+                worlds,
+            },
+            out.as_deref(),
+            csv.as_deref(),
+        ),
+        Command::Sweep { step } => match step {
+            SweepStep::Plan {
+                lab,
+                seed,
+                model,
+                quick,
+                worlds,
+                out,
+            } => sweep::plan(
+                &sweep::StudySpec {
+                    lab,
+                    seed,
+                    quick,
+                    model,
+                    worlds,
+                },
+                &out,
+            ),
+            SweepStep::Run { dir, index, shard } => {
+                sweep::Selection::from_args(index, shard.as_deref())
+                    .and_then(|s| sweep::run(&dir, s))
+            }
+            SweepStep::Count { dir } => sweep::count(&dir),
+            SweepStep::Merge { dir, out, csv } => {
+                sweep::merge(&dir, out.as_deref(), csv.as_deref())
+            }
+        },
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -453,84 +522,6 @@ fn bench(iterations: usize) {
             candle / hand
         ),
         Err(e) => println!("failed: {e}"),
-    }
-}
-
-fn reproduce(
-    seed: u64,
-    model: &str,
-    quick: bool,
-    worlds: u64,
-    out: Option<&Path>,
-    csv: Option<&Path>,
-) -> Result<(), String> {
-    use whereabouts_engine::signal_map::experiments::{self, Scale, findings};
-    use whereabouts_engine::signal_map::model::ModelPreset;
-    if !(1..=16).contains(&worlds) {
-        return Err(format!("--worlds: {worlds} is not between 1 and 16"));
-    }
-    let mut scale = if quick {
-        Scale::quick(seed)
-    } else {
-        Scale::full(seed)
-    };
-    scale.model = match model {
-        "small" => ModelPreset::Small,
-        "paper" => ModelPreset::Paper,
-        other => return Err(format!("--model: “{other}” is not a model (small, paper)")),
-    };
-    let end = seed
-        .checked_add(worlds)
-        .ok_or_else(|| format!("--seed: {seed} leaves no room for {worlds} worlds"))?;
-    let started = std::time::Instant::now();
-    // One thread per world: the studies of a world are sequential, worlds are independent.
-    let reports = std::thread::scope(|scope| {
-        let handles: Vec<_> = (seed..end)
-            .map(|s| {
-                let scale = Scale { seed: s, ..scale };
-                scope.spawn(move || {
-                    experiments::all(&scale, &mut |what| {
-                        eprintln!("reproduce (seed {s}): {what}…")
-                    })
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().map_err(|_| "a study panicked".to_string())?)
-            .collect::<Result<Vec<_>, String>>()
-    })?;
-    let mut tables = reports[0].tables.clone();
-    if worlds > 1 {
-        let checks: Vec<_> = (seed..)
-            .zip(reports.iter().map(|r| r.checks.clone()))
-            .collect();
-        tables.push(findings::across_worlds(&checks));
-    }
-    let mut text = format!(
-        "## `whereabouts reproduce --seed {seed} --model {model}{}{}`\n\nEngine {}; {:.0} s on this machine.\n\n",
-        if quick { " --quick" } else { "" },
-        if worlds > 1 {
-            format!(" --worlds {worlds}")
-        } else {
-            String::new()
-        },
-        whereabouts_engine::VERSION,
-        started.elapsed().as_secs_f64()
-    );
-    for t in &tables {
-        text += &t.to_markdown();
-        text.push('\n');
-    }
-    if let Some(dir) = csv {
-        write_csv(dir, &tables, "table")?;
-    }
-    match out {
-        Some(path) => std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display())),
-        None => {
-            print!("{text}");
-            Ok(())
-        }
     }
 }
 

@@ -4,8 +4,9 @@
 //! ([`rng`]), configuration errors ([`error`]) and bounds ([`limit`]), metrics ([`metrics`]),
 //! the import parsers for people's own GPS files ([`import`]), the synthetic people and their routines ([`world`]),
 //! clustering ([`dbscan`]), privacy mechanisms on plain vectors and locations ([`privacy`]),
-//! federated-learning plumbing ([`fl`]) and the interface every lab's engine implements
-//! ([`driver`]). No lab is a dependency: the compiler keeps the boundary.
+//! federated-learning plumbing ([`fl`]), the interface every lab's engine implements
+//! ([`driver`]), the study runner ([`study`]), studies as sweeps of independent points
+//! ([`sweep`]) and their tables ([`table`]). No lab is a dependency: the compiler keeps the boundary.
 //!
 //! Portability rule: results must not depend on the platform beyond float rounding.
 //! Randomness comes from seeded ChaCha streams, and transcendental functions go through
@@ -22,5 +23,6 @@ pub mod metrics;
 pub mod privacy;
 pub mod rng;
 pub mod study;
+pub mod sweep;
 pub mod table;
 pub mod world;

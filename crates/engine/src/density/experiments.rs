@@ -14,6 +14,7 @@ use whereabouts_core::driver::Driver;
 use whereabouts_core::geo::Metres;
 use whereabouts_core::metrics;
 use whereabouts_core::rng::Stream;
+use whereabouts_core::sweep::{Runs, Sweep};
 use whereabouts_core::table::Table;
 use whereabouts_core::world::city::{City, Moment};
 
@@ -72,21 +73,56 @@ impl Scale {
 const FEATURES: [usize; 7] = [0, 1, 2, 3, 5, 10, 50];
 const ATTACKS: [Attack; 3] = [Attack::Peak, Attack::Fit, Attack::FitPrior];
 
-/// Every table, in order; `progress` hears what is running.
-pub fn all(scale: &Scale, progress: &mut dyn FnMut(&str)) -> Result<Vec<Table>, String> {
+/// Where the studies' runs come from: computed, planned or replayed
+/// ([`whereabouts_core::sweep`]).
+pub type DensityRuns<'a> = dyn Runs<DensityConfig, DensitySummary> + 'a;
+
+/// Every table, in order, each run asked of `runs`.
+pub fn all(scale: &Scale, runs: &mut DensityRuns) -> Result<Vec<Table>, String> {
     Ok(vec![
-        features(scale, progress)?,
-        geoind(scale, progress)?,
-        queries(scale, progress)?,
-        population(scale, progress)?,
-        moves(scale, progress),
+        features(scale, runs)?,
+        geoind(scale, runs)?,
+        queries(scale, runs)?,
+        population(scale, runs)?,
+        moves(scale),
     ])
 }
 
-fn summary_of(config: DensityConfig) -> Result<DensitySummary, String> {
+/// `whereabouts reproduce --lab density`: every study, each lab run a point of the sweep (the
+/// moving-user table is computed apart from the runs, when the tables are made).
+pub struct Reproduce(pub Scale);
+
+impl Sweep for Reproduce {
+    type Config = DensityConfig;
+    type Outcome = DensitySummary;
+
+    fn run(&self, config: &DensityConfig) -> Result<DensitySummary, String> {
+        summary_of(config.clone())
+    }
+
+    fn tables(&self, runs: &mut DensityRuns) -> Result<Vec<Table>, String> {
+        all(&self.0, runs)
+    }
+}
+
+/// One lab run to the end: a point of the sweep.
+pub fn summary_of(config: DensityConfig) -> Result<DensitySummary, String> {
     let mut lab = DensityLab::start(config)?;
     lab.finish(&mut |_| {})?;
     Ok(lab.summary())
+}
+
+/// The three utility cells of a run ("–" when it has none).
+fn utility_cells(s: &DensitySummary) -> [String; 3] {
+    s.utility
+        .as_ref()
+        .map_or(["–".into(), "–".into(), "–".into()], |u| {
+            [
+                f2(u.spearman_all),
+                f2(u.spearman_top_half),
+                f2(u.hotspot_f1),
+            ]
+        })
 }
 
 fn f2(x: f64) -> String {
@@ -100,7 +136,7 @@ fn privacy_cell(s: &DensitySummary) -> String {
     })
 }
 
-fn features(scale: &Scale, progress: &mut dyn FnMut(&str)) -> Result<Table, String> {
+fn features(scale: &Scale, runs: &mut DensityRuns) -> Result<Table, String> {
     let mut rows = Vec::new();
     let mut random = 0.0;
     let schemes = FEATURES
@@ -110,19 +146,13 @@ fn features(scale: &Scale, progress: &mut dyn FnMut(&str)) -> Result<Table, Stri
     for (label, scheme) in schemes {
         let mut row = vec![label.clone()];
         for (k, attack) in ATTACKS.into_iter().enumerate() {
-            progress(&format!("features: {label}, {}", attack.name()));
-            let s = summary_of(DensityConfig {
+            let s = runs.run(DensityConfig {
                 scheme,
                 attack,
                 ..scale.base()
             })?;
             if k == 0 {
-                let u = s.utility.clone().ok_or("no utility")?;
-                row.extend([
-                    f2(u.spearman_all),
-                    f2(u.spearman_top_half),
-                    f2(u.hotspot_f1),
-                ]);
+                row.extend(utility_cells(&s));
                 random = s.privacy.as_ref().map_or(0.0, |p| p.random_guess_m);
             }
             row.push(privacy_cell(&s));
@@ -157,24 +187,18 @@ fn features(scale: &Scale, progress: &mut dyn FnMut(&str)) -> Result<Table, Stri
     })
 }
 
-fn geoind(scale: &Scale, progress: &mut dyn FnMut(&str)) -> Result<Table, String> {
+fn geoind(scale: &Scale, runs: &mut DensityRuns) -> Result<Table, String> {
     let mut rows = Vec::new();
     for eps in super::study::GEOIND_EPSILONS {
         let mut row = vec![format!("{eps}"), format!("{:.0} m", 2.0 / eps)];
         for (k, attack) in [Attack::Peak, Attack::FitPrior].into_iter().enumerate() {
-            progress(&format!("geoind: ε = {eps}, {}", attack.name()));
-            let s = summary_of(DensityConfig {
+            let s = runs.run(DensityConfig {
                 scheme: Scheme::GeoInd { epsilon_per_m: eps },
                 attack,
                 ..scale.base()
             })?;
             if k == 0 {
-                let u = s.utility.clone().ok_or("no utility")?;
-                row.extend([
-                    f2(u.spearman_all),
-                    f2(u.spearman_top_half),
-                    f2(u.hotspot_f1),
-                ]);
+                row.extend(utility_cells(&s));
             }
             row.push(privacy_cell(&s));
         }
@@ -202,7 +226,7 @@ fn geoind(scale: &Scale, progress: &mut dyn FnMut(&str)) -> Result<Table, String
     })
 }
 
-fn queries(scale: &Scale, progress: &mut dyn FnMut(&str)) -> Result<Table, String> {
+fn queries(scale: &Scale, runs: &mut DensityRuns) -> Result<Table, String> {
     let mut rows = Vec::new();
     for b in [1, 3] {
         for persistence in [Persistence::Fixed, Persistence::Redrawn] {
@@ -212,8 +236,7 @@ fn queries(scale: &Scale, progress: &mut dyn FnMut(&str)) -> Result<Table, Strin
             };
             let mut row = vec![format!("B = {b}, {name} basis")];
             for &q in scale.queries {
-                progress(&format!("queries: B = {b}, {name}, {q}"));
-                let s = summary_of(DensityConfig {
+                let s = runs.run(DensityConfig {
                     scheme: Scheme::Rff { features: b },
                     persistence,
                     queries: q,
@@ -244,24 +267,18 @@ fn queries(scale: &Scale, progress: &mut dyn FnMut(&str)) -> Result<Table, Strin
     })
 }
 
-fn population(scale: &Scale, progress: &mut dyn FnMut(&str)) -> Result<Table, String> {
+fn population(scale: &Scale, runs: &mut DensityRuns) -> Result<Table, String> {
     let mut rows = Vec::new();
     for &n in scale.populations {
         let mut row = vec![format!("{n}")];
         for (b, attack) in [(1, Attack::FitPrior), (3, Attack::Peak)] {
-            progress(&format!("population: N = {n}, B = {b}"));
-            let s = summary_of(DensityConfig {
+            let s = runs.run(DensityConfig {
                 population: n,
                 scheme: Scheme::Rff { features: b },
                 attack,
                 ..scale.base()
             })?;
-            let u = s.utility.clone().ok_or("no utility")?;
-            row.extend([
-                f2(u.spearman_all),
-                f2(u.spearman_top_half),
-                f2(u.hotspot_f1),
-            ]);
+            row.extend(utility_cells(&s));
             if b == 1 {
                 row.push(privacy_cell(&s));
             }
@@ -294,7 +311,7 @@ fn population(scale: &Scale, progress: &mut dyn FnMut(&str)) -> Result<Table, St
 /// Residents who work away from home, night (home) then day (work), one basis for both answers:
 /// how well the server recovers the displacement from the phases, against how well it locates
 /// the home by fitting alone.
-fn moves(scale: &Scale, progress: &mut dyn FnMut(&str)) -> Table {
+fn moves(scale: &Scale) -> Table {
     let base = scale.base();
     let half = base.city_half_m;
     let grid = Grid::centred(half, half, base.grid_side, base.grid_side);
@@ -309,7 +326,6 @@ fn moves(scale: &Scale, progress: &mut dyn FnMut(&str)) -> Table {
         .collect();
     let mut rows = Vec::new();
     for b in [1, 2, 3, 5, 10] {
-        progress(&format!("moves: B = {b}"));
         let mut s = Stream::new(base.seed, "moves");
         let (mut moved, mut walked, mut place) = (Vec::new(), Vec::new(), Vec::new());
         for &(user, home, work) in &movers {
@@ -380,7 +396,8 @@ mod tests {
 
     #[test]
     fn the_quick_studies_fill_every_table() {
-        let tables = all(&Scale::quick(1), &mut |_| {}).unwrap();
+        let tables =
+            whereabouts_core::sweep::run_here(&Reproduce(Scale::quick(1)), 1, &|_, _| {}).unwrap();
         assert_eq!(tables.len(), 5);
         for t in &tables {
             assert!(!t.rows.is_empty(), "{}", t.title);

@@ -108,7 +108,7 @@ pub struct Privacy {
     pub random_guess_m: f64,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct DensitySummary {
     pub utility: Option<Utility>,
     pub privacy: Option<Privacy>,

@@ -4,15 +4,18 @@
 //! Gowalla), ST-GIA's ablation (Fig. 4), the defences by ε (Table 5) and utility against ASR
 //! (Fig. 5), and the paper's FedAvg over 100 users beside the authors' one-client setting.
 //!
-//! Runs are independent: the command line spreads them over the machine's cores (threads; not
-//! for the browser, whose lab runs one at a time in its worker).
+//! Runs are independent points of a sweep ([`Reproduce`], [`whereabouts_core::sweep`]): the
+//! command line spreads them over the machine's cores or a cluster; the browser's lab runs one
+//! at a time in its worker.
 
 use super::config::{Calibration, Federation, Init, Mapping, Method, MobConfig};
 use super::defence::{Audit, Defence};
-use super::lab::MobLab;
+use super::lab::{MobLab, RoundRecord};
 use super::metrics::asr;
 use super::traces::TraceKind;
+use serde::{Deserialize, Serialize};
 use whereabouts_core::driver::Driver;
+use whereabouts_core::sweep::{Runs, Sweep};
 use whereabouts_core::table::Table;
 
 /// How big the studies are.
@@ -67,33 +70,78 @@ impl Scale {
     }
 }
 
-/// Runs every config to the end, two at a time.
-fn run_all(configs: Vec<MobConfig>) -> Result<Vec<MobLab>, String> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
-    let mut out: Vec<Option<Result<MobLab, String>>> = (0..configs.len()).map(|_| None).collect();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let results = std::sync::Mutex::new(&mut out);
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                    let Some(cfg) = configs.get(i) else { break };
-                    let r = MobLab::start(cfg.clone()).and_then(|mut lab| {
-                        lab.finish(&mut |_| {})?;
-                        Ok(lab)
-                    });
-                    results.lock().expect("no panics")[i] = Some(r);
-                }
-            });
+/// What the tables need of one run (a point's outcome when the study is swept).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MobOutcome {
+    pub records: Vec<RoundRecord>,
+    /// Each round's errors with the all-rounds calibration (the code's), m; the other two
+    /// calibrations are in the records.
+    pub all_rounds_errors_m: Vec<Vec<f64>>,
+    /// [`MobLab::utility`]: the prediction error (m) and hit rate on held-out windows.
+    pub utility: (Option<f64>, Option<f64>),
+}
+
+impl MobOutcome {
+    /// One run to the end: a point of the sweep.
+    pub fn of(config: &MobConfig) -> Result<Self, String> {
+        let mut lab = MobLab::start(config.clone())?;
+        lab.finish(&mut |_| {})?;
+        Ok(Self {
+            records: lab.records().to_vec(),
+            all_rounds_errors_m: lab.errors_with(Calibration::AllRounds),
+            utility: lab.utility(),
+        })
+    }
+
+    fn records(&self) -> &[RoundRecord] {
+        &self.records
+    }
+
+    fn utility(&self) -> (Option<f64>, Option<f64>) {
+        self.utility
+    }
+
+    /// Every round's points' errors with `calibration` (as [`MobLab::errors_with`]).
+    fn errors_with(&self, calibration: Calibration) -> Vec<Vec<f64>> {
+        match calibration {
+            Calibration::Off => self.records.iter().map(|r| r.errors_m.clone()).collect(),
+            Calibration::Causal => self
+                .records
+                .iter()
+                .map(|r| r.calibrated_errors_m.clone())
+                .collect(),
+            Calibration::AllRounds => self.all_rounds_errors_m.clone(),
         }
-    });
-    out.into_iter().map(|r| r.expect("every run ran")).collect()
+    }
+}
+
+/// Where the studies' runs come from: computed, planned or replayed.
+pub type MobRuns<'a> = dyn Runs<MobConfig, MobOutcome> + 'a;
+
+/// Every config's outcome, in order.
+fn run_all(runs: &mut MobRuns, configs: Vec<MobConfig>) -> Result<Vec<MobOutcome>, String> {
+    configs.into_iter().map(|c| runs.run(c)).collect()
+}
+
+/// `whereabouts reproduce --lab mobility`: every study, each lab run a point.
+pub struct Reproduce(pub Scale);
+
+impl Sweep for Reproduce {
+    type Config = MobConfig;
+    type Outcome = MobOutcome;
+
+    fn run(&self, config: &MobConfig) -> Result<MobOutcome, String> {
+        MobOutcome::of(config)
+    }
+
+    fn tables(&self, runs: &mut MobRuns) -> Result<Vec<Table>, String> {
+        all(&self.0, runs)
+    }
 }
 
 /// ASR at each reported round over the repeats' window points, and the mean AIT.
 fn by_round(
-    labs: &[&MobLab],
+    labs: &[&MobOutcome],
     calibration: Calibration,
     reported: &[usize],
     tau: f64,
@@ -118,7 +166,7 @@ fn by_round(
     row
 }
 
-fn mean_over_rounds(labs: &[&MobLab], calibration: Calibration, tau: f64) -> String {
+fn mean_over_rounds(labs: &[&MobOutcome], calibration: Calibration, tau: f64) -> String {
     let errors: Vec<f64> = labs
         .iter()
         .flat_map(|l| l.errors_with(calibration).into_iter().flatten())
@@ -126,7 +174,7 @@ fn mean_over_rounds(labs: &[&MobLab], calibration: Calibration, tau: f64) -> Str
     asr(&errors, tau).map_or("–".into(), |a| format!("{a:.3}"))
 }
 
-fn mean_ait(labs: &[&MobLab]) -> String {
+fn mean_ait(labs: &[&MobOutcome]) -> String {
     let aits: Vec<f64> = labs
         .iter()
         .flat_map(|l| l.records().iter().filter_map(|r| r.ait))
@@ -179,12 +227,7 @@ fn data_title(data: TraceKind) -> &'static str {
 }
 
 /// Tables 3/4: every attack by round, ST-GIA with each calibration.
-fn attacks(
-    scale: &Scale,
-    data: TraceKind,
-    progress: &mut dyn FnMut(&str),
-) -> Result<Table, String> {
-    progress(&format!("attacks by round, {}", data.name()));
+fn attacks(scale: &Scale, data: TraceKind, runs: &mut MobRuns) -> Result<Table, String> {
     let mut configs = Vec::new();
     for method in Method::ALL {
         for r in 0..scale.repeats {
@@ -193,12 +236,12 @@ fn attacks(
             configs.push(c);
         }
     }
-    let labs = run_all(configs)?;
+    let labs = run_all(runs, configs)?;
     let reported = scale.reported();
     let tau = MobConfig::default().tau_m;
     let mut rows = Vec::new();
     for (m, method) in Method::ALL.iter().enumerate() {
-        let mine: Vec<&MobLab> = labs[m * scale.repeats..(m + 1) * scale.repeats]
+        let mine: Vec<&MobOutcome> = labs[m * scale.repeats..(m + 1) * scale.repeats]
             .iter()
             .collect();
         let variants: Vec<(String, Calibration)> = if *method == Method::StGia {
@@ -248,8 +291,7 @@ fn attacks(
 }
 
 /// Fig. 4: ST-GIA with each part switched.
-fn ablation(scale: &Scale, progress: &mut dyn FnMut(&str)) -> Result<Table, String> {
-    progress("ST-GIA ablation");
+fn ablation(scale: &Scale, runs: &mut MobRuns) -> Result<Table, String> {
     let variants: [(&str, Init, Mapping); 5] = [
         ("ST-GIA (code init, roads)", Init::Code, Mapping::Roads),
         ("random init", Init::Off, Mapping::Roads),
@@ -272,13 +314,13 @@ fn ablation(scale: &Scale, progress: &mut dyn FnMut(&str)) -> Result<Table, Stri
             }
         }
     }
-    let labs = run_all(configs)?;
+    let labs = run_all(runs, configs)?;
     let tau = MobConfig::default().tau_m;
     let mut rows = Vec::new();
     for (d, data) in TraceKind::ALL.iter().enumerate() {
         for (v, (name, _, _)) in variants.iter().enumerate() {
             let at = (d * variants.len() + v) * scale.repeats;
-            let mine: Vec<&MobLab> = labs[at..at + scale.repeats].iter().collect();
+            let mine: Vec<&MobOutcome> = labs[at..at + scale.repeats].iter().collect();
             let diverged = mine
                 .iter()
                 .flat_map(|l| l.records())
@@ -352,9 +394,8 @@ fn defence_label(d: &Defence) -> String {
 fn defence_tables(
     scale: &Scale,
     data: TraceKind,
-    progress: &mut dyn FnMut(&str),
+    runs: &mut MobRuns,
 ) -> Result<(Table, Table), String> {
-    progress(&format!("defences, {}", data.name()));
     let mut configs = Vec::new();
     let mut none = Vec::new();
     for r in 0..scale.repeats {
@@ -370,14 +411,14 @@ fn defence_tables(
             }
         }
     }
-    let labs = run_all(configs)?;
+    let labs = run_all(runs, configs)?;
     let tau = MobConfig::default().tau_m;
-    let group = |g: usize| -> Vec<&MobLab> {
+    let group = |g: usize| -> Vec<&MobOutcome> {
         labs[g * scale.repeats..(g + 1) * scale.repeats]
             .iter()
             .collect()
     };
-    let utility = |ls: &[&MobLab]| {
+    let utility = |ls: &[&MobOutcome]| {
         let u: Vec<(f64, f64)> = ls
             .iter()
             .filter_map(|l| {
@@ -455,8 +496,7 @@ fn defence_tables(
 }
 
 /// The paper's FedAvg over 100 users against the authors' one client.
-fn federation(scale: &Scale, progress: &mut dyn FnMut(&str)) -> Result<Table, String> {
-    progress("FedAvg against one client");
+fn federation(scale: &Scale, runs: &mut MobRuns) -> Result<Table, String> {
     let mut configs = Vec::new();
     let methods = [Method::Dlg, Method::StGia];
     for data in TraceKind::ALL {
@@ -472,14 +512,14 @@ fn federation(scale: &Scale, progress: &mut dyn FnMut(&str)) -> Result<Table, St
             }
         }
     }
-    let labs = run_all(configs)?;
+    let labs = run_all(runs, configs)?;
     let tau = MobConfig::default().tau_m;
     let mut rows = Vec::new();
     let mut g = 0;
     for data in TraceKind::ALL {
         for fed in ["one client (code)", "FedAvg (paper)"] {
             for m in methods {
-                let ls: Vec<&MobLab> = labs[g * scale.repeats..(g + 1) * scale.repeats]
+                let ls: Vec<&MobOutcome> = labs[g * scale.repeats..(g + 1) * scale.repeats]
                     .iter()
                     .collect();
                 g += 1;
@@ -511,17 +551,17 @@ fn federation(scale: &Scale, progress: &mut dyn FnMut(&str)) -> Result<Table, St
 }
 
 /// Every table, in order.
-pub fn all(scale: &Scale, progress: &mut dyn FnMut(&str)) -> Result<Vec<Table>, String> {
+pub fn all(scale: &Scale, runs: &mut MobRuns) -> Result<Vec<Table>, String> {
     let mut tables = Vec::new();
     for data in TraceKind::ALL {
-        tables.push(attacks(scale, data, progress)?);
+        tables.push(attacks(scale, data, runs)?);
     }
-    tables.push(ablation(scale, progress)?);
+    tables.push(ablation(scale, runs)?);
     for data in TraceKind::ALL {
-        let (a, u) = defence_tables(scale, data, progress)?;
+        let (a, u) = defence_tables(scale, data, runs)?;
         tables.push(a);
         tables.push(u);
     }
-    tables.push(federation(scale, progress)?);
+    tables.push(federation(scale, runs)?);
     Ok(tables)
 }

@@ -23,13 +23,15 @@ use crate::signal_map::trace::RoundLength;
 use crate::signal_map::world::Preset;
 pub use findings::Check;
 use findings::Figures;
+use serde::{Deserialize, Serialize};
+use whereabouts_core::sweep::{Runs, Sweep};
 
 pub mod findings;
 
 pub use whereabouts_core::table::Table;
 
-/// What one run gives.
-#[derive(Clone, Debug)]
+/// What one run gives (a point's outcome when the study is swept).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Outcome {
     pub summary: Summary,
     pub records: Vec<RoundRecord>,
@@ -53,7 +55,11 @@ fn mean(xs: impl Iterator<Item = f64>) -> f64 {
     if n == 0 { f64::NAN } else { s / n as f64 }
 }
 
-/// One run to the end.
+/// Where the studies' runs come from: computed, planned or replayed
+/// ([`whereabouts_core::sweep`]).
+pub type SignalRuns<'a> = dyn Runs<ScenarioConfig, Outcome> + 'a;
+
+/// One run to the end (a point of the sweep).
 pub fn run(config: ScenarioConfig) -> Result<Outcome, String> {
     let mut lab = Lab::new(config)?;
     let summary = lab.run(None, &mut |_| {})?;
@@ -165,7 +171,11 @@ fn pct(x: Option<f64>) -> String {
 }
 
 /// [000] §4.1 ("Impact of time interval T", Figs. 4–5) / Insight I1: FedSGD at T = 1 hour, 1 day, 1 week (campus, user 0).
-pub fn round_length_study(scale: &Scale, checks: &mut Vec<Check>) -> Result<Table, String> {
+pub fn round_length_study(
+    scale: &Scale,
+    runs: &mut SignalRuns,
+    checks: &mut Vec<Check>,
+) -> Result<Table, String> {
     let paper = ["5.3", "6.4", "7.6"];
     let mut rows = Vec::new();
     let mut figures = Vec::new();
@@ -178,7 +188,7 @@ pub fn round_length_study(scale: &Scale, checks: &mut Vec<Check>) -> Result<Tabl
         } else {
             scale.campus_weeks
         };
-        let o = run(campus(scale, weeks, t, FEDSGD))?;
+        let o = runs.run(campus(scale, weeks, t, FEDSGD))?;
         let s = &o.summary;
         figures.push(Figures::from(s));
         rows.push(vec![
@@ -214,7 +224,11 @@ pub fn round_length_study(scale: &Scale, checks: &mut Vec<Check>) -> Result<Tabl
 
 /// Table 2: Diverse Batch eps sweep, FedSGD / FedAvg (B = 20, E = 5), T = 1 week, with the
 /// random subset of the same size.
-pub fn table2(scale: &Scale, checks: &mut Vec<Check>) -> Result<Table, String> {
+pub fn table2(
+    scale: &Scale,
+    runs: &mut SignalRuns,
+    checks: &mut Vec<Check>,
+) -> Result<Table, String> {
     let fedavg = (Some(20), 5);
     let paper = [
         ("—", "—", "7.6 / 9.7", "0 / 90"),
@@ -242,13 +256,13 @@ pub fn table2(scale: &Scale, checks: &mut Vec<Check>) -> Result<Table, String> {
         for scheme in [FEDSGD, fedavg] {
             let mut c = campus(scale, scale.campus_weeks, RoundLength::Week, scheme);
             c.defence = defence(false);
-            out.push(run(c)?);
+            out.push(runs.run(c)?);
         }
         let random = match e {
             Some(_) => {
                 let mut c = campus(scale, scale.campus_weeks, RoundLength::Week, FEDSGD);
                 c.defence = defence(true);
-                Some(run(c)?)
+                Some(runs.run(c)?)
             }
             None => None,
         };
@@ -316,10 +330,79 @@ pub fn table2(scale: &Scale, checks: &mut Vec<Check>) -> Result<Table, String> {
     })
 }
 
+/// Insight I3 ([000] §8; finding 4, §4.2) against two servers: DLG as in the paper and the
+/// FedAvg-aware server that replays the phone's local training (beyond [000]: docs/papers.md
+/// §3d), on the same updates of Table 2's first row (campus, T = 1 week, no defence), with the
+/// same iteration budget. Per-step errors measure how well the aware server recovers each
+/// local step's mini-batch centroid.
+pub fn local_steps_two_servers(
+    scale: &Scale,
+    runs: &mut SignalRuns,
+    checks: &mut Vec<Check>,
+) -> Result<Table, String> {
+    let schemes = [("FedSGD", FEDSGD), ("FedAvg B = 20, E = 5", (Some(20), 5))];
+    let mut rows = Vec::new();
+    let mut dlg_on_fedsgd = None;
+    for (name, scheme) in schemes {
+        let mut c = campus(scale, scale.campus_weeks, RoundLength::Week, scheme);
+        c = studies::with_fedavg_aware(&c);
+        let o = runs.run(c.clone())?;
+        let s = &o.summary;
+        let steps = studies::local_steps(&c.fl.local, &o.records)
+            .map_or("—".into(), |k| format!("{k:.0}"));
+        let random = m(s.random_emd_m);
+        rows.push(vec![
+            name.into(),
+            "DLG (paper)".into(),
+            steps.clone(),
+            pct(s.diverged_percent),
+            format!("{} ({random})", m(s.emd_m)),
+            m(s.mean_error_m),
+            m(s.median_step_error_m),
+            m(s.mean_iterations),
+            db(s.final_rmse_db),
+        ]);
+        let aware = s.fedavg.as_ref();
+        rows.push(vec![
+            name.into(),
+            "FedAvg-aware".into(),
+            steps,
+            pct(aware.map(|a| a.diverged_percent)),
+            format!("{} ({random})", m(aware.and_then(|a| a.emd_m))),
+            m(aware.and_then(|a| a.mean_error_m)),
+            m(aware.and_then(|a| a.median_step_error_m)),
+            m(aware.map(|a| a.mean_iterations)),
+            db(s.final_rmse_db),
+        ]);
+        match scheme {
+            FEDSGD => dlg_on_fedsgd = Some(Figures::from(s)),
+            _ => {
+                if let Some(sgd) = &dlg_on_fedsgd {
+                    let aware = aware.map(Figures::from).unwrap_or_default();
+                    checks.push(findings::local_steps_blur_aware_server(sgd, &aware));
+                }
+            }
+        }
+    }
+    Ok(Table {
+        title: "Insight I3 against two servers (campus, T = 1 week; beyond [000]: the FedAvg-aware server)".into(),
+        notes: vec![
+            format!("Both servers attack the same updates with the same budget ({} iterations, Adam 0.02, the start near Lemma 1 with 200 m noise). The FedAvg-aware server knows B, E, η and the number of local samples and replays the phone's E·⌈n/B⌉ SGD steps on one dummy point per step (docs/papers.md §3d); under FedSGD (one step) it solves DLG's problem. Avg dist: mean distance of the non-diverged round guesses (DLG's reconstruction, the aware server's step-weighted mean of its dummies) to the centroid of D_t; step dist: median distance to the true centroids of the local steps' mini-batches (DLG's one guess against each of them).", scale.dlg_iterations),
+        ],
+        columns: [
+            "protocol", "server", "local steps", "% diverged", "EMD m (random)", "avg dist m",
+            "step dist m", "iterations", "RMSE dB",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+    })
+}
+
 pub use crate::signal_map::studies::user_distance;
 
 /// Table 3: the target with one other user (metro preset, T = 1 week, FedAvg B = 10, E = 5).
-pub fn table3(scale: &Scale) -> Result<Table, String> {
+pub fn table3(scale: &Scale, runs: &mut SignalRuns) -> Result<Table, String> {
     let fedavg = (Some(10), 5);
     let target = 3u32;
     let probe = Lab::new(base(
@@ -359,7 +442,7 @@ pub fn table3(scale: &Scale) -> Result<Table, String> {
                 min_samples: PAPER_MIN_SAMPLES,
             };
         }
-        let o = run(c)?;
+        let o = runs.run(c)?;
         let sim = others
             .first()
             .and_then(|&u| user_distance(&probe, target, u, scale.seed))
@@ -442,6 +525,7 @@ pub fn table3(scale: &Scale) -> Result<Table, String> {
 /// a negative rank correlation between partner distance and EMD.
 pub fn co_participants_campus(
     scale: &Scale,
+    runs: &mut SignalRuns,
     seeds: u64,
     checks: &mut Vec<Check>,
 ) -> Result<Table, String> {
@@ -459,11 +543,9 @@ pub fn co_participants_campus(
         let world = crate::signal_map::world::World::generate(&base.world_config())
             .map_err(|e| e.to_string())?;
         let (mut ds, mut emds) = (Vec::new(), Vec::new());
-        let runs = studies::runs(studies::Study::CoParticipants, &base, &world)?;
-        for point in studies::runner(runs, world).finish()? {
-            if let Some(why) = point.failed {
-                return Err(format!("{}: {why}", point.parameter));
-            }
+        for run in studies::runs(studies::Study::CoParticipants, &base, &world)? {
+            let o = runs.run(run.config.clone())?;
+            let point = studies::StudyPoint::new(&run, &o.summary, &o.records);
             if let (Some(d), Some(e)) = (point.user_distance_m, point.emd_m) {
                 ds.push(d);
                 emds.push(e);
@@ -525,7 +607,11 @@ pub fn spearman(x: &[f64], y: &[f64]) -> Option<f64> {
 /// [000] §4.5 (Fig. 15; App. B.1, Fig. 28): each defence swept over its parameter (campus, T = 1 day, FedAvg B = 20, E = 5 — a
 /// model that learns within the run, so RMSE means something): privacy (distance to the D_t
 /// centroid, EMD) against utility (RMSE).
-pub fn defences(scale: &Scale, checks: &mut Vec<Check>) -> Result<Table, String> {
+pub fn defences(
+    scale: &Scale,
+    runs: &mut SignalRuns,
+    checks: &mut Vec<Check>,
+) -> Result<Table, String> {
     let mut settings: Vec<(String, Defence)> = vec![("none".into(), Defence::None)];
     for eps_km in [0.005, 0.05] {
         settings.push((
@@ -568,7 +654,7 @@ pub fn defences(scale: &Scale, checks: &mut Vec<Check>) -> Result<Table, String>
     for (label, defence) in settings {
         let mut c = campus(scale, scale.days_weeks, RoundLength::Day, (Some(20), 5));
         c.defence = defence;
-        let o = run(c.clone())?;
+        let o = runs.run(c.clone())?;
         let s = &o.summary;
         let figures = Figures::from(s);
         match &c.defence {
@@ -627,25 +713,56 @@ pub struct Report {
 }
 
 /// Every study, in order, with the findings check as the first table.
-pub fn all(scale: &Scale, progress: &mut dyn FnMut(&str)) -> Result<Report, String> {
-    let mut out = Vec::new();
+pub fn all(scale: &Scale, runs: &mut SignalRuns) -> Result<Report, String> {
     let mut checks = Vec::new();
-    progress("round length study");
-    out.push(round_length_study(scale, &mut checks)?);
-    progress("Table 2");
-    out.push(table2(scale, &mut checks)?);
-    progress("Table 3");
-    out.push(table3(scale)?);
-    progress("co-participants on campus");
-    out.push(co_participants_campus(scale, scale.worlds, &mut checks)?);
-    progress("defences");
-    out.push(defences(scale, &mut checks)?);
+    let mut out = vec![
+        round_length_study(scale, runs, &mut checks)?,
+        table2(scale, runs, &mut checks)?,
+        local_steps_two_servers(scale, runs, &mut checks)?,
+        table3(scale, runs)?,
+        co_participants_campus(scale, runs, scale.worlds, &mut checks)?,
+        defences(scale, runs, &mut checks)?,
+    ];
     checks.sort_by_key(|c| c.finding.chars().next());
     out.insert(0, findings::table(&checks));
     Ok(Report {
         tables: out,
         checks,
     })
+}
+
+/// `whereabouts reproduce`: every study on `worlds` worlds (seeds from `scale.seed` on); the
+/// tables are the first world's, then the findings of every world side by side.
+pub struct Reproduce {
+    pub scale: Scale,
+    pub worlds: u64,
+}
+
+impl Sweep for Reproduce {
+    type Config = ScenarioConfig;
+    type Outcome = Outcome;
+
+    fn run(&self, config: &ScenarioConfig) -> Result<Outcome, String> {
+        run(config.clone())
+    }
+
+    fn tables(&self, runs: &mut SignalRuns) -> Result<Vec<Table>, String> {
+        let mut reports = Vec::new();
+        for seed in self.scale.seed..self.scale.seed.saturating_add(self.worlds) {
+            let scale = Scale { seed, ..self.scale };
+            reports.push((seed, all(&scale, runs)?));
+        }
+        let mut tables = reports
+            .first()
+            .map(|r| r.1.tables.clone())
+            .unwrap_or_default();
+        if reports.len() > 1 {
+            let checks: Vec<(u64, Vec<Check>)> =
+                reports.into_iter().map(|(s, r)| (s, r.checks)).collect();
+            tables.push(findings::across_worlds(&checks));
+        }
+        Ok(tables)
+    }
 }
 
 #[cfg(test)]

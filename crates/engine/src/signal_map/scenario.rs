@@ -328,7 +328,7 @@ pub struct FedAvgOutcome {
 }
 
 /// Whole-run figures.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     pub rounds: usize,
     pub attacked_rounds: usize,
@@ -360,8 +360,11 @@ pub struct Summary {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FedAvgSummary {
     pub attacked_rounds: usize,
-    /// Of the round estimates (the n-weighted mean of the dummies), non-diverged.
+    /// Of the round estimates (the n-weighted mean of the dummies), non-diverged: their
+    /// median and mean distance to the round's true centroid (DLG's two figures).
     pub median_error_m: Option<f64>,
+    #[serde(default)]
+    pub mean_error_m: Option<f64>,
     pub emd_m: Option<f64>,
     pub diverged_percent: f64,
     /// Over every local step of every round: the dummy's distance to its step's centroid.
@@ -663,6 +666,8 @@ fn summarize_fedavg(
     Some(FedAvgSummary {
         attacked_rounds: all.len(),
         median_error_m: metrics::median(&errors),
+        mean_error_m: (!errors.is_empty())
+            .then(|| errors.iter().sum::<f64>() / errors.len() as f64),
         emd_m: metrics::emd(truth, &recon, &mut s),
         diverged_percent: 100.0 * (all.len() - ok.len()) as f64 / all.len() as f64,
         median_step_error_m: metrics::median(&steps),

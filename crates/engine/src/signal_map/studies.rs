@@ -7,17 +7,22 @@
 //!   sees is the sum of E·⌈n/B⌉ gradient steps, each on its own mini-batch at its own weights;
 //!   the attack recovers a blur of those batches' centroids, and more steps blur it more, while
 //!   the model learns as well or better. FedSGD, then FedAvg with B = 20 and B = 5 over E.
+//!   Every run also faces the FedAvg-aware server (beyond [000],
+//!   [`crate::signal_map::attack::fedavg`]), with DLG's iteration budget, step size and
+//!   start ([`with_fedavg_aware`]): does FedAvg still protect when the server replays the
+//!   phone's training?
 //! - [`Study::CoParticipants`] — Insight I4 (Table 3): the visitor alone, then with each other
 //!   user in turn; each point carries how different that user's whereabouts are from the
 //!   visitor's (sliced-Wasserstein EMD between their locations), the background user included
 //!   when the world has one. Dissimilar partners slow the
 //!   global model's convergence, keep the visitor's gradients large and so *help* the attack.
 
+use crate::signal_map::attack::fedavg::FedAvgConfig;
 use crate::signal_map::defence::dp::LocalDp;
 use crate::signal_map::defence::{Defence, PAPER_MIN_SAMPLES};
 use crate::signal_map::lab::Lab;
 use crate::signal_map::model::train::LocalTraining;
-use crate::signal_map::scenario::{RoundRecord, ScenarioConfig, Summary};
+use crate::signal_map::scenario::{FedAvgSummary, RoundRecord, ScenarioConfig, Summary};
 use crate::signal_map::warm_start::WarmCache;
 use crate::signal_map::world::World;
 use serde::{Deserialize, Serialize};
@@ -75,10 +80,39 @@ pub struct StudyPoint {
     /// Co-participant studies: sliced-Wasserstein EMD between the partner and the visitor, m.
     #[serde(default)]
     pub user_distance_m: Option<f64>,
+    /// Under FedAvg: DLG's median distance to the local steps' mini-batch centroids, m.
+    #[serde(default)]
+    pub step_error_m: Option<f64>,
+    /// The FedAvg-aware server's figures on the same updates, when it ran.
+    #[serde(default)]
+    pub fedavg: Option<FedAvgPoint>,
     /// Why the run stopped before its end (a diverging model, say); its figures are those of
     /// the rounds it completed.
     #[serde(default)]
     pub failed: Option<String>,
+}
+
+/// The FedAvg-aware server's figures in a study point (see [`FedAvgSummary`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FedAvgPoint {
+    /// Mean distance of its non-diverged round estimates to the centroid of D_t, m (as
+    /// [`StudyPoint::mean_error_m`]).
+    pub mean_error_m: Option<f64>,
+    pub emd_m: Option<f64>,
+    pub diverged_percent: f64,
+    /// Median distance of each step's dummy to its mini-batch's centroid, m.
+    pub step_error_m: Option<f64>,
+}
+
+impl From<&FedAvgSummary> for FedAvgPoint {
+    fn from(s: &FedAvgSummary) -> Self {
+        Self {
+            mean_error_m: s.mean_error_m,
+            emd_m: s.emd_m,
+            diverged_percent: s.diverged_percent,
+            step_error_m: s.median_step_error_m,
+        }
+    }
 }
 
 impl StudyPoint {
@@ -96,6 +130,8 @@ impl StudyPoint {
             dp_epsilon: summary.dp_epsilon,
             local_steps: local_steps(&run.config.fl.local, records),
             user_distance_m: run.user_distance_m,
+            step_error_m: summary.median_step_error_m,
+            fedavg: summary.fedavg.as_ref().map(FedAvgPoint::from),
             failed: None,
         }
     }
@@ -147,6 +183,7 @@ pub fn runs(study: Study, base: &ScenarioConfig, world: &World) -> Result<Vec<St
             .collect(),
         Study::LocalSteps => {
             let mut out = Vec::new();
+            let base = &with_fedavg_aware(base);
             let mut c = base.clone();
             c.defence = Defence::None;
             c.fl.local.batch_size = None;
@@ -194,6 +231,17 @@ pub fn runs(study: Study, base: &ScenarioConfig, world: &World) -> Result<Vec<St
         runs[k].series = runs[k - 1].series + usize::from(runs[k].family != runs[k - 1].family);
     }
     Ok(runs)
+}
+
+/// `config` with the FedAvg-aware server on: the visitor's own settings for it when they chose
+/// it, else DLG's iteration budget, step size and start (the study's stated budget: both
+/// servers get the same number of iterations on each update).
+pub fn with_fedavg_aware(config: &ScenarioConfig) -> ScenarioConfig {
+    let mut c = config.clone();
+    c.attack
+        .fedavg
+        .get_or_insert_with(|| FedAvgConfig::like(&config.attack.settings));
+    c
 }
 
 /// The study's runs on the core's runner: each a lab in `world` (generated once for the study)
@@ -413,7 +461,21 @@ mod tests {
         for r in &runs {
             let mut c = r.config.clone();
             c.fl.local = base().fl.local;
+            // Every run also faces the FedAvg-aware server, on DLG's budget.
+            assert_eq!(
+                c.attack.fedavg.take(),
+                Some(FedAvgConfig::like(&base().attack.settings))
+            );
             assert_eq!(c, base(), "{} {}", r.family, r.parameter);
+        }
+        // The visitor's own FedAvg-aware settings are kept.
+        let mut own = base();
+        own.attack.fedavg = Some(FedAvgConfig {
+            max_iterations: 77,
+            ..FedAvgConfig::default()
+        });
+        for r in super::runs(Study::LocalSteps, &own, &world()).unwrap() {
+            assert_eq!(r.config.attack.fedavg, own.attack.fedavg);
         }
         assert_eq!(
             runs.iter()
@@ -478,7 +540,9 @@ mod tests {
     #[test]
     fn a_point_reports_what_the_lab_gave() {
         let w = world();
-        let run = &runs(Study::LocalSteps, &base(), &w).unwrap()[3]; // B = 20, E = 5
+        let mut short = base();
+        short.attack.settings.max_iterations = 200;
+        let run = &runs(Study::LocalSteps, &short, &w).unwrap()[3]; // B = 20, E = 5
         let mut lab = Lab::with_world(run.config.clone(), w).unwrap();
         lab.want(usize::MAX);
         lab.finish(&mut |_| {}).unwrap();
@@ -489,5 +553,16 @@ mod tests {
         );
         assert_eq!(p.rmse_db, lab.summary().final_rmse_db);
         assert!(p.local_steps.unwrap() >= 5.0);
+        // Both servers' figures on the same updates.
+        let aware = p.fedavg.as_ref().expect("the FedAvg-aware server ran");
+        assert_eq!(
+            Some(aware),
+            lab.summary()
+                .fedavg
+                .as_ref()
+                .map(FedAvgPoint::from)
+                .as_ref()
+        );
+        assert!(aware.step_error_m.is_some() && p.step_error_m.is_some());
     }
 }

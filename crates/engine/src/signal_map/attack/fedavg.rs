@@ -7,7 +7,9 @@
 //! The settings DLG also has (optimiser, iterations, start, tolerance, patience, trail) mean
 //! the same here; the defaults are DLG's (docs/papers.md).
 
-use super::dlg::{Init, InitContext, Optimizer, START_NOISE_M, initial_point, validate_search};
+use super::dlg::{
+    DlgConfig, Init, InitContext, Optimizer, START_NOISE_M, initial_point, validate_search,
+};
 use super::unroll::{Distance, Dummies, StepLabel, Unrolled};
 use crate::signal_map::trace::Standardizer;
 use serde::{Deserialize, Serialize};
@@ -52,6 +54,17 @@ impl Default for FedAvgConfig {
 }
 
 impl FedAvgConfig {
+    /// The FedAvg-aware search with DLG's iteration budget, step size and start (the lab's
+    /// pairing: both servers get the same budget on each update), the rest its defaults.
+    pub fn like(dlg: &DlgConfig) -> Self {
+        Self {
+            max_iterations: dlg.max_iterations,
+            optimizer: dlg.optimizer,
+            init: dlg.init,
+            ..Self::default()
+        }
+    }
+
     pub fn validate(&self) -> Result<(), ConfigError> {
         validate_search(
             "attack.fedavg",

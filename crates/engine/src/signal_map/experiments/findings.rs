@@ -10,7 +10,7 @@
 //!   of Fig. 15's privacy–utility charts (privacy as EMD, and as distance to the true centroid).
 
 use super::Table;
-use crate::signal_map::scenario::Summary;
+use crate::signal_map::scenario::{FedAvgSummary, Summary};
 
 /// One finding's criterion and what was measured for it.
 #[derive(Clone, Debug, PartialEq)]
@@ -43,6 +43,19 @@ pub struct Figures {
     pub dist_m: Option<f64>,
     pub diverged_percent: Option<f64>,
     pub rmse_db: Option<f64>,
+}
+
+impl From<&FedAvgSummary> for Figures {
+    /// The FedAvg-aware server's figures (its RMSE is the run's, not the attack's: none).
+    fn from(s: &FedAvgSummary) -> Self {
+        Self {
+            emd_m: s.emd_m,
+            random_emd_m: None,
+            dist_m: s.mean_error_m,
+            diverged_percent: Some(s.diverged_percent),
+            rmse_db: None,
+        }
+    }
 }
 
 impl From<&Summary> for Figures {
@@ -104,6 +117,28 @@ pub fn local_steps_blur(fedsgd: &Figures, fedavg: &Figures) -> Check {
             opt(fedsgd.diverged_percent, 0),
             opt(fedavg.rmse_db, 1),
             opt(fedsgd.rmse_db, 1),
+        ),
+        holds,
+    )
+}
+
+/// Finding 4 against the FedAvg-aware server (beyond [000]: docs/papers.md §3d): FedAvg still
+/// raises EMD and divergence over FedSGD when the server replays the phone's local training.
+/// `fedsgd` is DLG on FedSGD (there the two servers solve the same problem), `aware` the
+/// FedAvg-aware server on the FedAvg updates.
+pub fn local_steps_blur_aware_server(fedsgd: &Figures, aware: &Figures) -> Check {
+    let holds = (|| {
+        Some(aware.emd_m? > fedsgd.emd_m? && aware.diverged_percent? > fedsgd.diverged_percent?)
+    })();
+    Check::new(
+        "4 (FedAvg-aware server)",
+        "T = 1 week: against the FedAvg-aware server, FedAvg (B = 20, E = 5) still has higher EMD and % diverged than FedSGD against DLG",
+        format!(
+            "EMD {} vs {}; diverged {}% vs {}%",
+            m(aware.emd_m),
+            m(fedsgd.emd_m),
+            opt(aware.diverged_percent, 0),
+            opt(fedsgd.diverged_percent, 0),
         ),
         holds,
     )
@@ -323,6 +358,32 @@ mod tests {
         assert_eq!(shorter_rounds_leak_more(&h, &w, &d).holds, Some(false));
         let missing = Figures::default();
         assert_eq!(shorter_rounds_leak_more(&h, &missing, &w).holds, None);
+    }
+
+    #[test]
+    fn finding_4_against_the_aware_server_needs_emd_and_divergence_up() {
+        let sgd = f(300.0, 40.0, 0.0, 68.0);
+        let aware = |emd, diverged| Figures {
+            rmse_db: None,
+            ..f(emd, 0., diverged, 0.)
+        };
+        let c = local_steps_blur_aware_server(&sgd, &aware(400.0, 20.0));
+        assert_eq!(c.holds, Some(true));
+        assert_eq!(c.measured, "EMD 400 m vs 300 m; diverged 20% vs 0%");
+        assert_eq!(
+            local_steps_blur_aware_server(&sgd, &aware(250.0, 20.0)).holds,
+            Some(false)
+        );
+        assert_eq!(
+            local_steps_blur_aware_server(&sgd, &aware(400.0, 0.0)).holds,
+            Some(false)
+        );
+        // Every estimate diverged: no EMD, no verdict.
+        let gone = Figures {
+            emd_m: None,
+            ..aware(0.0, 100.0)
+        };
+        assert_eq!(local_steps_blur_aware_server(&sgd, &gone).holds, None);
     }
 
     #[test]

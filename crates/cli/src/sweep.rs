@@ -1,0 +1,529 @@
+//! `whereabouts reproduce` and `whereabouts sweep`: a lab's studies as independent points
+//! ([`whereabouts_core::sweep`]), run on this machine's threads or spread over a batch engine
+//! through a directory:
+//!
+//! ```text
+//! DIR/sweep.json          what the sweep is of (lab, seed, size, engine version) and its size
+//! DIR/points.jsonl        one line per point: {"index", "seed", "config"}
+//! DIR/results/I.json      point I's outcome, written atomically by `sweep run`
+//! ```
+//!
+//! `reproduce` is plan + run (threads) + merge in memory; `sweep plan`, `sweep run` and
+//! `sweep merge` are the same three steps through the directory, so their tables are the
+//! same bytes (docs/sweeps.md).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use whereabouts_core::sweep::{self, Sweep};
+use whereabouts_core::table::Table;
+
+/// Which study, at which size: everything that decides its points.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StudySpec {
+    /// signal-map, density, linkability or mobility.
+    pub lab: String,
+    pub seed: u64,
+    pub quick: bool,
+    /// The Signal map's model (small or paper).
+    pub model: String,
+    /// The Signal map's worlds (seeds from `seed` on).
+    pub worlds: u64,
+}
+
+/// The labs whose studies can be swept.
+pub const LABS: &str = "signal-map, density, mobility";
+
+impl StudySpec {
+    /// Checks the options and names what is wrong.
+    pub fn check(&self) -> Result<(), String> {
+        if !["signal-map", "density", "linkability", "mobility"].contains(&self.lab.as_str()) {
+            return Err(format!(
+                "--lab: “{}” is not a lab with studies (signal-map, density, linkability, mobility)",
+                self.lab
+            ));
+        }
+        if !["small", "paper"].contains(&self.model.as_str()) {
+            return Err(format!(
+                "--model: “{}” is not a model (small, paper)",
+                self.model
+            ));
+        }
+        if !(1..=16).contains(&self.worlds) {
+            return Err(format!("--worlds: {} is not between 1 and 16", self.worlds));
+        }
+        if self.seed.checked_add(self.worlds).is_none() {
+            return Err(format!(
+                "--seed: {} leaves no room for {} worlds",
+                self.seed, self.worlds
+            ));
+        }
+        Ok(())
+    }
+
+    /// The `reproduce` command that makes the same tables.
+    pub fn command(&self) -> String {
+        let quick = if self.quick { " --quick" } else { "" };
+        if self.lab == "signal-map" {
+            let worlds = if self.worlds > 1 {
+                format!(" --worlds {}", self.worlds)
+            } else {
+                String::new()
+            };
+            format!(
+                "whereabouts reproduce --seed {} --model {}{quick}{worlds}",
+                self.seed, self.model
+            )
+        } else {
+            format!(
+                "whereabouts reproduce --lab {} --seed {}{quick}",
+                self.lab, self.seed
+            )
+        }
+    }
+
+    /// The file names of the CSV tables: `<prefix>-<k>.csv`.
+    fn csv_prefix(&self) -> &str {
+        if self.lab == "signal-map" {
+            "table"
+        } else {
+            &self.lab
+        }
+    }
+
+    /// The study.
+    fn open(&self) -> Result<Box<dyn AnyStudy>, String> {
+        self.check()?;
+        match self.lab.as_str() {
+            "signal-map" => {
+                use whereabouts_engine::signal_map::experiments::{Reproduce, Scale};
+                use whereabouts_engine::signal_map::model::ModelPreset;
+                let mut scale = if self.quick {
+                    Scale::quick(self.seed)
+                } else {
+                    Scale::full(self.seed)
+                };
+                scale.model = match self.model.as_str() {
+                    "paper" => ModelPreset::Paper,
+                    _ => ModelPreset::Small,
+                };
+                Ok(Box::new(Reproduce {
+                    scale,
+                    worlds: self.worlds,
+                }))
+            }
+            "density" => {
+                use whereabouts_engine::density::experiments::{Reproduce, Scale};
+                Ok(Box::new(Reproduce(if self.quick {
+                    Scale::quick(self.seed)
+                } else {
+                    Scale::full(self.seed)
+                })))
+            }
+            "mobility" => {
+                use whereabouts_engine::mobility::experiments::{Reproduce, Scale};
+                Ok(Box::new(Reproduce(if self.quick {
+                    Scale::quick(self.seed)
+                } else {
+                    Scale::full(self.seed)
+                })))
+            }
+            lab => Err(format!(
+                "the {lab} lab's studies are not sweeps yet (sweepable: {LABS}); `whereabouts reproduce --lab {lab}` runs them on this machine"
+            )),
+        }
+    }
+}
+
+/// A study with its configurations and outcomes as JSON, whatever its lab.
+trait AnyStudy {
+    /// Plan + run on `threads` threads + merge, in memory.
+    fn here(
+        &self,
+        threads: usize,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<Vec<Table>, String>;
+    /// Each point's configuration and the seed it carries.
+    fn points(&self) -> Result<Vec<(u64, Value)>, String>;
+    fn run(&self, config: &Value) -> Result<Value, String>;
+    fn tables(&self, configs: &[Value], outcomes: Vec<Value>) -> Result<Vec<Table>, String>;
+}
+
+/// A point's seed: the `seed` its configuration carries.
+fn seed_of(config: &Value) -> u64 {
+    config.get("seed").and_then(Value::as_u64).unwrap_or(0)
+}
+
+impl<S: Sweep> AnyStudy for S {
+    fn here(
+        &self,
+        threads: usize,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<Vec<Table>, String> {
+        sweep::run_here(self, threads, progress)
+    }
+
+    fn points(&self) -> Result<Vec<(u64, Value)>, String> {
+        sweep::plan(self)?
+            .iter()
+            .map(|c| {
+                let v = serde_json::to_value(c).map_err(|e| e.to_string())?;
+                Ok((seed_of(&v), v))
+            })
+            .collect()
+    }
+
+    fn run(&self, config: &Value) -> Result<Value, String> {
+        let c: S::Config = serde_json::from_value(config.clone())
+            .map_err(|e| format!("its configuration does not read: {e}"))?;
+        let outcome = Sweep::run(self, &c)?;
+        serde_json::to_value(outcome).map_err(|e| e.to_string())
+    }
+
+    fn tables(&self, configs: &[Value], outcomes: Vec<Value>) -> Result<Vec<Table>, String> {
+        let configs = configs
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                serde_json::from_value(c.clone())
+                    .map_err(|e| format!("point {i}: its configuration does not read: {e}"))
+            })
+            .collect::<Result<Vec<S::Config>, String>>()?;
+        let outcomes = outcomes
+            .into_iter()
+            .enumerate()
+            .map(|(i, o)| {
+                serde_json::from_value(o)
+                    .map_err(|e| format!("results/{i}.json: the outcome does not read: {e}"))
+            })
+            .collect::<Result<Vec<S::Outcome>, String>>()?;
+        sweep::merge(self, &configs, outcomes)
+    }
+}
+
+/// The tables as `reproduce` writes them: a heading that says how to get them again and
+/// `how` they were made, every table as Markdown to `out` (or standard output), and one CSV per
+/// table into `csv`.
+fn publish(
+    spec: &StudySpec,
+    how: &str,
+    tables: &[Table],
+    out: Option<&Path>,
+    csv: Option<&Path>,
+) -> Result<(), String> {
+    let mut text = format!(
+        "## `{}`\n\nEngine {}; {how}.\n\n",
+        spec.command(),
+        whereabouts_engine::VERSION
+    );
+    for t in tables {
+        text += &t.to_markdown();
+        text.push('\n');
+    }
+    if let Some(dir) = csv {
+        crate::write_csv(dir, tables, spec.csv_prefix())?;
+    }
+    crate::write_out(out, &text)
+}
+
+/// This machine's threads.
+fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// `whereabouts reproduce`: plan, run every point on this machine's threads, merge.
+pub fn reproduce(spec: &StudySpec, out: Option<&Path>, csv: Option<&Path>) -> Result<(), String> {
+    let study = spec.open()?;
+    let started = std::time::Instant::now();
+    let lab = &spec.lab;
+    let tables = study.here(threads(), &|done, total| {
+        eprintln!("reproduce {lab}: {done} of {total} runs done");
+    })?;
+    let how = format!("{:.0} s on this machine", started.elapsed().as_secs_f64());
+    publish(spec, &how, &tables, out, csv)
+}
+
+/// What `sweep.json` holds.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Manifest {
+    study: StudySpec,
+    /// The engine that planned it: results of another engine would not line up.
+    engine: String,
+    points: usize,
+}
+
+/// One line of `points.jsonl`.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PointLine {
+    index: usize,
+    seed: u64,
+    config: Value,
+}
+
+/// `results/I.json`.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ResultFile {
+    index: usize,
+    outcome: Value,
+}
+
+fn io(path: &Path) -> impl Fn(std::io::Error) -> String + '_ {
+    move |e| format!("{}: {e}", path.display())
+}
+
+/// `whereabouts sweep plan`: writes the study's points into `dir` (which must not hold a sweep).
+pub fn plan(spec: &StudySpec, dir: &Path) -> Result<(), String> {
+    let study = spec.open()?;
+    let manifest_path = dir.join("sweep.json");
+    if manifest_path.exists() {
+        return Err(format!(
+            "{} already holds a sweep; plan into a new directory (or remove it)",
+            dir.display()
+        ));
+    }
+    let points = study.points()?;
+    std::fs::create_dir_all(dir.join("results")).map_err(io(dir))?;
+    let mut lines = String::new();
+    for (index, (seed, config)) in points.iter().enumerate() {
+        let line = PointLine {
+            index,
+            seed: *seed,
+            config: config.clone(),
+        };
+        lines += &serde_json::to_string(&line).map_err(|e| e.to_string())?;
+        lines.push('\n');
+    }
+    let points_path = dir.join("points.jsonl");
+    std::fs::write(&points_path, lines).map_err(io(&points_path))?;
+    let manifest = Manifest {
+        study: spec.clone(),
+        engine: whereabouts_engine::VERSION.into(),
+        points: points.len(),
+    };
+    let text = serde_json::to_string_pretty(&manifest).map_err(|e| e.to_string())?;
+    std::fs::write(&manifest_path, text + "\n").map_err(io(&manifest_path))?;
+    let n = points.len();
+    println!(
+        "{n} points of `{}` planned in {d}.\nRun them, for instance:\n  whereabouts sweep run {d} --shard 1/2 & whereabouts sweep run {d} --shard 2/2\n  tools/sweep/parallel.sh {d}\n  sbatch --array=0-{last}%50 tools/sweep/slurm.sbatch {d}\nthen: whereabouts sweep merge {d}",
+        spec.command(),
+        d = dir.display(),
+        last = n.saturating_sub(1)
+    );
+    Ok(())
+}
+
+/// A planned sweep read back from its directory.
+struct Planned {
+    dir: PathBuf,
+    manifest: Manifest,
+    points: Vec<PointLine>,
+}
+
+impl Planned {
+    fn read(dir: &Path) -> Result<Self, String> {
+        let manifest_path = dir.join("sweep.json");
+        let text = std::fs::read_to_string(&manifest_path).map_err(|e| {
+            format!(
+                "{}: {e} (is it a directory made by `whereabouts sweep plan`?)",
+                manifest_path.display()
+            )
+        })?;
+        let manifest: Manifest =
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", manifest_path.display()))?;
+        if manifest.engine != whereabouts_engine::VERSION {
+            return Err(format!(
+                "{}: planned by engine {}, this is engine {}: run and merge a sweep with the engine that planned it",
+                manifest_path.display(),
+                manifest.engine,
+                whereabouts_engine::VERSION
+            ));
+        }
+        let points_path = dir.join("points.jsonl");
+        let text = std::fs::read_to_string(&points_path).map_err(io(&points_path))?;
+        let points = text
+            .lines()
+            .enumerate()
+            .map(|(i, line)| {
+                let p: PointLine = serde_json::from_str(line)
+                    .map_err(|e| format!("{}, line {}: {e}", points_path.display(), i + 1))?;
+                if p.index != i {
+                    return Err(format!(
+                        "{}, line {}: holds point {}, expected {i}",
+                        points_path.display(),
+                        i + 1,
+                        p.index
+                    ));
+                }
+                Ok(p)
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        if points.len() != manifest.points {
+            return Err(format!(
+                "{}: {} points, sweep.json says {}",
+                points_path.display(),
+                points.len(),
+                manifest.points
+            ));
+        }
+        Ok(Planned {
+            dir: dir.to_path_buf(),
+            manifest,
+            points,
+        })
+    }
+
+    fn result_path(&self, i: usize) -> PathBuf {
+        self.dir.join("results").join(format!("{i}.json"))
+    }
+
+    /// Point `i`'s stored outcome: `Ok(None)` when it has not run, `Err` when the file is
+    /// there but does not hold point `i`'s outcome.
+    fn result(&self, i: usize) -> Result<Option<Value>, String> {
+        let path = self.result_path(i);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(format!("{}: {e}", path.display())),
+        };
+        let r: ResultFile = serde_json::from_str(&text)
+            .map_err(|e| format!("{}: corrupt ({e})", path.display()))?;
+        if r.index != i {
+            return Err(format!(
+                "{}: corrupt (holds point {}'s result)",
+                path.display(),
+                r.index
+            ));
+        }
+        Ok(Some(r.outcome))
+    }
+}
+
+/// Which points `sweep run` runs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Selection {
+    Index(usize),
+    /// Shard k of n (1-based): the points i with i mod n = k − 1.
+    Shard(usize, usize),
+}
+
+impl Selection {
+    /// `--index I` or `--shard K/N` (exactly one).
+    pub fn from_args(index: Option<usize>, shard: Option<&str>) -> Result<Self, String> {
+        match (index, shard) {
+            (Some(i), None) => Ok(Selection::Index(i)),
+            (None, Some(s)) => {
+                let parsed = s
+                    .split_once('/')
+                    .and_then(|(k, n)| Some((k.trim().parse().ok()?, n.trim().parse().ok()?)));
+                match parsed {
+                    Some((k, n)) if n >= 1 && (1..=n).contains(&k) => Ok(Selection::Shard(k, n)),
+                    _ => Err(format!(
+                        "--shard: “{s}” is not K/N with 1 ≤ K ≤ N (for instance 1/4)"
+                    )),
+                }
+            }
+            (Some(_), Some(_)) => Err("give --index or --shard, not both".into()),
+            (None, None) => Err("give --index I or --shard K/N".into()),
+        }
+    }
+
+    fn indices(self, total: usize) -> Result<Vec<usize>, String> {
+        match self {
+            Selection::Index(i) if i < total => Ok(vec![i]),
+            Selection::Index(i) => Err(format!(
+                "--index: the sweep has points 0 to {}, not {i}",
+                total.saturating_sub(1)
+            )),
+            Selection::Shard(k, n) => Ok((0..total).filter(|i| i % n == k - 1).collect()),
+        }
+    }
+}
+
+/// Writes `text` to `path` atomically: a temporary file in the same directory, then a rename.
+fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
+    let tmp = path.with_extension(format!("json.tmp-{}", std::process::id()));
+    std::fs::write(&tmp, text).map_err(io(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(io(path))
+}
+
+/// `whereabouts sweep run`: runs the selected points that have no result yet.
+pub fn run(dir: &Path, selection: Selection) -> Result<(), String> {
+    let planned = Planned::read(dir)?;
+    let study = planned.manifest.study.open()?;
+    let indices = selection.indices(planned.points.len())?;
+    let mut failed = Vec::new();
+    for i in indices {
+        match planned.result(i) {
+            Ok(Some(_)) => {
+                eprintln!("point {i}: done already");
+                continue;
+            }
+            Ok(None) => {}
+            // A corrupt result is run again (and replaced).
+            Err(e) => eprintln!("{e}: running point {i} again"),
+        }
+        let started = std::time::Instant::now();
+        match study.run(&planned.points[i].config) {
+            Ok(outcome) => {
+                let file = ResultFile { index: i, outcome };
+                let text = serde_json::to_string(&file).map_err(|e| e.to_string())?;
+                write_atomically(&planned.result_path(i), &(text + "\n"))?;
+                eprintln!(
+                    "point {i}: done in {:.1} s",
+                    started.elapsed().as_secs_f64()
+                );
+            }
+            Err(e) => {
+                eprintln!("point {i}: {e}");
+                failed.push(format!("point {i}: {e}"));
+            }
+        }
+    }
+    match failed.len() {
+        0 => Ok(()),
+        1 => Err(failed.remove(0)),
+        n => Err(format!("{n} points failed: {}", failed.join("; "))),
+    }
+}
+
+/// `whereabouts sweep count`: the number of points (for scripts).
+pub fn count(dir: &Path) -> Result<(), String> {
+    println!("{}", Planned::read(dir)?.points.len());
+    Ok(())
+}
+
+/// `whereabouts sweep merge`: every point's result into the tables `reproduce` writes.
+pub fn merge(dir: &Path, out: Option<&Path>, csv: Option<&Path>) -> Result<(), String> {
+    let planned = Planned::read(dir)?;
+    let total = planned.points.len();
+    let (mut outcomes, mut missing, mut corrupt) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 0..total {
+        match planned.result(i) {
+            Ok(Some(o)) => outcomes.push(o),
+            Ok(None) => missing.push(i.to_string()),
+            Err(e) => corrupt.push(e),
+        }
+    }
+    if !missing.is_empty() || !corrupt.is_empty() {
+        let mut why = Vec::new();
+        if !missing.is_empty() {
+            why.push(format!(
+                "{} of {total} points have no result: {} (run them with `whereabouts sweep run {} --index I`)",
+                missing.len(),
+                missing.join(", "),
+                dir.display()
+            ));
+        }
+        why.extend(corrupt);
+        return Err(why.join("; "));
+    }
+    let study = planned.manifest.study.open()?;
+    let configs: Vec<Value> = planned.points.iter().map(|p| p.config.clone()).collect();
+    let tables = study.tables(&configs, outcomes)?;
+    let how = format!("merged by `whereabouts sweep merge` from {total} points");
+    publish(&planned.manifest.study, &how, &tables, out, csv)
+}

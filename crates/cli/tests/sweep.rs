@@ -1,0 +1,289 @@
+//! `whereabouts sweep`: a study planned into a directory, run point by point in separate
+//! processes (as a batch engine would: shards, GNU parallel, the Slurm script, the Kubernetes
+//! Job's command), and merged into the same bytes as `reproduce` on one machine.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_whereabouts");
+
+fn whereabouts(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn fresh(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir()
+        .join(format!("whereabouts-sweep-{}", std::process::id()))
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.parent().unwrap()).unwrap();
+    dir
+}
+
+fn ok(out: Output) -> Output {
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    out
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The Markdown without its heading (which says how the tables were made) and every CSV.
+fn tables(md: &Path, csv: &Path) -> (String, Vec<(String, String)>) {
+    let markdown = std::fs::read_to_string(md).unwrap();
+    let body = markdown.splitn(4, '\n').nth(3).unwrap().to_string();
+    let mut files: Vec<(String, String)> = std::fs::read_dir(csv)
+        .unwrap()
+        .map(|e| {
+            let p = e.unwrap().path();
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read_to_string(&p).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    (body, files)
+}
+
+fn plan(dir: &Path) -> usize {
+    let out = ok(whereabouts(&[
+        "sweep",
+        "plan",
+        "density",
+        "--quick",
+        "--out",
+        dir.to_str().unwrap(),
+    ]));
+    let n: usize = text(&out.stdout)
+        .split_whitespace()
+        .next()
+        .and_then(|w| w.parse().ok())
+        .expect("plan says how many points");
+    let count = ok(whereabouts(&["sweep", "count", dir.to_str().unwrap()]));
+    assert_eq!(text(&count.stdout).trim(), n.to_string());
+    n
+}
+
+fn merge(dir: &Path, name: &str) -> (String, Vec<(String, String)>) {
+    let (md, csv) = (fresh(&format!("{name}.md")), fresh(&format!("{name}-csv")));
+    ok(whereabouts(&[
+        "sweep",
+        "merge",
+        dir.to_str().unwrap(),
+        "--out",
+        md.to_str().unwrap(),
+        "--csv",
+        csv.to_str().unwrap(),
+    ]));
+    let merged = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        merged.starts_with("## `whereabouts reproduce --lab density --seed 1 --quick`"),
+        "{merged}"
+    );
+    tables(&md, &csv)
+}
+
+/// `reproduce` on one machine, once for every test.
+fn reproduced() -> &'static (String, Vec<(String, String)>) {
+    static ONCE: std::sync::OnceLock<(String, Vec<(String, String)>)> = std::sync::OnceLock::new();
+    ONCE.get_or_init(|| {
+        let (md, csv) = (fresh("reproduce.md"), fresh("reproduce-csv"));
+        ok(whereabouts(&[
+            "reproduce",
+            "--lab",
+            "density",
+            "--quick",
+            "--out",
+            md.to_str().unwrap(),
+            "--csv",
+            csv.to_str().unwrap(),
+        ]));
+        let t = tables(&md, &csv);
+        assert_eq!(t.1.len(), 5, "one CSV per table");
+        t
+    })
+}
+
+#[test]
+fn two_shards_in_two_processes_merge_into_reproduces_tables() {
+    let dir = fresh("shards");
+    let n = plan(&dir);
+    assert!(n > 10, "{n} points");
+    let lines = std::fs::read_to_string(dir.join("points.jsonl")).unwrap();
+    assert_eq!(lines.lines().count(), n);
+    assert!(
+        lines.starts_with("{\"index\":0,\"seed\":1,\"config\":{"),
+        "{lines}"
+    );
+    let shard = |k: &str| {
+        Command::new(BIN)
+            .args(["sweep", "run", dir.to_str().unwrap(), "--shard", k])
+            .spawn()
+            .unwrap()
+    };
+    let (mut a, mut b) = (shard("1/2"), shard("2/2"));
+    assert!(a.wait().unwrap().success() && b.wait().unwrap().success());
+    assert_eq!(merge(&dir, "shards"), *reproduced());
+    // Running again redoes nothing.
+    let again = ok(whereabouts(&[
+        "sweep",
+        "run",
+        dir.to_str().unwrap(),
+        "--index",
+        "0",
+    ]));
+    assert!(text(&again.stderr).contains("point 0: done already"));
+}
+
+#[test]
+fn gnu_parallel_runs_every_point_when_it_is_installed() {
+    if Command::new("parallel").arg("--version").output().is_err() {
+        eprintln!("GNU parallel is not installed: skipped");
+        return;
+    }
+    let dir = fresh("parallel");
+    plan(&dir);
+    ok(Command::new("bash")
+        .arg(repo().join("tools/sweep/parallel.sh"))
+        .args([dir.to_str().unwrap(), "2"])
+        .env("WHEREABOUTS", BIN)
+        .output()
+        .unwrap());
+    assert_eq!(merge(&dir, "parallel"), *reproduced());
+}
+
+#[test]
+fn the_slurm_script_and_the_kubernetes_job_run_their_index() {
+    let dir = fresh("batch");
+    let n = plan(&dir);
+    // Slurm: the script as an array task would run it, the index in SLURM_ARRAY_TASK_ID.
+    let slurm = repo().join("tools/sweep/slurm.sbatch");
+    for i in (0..n).step_by(2) {
+        ok(Command::new("bash")
+            .arg(&slurm)
+            .arg(&dir)
+            .env("SLURM_ARRAY_TASK_ID", i.to_string())
+            .env("WHEREABOUTS", BIN)
+            .output()
+            .unwrap());
+    }
+    let outside = Command::new("bash")
+        .arg(&slurm)
+        .arg(&dir)
+        .env_remove("SLURM_ARRAY_TASK_ID")
+        .output()
+        .unwrap();
+    assert!(!outside.status.success());
+    assert!(text(&outside.stderr).contains("run me as a Slurm array task"));
+    // Kubernetes: the container's command from the manifest, the index in
+    // JOB_COMPLETION_INDEX, `whereabouts` on the PATH as in the image.
+    let manifest = std::fs::read_to_string(repo().join("tools/sweep/k8s-job.yaml")).unwrap();
+    assert!(manifest.contains("completionMode: Indexed"));
+    let args_line = manifest
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("args:"))
+        .expect("the manifest's args");
+    let args: Vec<String> = serde_json::from_str(args_line.trim()).unwrap();
+    assert_eq!(args[0], "-c");
+    let bin_dir = Path::new(BIN).parent().unwrap();
+    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap());
+    for i in (1..n).step_by(2) {
+        ok(Command::new("sh")
+            .args(["-c", &args[1]])
+            .env("JOB_COMPLETION_INDEX", i.to_string())
+            .env("SWEEP_DIR", &dir)
+            .env("PATH", &path)
+            .output()
+            .unwrap());
+    }
+    assert_eq!(merge(&dir, "batch"), *reproduced());
+}
+
+#[test]
+fn a_missing_or_corrupt_result_is_named_and_a_bad_point_fails_clearly() {
+    let dir = fresh("broken");
+    let n = plan(&dir);
+    for i in [0, 1, 2, 3] {
+        ok(whereabouts(&[
+            "sweep",
+            "run",
+            dir.to_str().unwrap(),
+            "--index",
+            &i.to_string(),
+        ]));
+    }
+    std::fs::write(dir.join("results/2.json"), "{\"index\": 2, \"outc").unwrap();
+    let out = whereabouts(&["sweep", "merge", dir.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let e = text(&out.stderr);
+    let missing: Vec<String> = (4..n).map(|i| i.to_string()).collect();
+    assert!(
+        e.contains(&format!(
+            "{} of {n} points have no result: {}",
+            n - 4,
+            missing.join(", ")
+        )),
+        "{e}"
+    );
+    assert!(e.contains("results/2.json: corrupt"), "{e}");
+    // A re-run replaces the corrupt result.
+    let rerun = ok(whereabouts(&[
+        "sweep",
+        "run",
+        dir.to_str().unwrap(),
+        "--index",
+        "2",
+    ]));
+    assert!(text(&rerun.stderr).contains("running point 2 again"));
+    // Out of range, a malformed shard, a second plan into the same directory.
+    let far = whereabouts(&["sweep", "run", dir.to_str().unwrap(), "--index", "100000"]);
+    assert!(
+        text(&far.stderr).contains(&format!("the sweep has points 0 to {}, not 100000", n - 1))
+    );
+    let shard = whereabouts(&["sweep", "run", dir.to_str().unwrap(), "--shard", "3/2"]);
+    assert!(text(&shard.stderr).contains("--shard: “3/2” is not K/N"));
+    let again = whereabouts(&[
+        "sweep",
+        "plan",
+        "density",
+        "--quick",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(text(&again.stderr).contains("already holds a sweep"));
+    // A point whose configuration is absurd fails with the lab's message, naming the point.
+    let points = std::fs::read_to_string(dir.join("points.jsonl")).unwrap();
+    let last = points.lines().last().unwrap();
+    let bad = last.replacen("\"population\":", "\"population\":0,\"was\":", 1);
+    std::fs::write(dir.join("points.jsonl"), points.replace(last, &bad)).unwrap();
+    let out = whereabouts(&[
+        "sweep",
+        "run",
+        dir.to_str().unwrap(),
+        "--index",
+        &(n - 1).to_string(),
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains(&format!("point {}:", n - 1)),
+        "{}",
+        text(&out.stderr)
+    );
+    // Not a sweep at all.
+    let nowhere = whereabouts(&["sweep", "merge", fresh("nothing").to_str().unwrap()]);
+    assert!(text(&nowhere.stderr).contains("made by `whereabouts sweep plan`"));
+}
