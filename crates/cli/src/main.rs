@@ -144,7 +144,7 @@ enum Command {
 enum SweepStep {
     /// Write the study's points (one JSON line each) into a new directory.
     Plan {
-        /// The lab whose `reproduce` study to plan (signal-map, density).
+        /// The lab whose `reproduce` study to plan (signal-map, density, mobility).
         lab: String,
         #[arg(long, default_value_t = 1)]
         seed: u64,

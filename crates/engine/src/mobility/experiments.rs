@@ -10,7 +10,7 @@
 
 use super::config::{Calibration, Federation, Init, Mapping, Method, MobConfig};
 use super::defence::{Audit, Defence};
-use super::lab::{MobLab, RoundRecord};
+use super::lab::{MobLab, RoundRecord, recorded_errors};
 use super::metrics::asr;
 use super::traces::TraceKind;
 use serde::{Deserialize, Serialize};
@@ -103,15 +103,8 @@ impl MobOutcome {
 
     /// Every round's points' errors with `calibration` (as [`MobLab::errors_with`]).
     fn errors_with(&self, calibration: Calibration) -> Vec<Vec<f64>> {
-        match calibration {
-            Calibration::Off => self.records.iter().map(|r| r.errors_m.clone()).collect(),
-            Calibration::Causal => self
-                .records
-                .iter()
-                .map(|r| r.calibrated_errors_m.clone())
-                .collect(),
-            Calibration::AllRounds => self.all_rounds_errors_m.clone(),
-        }
+        recorded_errors(&self.records, calibration)
+            .unwrap_or_else(|| self.all_rounds_errors_m.clone())
     }
 }
 

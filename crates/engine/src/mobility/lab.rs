@@ -523,29 +523,37 @@ impl MobLab {
     /// Every round's points' errors (metres) with `calibration` (a post-processing: any of them
     /// can be read off one run).
     pub fn errors_with(&self, calibration: Calibration) -> Vec<Vec<f64>> {
-        match calibration {
-            Calibration::Off => self.records.iter().map(|r| r.errors_m.clone()).collect(),
-            Calibration::Causal => self
-                .records
+        recorded_errors(&self.records, calibration).unwrap_or_else(|| {
+            // All rounds: calibrated on every recovered window of the run.
+            let scaler = self.users[0].scaler;
+            let all = calibrate(&self.recovered, self.recovered.len());
+            self.records
+                .iter()
+                .map(|r| {
+                    (0..WINDOW)
+                        .map(|k| {
+                            let p = all[r.round + k].expect("covered");
+                            scaler.denormalise(p).distance(&r.truth[k])
+                        })
+                        .collect()
+                })
+                .collect()
+        })
+    }
+}
+
+/// Every round's points' errors (metres) as the records hold them: without calibration or with
+/// the causal one; `None` for the all-rounds calibration, which needs the whole run.
+pub fn recorded_errors(records: &[RoundRecord], calibration: Calibration) -> Option<Vec<Vec<f64>>> {
+    match calibration {
+        Calibration::Off => Some(records.iter().map(|r| r.errors_m.clone()).collect()),
+        Calibration::Causal => Some(
+            records
                 .iter()
                 .map(|r| r.calibrated_errors_m.clone())
                 .collect(),
-            Calibration::AllRounds => {
-                let scaler = self.users[0].scaler;
-                let all = calibrate(&self.recovered, self.recovered.len());
-                self.records
-                    .iter()
-                    .map(|r| {
-                        (0..WINDOW)
-                            .map(|k| {
-                                let p = all[r.round + k].expect("covered");
-                                scaler.denormalise(p).distance(&r.truth[k])
-                            })
-                            .collect()
-                    })
-                    .collect()
-            }
-        }
+        ),
+        Calibration::AllRounds => None,
     }
 }
 
