@@ -112,24 +112,14 @@ enum Command {
         /// signal-map, density, linkability or mobility.
         #[arg(long, default_value = "signal-map")]
         lab: String,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// small or paper.
-        #[arg(long, default_value = "small")]
-        model: String,
-        /// A smoke-test size (seconds instead of minutes).
-        #[arg(long)]
-        quick: bool,
+        #[command(flatten)]
+        size: StudySize,
         /// Markdown output file (default: standard output).
         #[arg(long, short)]
         out: Option<PathBuf>,
         /// Also write one CSV per table into this directory.
         #[arg(long)]
         csv: Option<PathBuf>,
-        /// Check the findings on this many worlds (seeds from --seed on, run in parallel); the
-        /// tables are the first world's, followed by the findings of every world side by side.
-        #[arg(long, default_value_t = 1)]
-        worlds: u64,
     },
     /// A `reproduce` study spread over many machines: plan its points into a directory, run
     /// point I anywhere (a batch engine's array task), merge the results into the same tables
@@ -140,23 +130,43 @@ enum Command {
     },
 }
 
+/// The options that size a `reproduce` study (`reproduce` and `sweep plan`).
+#[derive(clap::Args)]
+struct StudySize {
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// small or paper (the Signal map's model).
+    #[arg(long, default_value = "small")]
+    model: String,
+    /// A smoke-test size (seconds instead of minutes).
+    #[arg(long)]
+    quick: bool,
+    /// The Signal map: check the findings on this many worlds (seeds from --seed on); the
+    /// tables are the first world's, followed by the findings of every world side by side.
+    #[arg(long, default_value_t = 1)]
+    worlds: u64,
+}
+
+impl StudySize {
+    fn of(self, lab: String) -> sweep::StudySpec {
+        sweep::StudySpec {
+            lab,
+            seed: self.seed,
+            quick: self.quick,
+            model: self.model,
+            worlds: self.worlds,
+        }
+    }
+}
+
 #[derive(Subcommand)]
 enum SweepStep {
     /// Write the study's points (one JSON line each) into a new directory.
     Plan {
         /// The lab whose `reproduce` study to plan (signal-map, density, mobility).
         lab: String,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// small or paper (the Signal map).
-        #[arg(long, default_value = "small")]
-        model: String,
-        /// The smoke-test size.
-        #[arg(long)]
-        quick: bool,
-        /// Worlds (the Signal map; seeds from --seed on).
-        #[arg(long, default_value_t = 1)]
-        worlds: u64,
+        #[command(flatten)]
+        size: StudySize,
         /// The sweep's directory (must not hold a sweep yet).
         #[arg(long, short)]
         out: PathBuf,
@@ -233,51 +243,20 @@ fn main() -> ExitCode {
             .and_then(|json| write_out(out.as_deref(), &json)),
         Command::Reproduce {
             lab,
-            seed,
-            quick,
+            size,
             out,
             csv,
-            ..
         } if lab == "linkability" => {
-            linkability::reproduce(seed, quick, out.as_deref(), csv.as_deref())
+            linkability::reproduce(size.seed, size.quick, out.as_deref(), csv.as_deref())
         }
         Command::Reproduce {
             lab,
-            seed,
-            model,
-            quick,
+            size,
             out,
             csv,
-            worlds,
-        } => sweep::reproduce(
-            &sweep::StudySpec {
-                lab,
-                seed,
-                quick,
-                model,
-                worlds,
-            },
-            out.as_deref(),
-            csv.as_deref(),
-        ),
+        } => sweep::reproduce(&size.of(lab), out.as_deref(), csv.as_deref()),
         Command::Sweep { step } => match step {
-            SweepStep::Plan {
-                lab,
-                seed,
-                model,
-                quick,
-                worlds,
-                out,
-            } => sweep::plan(
-                &sweep::StudySpec {
-                    lab,
-                    seed,
-                    quick,
-                    model,
-                    worlds,
-                },
-                &out,
-            ),
+            SweepStep::Plan { lab, size, out } => sweep::plan(&size.of(lab), &out),
             SweepStep::Run { dir, index, shard } => {
                 sweep::Selection::from_args(index, shard.as_deref())
                     .and_then(|s| sweep::run(&dir, s))
