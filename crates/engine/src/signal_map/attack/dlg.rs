@@ -66,6 +66,18 @@ pub struct DlgConfig {
     pub trail_every: usize,
 }
 
+/// The searches' stop rule (DLG's and the FedAvg-aware attack's): counts the iterations in a
+/// row in which nothing moved `tolerance_m` or more (`still`); true once there are `patience`.
+pub(crate) fn settled(still: &mut usize, moved_m: f64, tolerance_m: f64, patience: usize) -> bool {
+    if moved_m < tolerance_m {
+        *still += 1;
+        *still >= patience
+    } else {
+        *still = 0;
+        false
+    }
+}
+
 /// The spread of DLG's noisy starting point around its centre, m: our choice (the paper gives
 /// no scale; docs/papers.md).
 pub const START_NOISE_M: f64 = 200.0;
@@ -348,14 +360,9 @@ impl DlgRun {
                 self.trail.push(self.position);
                 on_progress(it, self.position, -f64::from(last.cosine));
             }
-            if moved < cfg.tolerance_m {
-                self.still += 1;
-                if self.still >= cfg.patience {
-                    self.converged = true;
-                    self.finished = true;
-                }
-            } else {
-                self.still = 0;
+            if settled(&mut self.still, moved, cfg.tolerance_m, cfg.patience) {
+                self.converged = true;
+                self.finished = true;
             }
         }
         if self.iterations >= cfg.max_iterations {

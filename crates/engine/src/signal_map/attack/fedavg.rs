@@ -8,7 +8,7 @@
 //! the same here; the defaults are DLG's (docs/papers.md).
 
 use super::dlg::{
-    DlgConfig, Init, InitContext, Optimizer, START_NOISE_M, initial_point, validate_search,
+    DlgConfig, Init, InitContext, Optimizer, START_NOISE_M, initial_point, settled, validate_search,
 };
 use super::unroll::{Distance, Dummies, StepLabel, Unrolled};
 use crate::signal_map::trace::Standardizer;
@@ -241,14 +241,9 @@ impl FedAvgRun {
                 self.trail.push(p);
                 on_progress(it, p, -e.cosine);
             }
-            if moved < cfg.tolerance_m {
-                self.still += 1;
-                if self.still >= cfg.patience {
-                    self.converged = true;
-                    self.finished = true;
-                }
-            } else {
-                self.still = 0;
+            if settled(&mut self.still, moved, cfg.tolerance_m, cfg.patience) {
+                self.converged = true;
+                self.finished = true;
             }
         }
         if self.iterations >= cfg.max_iterations {
