@@ -2,7 +2,6 @@
 //! runs, for scripted, reproducible experiments.
 
 mod density;
-mod linkability;
 mod sweep;
 
 use clap::{Parser, Subcommand};
@@ -107,7 +106,8 @@ enum Command {
     /// Reproduce the paper's Table 2, Table 3, defence comparison ([000] §4.5) and round-length
     /// study on the synthetic presets, as Markdown tables with the paper's numbers beside; with
     /// `--lab density`, the Density lab's studies ([003]); with `--lab linkability`, the
-    /// Linkability lab's ([004]); with `--lab mobility`, the Mobility lab's ([002]).
+    /// Linkability lab's ([004]); with `--lab mobility`, the Mobility lab's ([002]). With
+    /// `--study`, one of the lab's page studies on a base configuration (`--config`) instead.
     Reproduce {
         /// signal-map, density, linkability or mobility.
         #[arg(long, default_value = "signal-map")]
@@ -121,7 +121,7 @@ enum Command {
         #[arg(long)]
         csv: Option<PathBuf>,
     },
-    /// A `reproduce` study spread over many machines: plan its points into a directory, run
+    /// A study (`reproduce`'s or a page study) spread over many machines: plan its points into a directory, run
     /// point I anywhere (a batch engine's array task), merge the results into the same tables
     /// (docs/sweeps.md).
     Sweep {
@@ -130,11 +130,21 @@ enum Command {
     },
 }
 
-/// The options that size a `reproduce` study (`reproduce` and `sweep plan`).
+/// Which study and its size (`reproduce` and `sweep plan`).
 #[derive(clap::Args)]
 struct StudySize {
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    /// reproduce (the paper's tables), or one of the lab's page studies: signal-map defences,
+    /// local-steps or co-participants; density schemes; linkability mitigations; mobility
+    /// defences.
+    #[arg(long, default_value = sweep::REPRODUCE)]
+    study: String,
+    /// A page study's base configuration (TOML, or JSON exported from the page); the lab's
+    /// default without one.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// The seed (default 1; a page study's --config keeps its own unless this is given).
+    #[arg(long)]
+    seed: Option<u64>,
     /// small or paper (the Signal map's model).
     #[arg(long, default_value = "small")]
     model: String,
@@ -148,14 +158,28 @@ struct StudySize {
 }
 
 impl StudySize {
-    fn of(self, lab: String) -> sweep::StudySpec {
-        sweep::StudySpec {
+    fn of(self, lab: String) -> Result<sweep::StudySpec, String> {
+        let base = match &self.config {
+            Some(path) => Some(
+                whereabouts_engine::config_text::parse::<serde_json::Value>(&read(path)?)
+                    .map_err(|e| format!("{}: {e}", path.display()))?,
+            ),
+            None => None,
+        };
+        let file_seed = base
+            .as_ref()
+            .and_then(|b| b.get("seed"))
+            .and_then(serde_json::Value::as_u64);
+        Ok(sweep::StudySpec {
             lab,
-            seed: self.seed,
+            study: self.study,
+            seed: self.seed.or(file_seed).unwrap_or(1),
             quick: self.quick,
             model: self.model,
             worlds: self.worlds,
-        }
+            config: self.config.map(|p| p.display().to_string()),
+            base,
+        })
     }
 }
 
@@ -163,7 +187,7 @@ impl StudySize {
 enum SweepStep {
     /// Write the study's points (one JSON line each) into a new directory.
     Plan {
-        /// The lab whose `reproduce` study to plan (signal-map, density, mobility).
+        /// The lab whose study to plan (signal-map, density, linkability, mobility).
         lab: String,
         #[command(flatten)]
         size: StudySize,
@@ -246,17 +270,13 @@ fn main() -> ExitCode {
             size,
             out,
             csv,
-        } if lab == "linkability" => {
-            linkability::reproduce(size.seed, size.quick, out.as_deref(), csv.as_deref())
-        }
-        Command::Reproduce {
-            lab,
-            size,
-            out,
-            csv,
-        } => sweep::reproduce(&size.of(lab), out.as_deref(), csv.as_deref()),
+        } => size
+            .of(lab)
+            .and_then(|spec| sweep::reproduce(&spec, out.as_deref(), csv.as_deref())),
         Command::Sweep { step } => match step {
-            SweepStep::Plan { lab, size, out } => sweep::plan(&size.of(lab), &out),
+            SweepStep::Plan { lab, size, out } => {
+                size.of(lab).and_then(|spec| sweep::plan(&spec, &out))
+            }
             SweepStep::Run { dir, index, shard } => {
                 sweep::Selection::from_args(index, shard.as_deref())
                     .and_then(|s| sweep::run(&dir, s))
@@ -502,33 +522,6 @@ fn bench(iterations: usize) {
         ),
         Err(e) => println!("failed: {e}"),
     }
-}
-
-/// A lab's `reproduce` output: a heading that says how to get it again, every table as
-/// Markdown to `out` (or standard output), and one CSV per table into `csv`.
-pub(crate) fn publish_tables(
-    lab: &str,
-    seed: u64,
-    quick: bool,
-    started: std::time::Instant,
-    tables: &[whereabouts_core::table::Table],
-    out: Option<&Path>,
-    csv: Option<&Path>,
-) -> Result<(), String> {
-    let mut text = format!(
-        "## `whereabouts reproduce --lab {lab} --seed {seed}{}`\n\nEngine {}; {:.0} s on this machine.\n\n",
-        if quick { " --quick" } else { "" },
-        whereabouts_engine::VERSION,
-        started.elapsed().as_secs_f64()
-    );
-    for t in tables {
-        text += &t.to_markdown();
-        text.push('\n');
-    }
-    if let Some(dir) = csv {
-        write_csv(dir, tables, lab)?;
-    }
-    write_out(out, &text)
 }
 
 /// Writes each table as `<prefix>-<k>.csv` into `dir` (made if missing).

@@ -12,6 +12,7 @@
 //! `sweep merge` are the same three steps through the directory, so their tables are the
 //! same bytes (docs/sweeps.md).
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -24,24 +25,59 @@ use whereabouts_core::table::Table;
 pub struct StudySpec {
     /// signal-map, density, linkability or mobility.
     pub lab: String,
+    /// `reproduce` (the paper's tables) or one of the lab's page studies ([`STUDIES`]).
+    #[serde(default = "reproduce_study")]
+    pub study: String,
     pub seed: u64,
     pub quick: bool,
     /// The Signal map's model (small or paper).
     pub model: String,
     /// The Signal map's worlds (seeds from `seed` on).
     pub worlds: u64,
+    /// A page study's base configuration file, as named on the command line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<String>,
+    /// Its contents (the lab's default configuration without one); its seed is `seed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<Value>,
 }
 
-/// The labs whose studies can be swept.
-pub const LABS: &str = "signal-map, density, mobility";
+fn reproduce_study() -> String {
+    REPRODUCE.into()
+}
+
+/// The labs with studies.
+pub const LABS: &str = "signal-map, density, linkability, mobility";
+
+/// The study that makes the paper's tables.
+pub const REPRODUCE: &str = "reproduce";
+
+/// Each lab's page studies (its Studies panel), by their command-line names.
+pub const STUDIES: [(&str, &[&str]); 4] = [
+    (
+        "signal-map",
+        &["defences", "local-steps", "co-participants"],
+    ),
+    ("density", &["schemes"]),
+    ("linkability", &["mitigations"]),
+    ("mobility", &["defences"]),
+];
 
 impl StudySpec {
     /// Checks the options and names what is wrong.
     pub fn check(&self) -> Result<(), String> {
-        if !["signal-map", "density", "linkability", "mobility"].contains(&self.lab.as_str()) {
+        let Some((_, studies)) = STUDIES.iter().find(|(lab, _)| *lab == self.lab) else {
             return Err(format!(
-                "--lab: “{}” is not a lab with studies (signal-map, density, linkability, mobility)",
+                "--lab: “{}” is not a lab with studies ({LABS})",
                 self.lab
+            ));
+        };
+        if self.study != REPRODUCE && !studies.contains(&self.study.as_str()) {
+            return Err(format!(
+                "--study: the {} lab has no study “{}” ({REPRODUCE}, {})",
+                self.lab,
+                self.study,
+                studies.join(", ")
             ));
         }
         if !["small", "paper"].contains(&self.model.as_str()) {
@@ -59,13 +95,39 @@ impl StudySpec {
                 self.seed, self.worlds
             ));
         }
+        if self.page_study() && (self.quick || self.model != "small" || self.worlds != 1) {
+            return Err(format!(
+                "--quick, --model and --worlds size the {REPRODUCE} study; the {} study's size is its --config",
+                self.study
+            ));
+        }
+        if !self.page_study() && self.base.is_some() {
+            return Err(format!(
+                "--config: the {REPRODUCE} study has no base configuration; a page study has (--study {})",
+                studies.join(" | ")
+            ));
+        }
         Ok(())
+    }
+
+    /// Whether this is one of a lab's page studies (not `reproduce`).
+    fn page_study(&self) -> bool {
+        self.study != REPRODUCE
     }
 
     /// The `reproduce` command that makes the same tables.
     pub fn command(&self) -> String {
         let quick = if self.quick { " --quick" } else { "" };
-        if self.lab == "signal-map" {
+        if self.page_study() {
+            let config = self
+                .config
+                .as_ref()
+                .map_or(String::new(), |c| format!(" --config {c}"));
+            format!(
+                "whereabouts reproduce --lab {} --study {} --seed {}{config}",
+                self.lab, self.study, self.seed
+            )
+        } else if self.lab == "signal-map" {
             let worlds = if self.worlds > 1 {
                 format!(" --worlds {}", self.worlds)
             } else {
@@ -84,17 +146,69 @@ impl StudySpec {
     }
 
     /// The file names of the CSV tables: `<prefix>-<k>.csv`.
-    fn csv_prefix(&self) -> &str {
-        if self.lab == "signal-map" {
-            "table"
-        } else {
-            &self.lab
+    fn csv_prefix(&self) -> String {
+        match (self.page_study(), self.lab.as_str()) {
+            (true, lab) => format!("{lab}-{}", self.study),
+            (false, "signal-map") => "table".into(),
+            (false, lab) => lab.into(),
         }
+    }
+
+    /// A page study's base configuration: the lab's default with the file's settings over it
+    /// (a hand-written file need only name what it changes).
+    fn base<C: Serialize + DeserializeOwned + Default>(&self) -> Result<C, String> {
+        let Some(file) = &self.base else {
+            return Ok(C::default());
+        };
+        let mut merged = serde_json::to_value(C::default()).map_err(|e| e.to_string())?;
+        overlay(&mut merged, file);
+        serde_json::from_value(merged).map_err(|e| {
+            format!(
+                "{}: not a {} configuration: {e}",
+                self.config.as_deref().unwrap_or("--config"),
+                self.lab
+            )
+        })
     }
 
     /// The study.
     fn open(&self) -> Result<Box<dyn AnyStudy>, String> {
+        use whereabouts_core::sweep::PageSweep;
         self.check()?;
+        if self.page_study() {
+            return match self.lab.as_str() {
+                "signal-map" => {
+                    use whereabouts_engine::signal_map::scenario::ScenarioConfig;
+                    use whereabouts_engine::signal_map::studies::{Study, StudyOn};
+                    let mut base: ScenarioConfig = self.base()?;
+                    base.seed = self.seed;
+                    let study = match self.study.as_str() {
+                        "local-steps" => Study::LocalSteps,
+                        "co-participants" => Study::CoParticipants,
+                        _ => Study::Defences,
+                    };
+                    Ok(Box::new(PageSweep(StudyOn { study, base })))
+                }
+                "density" => {
+                    use whereabouts_engine::density::{DensityConfig, study::StudyOn};
+                    let mut base: DensityConfig = self.base()?;
+                    base.seed = self.seed;
+                    Ok(Box::new(PageSweep(StudyOn(base))))
+                }
+                "linkability" => {
+                    use whereabouts_engine::linkability::{config::LinkConfig, study::StudyOn};
+                    let mut base: LinkConfig = self.base()?;
+                    base.seed = self.seed;
+                    Ok(Box::new(PageSweep(StudyOn(base))))
+                }
+                _ => {
+                    use whereabouts_engine::mobility::{config::MobConfig, study::StudyOn};
+                    let mut base: MobConfig = self.base()?;
+                    base.seed = self.seed;
+                    Ok(Box::new(PageSweep(StudyOn(base))))
+                }
+            };
+        }
         match self.lab.as_str() {
             "signal-map" => {
                 use whereabouts_engine::signal_map::experiments::{Reproduce, Scale};
@@ -121,6 +235,14 @@ impl StudySpec {
                     Scale::full(self.seed)
                 })))
             }
+            "linkability" => {
+                use whereabouts_engine::linkability::experiments::{Reproduce, Scale};
+                Ok(Box::new(Reproduce(if self.quick {
+                    Scale::quick(self.seed)
+                } else {
+                    Scale::full(self.seed)
+                })))
+            }
             "mobility" => {
                 use whereabouts_engine::mobility::experiments::{Reproduce, Scale};
                 Ok(Box::new(Reproduce(if self.quick {
@@ -129,10 +251,26 @@ impl StudySpec {
                     Scale::full(self.seed)
                 })))
             }
-            lab => Err(format!(
-                "the {lab} lab's studies are not sweeps yet (sweepable: {LABS}); `whereabouts reproduce --lab {lab}` runs them on this machine"
-            )),
+            lab => Err(format!("--lab: “{lab}” is not a lab with studies ({LABS})")),
         }
+    }
+}
+
+/// Writes `over`'s settings into `base`, table by table (a value that is not a table replaces
+/// the base's whole).
+fn overlay(base: &mut Value, over: &Value) {
+    match (base, over) {
+        (Value::Object(base), Value::Object(over)) => {
+            for (key, value) in over {
+                match base.get_mut(key) {
+                    Some(slot) => overlay(slot, value),
+                    None => {
+                        base.insert(key.clone(), value.clone());
+                    }
+                }
+            }
+        }
+        (base, over) => *base = over.clone(),
     }
 }
 
@@ -150,11 +288,6 @@ trait AnyStudy {
     fn tables(&self, configs: &[Value], outcomes: Vec<Value>) -> Result<Vec<Table>, String>;
 }
 
-/// A point's seed: the `seed` its configuration carries.
-fn seed_of(config: &Value) -> u64 {
-    config.get("seed").and_then(Value::as_u64).unwrap_or(0)
-}
-
 impl<S: Sweep> AnyStudy for S {
     fn here(
         &self,
@@ -169,7 +302,7 @@ impl<S: Sweep> AnyStudy for S {
             .iter()
             .map(|c| {
                 let v = serde_json::to_value(c).map_err(|e| e.to_string())?;
-                Ok((seed_of(&v), v))
+                Ok((S::seed(c), v))
             })
             .collect()
     }
@@ -222,7 +355,7 @@ fn publish(
         text.push('\n');
     }
     if let Some(dir) = csv {
-        crate::write_csv(dir, tables, spec.csv_prefix())?;
+        crate::write_csv(dir, tables, &spec.csv_prefix())?;
     }
     crate::write_out(out, &text)
 }

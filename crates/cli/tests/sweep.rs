@@ -287,3 +287,139 @@ fn a_missing_or_corrupt_result_is_named_and_a_bad_point_fails_clearly() {
     let nowhere = whereabouts(&["sweep", "merge", fresh("nothing").to_str().unwrap()]);
     assert!(text(&nowhere.stderr).contains("made by `whereabouts sweep plan`"));
 }
+
+/// A small city for the Density lab's page study (its settings over the lab's defaults).
+const SMALL_CITY: &str = "population = 600\ngrid_side = 48\nattacked = 40\n";
+
+#[test]
+fn a_page_study_on_a_config_file_sweeps_into_reproduces_table() {
+    let config = fresh("city.toml");
+    std::fs::write(&config, SMALL_CITY).unwrap();
+    let config = config.to_str().unwrap();
+    let study = ["--study", "schemes", "--config", config, "--seed", "3"];
+    let (md, csv) = (fresh("schemes.md"), fresh("schemes-csv"));
+    let mut args = vec!["reproduce", "--lab", "density"];
+    args.extend(study);
+    args.extend([
+        "--out",
+        md.to_str().unwrap(),
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    ok(whereabouts(&args));
+    let here = tables(&md, &csv);
+    assert!(
+        here.0
+            .contains("every scheme on one city (N = 600, seed 3)"),
+        "{}",
+        here.0
+    );
+    // B = 0 … 50, the own bump, five ε: one row each, in one table.
+    assert_eq!(here.0.matches("\n| B = ").count(), 7, "{}", here.0);
+    assert_eq!(here.1.len(), 1);
+    assert_eq!(here.1[0].0, "density-schemes-1.csv");
+
+    let dir = fresh("schemes");
+    let mut args = vec!["sweep", "plan", "density"];
+    args.extend(study);
+    args.extend(["--out", dir.to_str().unwrap()]);
+    let planned = text(&ok(whereabouts(&args)).stdout);
+    assert!(
+        planned.starts_with(
+            "13 points of `whereabouts reproduce --lab density --study schemes --seed 3 --config "
+        ),
+        "{planned}"
+    );
+    let points = std::fs::read_to_string(dir.join("points.jsonl")).unwrap();
+    assert!(
+        points.lines().all(|l| l.contains("\"seed\":3,")),
+        "{points}"
+    );
+    let (mut a, mut b) = (
+        Command::new(BIN)
+            .args(["sweep", "run", dir.to_str().unwrap(), "--shard", "1/2"])
+            .spawn()
+            .unwrap(),
+        Command::new(BIN)
+            .args(["sweep", "run", dir.to_str().unwrap(), "--shard", "2/2"])
+            .spawn()
+            .unwrap(),
+    );
+    assert!(a.wait().unwrap().success() && b.wait().unwrap().success());
+    let (md, csv) = (fresh("schemes-merged.md"), fresh("schemes-merged-csv"));
+    ok(whereabouts(&[
+        "sweep",
+        "merge",
+        dir.to_str().unwrap(),
+        "--out",
+        md.to_str().unwrap(),
+        "--csv",
+        csv.to_str().unwrap(),
+    ]));
+    assert_eq!(tables(&md, &csv), here);
+}
+
+#[test]
+fn every_lab_plans_its_reproduce_and_page_studies_and_wrong_choices_are_named() {
+    let planned = |args: &[&str]| {
+        let dir = fresh(&args.join("-").replace(['/', '.'], "_"));
+        let mut all = vec!["sweep", "plan"];
+        all.extend(args);
+        all.extend(["--out", dir.to_str().unwrap()]);
+        let out = ok(whereabouts(&all));
+        text(&out.stdout)
+            .split_whitespace()
+            .next()
+            .and_then(|w| w.parse::<usize>().ok())
+            .unwrap()
+    };
+    // The Linkability lab's tables: a point per federation and its analysis.
+    assert_eq!(planned(&["linkability", "--quick"]), 28);
+    // Each page study: a point per run of the page's study.
+    assert_eq!(planned(&["linkability", "--study", "mitigations"]), 16);
+    assert_eq!(planned(&["mobility", "--study", "defences"]), 21);
+    assert_eq!(planned(&["signal-map", "--study", "defences"]), 20);
+    assert_eq!(planned(&["signal-map", "--study", "local-steps"]), 7);
+
+    let refused = |args: &[&str]| {
+        let mut all = vec!["reproduce"];
+        all.extend(args);
+        let out = whereabouts(&all);
+        assert!(!out.status.success(), "{args:?}");
+        text(&out.stderr)
+    };
+    let e = refused(&["--lab", "mobility", "--study", "schemes"]);
+    assert!(
+        e.contains("--study: the mobility lab has no study “schemes” (reproduce, defences)"),
+        "{e}"
+    );
+    let e = refused(&["--lab", "density", "--study", "schemes", "--quick"]);
+    assert!(
+        e.contains("--quick, --model and --worlds size the reproduce study"),
+        "{e}"
+    );
+    let config = fresh("typo.toml");
+    std::fs::write(&config, "populaton = 600\n").unwrap();
+    let path = config.to_str().unwrap();
+    let e = refused(&["--lab", "density", "--config", path]);
+    assert!(
+        e.contains("--config: the reproduce study has no base configuration"),
+        "{e}"
+    );
+    let e = refused(&["--lab", "density", "--study", "schemes", "--config", path]);
+    assert!(
+        e.contains(&format!(
+            "{path}: not a density configuration: unknown field `populaton`"
+        )),
+        "{e}"
+    );
+    let e = refused(&[
+        "--lab",
+        "density",
+        "--study",
+        "schemes",
+        "--config",
+        "/no/such.toml",
+    ]);
+    assert!(e.contains("/no/such.toml"), "{e}");
+}

@@ -85,6 +85,16 @@ impl<R, D: Driver, P> StudyRunner<R, D, P> {
         while self.work(&|| 0.0, f64::INFINITY, &mut |p| points.push(p))? {}
         Ok(points)
     }
+
+    /// Runs the study to the end and gives the point of its only run (a sweep's point).
+    pub fn finish_one(self) -> Result<P, String> {
+        let total = self.total();
+        let mut points = self.finish()?;
+        match (points.pop(), total) {
+            (Some(p), 1) => Ok(p),
+            _ => Err(format!("a study of one run was expected, not of {total}")),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -168,5 +178,16 @@ mod tests {
 
         let err = runner(vec![1, 0, 1]).finish().unwrap_err();
         assert!(err.contains("must not be 0"), "{err}");
+    }
+
+    #[test]
+    fn a_study_of_one_run_gives_its_point_and_of_more_says_so() {
+        assert_eq!(runner(vec![2]).finish_one().unwrap(), (2, 2, None));
+        assert_eq!(
+            runner(vec![-1]).finish_one().unwrap(),
+            (-1, 0, Some("diverged".into()))
+        );
+        let e = runner(vec![1, 2]).finish_one().unwrap_err();
+        assert_eq!(e, "a study of one run was expected, not of 2");
     }
 }

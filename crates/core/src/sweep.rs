@@ -32,6 +32,8 @@ pub trait Sweep: Sync {
     type Config: Serialize + DeserializeOwned + PartialEq + Clone + Send + Sync;
     /// What one run gives (what the tables need of it, no more: it is stored as JSON).
     type Outcome: Serialize + DeserializeOwned + Default + Send;
+    /// The seed a point's runs draw from (recorded beside each point of a plan).
+    fn seed(config: &Self::Config) -> u64;
     /// Computes one run.
     fn run(&self, config: &Self::Config) -> Result<Self::Outcome, String>;
     /// The study: asks `runs` for every run and builds the tables from their outcomes.
@@ -183,6 +185,65 @@ pub fn run_here<S: Sweep>(
     merge(study, &points, outcomes)
 }
 
+/// A lab's in-page study (one base configuration run many times, one thing varied, each run
+/// measured into a point: [`crate::study`]) seen as a sweep through [`PageSweep`]: each run a
+/// point, and one table of the points, as the page's study table shows them.
+pub trait PageStudy: Sync {
+    /// One run: what it varies and its full configuration.
+    type Run: Serialize + DeserializeOwned + PartialEq + Clone + Send + Sync;
+    /// What a run gave.
+    type Point: Serialize + DeserializeOwned + Send;
+    /// The study's runs, in order.
+    fn runs(&self) -> Result<Vec<Self::Run>, String>;
+    /// The seed a run draws from.
+    fn seed(run: &Self::Run) -> u64;
+    /// Runs `run` to its end and measures it (a run that fails is a point that says why).
+    fn point(&self, run: &Self::Run) -> Result<Self::Point, String>;
+    /// The study's table of its points.
+    fn table(&self, points: &[Self::Point]) -> Table;
+}
+
+/// A [`PageStudy`] as a [`Sweep`].
+pub struct PageSweep<S>(pub S);
+
+impl<S: PageStudy> Sweep for PageSweep<S> {
+    type Config = S::Run;
+    type Outcome = Option<S::Point>;
+
+    fn seed(run: &S::Run) -> u64 {
+        S::seed(run)
+    }
+
+    fn run(&self, run: &S::Run) -> Result<Option<S::Point>, String> {
+        self.0.point(run).map(Some)
+    }
+
+    fn tables(&self, runs: &mut dyn Runs<S::Run, Option<S::Point>>) -> Result<Vec<Table>, String> {
+        let mut points = Vec::new();
+        for run in self.0.runs()? {
+            points.extend(runs.run(run)?);
+        }
+        Ok(vec![self.0.table(&points)])
+    }
+}
+
+/// A table's notes on the runs that stopped early: each one's label and why.
+pub fn failures<'a>(points: impl Iterator<Item = (&'a String, &'a Option<String>)>) -> Vec<String> {
+    points
+        .filter_map(|(label, failed)| {
+            failed
+                .as_ref()
+                .map(|why| format!("{label} stopped early: {why}; its figures are those of the rounds it completed."))
+        })
+        .collect()
+}
+
+/// A table cell: `v` to `digits` decimals and its unit, or "–" without a value.
+pub fn cell(v: Option<f64>, digits: usize, unit: &str) -> String {
+    v.filter(|v| v.is_finite())
+        .map_or("–".into(), |v| format!("{v:.digits$}{unit}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -198,6 +259,9 @@ mod tests {
     impl Sweep for Squares {
         type Config = u64;
         type Outcome = u64;
+        fn seed(x: &u64) -> u64 {
+            *x
+        }
         fn run(&self, x: &u64) -> Result<u64, String> {
             if Some(*x) == self.fail_at {
                 return Err(format!("{x} is unlucky"));
@@ -276,5 +340,51 @@ mod tests {
             run_here(&bad, 3, &|_, _| {}).unwrap_err(),
             "point 6: 7 is unlucky"
         );
+    }
+
+    /// Cubes of 1..=n as a page study.
+    struct Cubes(u64);
+
+    impl PageStudy for Cubes {
+        type Run = u64;
+        type Point = (u64, u64);
+        fn runs(&self) -> Result<Vec<u64>, String> {
+            Ok((1..=self.0).collect())
+        }
+        fn seed(x: &u64) -> u64 {
+            *x
+        }
+        fn point(&self, x: &u64) -> Result<(u64, u64), String> {
+            Ok((*x, x * x * x))
+        }
+        fn table(&self, points: &[(u64, u64)]) -> Table {
+            Table {
+                title: "cubes".into(),
+                notes: vec![],
+                columns: vec!["x".into(), "x³".into()],
+                rows: points
+                    .iter()
+                    .map(|(x, y)| vec![x.to_string(), y.to_string()])
+                    .collect(),
+            }
+        }
+    }
+
+    #[test]
+    fn a_page_study_sweeps_a_point_per_run_into_one_table() {
+        let s = PageSweep(Cubes(3));
+        let points = plan(&s).unwrap();
+        assert_eq!(points, vec![1, 2, 3]);
+        let outcomes = run_points(&s, &points, 1, &|_| {}).unwrap();
+        let t = merge(&s, &points, outcomes).unwrap();
+        assert_eq!(t.len(), 1);
+        assert_eq!(t[0].rows[2], vec!["3".to_string(), "27".into()]);
+    }
+
+    #[test]
+    fn a_cell_says_its_value_and_unit_or_a_dash() {
+        assert_eq!(cell(Some(12.345), 1, " m"), "12.3 m");
+        assert_eq!(cell(None, 1, " m"), "–");
+        assert_eq!(cell(Some(f64::NAN), 0, ""), "–");
     }
 }

@@ -96,6 +96,10 @@ impl Sweep for Reproduce {
     type Config = DensityConfig;
     type Outcome = DensitySummary;
 
+    fn seed(config: &DensityConfig) -> u64 {
+        config.seed
+    }
+
     fn run(&self, config: &DensityConfig) -> Result<DensitySummary, String> {
         summary_of(config.clone())
     }

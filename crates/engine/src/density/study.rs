@@ -9,6 +9,8 @@ use super::lab::DensityLab;
 use serde::{Deserialize, Serialize};
 use whereabouts_core::driver::Driver;
 use whereabouts_core::study::StudyRunner;
+use whereabouts_core::sweep::{PageStudy, cell, failures};
+use whereabouts_core::table::Table;
 
 /// B for the feature sweep: the page's choices.
 pub const FEATURES: [usize; 7] = [0, 1, 2, 3, 5, 10, 50];
@@ -106,6 +108,65 @@ pub fn runner(runs: Vec<StudyRun>) -> StudyRunner<StudyRun, DensityLab, StudyPoi
         |r: &StudyRun| DensityLab::start(r.config.clone()),
         measure,
     )
+}
+
+/// The study on a base configuration, as a sweep of its runs (`whereabouts sweep plan density
+/// --study schemes`).
+pub struct StudyOn(pub DensityConfig);
+
+impl PageStudy for StudyOn {
+    type Run = StudyRun;
+    type Point = StudyPoint;
+
+    fn runs(&self) -> Result<Vec<StudyRun>, String> {
+        self.0.validate().map_err(|e| e.to_string())?;
+        Ok(runs(&self.0))
+    }
+
+    fn seed(run: &StudyRun) -> u64 {
+        run.config.seed
+    }
+
+    fn point(&self, run: &StudyRun) -> Result<StudyPoint, String> {
+        runner(vec![run.clone()]).finish_one()
+    }
+
+    fn table(&self, points: &[StudyPoint]) -> Table {
+        Table {
+            title: format!(
+                "The privacy–utility study: every scheme on one city (N = {}, seed {})",
+                self.0.population, self.0.seed
+            ),
+            notes: failures(points.iter().map(|p| (&p.label, &p.failed))),
+            columns: [
+                "phones send",
+                "Spearman ρ",
+                "hotspot F1",
+                "median error m",
+                "mean error m",
+                "found ≤ 100 m %",
+                "random guess m",
+                "your places m",
+            ]
+            .map(String::from)
+            .to_vec(),
+            rows: points
+                .iter()
+                .map(|p| {
+                    vec![
+                        p.label.clone(),
+                        cell(p.spearman_all, 3, ""),
+                        cell(p.hotspot_f1, 3, ""),
+                        cell(p.median_m, 0, ""),
+                        cell(p.mean_m, 0, ""),
+                        cell(p.located.map(|l| 100.0 * l), 1, ""),
+                        cell(p.random_guess_m, 0, ""),
+                        cell(p.visitor_m, 0, ""),
+                    ]
+                })
+                .collect(),
+        }
+    }
 }
 
 #[cfg(test)]

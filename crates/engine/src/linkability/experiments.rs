@@ -8,14 +8,17 @@
 use super::attack::Identifier;
 use super::attack::mlp::MlpSettings;
 use super::attack::siamese::SiameseSettings;
-use super::attack::unlabelled::{chain, cluster};
+use super::attack::unlabelled::{Chaining, Grouping, chain, cluster};
 use super::config::{LinkConfig, Mitigation, Split};
 use super::features::Layers;
-use super::federation::FederationRun;
+use super::federation::{FederationRun, model_spec};
 use super::metrics::Identification;
 use super::population::Population;
-use super::scenario::{Observations, identify, match_with_mlp, open_world};
+use super::scenario::{Observations, OpenWorld, identify, match_with_mlp, open_world};
+use serde::{Deserialize, Serialize};
+use std::ops::Range;
 use whereabouts_core::rng::Stream;
+use whereabouts_core::sweep::{Runs, Sweep};
 use whereabouts_core::table::Table;
 
 /// How big the studies are.
@@ -81,19 +84,188 @@ pub fn observe(config: &LinkConfig) -> Result<Observed, String> {
     Ok(Observed { run, obs })
 }
 
-/// Every table, in order; `progress` hears what is running.
-pub fn all(scale: &Scale, progress: &mut dyn FnMut(&str)) -> Result<Vec<Table>, String> {
-    let mut tables = vec![identification_table(scale, scale.people, progress)?];
+/// What a point of the study measures on its federation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Analysis {
+    /// Each attack, trained and tested on the closed world (Tables 4 and 6, Fig. 14).
+    Identify(Vec<Identifier>),
+    /// The identification MLP's matching of devices (Table 8).
+    Match,
+    /// The MLP and k-NN on each layer's update alone, then on all of it (Fig. 8).
+    Layers,
+    /// The MLP trained for each number of epochs.
+    Epochs(Vec<usize>),
+    /// The open world at each share of seen people (Fig. 13).
+    Open(Vec<f64>),
+    /// k-means of every update and chaining rounds.
+    Unlabelled,
+}
+
+/// A point of the study: one federation and what is measured on it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LinkPoint {
+    pub config: LinkConfig,
+    pub analysis: Analysis,
+}
+
+/// What a point found: its federation's size and utility, and its analysis's figures.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Findings {
+    /// Updates the server logged, of the known devices and of the new ones.
+    pub updates: usize,
+    pub known_updates: usize,
+    pub new_updates: usize,
+    /// The global model's test RMSE (dB).
+    pub test_rmse: Option<f64>,
+    /// Identification figures in the analysis's order: by attack, by layer then attack, or by
+    /// epochs.
+    pub identifications: Vec<Identification>,
+    /// The matching AP.
+    pub matching_ap: Option<f64>,
+    /// The open world at each share of seen people.
+    pub open: Vec<OpenWorld>,
+    /// The unlabelled linkers.
+    pub unlabelled: Option<Unlabelled>,
+}
+
+/// What the linkers without labels found.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Unlabelled {
+    pub grouping: Grouping,
+    pub chaining: Chaining,
+}
+
+/// The attacks each layer of the per-layer study faces.
+const LAYER_ATTACKS: [Identifier; 2] = [Identifier::Mlp, Identifier::Knn];
+
+/// The per-layer study's views of an update: each layer alone, then every parameter.
+fn layer_views() -> Vec<(String, Range<usize>)> {
+    let spec = model_spec();
+    let mut views: Vec<(String, Range<usize>)> = spec
+        .layers()
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            (
+                format!(
+                    "{} ({}→{}, {} parameters)",
+                    i + 1,
+                    l.inputs,
+                    l.outputs,
+                    l.b + l.outputs - l.w
+                ),
+                l.w..l.b + l.outputs,
+            )
+        })
+        .collect();
+    views.push((
+        format!("all ({} parameters)", spec.parameter_count()),
+        0..spec.parameter_count(),
+    ));
+    views
+}
+
+/// Runs one point: its federation to the end, then its analysis.
+pub fn find(point: &LinkPoint) -> Result<Findings, String> {
+    let config = &point.config;
+    let (people, seed, mlp) = (config.people, config.seed, config.mlp);
+    let o = observe(config)?;
+    let mut findings = Findings {
+        updates: o.obs.len(),
+        known_updates: o.obs.device_rows(0).len(),
+        new_updates: o.obs.device_rows(1).len(),
+        test_rmse: o.run.test_rmse(),
+        ..Findings::default()
+    };
+    match &point.analysis {
+        Analysis::Identify(attacks) => {
+            for &attack in attacks {
+                let m = identify(&o.obs, people, attack, mlp, seed)?.metrics;
+                findings.identifications.push(m);
+            }
+        }
+        Analysis::Match => {
+            let net = identify(&o.obs, people, Identifier::Mlp, mlp, seed)?
+                .mlp
+                .ok_or("the MLP attack keeps its network")?;
+            let ap = match_with_mlp(&o.obs, &net, seed).ok_or("no pairs of devices to match")?;
+            findings.matching_ap = Some(ap);
+        }
+        Analysis::Layers => {
+            for (_, range) in layer_views() {
+                let obs = Observations {
+                    x: Observations::from_log(&o.run.log, &o.run.places, Some(range)).x,
+                    ..o.obs.clone()
+                };
+                for attack in LAYER_ATTACKS {
+                    let m = identify(&obs, people, attack, mlp, seed)?.metrics;
+                    findings.identifications.push(m);
+                }
+            }
+        }
+        Analysis::Epochs(epochs) => {
+            for &epochs in epochs {
+                let settings = MlpSettings { epochs, ..mlp };
+                let m = identify(&o.obs, people, Identifier::Mlp, settings, seed)?.metrics;
+                findings.identifications.push(m);
+            }
+        }
+        Analysis::Open(shares) => {
+            for &seen in shares {
+                let w = open_world(&o.obs, people, seen, mlp, SiameseSettings::default(), seed)?;
+                findings.open.push(w);
+            }
+        }
+        Analysis::Unlabelled => {
+            let mut stream = Stream::new(seed, "unlabelled-kmeans");
+            findings.unlabelled = Some(Unlabelled {
+                grouping: cluster(&o.obs.x, &o.obs.owner, people, &mut stream),
+                chaining: chain(&o.obs.x, &o.obs.round, &o.obs.owner),
+            });
+        }
+    }
+    Ok(findings)
+}
+
+/// Where the studies' points come from: computed, planned or replayed
+/// ([`whereabouts_core::sweep`]).
+pub type LinkRuns<'a> = dyn Runs<LinkPoint, Findings> + 'a;
+
+/// `whereabouts reproduce --lab linkability`: every study, each federation and its analysis a
+/// point of the sweep.
+pub struct Reproduce(pub Scale);
+
+impl Sweep for Reproduce {
+    type Config = LinkPoint;
+    type Outcome = Findings;
+
+    fn seed(point: &LinkPoint) -> u64 {
+        point.config.seed
+    }
+
+    fn run(&self, point: &LinkPoint) -> Result<Findings, String> {
+        find(point)
+    }
+
+    fn tables(&self, runs: &mut LinkRuns) -> Result<Vec<Table>, String> {
+        all(&self.0, runs)
+    }
+}
+
+/// Every table, in order, each point asked of `runs`.
+pub fn all(scale: &Scale, runs: &mut LinkRuns) -> Result<Vec<Table>, String> {
+    let mut tables = vec![identification_table(scale, scale.people, runs)?];
     if let Some(large) = scale.large {
-        tables.push(identification_table(scale, large, progress)?);
+        tables.push(identification_table(scale, large, runs)?);
     }
     tables.extend([
-        matching(scale, progress)?,
-        layers(scale, progress)?,
-        epochs(scale, progress)?,
-        open(scale, progress)?,
-        unlabelled(scale, progress)?,
-        mitigations(scale, progress)?,
+        matching(scale, runs)?,
+        layers(scale, runs)?,
+        epochs(scale, runs)?,
+        open(scale, runs)?,
+        unlabelled(scale, runs)?,
+        mitigations(scale, runs)?,
     ]);
     Ok(tables)
 }
@@ -144,30 +316,28 @@ fn paper_identification(people: usize, attack: Identifier, split: Split) -> Opti
 pub fn identification_table(
     scale: &Scale,
     people: usize,
-    progress: &mut dyn FnMut(&str),
+    runs: &mut LinkRuns,
 ) -> Result<Table, String> {
     let mut rows = Vec::new();
     let mut notes = Vec::new();
     for split in Split::ALL {
-        progress(&format!(
-            "identification, {people} people, {} split",
-            split.name()
-        ));
-        let o = observe(&scale.config(people, split))?;
+        let o = runs.run(LinkPoint {
+            config: scale.config(people, split),
+            analysis: Analysis::Identify(Identifier::ALL.to_vec()),
+        })?;
         notes.push(format!(
             "{} split: {} updates ({} of known devices, {} of new ones); the global model's test RMSE {:.2} dB.",
             split.name(),
-            o.obs.len(),
-            o.obs.device_rows(0).len(),
-            o.obs.device_rows(1).len(),
-            o.run.test_rmse().unwrap_or(f64::NAN)
+            o.updates,
+            o.known_updates,
+            o.new_updates,
+            o.test_rmse.unwrap_or(f64::NAN)
         ));
-        for attack in Identifier::ALL {
-            let m = identify(&o.obs, people, attack, scale.mlp, scale.seed)?.metrics;
+        for (attack, m) in Identifier::ALL.into_iter().zip(&o.identifications) {
             rows.push(vec![
                 split.name().into(),
                 attack.label().into(),
-                ap_cell(&m),
+                ap_cell(m),
                 pct(m.top1),
                 pct(m.top5),
                 paper_identification(people, attack, split)
@@ -203,22 +373,20 @@ pub fn identification_table(
 }
 
 /// Table 8: matching pairs of devices with the identification MLP.
-pub fn matching(scale: &Scale, progress: &mut dyn FnMut(&str)) -> Result<Table, String> {
+pub fn matching(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> {
     let mut rows = Vec::new();
     for (split, paper) in [
         (Split::Random, "99.5 (PIPA), 98.2 (OpenImages)"),
         (Split::Day, "97.2 (OpenImages); photoset 91.2 (PIPA)"),
         (Split::Chrono, "94.8 (OpenImages)"),
     ] {
-        progress(&format!("matching, {} split", split.name()));
-        let o = observe(&scale.config(scale.people, split))?;
-        let net = identify(&o.obs, scale.people, Identifier::Mlp, scale.mlp, scale.seed)?
-            .mlp
-            .ok_or("the MLP attack keeps its network")?;
-        let ap = match_with_mlp(&o.obs, &net, scale.seed).ok_or("no pairs")?;
+        let o = runs.run(LinkPoint {
+            config: scale.config(scale.people, split),
+            analysis: Analysis::Match,
+        })?;
         rows.push(vec![
             split.name().into(),
-            pct(ap),
+            o.matching_ap.map_or("—".into(), pct),
             "50".into(),
             paper.into(),
         ]);
@@ -239,50 +407,20 @@ pub fn matching(scale: &Scale, progress: &mut dyn FnMut(&str)) -> Result<Table, 
 }
 
 /// Fig. 8: which layer gives a person away (MLP on each layer's update alone).
-pub fn layers(scale: &Scale, progress: &mut dyn FnMut(&str)) -> Result<Table, String> {
-    progress("per-layer study");
-    let config = LinkConfig {
-        layers: Layers::All,
-        ..scale.config(scale.people, Split::Random)
-    };
-    let o = observe(&config)?;
+pub fn layers(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> {
+    let o = runs.run(LinkPoint {
+        config: LinkConfig {
+            layers: Layers::All,
+            ..scale.config(scale.people, Split::Random)
+        },
+        analysis: Analysis::Layers,
+    })?;
     let mut rows = Vec::new();
-    let spec = &o.run.spec;
-    let shapes = spec.layers();
-    let mut ranges: Vec<(String, std::ops::Range<usize>)> = shapes
-        .iter()
-        .enumerate()
-        .map(|(i, l)| {
-            (
-                format!(
-                    "{} ({}→{}, {} parameters)",
-                    i + 1,
-                    l.inputs,
-                    l.outputs,
-                    l.b + l.outputs - l.w
-                ),
-                l.w..l.b + l.outputs,
-            )
-        })
-        .collect();
-    ranges.push((
-        format!("all ({} parameters)", spec.parameter_count()),
-        0..spec.parameter_count(),
-    ));
-    for (name, range) in ranges {
-        let obs = Observations {
-            x: Observations::from_log(&o.run.log, &o.run.places, Some(range)).x,
-            ..o.obs.clone()
-        };
-        for attack in [Identifier::Mlp, Identifier::Knn] {
-            let m = identify(&obs, scale.people, attack, scale.mlp, scale.seed)?.metrics;
-            rows.push(vec![
-                name.clone(),
-                attack.label().into(),
-                ap_cell(&m),
-                pct(m.top1),
-            ]);
-        }
+    let cells = layer_views()
+        .into_iter()
+        .flat_map(|(name, _)| LAYER_ATTACKS.map(|attack| (name.clone(), attack)));
+    for ((name, attack), m) in cells.zip(&o.identifications) {
+        rows.push(vec![name, attack.label().into(), ap_cell(m), pct(m.top1)]);
     }
     Ok(Table {
         title: format!(
@@ -300,19 +438,17 @@ pub fn layers(scale: &Scale, progress: &mut dyn FnMut(&str)) -> Result<Table, St
 }
 
 /// The MLP's epochs, which the paper does not give (our default is 20).
-pub fn epochs(scale: &Scale, progress: &mut dyn FnMut(&str)) -> Result<Table, String> {
-    progress("MLP epochs");
-    let o = observe(&scale.config(scale.people, Split::Random))?;
+pub fn epochs(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> {
+    const EPOCHS: [usize; 4] = [5, 20, 50, 100];
+    let o = runs.run(LinkPoint {
+        config: scale.config(scale.people, Split::Random),
+        analysis: Analysis::Epochs(EPOCHS.to_vec()),
+    })?;
     let mut rows = Vec::new();
-    for epochs in [5, 20, 50, 100] {
-        let settings = MlpSettings {
-            epochs,
-            ..scale.mlp
-        };
-        let m = identify(&o.obs, scale.people, Identifier::Mlp, settings, scale.seed)?.metrics;
+    for (epochs, m) in EPOCHS.into_iter().zip(&o.identifications) {
         rows.push(vec![
             epochs.to_string(),
-            ap_cell(&m),
+            ap_cell(m),
             pct(m.top1),
             pct(m.top5),
         ]);
@@ -331,19 +467,14 @@ pub fn epochs(scale: &Scale, progress: &mut dyn FnMut(&str)) -> Result<Table, St
 }
 
 /// Fig. 13: the open world against the share of seen people.
-pub fn open(scale: &Scale, progress: &mut dyn FnMut(&str)) -> Result<Table, String> {
-    progress("open world");
-    let o = observe(&scale.config(scale.people, Split::Random))?;
+pub fn open(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> {
+    const SEEN: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
+    let o = runs.run(LinkPoint {
+        config: scale.config(scale.people, Split::Random),
+        analysis: Analysis::Open(SEEN.to_vec()),
+    })?;
     let mut rows = Vec::new();
-    for seen in [0.0, 0.25, 0.5, 0.75, 1.0] {
-        let w = open_world(
-            &o.obs,
-            scale.people,
-            seen,
-            scale.mlp,
-            SiameseSettings::default(),
-            scale.seed,
-        )?;
+    for (seen, w) in SEEN.into_iter().zip(&o.open) {
         let (ap, top1) = w
             .identification
             .map_or(("—".into(), "—".into()), |m| (ap_cell(&m), pct(m.top1)));
@@ -373,21 +504,23 @@ pub fn open(scale: &Scale, progress: &mut dyn FnMut(&str)) -> Result<Table, Stri
 }
 
 /// Beyond the paper: linking with no labels at all.
-pub fn unlabelled(scale: &Scale, progress: &mut dyn FnMut(&str)) -> Result<Table, String> {
+pub fn unlabelled(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> {
     let mut rows = Vec::new();
     for split in Split::ALL {
-        progress(&format!("unlabelled linkers, {} split", split.name()));
-        let o = observe(&scale.config(scale.people, split))?;
-        let mut stream = Stream::new(scale.seed, "unlabelled-kmeans");
-        let grouping = cluster(&o.obs.x, &o.obs.owner, scale.people, &mut stream);
-        let chained = chain(&o.obs.x, &o.obs.round, &o.obs.owner);
+        let o = runs.run(LinkPoint {
+            config: scale.config(scale.people, split),
+            analysis: Analysis::Unlabelled,
+        })?;
+        let Some(Unlabelled { grouping, chaining }) = o.unlabelled else {
+            continue;
+        };
         rows.push(vec![
             split.name().into(),
             format!("{:.2}", grouping.purity),
             format!("{:.2}", grouping.adjusted_rand),
-            format!("{} ({})", pct(chained.same_person), pct(chained.chance)),
-            format!("{:.2}", chained.chains.purity),
-            format!("{:.2}", chained.chains.adjusted_rand),
+            format!("{} ({})", pct(chaining.same_person), pct(chaining.chance)),
+            format!("{:.2}", chaining.chains.purity),
+            format!("{:.2}", chaining.chains.adjusted_rand),
         ]);
     }
     Ok(Table {
@@ -443,28 +576,25 @@ pub fn mitigation_grid() -> Vec<Mitigation> {
 
 /// Fig. 14: each mitigation's privacy (the attacks' AP over chance) against its utility (the
 /// global model's test RMSE relative to no mitigation).
-pub fn mitigations(scale: &Scale, progress: &mut dyn FnMut(&str)) -> Result<Table, String> {
+pub fn mitigations(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> {
+    const ATTACKS: [Identifier; 3] = [Identifier::Mlp, Identifier::Knn, Identifier::Place];
     let mut rows = Vec::new();
     let mut baseline = None;
     for mitigation in mitigation_grid() {
-        progress(&format!(
-            "mitigation {} {}",
-            mitigation.name(),
-            mitigation.strength()
-        ));
-        let config = LinkConfig {
-            mitigation,
-            ..scale.config(scale.people, Split::Random)
-        };
-        let o = observe(&config)?;
-        let rmse = o.run.test_rmse().unwrap_or(f64::NAN);
+        let o = runs.run(LinkPoint {
+            config: LinkConfig {
+                mitigation,
+                ..scale.config(scale.people, Split::Random)
+            },
+            analysis: Analysis::Identify(ATTACKS.to_vec()),
+        })?;
+        let rmse = o.test_rmse.unwrap_or(f64::NAN);
         let base = *baseline.get_or_insert(rmse);
         let mut row = vec![
             mitigation.name().into(),
             format!("{}", mitigation.strength()),
         ];
-        for attack in [Identifier::Mlp, Identifier::Knn, Identifier::Place] {
-            let m = identify(&o.obs, scale.people, attack, scale.mlp, scale.seed)?.metrics;
+        for m in &o.identifications {
             row.push(format!("{:.1}×", m.over_chance()));
         }
         row.push(format!("{rmse:.2}"));

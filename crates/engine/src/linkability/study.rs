@@ -9,6 +9,8 @@ use super::lab::LinkLab;
 use serde::{Deserialize, Serialize};
 use whereabouts_core::driver::Driver;
 use whereabouts_core::study::StudyRunner;
+use whereabouts_core::sweep::{PageStudy, cell, failures};
+use whereabouts_core::table::Table;
 
 /// One run of the study: a mitigation on the base config.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -69,4 +71,67 @@ pub fn runner(runs: Vec<StudyRun>) -> StudyRunner<StudyRun, LinkLab, StudyPoint>
         |r: &StudyRun| LinkLab::start(r.config.clone()),
         measure,
     )
+}
+
+/// The study on a base configuration, as a sweep of its runs (`whereabouts sweep plan
+/// linkability --study mitigations`).
+pub struct StudyOn(pub LinkConfig);
+
+impl PageStudy for StudyOn {
+    type Run = StudyRun;
+    type Point = StudyPoint;
+
+    fn runs(&self) -> Result<Vec<StudyRun>, String> {
+        self.0.validate().map_err(|e| e.to_string())?;
+        Ok(runs(&self.0))
+    }
+
+    fn seed(run: &StudyRun) -> u64 {
+        run.config.seed
+    }
+
+    fn point(&self, run: &StudyRun) -> Result<StudyPoint, String> {
+        runner(vec![run.clone()]).finish_one()
+    }
+
+    fn table(&self, points: &[StudyPoint]) -> Table {
+        // Utility relative to the first run's (no mitigation).
+        let base = points.first().and_then(|p| p.test_rmse);
+        let label = |p: &StudyPoint| format!("{} {}", p.mitigation, p.strength);
+        let labels: Vec<String> = points.iter().map(label).collect();
+        Table {
+            title: format!(
+                "The trade-off study: every mitigation at every strength, {} people, {} split, the {} attack (Fig. 14)",
+                self.0.people,
+                self.0.split.name(),
+                self.0.attack.label()
+            ),
+            notes: failures(labels.iter().zip(points.iter().map(|p| &p.failed))),
+            columns: [
+                "mitigation",
+                "strength",
+                "mean AP %",
+                "×chance",
+                "your new device ranked",
+                "test RMSE dB",
+                "relative RMSE",
+            ]
+            .map(String::from)
+            .to_vec(),
+            rows: points
+                .iter()
+                .map(|p| {
+                    vec![
+                        p.mitigation.clone(),
+                        p.strength.to_string(),
+                        cell(p.mean_ap.map(|a| 100.0 * a), 1, ""),
+                        cell(p.over_chance, 1, ""),
+                        p.your_rank.map_or("–".into(), |r| r.to_string()),
+                        cell(p.test_rmse, 2, ""),
+                        cell(p.test_rmse.zip(base).map(|(r, b)| r / b), 2, ""),
+                    ]
+                })
+                .collect(),
+        }
+    }
 }

@@ -123,6 +123,10 @@ impl Sweep for Reproduce {
     type Config = MobConfig;
     type Outcome = MobOutcome;
 
+    fn seed(config: &MobConfig) -> u64 {
+        config.seed
+    }
+
     fn run(&self, config: &MobConfig) -> Result<MobOutcome, String> {
         MobOutcome::of(config)
     }

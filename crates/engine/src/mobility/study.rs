@@ -11,6 +11,8 @@ use super::lab::MobLab;
 use serde::{Deserialize, Serialize};
 use whereabouts_core::driver::Driver;
 use whereabouts_core::study::StudyRunner;
+use whereabouts_core::sweep::{PageStudy, cell, failures};
+use whereabouts_core::table::Table;
 
 /// The defences of the study, by family key, each at ε.
 pub const FAMILIES: [&str; 5] = ["none", "dp_sgd", "geo_i", "geo_gi", "adaptive"];
@@ -107,6 +109,53 @@ pub fn runner(runs: Vec<StudyRun>) -> StudyRunner<StudyRun, MobLab, StudyPoint> 
         |r: &StudyRun| MobLab::start(r.config.clone()),
         measure,
     )
+}
+
+/// The study on a base configuration, as a sweep of its runs (`whereabouts sweep plan mobility
+/// --study defences`).
+pub struct StudyOn(pub MobConfig);
+
+impl PageStudy for StudyOn {
+    type Run = StudyRun;
+    type Point = StudyPoint;
+
+    fn runs(&self) -> Result<Vec<StudyRun>, String> {
+        self.0.validate()?;
+        Ok(runs(&self.0))
+    }
+
+    fn seed(run: &StudyRun) -> u64 {
+        run.config.seed
+    }
+
+    fn point(&self, run: &StudyRun) -> Result<StudyPoint, String> {
+        runner(vec![run.clone()]).finish_one()
+    }
+
+    fn table(&self, points: &[StudyPoint]) -> Table {
+        Table {
+            title: format!(
+                "The privacy–utility study: every defence at every ε on one target ({} rounds, seed {}; Table 5, Fig. 5)",
+                self.0.rounds, self.0.seed
+            ),
+            notes: failures(points.iter().map(|p| (&p.label, &p.failed))),
+            columns: ["defence", "ASR", "AIT", "next-position error m", "recall@5"]
+                .map(String::from)
+                .to_vec(),
+            rows: points
+                .iter()
+                .map(|p| {
+                    vec![
+                        p.label.clone(),
+                        cell(p.asr, 3, ""),
+                        cell(p.ait, 2, ""),
+                        cell(p.utility_error_m, 0, ""),
+                        cell(p.recall_at_5, 3, ""),
+                    ]
+                })
+                .collect(),
+        }
+    }
 }
 
 #[cfg(test)]

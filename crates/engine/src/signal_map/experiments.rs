@@ -742,6 +742,10 @@ impl Sweep for Reproduce {
     type Config = ScenarioConfig;
     type Outcome = Outcome;
 
+    fn seed(config: &ScenarioConfig) -> u64 {
+        config.seed
+    }
+
     fn run(&self, config: &ScenarioConfig) -> Result<Outcome, String> {
         run(config.clone())
     }

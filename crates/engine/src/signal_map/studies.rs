@@ -29,6 +29,8 @@ use serde::{Deserialize, Serialize};
 use whereabouts_core::metrics;
 use whereabouts_core::rng::Stream;
 use whereabouts_core::study::StudyRunner;
+use whereabouts_core::sweep::{PageStudy, cell, failures};
+use whereabouts_core::table::Table;
 
 /// What a study varies.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,7 +43,7 @@ pub enum Study {
 }
 
 /// One run of a study: how it is labelled and the configuration it runs.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StudyRun {
     /// Which series of the study the run belongs to (0, 1, …): what the page groups and
     /// colours by. The family is its label, for people; never an identity.
@@ -266,6 +268,117 @@ pub fn runner(runs: Vec<StudyRun>, world: World) -> StudyRunner<StudyRun, Lab, S
             }
         },
     )
+}
+
+/// A study on a base configuration, as a sweep of its runs (`whereabouts sweep plan signal-map
+/// --study defences`, `local-steps` or `co-participants`): each run regenerates the base's
+/// world (the same world: a run varies neither its seed nor its world settings).
+pub struct StudyOn {
+    pub study: Study,
+    pub base: ScenarioConfig,
+}
+
+impl PageStudy for StudyOn {
+    type Run = StudyRun;
+    type Point = StudyPoint;
+
+    fn runs(&self) -> Result<Vec<StudyRun>, String> {
+        self.base.validate().map_err(|e| e.to_string())?;
+        let world = World::generate(&self.base.world_config()).map_err(|e| e.to_string())?;
+        runs(self.study, &self.base, &world)
+    }
+
+    fn seed(run: &StudyRun) -> u64 {
+        run.config.seed
+    }
+
+    fn point(&self, run: &StudyRun) -> Result<StudyPoint, String> {
+        let world = World::generate(&run.config.world_config()).map_err(|e| e.to_string())?;
+        runner(vec![run.clone()], world).finish_one()
+    }
+
+    fn table(&self, points: &[StudyPoint]) -> Table {
+        let (title, extra) = match self.study {
+            Study::Defences => ("every defence over its parameter", "total ε"),
+            Study::LocalSteps => (
+                "FedSGD and FedAvg over B and E, against DLG and the FedAvg-aware server (I3)",
+                "steps per update",
+            ),
+            Study::CoParticipants => (
+                "the visitor alone and with each other user (I4, Table 3)",
+                "user distance m",
+            ),
+        };
+        let aware = self.study == Study::LocalSteps;
+        let mut columns: Vec<String> = [
+            "run",
+            "setting",
+            "DLG distance m",
+            "analytic distance m",
+            "EMD m",
+            "random EMD m",
+            "diverged %",
+            "RMSE dB",
+            extra,
+        ]
+        .map(String::from)
+        .to_vec();
+        if aware {
+            columns.extend(
+                [
+                    "FedAvg-aware distance m",
+                    "FedAvg-aware diverged %",
+                    "DLG step distance m",
+                    "FedAvg-aware step distance m",
+                ]
+                .map(String::from),
+            );
+        }
+        let rows = points
+            .iter()
+            .map(|p| {
+                let mut row = vec![
+                    p.family.clone(),
+                    p.parameter.clone(),
+                    cell(p.mean_error_m, 0, ""),
+                    cell(p.analytic_error_m, 0, ""),
+                    cell(p.emd_m, 0, ""),
+                    cell(p.random_emd_m, 0, ""),
+                    cell(p.diverged_percent, 1, ""),
+                    cell(p.rmse_db, 2, ""),
+                    match self.study {
+                        Study::Defences => cell(p.dp_epsilon, 0, ""),
+                        Study::LocalSteps => cell(p.local_steps, 0, ""),
+                        Study::CoParticipants => cell(p.user_distance_m, 0, ""),
+                    },
+                ];
+                if aware {
+                    let a = p.fedavg.as_ref();
+                    row.extend([
+                        cell(a.and_then(|a| a.mean_error_m), 0, ""),
+                        cell(a.map(|a| a.diverged_percent), 1, ""),
+                        cell(p.step_error_m, 0, ""),
+                        cell(a.and_then(|a| a.step_error_m), 0, ""),
+                    ]);
+                }
+                row
+            })
+            .collect();
+        let labels: Vec<String> = points
+            .iter()
+            .map(|p| format!("{} ({})", p.family, p.parameter))
+            .collect();
+        Table {
+            title: format!(
+                "The study on one configuration ({} world, seed {}): {title}",
+                self.base.world.preset.name(),
+                self.base.seed
+            ),
+            notes: failures(labels.iter().zip(points.iter().map(|p| &p.failed))),
+            columns,
+            rows,
+        }
+    }
 }
 
 /// Pairwise user similarity: sliced-Wasserstein EMD between two users' training locations, m.
