@@ -1,6 +1,7 @@
 //! The page: header, the lab tabs ([`crate::shell`]), the four labs (the Signal map, Density,
 //! Linkability, Mobility), the visitor's own data (shared by the labs), and the privacy footer.
 
+use crate::ui::lesson::{self, Apply, Lesson, LessonPanel};
 use crate::{
     density::{
         self as density_lab, controls::DensityControls, map::DensityMap,
@@ -21,6 +22,7 @@ use crate::{
     shell::{
         data::{DataPanel, DataState},
         engine::{Engine, EngineStatus},
+        instructor::{Hideable, InstructorPanel, present_from_query, present_mode},
         tabs::{LabKind, LabTabs, current_lab},
     },
     signal_map::{
@@ -33,6 +35,43 @@ use crate::{
 };
 use leptos::prelude::*;
 
+/// Every lab's lesson, in tab order.
+static LESSONS: [&Lesson; 4] = [
+    &signal_map::lesson::LESSON,
+    &density_lab::lesson::LESSON,
+    &link_lab::lesson::LESSON,
+    &mob_lab::lesson::LESSON,
+];
+
+/// What an instructor may hide from students in each lab.
+fn hideable(lab: LabKind) -> Hideable {
+    fn keys<S, G>(fields: &'static [crate::ui::settings::Field<S, G>]) -> Vec<&'static str> {
+        fields.iter().map(|f| f.key).collect()
+    }
+    match lab {
+        LabKind::Signal => Hideable {
+            param: "hide",
+            groups: signal_map::settings::CONTROL_GROUPS,
+            settings: || keys(signal_map::settings::FIELDS),
+        },
+        LabKind::Density => Hideable {
+            param: "d.hide",
+            groups: density_lab::settings::CONTROL_GROUPS,
+            settings: || keys(density_lab::settings::FIELDS),
+        },
+        LabKind::Linkability => Hideable {
+            param: "l.hide",
+            groups: link_lab::settings::CONTROL_GROUPS,
+            settings: || keys(link_lab::settings::FIELDS),
+        },
+        LabKind::Mobility => Hideable {
+            param: "m.hide",
+            groups: mob_lab::settings::CONTROL_GROUPS,
+            settings: || keys(mob_lab::settings::FIELDS),
+        },
+    }
+}
+
 #[component]
 pub fn App() -> impl IntoView {
     let engine = Engine::spawn();
@@ -40,10 +79,46 @@ pub fn App() -> impl IntoView {
     let lab = signal_map::create(engine, data);
     let status = engine.status;
 
-    let active = RwSignal::new(current_lab());
+    let query = web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .unwrap_or_default();
+    let open_lesson = RwSignal::new(lesson::from_query(&query, &LESSONS));
+    let active = RwSignal::new(
+        open_lesson
+            .get_untracked()
+            .map_or(current_lab(), |(l, _)| l.lab),
+    );
     let density = density_lab::create(engine, data, active);
     let linkability = link_lab::create(engine, data, active);
     let mobility = mob_lab::create(engine, data, active);
+    // A lesson shows its own lab.
+    Effect::new(move |_| {
+        if let Some((l, _)) = open_lesson.get() {
+            active.set(l.lab);
+        }
+    });
+    let apply: Apply = Callback::new(move |(kind, settings, rounds)| match kind {
+        LabKind::Signal => lab.set_state(settings, rounds),
+        LabKind::Density => density.set_state(settings),
+        LabKind::Linkability => linkability.set_state(settings),
+        LabKind::Mobility => mobility.set_state(settings),
+    });
+    // A new version of the site is installed and waiting (the loader's service worker code).
+    let update_ready = RwSignal::new(false);
+    let on_update =
+        window_event_listener_untyped("whereabouts-update", move |_| update_ready.set(true));
+    on_cleanup(move || on_update.remove());
+    let apply_update = move |_| {
+        if let (Some(w), Ok(e)) = (
+            web_sys::window(),
+            web_sys::Event::new("whereabouts-apply-update"),
+        ) {
+            let _ = w.dispatch_event(&e);
+        }
+    };
+    let instructor = RwSignal::new(false);
+    let present = RwSignal::new(present_from_query(&query));
+    present_mode(present);
     // Only the visible lab computes: the worker is told which tab shows, and leaving the
     // Signal map pauses its playback.
     Effect::new(move |_| {
@@ -82,6 +157,30 @@ pub fn App() -> impl IntoView {
                     </p>
                 </div>
             </div>
+            <div class="header-tools">
+            <details class="lessons-menu" data-testid="lessons-menu">
+                <summary>"Lessons"</summary>
+                <ul>
+                    {LESSONS.iter().map(|&l| view! {
+                        <li><a href=format!("?lesson={}", l.key) data-testid=format!("lesson-link-{}", l.key)
+                            on:click=move |e| {
+                                e.prevent_default();
+                                open_lesson.set(Some((l, 0)));
+                                if let Some(d) = wasm_bindgen::JsCast::dyn_ref::<web_sys::Element>(&event_target::<web_sys::EventTarget>(&e))
+                                    .and_then(|a| a.closest("details").ok().flatten())
+                                {
+                                    let _ = d.remove_attribute("open");
+                                }
+                            }>
+                            <strong>{l.lab.title()}</strong>" — "{l.title}
+                        </a></li>
+                    }).collect_view()}
+                </ul>
+            </details>
+            <button type="button" data-testid="instructor-toggle" aria-expanded=move || instructor.get().to_string()
+                on:click=move |_| instructor.update(|o| *o = !*o)>"For instructors"</button>
+            <button type="button" class="present-exit" data-testid="present-exit" class:hidden=move || !present.get()
+                on:click=move |_| present.set(false)>"Leave present mode (Esc)"</button>
             <details class="privacy-badge" data-testid="privacy-badge">
                 <summary>
                     <svg class="lock" viewBox="0 0 24 24" aria-hidden="true">
@@ -96,8 +195,20 @@ pub fn App() -> impl IntoView {
                     Content-Security-Policy forbids them, and our tests check it."
                 </p>
             </details>
+            </div>
         </header>
+        <p class="notice update-notice" role="status" data-testid="update-notice" class:hidden=move || !update_ready.get()>
+            "A new version of Whereabouts is ready (it works offline too). "
+            <button type="button" class="link" on:click=apply_update>"Reload to use it"</button>
+            " — your settings are in the address bar and stay."
+        </p>
         <LabTabs active=active/>
+        <div class="instructor-wrap" class:hidden=move || !instructor.get()>
+            <InstructorPanel open=instructor lab=active lessons=&LESSONS hideable=hideable/>
+        </div>
+        <div class="lesson-wrap" class:hidden=move || open_lesson.with(Option::is_none)>
+            <LessonPanel open=open_lesson apply=apply/>
+        </div>
         <main class="lab" aria-label="Signal-map lab" id="panel-signal" role="tabpanel" tabindex="-1"
             aria-labelledby="tab-signal" hidden=move || active.get() != LabKind::Signal>
             <div class="stage">

@@ -15,7 +15,7 @@
 // CI run (compiling trunk itself); this script is the part of trunk the site used.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { applyCsp } from './csp.mjs';
@@ -70,7 +70,9 @@ writeFileSync(
 const css = readFileSync(join(ROOT, 'www', 'style.css'));
 const cssName = `style-${hash(css)}.css`;
 writeFileSync(join(staging, cssName), css);
-cpSync(join(ROOT, 'www', 'favicon.svg'), join(staging, 'favicon.svg'));
+for (const file of ['favicon.svg', 'icon.svg', 'icon-192.png', 'icon-512.png', 'manifest.webmanifest']) {
+  cpSync(join(ROOT, 'www', file), join(staging, file));
+}
 cpSync(join(ROOT, 'www', 'samples'), join(staging, 'samples'), { recursive: true });
 
 // index.html: the template's head, with the assets and the one inline loader.
@@ -79,6 +81,8 @@ const integrity = (name) => `integrity="${sri(join(staging, name))}"`;
 const assets = [
   `<link rel="stylesheet" href="./${cssName}" ${integrity(cssName)} />`,
   '<link rel="icon" href="./favicon.svg" type="image/svg+xml" />',
+  '<link rel="manifest" href="./manifest.webmanifest" />',
+  '<meta name="theme-color" content="#c2410c" />',
   `<link rel="modulepreload" href="./${pageJs}" crossorigin="anonymous" ${integrity(pageJs)} />`,
   `<link rel="preload" href="./${pageWasm}" as="fetch" type="application/wasm" crossorigin="anonymous" ${integrity(pageWasm)} />`,
 ].join('\n  ');
@@ -88,12 +92,49 @@ if (!html.includes(marker)) {
   process.exit(1);
 }
 html = html.replace(marker, assets);
+// The offline copy (www/sw.js): registered once the page runs; a new version waits until the
+// page says so (the app's "reload for the new version" notice sends "skip-waiting"), then the
+// page reloads on the new worker.
 const loader = `<script type="module">
 import init from './${pageJs}';
 await init({ module_or_path: './${pageWasm}' });
+if ('serviceWorker' in navigator) {
+  const offer = (w) => window.dispatchEvent(new CustomEvent('whereabouts-update', { detail: w }));
+  navigator.serviceWorker.register('./sw.js').then((r) => {
+    if (r.waiting && navigator.serviceWorker.controller) offer(r.waiting);
+    r.addEventListener('updatefound', () => {
+      const w = r.installing;
+      w?.addEventListener('statechange', () => { if (w.state === 'installed' && navigator.serviceWorker.controller) offer(w); });
+    });
+  }).catch(() => {});
+  let updating = false;
+  window.addEventListener('whereabouts-apply-update', () => {
+    updating = true;
+    navigator.serviceWorker.getRegistration().then((r) => r?.waiting?.postMessage('skip-waiting'));
+  });
+  navigator.serviceWorker.addEventListener('controllerchange', () => { if (updating) location.reload(); });
+}
 </script>`;
 html = html.replace('</body>', `${loader}\n</body>`);
 writeFileSync(join(staging, 'index.html'), applyCsp(html));
+
+// The service worker last: it lists every file of the site, and its version is their hash, so
+// any change to the site is a new worker (and a new cache).
+const files = [];
+const walk = (dir, prefix) => {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.isDirectory()) walk(join(dir, entry.name), `${prefix}${entry.name}/`);
+    else files.push(`${prefix}${entry.name}`);
+  }
+};
+walk(staging, '');
+files.sort();
+const version = hash(Buffer.concat(files.map((f) => Buffer.concat([Buffer.from(f), readFileSync(join(staging, f))]))));
+const precache = ['./', ...files.filter((f) => f !== 'index.html').map((f) => `./${f}`)];
+writeFileSync(
+  join(staging, 'sw.js'),
+  readFileSync(join(ROOT, 'www', 'sw.js'), 'utf8').replace('__VERSION__', version).replace('__FILES__', JSON.stringify(precache)),
+);
 
 rmSync(OUT, { recursive: true, force: true });
 renameSync(staging, OUT);

@@ -63,7 +63,12 @@ export function startServer(dir, { port = 0, host = '127.0.0.1', log = false } =
       resolvePromise({
         url: `http://${host}:${actual}/`,
         port: actual,
-        close: () => new Promise((r) => server.close(() => r())),
+        // Open keep-alive connections too: a stopped server is gone at once (the offline test).
+        close: () =>
+          new Promise((r) => {
+            server.close(() => r());
+            server.closeAllConnections();
+          }),
       });
     });
   });

@@ -7,6 +7,7 @@
 //! figures ([`results`]) and the study ([`study`]) read and edit that state.
 
 pub mod controls;
+pub mod lesson;
 pub mod map;
 pub mod results;
 pub mod scene;
@@ -211,6 +212,21 @@ impl DensityState {
     pub fn set_field(&self, key: &str, value: &str) -> Result<(), String> {
         let mut next = self.settings.get_untracked();
         next.set(key, value)?;
+        self.apply(next)
+    }
+
+    /// A lesson step's state: `pairs` (URL keys and values) over the lab's defaults, the
+    /// places and the hidden controls kept.
+    pub fn set_state(&self, pairs: &[(&str, &str)]) -> Result<(), String> {
+        let mut next = DensitySettings::default();
+        for (key, value) in pairs {
+            next.set(key, value)?;
+        }
+        self.apply(next)
+    }
+
+    /// Runs `next` if it is valid (else the old settings stay), and keeps it in the link.
+    fn apply(&self, next: DensitySettings) -> Result<(), String> {
         let places = self.places.get_untracked();
         next.to_config(&places)
             .validate()

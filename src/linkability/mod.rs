@@ -9,6 +9,7 @@
 
 pub mod confusion;
 pub mod controls;
+pub mod lesson;
 pub mod results;
 pub mod scene;
 pub mod settings;
@@ -107,6 +108,21 @@ impl LinkState {
     pub fn set_field(&self, key: &str, value: &str) -> Result<(), String> {
         let mut next = self.settings.get_untracked();
         next.set(key, value)?;
+        self.apply(next)
+    }
+
+    /// A lesson step's state: `pairs` (URL keys and values) over the lab's defaults, the
+    /// hidden controls kept.
+    pub fn set_state(&self, pairs: &[(&str, &str)]) -> Result<(), String> {
+        let mut next = LinkSettings::default();
+        for (key, value) in pairs {
+            next.set(key, value)?;
+        }
+        self.apply(next)
+    }
+
+    /// Runs `next` if it is valid (else the old settings stay), and keeps it in the link.
+    fn apply(&self, next: LinkSettings) -> Result<(), String> {
         if next.who != Who::Drawn && next.who != Who::File {
             next.to_config(None)?;
         }

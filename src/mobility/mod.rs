@@ -8,6 +8,7 @@
 //! playback and figures ([`results`]) and the study ([`study`]) read and edit that state.
 
 pub mod controls;
+pub mod lesson;
 pub mod map;
 pub mod results;
 pub mod scene;
@@ -206,6 +207,22 @@ impl MobState {
     pub fn set_field(&self, key: &str, value: &str) -> Result<(), String> {
         let mut next = self.settings.get_untracked();
         next.set(key, value)?;
+        self.apply(next)
+    }
+
+    /// A lesson step's state: `pairs` (URL keys and values) over the lab's defaults, the
+    /// route and the hidden controls kept; it plays from the first round.
+    pub fn set_state(&self, pairs: &[(&str, &str)]) -> Result<(), String> {
+        let mut next = MobSettings::default();
+        for (key, value) in pairs {
+            next.set(key, value)?;
+        }
+        self.apply(next)
+    }
+
+    /// Runs `next` from the first round if it is valid (else the old settings stay), and keeps
+    /// it in the link.
+    fn apply(&self, next: MobSettings) -> Result<(), String> {
         next.to_config(&self.path()).validate()?;
         self.settings.set(next);
         self.save_url();

@@ -94,11 +94,15 @@ impl LabKind {
     /// True if `key` in the query string is one of this lab's settings.
     pub fn owns(self, key: &str) -> bool {
         match self {
-            LabKind::Signal => key != "lab" && !other_lab_key(key),
+            LabKind::Signal => !SHELL_KEYS.contains(&key) && !other_lab_key(key),
             _ => key.starts_with(self.prefix()),
         }
     }
 }
+
+/// The shell's own keys in the query string, no lab's: the tab showing, the lesson and its
+/// step (ui/lesson.rs), present mode (shell/instructor.rs).
+pub const SHELL_KEYS: [&str; 4] = ["lab", "lesson", "step", "present"];
 
 /// True if `key` belongs to a lab other than the Signal map (which ignores it).
 pub fn other_lab_key(key: &str) -> bool {
@@ -108,7 +112,8 @@ pub fn other_lab_key(key: &str) -> bool {
 }
 
 /// `current` with `lab`'s own settings replaced by `own` (both without `?`), every other lab's
-/// kept, labs in tab order, and `lab=` for the tab `shown`.
+/// kept, labs in tab order, then the shell's lesson, step and present mode as they were, and
+/// `lab=` for the tab `shown`.
 pub fn merge_query(current: &str, lab: LabKind, own: &str, shown: LabKind) -> String {
     let pairs = |q: &str| -> Vec<String> {
         q.trim_start_matches('?')
@@ -129,6 +134,12 @@ pub fn merge_query(current: &str, lab: LabKind, own: &str, shown: LabKind) -> St
                 .cloned()
                 .collect::<Vec<_>>()
         })
+        .chain(
+            current
+                .iter()
+                .filter(|p| key(p) != "lab" && SHELL_KEYS.contains(&key(p).as_str()))
+                .cloned(),
+        )
         .collect();
     with_lab(&merged.join("&"), shown)
 }
@@ -275,5 +286,15 @@ mod tests {
         // The Density lab saves: the Signal map's kept; on the Signal map's tab no `lab=`.
         let d = merge_query(&s, LabKind::Density, "d.B=10", LabKind::Signal);
         assert_eq!(d, "T=6&B=inf&d.B=10");
+    }
+
+    #[test]
+    fn a_lesson_and_present_mode_survive_every_labs_save() {
+        assert!(!LabKind::Signal.owns("lesson") && !LabKind::Signal.owns("present"));
+        let q = "lab=density&T=24&d.B=3&lesson=density&step=2&present=1";
+        let s = merge_query(q, LabKind::Signal, "T=6", LabKind::Density);
+        assert_eq!(s, "lab=density&T=6&d.B=3&lesson=density&step=2&present=1");
+        let d = merge_query(&s, LabKind::Density, "d.B=50", LabKind::Density);
+        assert_eq!(d, "lab=density&T=6&d.B=50&lesson=density&step=2&present=1");
     }
 }

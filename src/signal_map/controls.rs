@@ -55,17 +55,18 @@ pub fn Playback(state: LabState) -> impl IntoView {
     });
     on_cleanup(move || keys.remove());
     view! {
-        <div class="playback" class:hidden=is_hidden(state, "playback") role="group" aria-label="Playback">
-            <button type="button" class="primary" data-testid="play"
+        // Hiding the playback hides its controls, never the round it shows (a readout).
+        <div class="playback" role="group" aria-label="Playback">
+            <button type="button" class="primary" data-testid="play" class:hidden=is_hidden(state, "playback")
                 aria-label=move || if state.playing.get() { "Pause" } else { "Play" }
                 on:click=move |_| state.toggle_play()>
                 {move || if state.playing.get() { "❚❚ Pause" } else { "▶ Play" }}
             </button>
-            <button type="button" data-testid="step" on:click=move |_| state.step()
+            <button type="button" data-testid="step" class:hidden=is_hidden(state, "playback") on:click=move |_| state.step()
                 title="Train and attack one more round">"Step"</button>
-            <button type="button" data-testid="reset" on:click=move |_| state.reset()
+            <button type="button" data-testid="reset" class:hidden=is_hidden(state, "playback") on:click=move |_| state.reset()
                 title="Back to round 0">"Reset"</button>
-            <input type="range" data-testid="timeline" aria-label="Round shown" min="0"
+            <input type="range" data-testid="timeline" aria-label="Round shown" min="0" class:hidden=is_hidden(state, "playback")
                 prop:max=move || shown().saturating_sub(1).to_string()
                 prop:value=move || current().to_string()
                 prop:disabled=move || shown() < 2

@@ -7,6 +7,7 @@
 pub mod controls;
 pub mod draw;
 pub mod export;
+pub mod lesson;
 pub mod map;
 pub mod results;
 pub mod scene;
@@ -329,6 +330,25 @@ impl LabState {
     pub fn set_field(&self, key: &str, value: &str) -> Result<(), String> {
         let mut next = self.settings.get_untracked();
         next.set(key, value)?;
+        self.apply(next)
+    }
+
+    /// A lesson step's state: `pairs` (URL keys and values) over the lab's defaults, the path
+    /// and the hidden controls kept; then `rounds` rounds, or playing from the start.
+    pub fn set_state(&self, pairs: &[(&str, &str)], rounds: Option<usize>) -> Result<(), String> {
+        let mut next = LabSettings::default();
+        for (key, value) in pairs {
+            next.set(key, value)?;
+        }
+        self.selected.set(None);
+        self.playing.set(rounds.is_none());
+        self.wanted.set(rounds.unwrap_or(0));
+        self.apply(next)
+    }
+
+    /// Runs `next` if it is valid for the path (else the old settings stay), and keeps it in
+    /// the link.
+    fn apply(&self, next: LabSettings) -> Result<(), String> {
         let path = self.editor.with_untracked(|e| e.waypoints.clone());
         if !path.is_empty() {
             next.to_config(&path)

@@ -746,8 +746,8 @@ impl LabSettings {
         };
         for (key, value) in query_pairs(query) {
             match key {
-                // The shell's: which lab's tab shows (crate::shell); another lab's setting.
-                "lab" => {}
+                // The shell's (the tab showing, a lesson, present mode); another lab's setting.
+                _ if crate::shell::tabs::SHELL_KEYS.contains(&key) => {}
                 _ if crate::shell::tabs::other_lab_key(key) => {}
                 "path" => match decode_path(&value) {
                     Ok(p) => out.path = Some(p),

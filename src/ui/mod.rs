@@ -1,14 +1,17 @@
 //! Components every lab shares: the map's plane and drawing aids ([`basemap`]), the map canvas
 //! with its pan, zoom and editing hooks ([`map`]), labels that keep off each other ([`labels`]),
-//! the SVG chart ([`chart`]), the "?" help beside a control ([`help`]).
+//! the SVG chart ([`chart`]), the "?" help beside a control ([`help`]), a lesson's panel
+//! ([`lesson`]) and a QR code ([`qr`]).
 
 pub mod basemap;
 pub mod chart;
 pub mod help;
 pub mod labels;
+pub mod lesson;
 pub mod map;
 pub mod path_editor;
 pub mod path_tool;
+pub mod qr;
 pub mod raster;
 pub mod settings;
 pub mod study;

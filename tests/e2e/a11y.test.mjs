@@ -64,6 +64,45 @@ for (const [name, viewport] of [
   });
 }
 
+test('axe finds no serious or critical violation in any lesson, the instructor panel or present mode', async () => {
+  for (const [lesson, query] of [['signal', ''], ['density', '&present=1'], ['linkability', ''], ['mobility', '']]) {
+    const { context, page, errors } = await openPage(browser, server.url, `?lesson=${lesson}${query}`, { attached: true });
+    await page.waitForSelector('[data-testid="lesson"]');
+    assert.deepEqual(await violations(page), [], lesson);
+    await page.click('[data-testid="lesson-next"]');
+    await page.waitForSelector('[data-testid="lesson"][data-step="2"]');
+    await page.click('[data-testid="instructor-toggle"]');
+    await page.waitForSelector('[data-testid="qr"]');
+    assert.deepEqual(await violations(page), [], `${lesson} with the instructor's panel`);
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});
+
+test('a lesson is walked with the keyboard alone, with a visible focus', async () => {
+  const { context, page, errors } = await openPage(browser, server.url, '?lesson=linkability', { attached: true });
+  await page.waitForSelector('[data-testid="lesson"]');
+  // Tab reaches the lesson's buttons; Enter on Next moves on; the focus ring shows.
+  let found = false;
+  for (let i = 0; i < 40 && !found; i++) {
+    await page.keyboard.press('Tab');
+    found = await page.evaluate(() => document.activeElement?.dataset.testid === 'lesson-next');
+  }
+  assert.ok(found, 'Tab reaches Next');
+  const outline = await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle);
+  assert.notEqual(outline, 'none');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('[data-testid="lesson"][data-step="2"]');
+  // The arrows step too, but not while typing in a field.
+  await page.keyboard.press('ArrowRight');
+  await page.waitForSelector('[data-testid="lesson"][data-step="3"]');
+  await page.focus('[data-testid="input-l.people"]');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.$eval('[data-testid="lesson"]', (l) => l.dataset.step), '3');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('a skip link leads past the header to the lab, and reduced motion stops the transitions', async () => {
   const { context, page, errors } = await openPage(browser, server.url, '');
   await page.keyboard.press('Tab');

@@ -82,7 +82,9 @@ export function screenshotPath(name) {
 export async function openPage(browser, baseUrl, query = '', options = {}) {
   const { viewport = { width: 1280, height: 900 }, scale = 1, ready = true, attached = false, touch = false } = options;
   // `touch`: a phone (a touch screen as the main pointer, mobile viewport).
-  const context = await browser.newContext({ viewport, deviceScaleFactor: scale, hasTouch: touch, isMobile: touch });
+  // The offline copy (www/sw.js) would download the whole site again in every test's fresh
+  // context: blocked here, tested on its own (teaching.test.mjs).
+  const context = await browser.newContext({ viewport, deviceScaleFactor: scale, hasTouch: touch, isMobile: touch, serviceWorkers: 'block' });
   const guard = await guardOrigin(context, new URL(baseUrl).origin);
   const page = await context.newPage();
   const errors = captureErrors(page);

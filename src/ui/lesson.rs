@@ -1,0 +1,266 @@
+//! A guided lesson beside a lab (`?lesson=signal&step=2`): prose in steps, each step setting the
+//! real lab to a stated state through the lab's own settings (its URL keys, over its defaults:
+//! no second implementation), with a "try this" and a "what to notice", and a last step that
+//! leaves the student in the sandbox with the state they reached.
+//!
+//! The lessons themselves are each lab's (`src/<lab>/lesson.rs`); this file is their panel and
+//! their place in the address bar. Steps move with the buttons, or with ← / → and Page Up /
+//! Page Down (a presenter's clicker) anywhere on the page but in a text field.
+
+use crate::shell::tabs::LabKind;
+use leptos::{ev, prelude::*};
+use wasm_bindgen::JsCast;
+
+/// One step of a lesson.
+pub struct Step {
+    pub title: &'static str,
+    /// What the step is about.
+    pub text: &'static str,
+    /// Something to do in the lab.
+    pub try_this: &'static str,
+    /// What to look at, and which way it should move.
+    pub notice: &'static str,
+    /// The lab's settings for the step (URL keys and values), over the lab's defaults.
+    pub settings: Settings,
+    /// Rounds to run before the step shows (labs with rounds); `None`: the lab's own pace.
+    pub rounds: Option<usize>,
+}
+
+/// A lesson: one lab's paper, told in steps.
+pub struct Lesson {
+    /// The value of `?lesson=`.
+    pub key: &'static str,
+    pub lab: LabKind,
+    pub title: &'static str,
+    /// Where the lab's synthetic world differs from the paper's data, said once.
+    pub caveat: &'static str,
+    pub steps: &'static [Step],
+}
+
+/// A step's settings: URL keys and values.
+pub type Settings = &'static [(&'static str, &'static str)];
+
+/// What the App gives a lesson panel: how to put a lab into a step's state.
+pub type Apply = Callback<(LabKind, Settings, Option<usize>), Result<(), String>>;
+
+/// The lesson and step an address asks for (`lesson=KEY&step=N`, N from 1), if any.
+pub fn from_query(query: &str, lessons: &[&'static Lesson]) -> Option<(&'static Lesson, usize)> {
+    let value = |key: &str| {
+        query
+            .trim_start_matches('?')
+            .split('&')
+            .find_map(|p| p.strip_prefix(key)?.strip_prefix('='))
+    };
+    let lesson = lessons.iter().find(|l| Some(l.key) == value("lesson"))?;
+    let step = value("step")
+        .and_then(|s| s.parse::<usize>().ok())
+        .unwrap_or(1)
+        .clamp(1, lesson.steps.len().max(1));
+    Some((*lesson, step - 1))
+}
+
+/// `query` with `lesson=` and `step=` set (or, with `None`, taken out), every other key kept.
+pub fn with_step(query: &str, at: Option<(&str, usize)>) -> String {
+    let rest = query
+        .trim_start_matches('?')
+        .split('&')
+        .filter(|p| !p.is_empty() && !p.starts_with("lesson=") && !p.starts_with("step="))
+        .map(str::to_string);
+    let lesson = at
+        .map(|(key, step)| [format!("lesson={key}"), format!("step={}", step + 1)])
+        .into_iter()
+        .flatten();
+    rest.chain(lesson).collect::<Vec<_>>().join("&")
+}
+
+/// Writes the step into the address bar (replaceState, like every setting).
+fn save_step(at: Option<(&str, usize)>) {
+    let Some(w) = web_sys::window() else { return };
+    let query = w.location().search().unwrap_or_default();
+    if let Ok(history) = w.history() {
+        let _ = history.replace_state_with_url(
+            &wasm_bindgen::JsValue::NULL,
+            "",
+            Some(&format!("?{}", with_step(&query, at))),
+        );
+    }
+}
+
+/// True when a key press belongs to a field the user is typing in.
+fn typing(e: &web_sys::KeyboardEvent) -> bool {
+    e.target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .is_some_and(|el| {
+            matches!(el.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA")
+                || el.closest("[contenteditable]").ok().flatten().is_some()
+        })
+}
+
+/// The lesson's panel: the step's prose and its buttons. `open` is the lesson and step showing
+/// (`None` once the student has gone on to the sandbox); `apply` sets the lab.
+#[component]
+pub fn LessonPanel(
+    open: RwSignal<Option<(&'static Lesson, usize)>>,
+    apply: Apply,
+) -> impl IntoView {
+    let problem = RwSignal::new(None::<String>);
+    // Every change of step sets the lab and the address bar.
+    Effect::new(move |_| {
+        let Some((lesson, step)) = open.get() else {
+            save_step(None);
+            return;
+        };
+        save_step(Some((lesson.key, step)));
+        let s = &lesson.steps[step];
+        problem.set(apply.run((lesson.lab, s.settings, s.rounds)).err());
+    });
+    let go = move |delta: isize| {
+        open.update(|o| {
+            if let Some((lesson, step)) = o {
+                let next = step.saturating_add_signed(delta);
+                if next < lesson.steps.len() {
+                    *step = next;
+                }
+            }
+        })
+    };
+    let keys = window_event_listener(ev::keydown, move |e| {
+        if open.get_untracked().is_none()
+            || typing(&e)
+            || e.alt_key()
+            || e.ctrl_key()
+            || e.meta_key()
+        {
+            return;
+        }
+        match e.key().as_str() {
+            "ArrowRight" | "PageDown" => {
+                e.prevent_default();
+                go(1);
+            }
+            "ArrowLeft" | "PageUp" => {
+                e.prevent_default();
+                go(-1);
+            }
+            _ => {}
+        }
+    });
+    on_cleanup(move || keys.remove());
+    let current = move || open.get();
+    view! {
+        {move || current().map(|(lesson, step)| {
+            let s = &lesson.steps[step];
+            let total = lesson.steps.len();
+            let last = step + 1 == total;
+            view! {
+                <section class="panel lesson" data-testid="lesson" data-lesson=lesson.key
+                    data-step=(step + 1).to_string() aria-labelledby="lesson-title">
+                    <p class="lesson-kicker">
+                        <span>{format!("Lesson · {}", lesson.lab.title())}</span>
+                        <span data-testid="lesson-count">{format!("Step {} of {total}", step + 1)}</span>
+                    </p>
+                    <h2 id="lesson-title">{lesson.title}</h2>
+                    <ol class="lesson-steps" aria-label="Steps">
+                        {lesson.steps.iter().enumerate().map(|(i, st)| view! {
+                            <li class:done=move || i < step class:current=move || i == step>
+                                <button type="button" class="link" aria-current=move || (i == step).then_some("step")
+                                    on:click=move |_| open.update(|o| if let Some((_, at)) = o { *at = i })>
+                                    {st.title}
+                                </button>
+                            </li>
+                        }).collect_view()}
+                    </ol>
+                    <div class="lesson-body">
+                        <div>
+                            <h3 data-testid="lesson-step-title">{s.title}</h3>
+                            <p class="lesson-text">{s.text}</p>
+                        </div>
+                        <div>
+                            <p class="lesson-try"><strong>"Try this. "</strong>{s.try_this}</p>
+                            <p class="lesson-notice"><strong>"What to notice. "</strong>{s.notice}</p>
+                        </div>
+                    </div>
+                    <p class="notice" role="alert" class:hidden=move || problem.with(|p| p.is_none())>
+                        {move || problem.get().map(|p| format!("This step could not set the lab: {p}")).unwrap_or_default()}
+                    </p>
+                    {last.then(|| view! { <p class="hint lesson-caveat">{lesson.caveat}</p> })}
+                    <div class="lesson-nav">
+                        <button type="button" data-testid="lesson-back" prop:disabled=step == 0
+                            on:click=move |_| go(-1)>"← Back"</button>
+                        <button type="button" data-testid="lesson-again"
+                            on:click=move |_| open.update(|_| {})>"Set this step again"</button>
+                        {if last {
+                            view! {
+                                <button type="button" class="primary" data-testid="lesson-sandbox"
+                                    on:click=move |_| open.set(None)>"Open the sandbox →"</button>
+                            }.into_any()
+                        } else {
+                            view! {
+                                <button type="button" class="primary" data-testid="lesson-next"
+                                    on:click=move |_| go(1)>"Next →"</button>
+                            }.into_any()
+                        }}
+                    </div>
+                    <p class="hint lesson-keys">"Keys: ← and → (or a clicker's Page Up / Page Down) move between steps."</p>
+                </section>
+            }
+        })}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static TWO: Lesson = Lesson {
+        key: "two",
+        lab: LabKind::Density,
+        title: "Two steps",
+        caveat: "",
+        steps: &[
+            Step {
+                title: "a",
+                text: "",
+                try_this: "",
+                notice: "",
+                settings: &[],
+                rounds: None,
+            },
+            Step {
+                title: "b",
+                text: "",
+                try_this: "",
+                notice: "",
+                settings: &[("d.B", "3")],
+                rounds: None,
+            },
+        ],
+    };
+
+    #[test]
+    fn the_address_names_a_lesson_and_a_step_within_it() {
+        let all = [&TWO];
+        let at = |q: &str| from_query(q, &all).map(|(l, s)| (l.key, s));
+        assert_eq!(at("?lesson=two"), Some(("two", 0)));
+        assert_eq!(at("lab=density&lesson=two&step=2"), Some(("two", 1)));
+        assert_eq!(
+            at("lesson=two&step=9"),
+            Some(("two", 1)),
+            "past the end: the last"
+        );
+        assert_eq!(at("lesson=two&step=x"), Some(("two", 0)));
+        assert_eq!(at("lesson=three"), None);
+        assert_eq!(at("lessons=two"), None);
+    }
+
+    #[test]
+    fn a_step_is_written_beside_the_labs_settings_and_taken_out_for_the_sandbox() {
+        let q = "lab=density&d.B=3&lesson=two&step=1";
+        assert_eq!(
+            with_step(q, Some(("two", 1))),
+            "lab=density&d.B=3&lesson=two&step=2"
+        );
+        assert_eq!(with_step(q, None), "lab=density&d.B=3");
+        assert_eq!(with_step("", Some(("two", 0))), "lesson=two&step=1");
+    }
+}

@@ -1,0 +1,122 @@
+// Teaching (shell/instructor.rs, www/sw.js): the instructor's link and its QR code, hide flags
+// that never hide a readout (every flag of every lab, through the instructor's own link),
+// present mode, and a lecture hall with no network: after one visit the site reloads and runs
+// with the server stopped.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer } from '../../tools/serve.mjs';
+import { DIST, captureErrors, guardOrigin, launch, openPage, screenshotPath } from './harness.mjs';
+
+let server, browser;
+before(async () => {
+  server = await startServer(DIST);
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const open = (query, options = {}) => openPage(browser, server.url, query, { attached: true, ...options });
+const params = (page) => page.evaluate(() => Object.fromEntries(new URLSearchParams(location.search)));
+
+/** Each lab's readouts: what a student must still see with every control hidden. */
+const READOUTS = {
+  signal: ['summary', 'round-label', 'closest-attack', 'median-error', 'analytic-error', 'emd', 'diverged', 'rmse', 'rounds-table', 'map-canvas'],
+  density: ['density-guess-card', 'density-utility-card', 'density-city-card', 'density-summary'],
+  linkability: ['link-rank-card', 'link-ident-card', 'link-model-card', 'link-summary'],
+  mobility: ['mob-round-label', 'mob-round-card', 'mob-mean-card', 'mob-points-card', 'mob-utility-card', 'mob-summary'],
+};
+
+for (const lab of Object.keys(READOUTS)) {
+  test(`the instructor's link for ${lab} hides every control and flag, never a readout`, async () => {
+    const { context, guard, page, errors } = await open(`?lab=${lab}`);
+    await page.click('[data-testid="instructor-toggle"]');
+    await page.check('[data-testid="instructor-hide-all"]');
+    for (const box of await page.$$('[data-testid="instructor"] input[data-hide]')) await box.check();
+    await page.selectOption('[data-testid="instructor-start"]', '2');
+    const link = await page.inputValue('[data-testid="instructor-url"]');
+    const url = new URL(link);
+    assert.equal(url.origin, new URL(server.url).origin);
+    const param = lab === 'signal' ? 'hide' : `${lab[0]}.hide`;
+    const hidden = url.searchParams.get(param).split(',');
+    assert.ok(hidden.length > 8, hidden.join());
+    assert.equal(url.searchParams.get('lesson'), lab);
+    assert.equal(url.searchParams.get('step'), '2');
+    // The QR code is drawn in the page (an SVG, nothing fetched).
+    assert.ok((await page.$eval('[data-testid="qr"] path', (p) => p.getAttribute('d').length)) > 1000);
+
+    // The students' page: every setting and group of controls hidden, every readout there.
+    await page.goto(link);
+    await page.waitForSelector('[data-testid="lesson"][data-step="2"]');
+    const panel = page.locator(`#panel-${lab}`);
+    for (const id of READOUTS[lab]) {
+      const el = panel.locator(`[data-testid="${id}"]`).first();
+      await el.waitFor({ state: 'visible', timeout: 60000 }).catch(() => {});
+      assert.equal(await el.isVisible(), true, `${lab}: ${id} must stay visible with ${param}=${hidden.join(',')}`);
+    }
+    const inputs = await panel.locator('[data-testid^="input-"]').evaluateAll((els) => els.filter((e) => e.offsetParent !== null).map((e) => e.dataset.testid));
+    assert.deepEqual(inputs, [], 'every setting is hidden');
+    assert.deepEqual(guard.violations, []);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+}
+
+test('present mode: large type, fewer panels, the keyboard steps the lesson, Escape leaves', async () => {
+  const { context, page, errors } = await open('?lesson=density&present=1', { viewport: { width: 1920, height: 1080 } });
+  assert.equal(await page.evaluate(() => document.documentElement.hasAttribute('data-present')), true);
+  const size = await page.evaluate(() => parseFloat(getComputedStyle(document.documentElement).fontSize));
+  assert.ok(size >= 19, `${size}px`);
+  assert.equal(await page.isVisible('.site-footer'), false);
+  assert.equal(await page.isVisible('#panel-density .studies'), false);
+  await page.waitForFunction(() => document.querySelector('[data-testid="density-results"]').dataset.idle === 'true', null, { timeout: 60000 });
+  await page.screenshot({ path: screenshotPath('present-density-1920') });
+  await page.keyboard.press('PageDown');
+  await page.waitForSelector('[data-testid="lesson"][data-step="2"]');
+  await page.keyboard.press('ArrowLeft');
+  await page.waitForSelector('[data-testid="lesson"][data-step="1"]');
+  await page.keyboard.press('Escape');
+  await page.waitForFunction(() => !document.documentElement.hasAttribute('data-present'));
+  assert.equal((await params(page)).present, undefined);
+  assert.equal((await params(page)).lesson, 'density', 'the lesson stays');
+  assert.equal(await page.isVisible('.site-footer'), true);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('after one visit the site reloads and runs with the server stopped', async () => {
+  const own = await startServer(DIST);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const guard = await guardOrigin(context, new URL(own.url).origin);
+  const page = await context.newPage();
+  const errors = captureErrors(page);
+  await page.goto(`${own.url}?lab=density&d.B=5`);
+  await page.waitForSelector('[data-testid="engine-status"].ready', { state: 'attached', timeout: 30000 });
+  // The service worker has cached the whole site and controls the page.
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30000 });
+  const cached = await page.evaluate(async () => {
+    const names = await caches.keys();
+    const cache = await caches.open(names.find((n) => n.startsWith('whereabouts-')));
+    return (await cache.keys()).map((r) => new URL(r.url).pathname);
+  });
+  assert.ok(cached.some((p) => p.endsWith('.wasm')) && cached.some((p) => p.endsWith('worker.js')), cached.join());
+  await own.close();
+  const gone = await fetch(own.url).then(() => 'up', () => 'down');
+  assert.equal(gone, 'down', 'the server is stopped');
+  await page.reload();
+  await page.waitForSelector('[data-testid="engine-status"].ready', { state: 'attached', timeout: 30000 });
+  // The lab runs: the settings from the address, the server's guesses and the density.
+  await page.waitForFunction(() => {
+    const r = document.querySelector('[data-testid="density-results"]');
+    return r.dataset.idle === 'true' && document.querySelector('[data-testid="density-spearman"]');
+  }, null, { timeout: 60000 });
+  assert.equal((await params(page))['d.B'], '5');
+  // A lesson too, offline.
+  await page.click('[data-testid="lessons-menu"] summary');
+  await page.click('[data-testid="lesson-link-mobility"]');
+  await page.waitForSelector('[data-testid="lesson"][data-lesson="mobility"]');
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors.filter((e) => !/Failed to load resource|ERR_CONNECTION_REFUSED/.test(e)), []);
+  await context.close();
+});
