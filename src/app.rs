@@ -22,6 +22,7 @@ use crate::{
     shell::{
         data::{DataPanel, DataState},
         engine::{Engine, EngineStatus},
+        glossary::Glossary,
         instructor::{Hideable, InstructorPanel, present_from_query, present_mode},
         tabs::{LabKind, LabTabs, current_lab},
     },
@@ -117,6 +118,12 @@ pub fn App() -> impl IntoView {
         }
     };
     let instructor = RwSignal::new(false);
+    let glossary = RwSignal::new(
+        query
+            .trim_start_matches('?')
+            .split('&')
+            .any(|p| p == "glossary" || p.starts_with("glossary=")),
+    );
     let present = RwSignal::new(present_from_query(&query));
     present_mode(present);
     // Only the visible lab computes: the worker is told which tab shows, and leaving the
@@ -177,6 +184,8 @@ pub fn App() -> impl IntoView {
                     }).collect_view()}
                 </ul>
             </details>
+            <button type="button" data-testid="glossary-toggle" aria-expanded=move || glossary.get().to_string()
+                on:click=move |_| glossary.update(|o| *o = !*o)>"Glossary"</button>
             <button type="button" data-testid="instructor-toggle" aria-expanded=move || instructor.get().to_string()
                 on:click=move |_| instructor.update(|o| *o = !*o)>"For instructors"</button>
             <button type="button" class="present-exit" data-testid="present-exit" class:hidden=move || !present.get()
@@ -205,6 +214,9 @@ pub fn App() -> impl IntoView {
         <LabTabs active=active/>
         <div class="instructor-wrap" class:hidden=move || !instructor.get()>
             <InstructorPanel open=instructor lab=active lessons=&LESSONS hideable=hideable/>
+        </div>
+        <div class="instructor-wrap" class:hidden=move || !glossary.get()>
+            <Glossary open=glossary/>
         </div>
         <div class="lesson-wrap" class:hidden=move || open_lesson.with(Option::is_none)>
             <LessonPanel open=open_lesson apply=apply/>

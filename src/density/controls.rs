@@ -5,6 +5,7 @@ use super::DensityState;
 use super::map::city;
 use super::settings::{FIELDS, Section};
 use crate::ui::basemap::format_distance;
+use crate::ui::layers::layer_toggle;
 use crate::ui::settings::field_control;
 use leptos::prelude::*;
 use whereabouts_core::geo::Metres;
@@ -83,16 +84,17 @@ pub fn DensityControls(state: DensityState) -> impl IntoView {
     let full = move || state.places.with(|p| p.len() >= MAX_VISITOR_PLACES);
     let layer = move |name: &'static str,
                       label: &'static str,
+                      about: &'static str,
                       get: fn(&super::Layers) -> bool,
                       set: fn(&mut super::Layers, bool)| {
-        view! {
-            <label class="check">
-                <input type="checkbox" data-testid=format!("density-layer-{name}")
-                    prop:checked=move || state.layers.with(get)
-                    on:change=move |e| { let on = event_target_checked(&e); state.layers.update(|l| set(l, on)); }/>
-                {label}
-            </label>
-        }
+        layer_toggle(
+            state.layers,
+            format!("density-layer-{name}"),
+            label,
+            about,
+            get,
+            set,
+        )
     };
     view! {
         <section class="panel controls" aria-labelledby="density-controls-title">
@@ -114,8 +116,12 @@ pub fn DensityControls(state: DensityState) -> impl IntoView {
             {section(Section::City)}
             <h2 class:hidden=move || state.hides("d.layers")>"Map layers"</h2>
             <div class="layers" class:hidden=move || state.hides("d.layers")>
-                {layer("candidates", "Peaks in your upload", |l| l.candidates, |l, v| l.candidates = v)}
-                {layer("guess", "The server's guess", |l| l.guess, |l, v| l.guess = v)}
+                {layer("candidates", "Peaks in your upload",
+                    "Black rings: the highest points of your upload's wave pattern, the places the server cannot tell from where you are. One ring: you are found; many far apart: you hide among them.",
+                    |l| l.candidates, |l, v| l.candidates = v)}
+                {layer("guess", "The server's guess",
+                    "Where the server puts you after reading your upload (its attack in the settings), with its distance from you: the figure in the card Where the server puts you.",
+                    |l| l.guess, |l, v| l.guess = v)}
             </div>
         </section>
     }

@@ -4,6 +4,7 @@
 use super::settings::{FIELDS, Section, Who, default_path};
 use super::{Layers, MobState};
 use crate::ui::basemap::format_distance;
+use crate::ui::layers::layer_toggle;
 use crate::ui::settings::field_control;
 use leptos::prelude::*;
 use whereabouts_core::world::roads::length;
@@ -59,16 +60,17 @@ pub fn MobControls(state: MobState) -> impl IntoView {
     };
     let layer = move |name: &'static str,
                       label: &'static str,
+                      about: &'static str,
                       get: fn(&Layers) -> bool,
                       set: fn(&mut Layers, bool)| {
-        view! {
-            <label class="check">
-                <input type="checkbox" data-testid=format!("mob-layer-{name}")
-                    prop:checked=move || state.layers.with(get)
-                    on:change=move |e| { let on = event_target_checked(&e); state.layers.update(|l| set(l, on)); }/>
-                {label}
-            </label>
-        }
+        layer_toggle(
+            state.layers,
+            format!("mob-layer-{name}"),
+            label,
+            about,
+            get,
+            set,
+        )
     };
     view! {
         <section class="panel controls" aria-labelledby="mob-controls-title">
@@ -94,9 +96,15 @@ pub fn MobControls(state: MobState) -> impl IntoView {
             {section(Section::Federation)}
             <h2 class:hidden=move || state.hides("m.layers")>"Map layers"</h2>
             <div class="layers" class:hidden=move || state.hides("m.layers")>
-                {layer("trail", "The server's optimisation", |l| l.trail, |l, v| l.trail = v)}
-                {layer("estimates", "Averaged estimates so far", |l| l.estimates, |l, v| l.estimates = v)}
-                {layer("streets", "Streets", |l| l.streets, |l, v| l.streets = v)}
+                {layer("trail", "The server's optimisation",
+                    "For the round shown, every iterate of the server's made-up window, from its start to where it stopped: how the attack moved its guesses.",
+                    |l| l.trail, |l, v| l.trail = v)}
+                {layer("estimates", "Averaged estimates so far",
+                    "Each position's estimate averaged over the windows it was in so far (ST-GIA's calibration, [002] Eq. 9), with its distance from the truth in the card The window's positions.",
+                    |l| l.estimates, |l, v| l.estimates = v)}
+                {layer("streets", "Streets",
+                    "The city's street network: routes follow it, and ST-GIA's mapping moves every guess onto it.",
+                    |l| l.streets, |l, v| l.streets = v)}
             </div>
         </section>
     }

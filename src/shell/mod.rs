@@ -1,10 +1,11 @@
 //! The shell every lab lives in: the tabs and `?lab=` ([`tabs`]), the one engine worker
 //! ([`engine`]), the visitor's own data ([`data`]) and the visitor's drawn path in the link
 //! ([`path_link`]: the Signal map draws it, the Linkability lab walks it), which feed every lab;
-//! and the instructor's link and present mode ([`instructor`]).
+//! the instructor's link and present mode ([`instructor`]); the glossary ([`glossary`]).
 
 pub mod data;
 pub mod engine;
+pub mod glossary;
 pub mod instructor;
 pub mod path_link;
 pub mod tabs;

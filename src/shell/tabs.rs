@@ -101,8 +101,8 @@ impl LabKind {
 }
 
 /// The shell's own keys in the query string, no lab's: the tab showing, the lesson and its
-/// step (ui/lesson.rs), present mode (shell/instructor.rs).
-pub const SHELL_KEYS: [&str; 4] = ["lab", "lesson", "step", "present"];
+/// step (ui/lesson.rs), present mode (shell/instructor.rs), the glossary open (`glossary`).
+pub const SHELL_KEYS: [&str; 5] = ["lab", "lesson", "step", "present", "glossary"];
 
 /// True if `key` belongs to a lab other than the Signal map (which ignores it).
 pub fn other_lab_key(key: &str) -> bool {

@@ -7,6 +7,7 @@ pub mod basemap;
 pub mod chart;
 pub mod help;
 pub mod labels;
+pub mod layers;
 pub mod lesson;
 pub mod map;
 pub mod path_editor;

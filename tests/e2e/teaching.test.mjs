@@ -120,3 +120,29 @@ test('after one visit the site reloads and runs with the server stopped', async 
   assert.deepEqual(errors.filter((e) => !/Failed to load resource|ERR_CONNECTION_REFUSED/.test(e)), []);
   await context.close();
 });
+
+test('every setting, layer and card of every lab has its explanation, and the glossary has the terms', async () => {
+  const { context, page, errors } = await open('?glossary');
+  await page.waitForSelector('[data-testid="glossary"]');
+  const terms = await page.$$eval('[data-testid="glossary"] dt', (dts) => dts.map((d) => d.textContent));
+  for (const term of ['DLG (Deep Leakage from Gradients)', 'Centroid', 'Local batch', 'Reconstruction', 'Update', 'ST-GIA', 'ASR (attack success rate)', 'KDE (kernel density estimation)']) {
+    assert.ok(terms.includes(term), `${term} in ${terms.join(' | ')}`);
+  }
+  // `glossary` is the shell's key, no lab's setting: nothing was ignored.
+  assert.equal(await page.isVisible('[data-testid="link-notice"]'), false);
+  for (const lab of ['signal', 'density', 'linkability', 'mobility']) {
+    await page.click(`[data-testid="tab-${lab}"]`);
+    const missing = await page.$$eval(`#panel-${lab} :is(.field, .layer, .card)`, (els) =>
+      els
+        .filter((el) => el.offsetParent !== null && !el.querySelector('.help-toggle'))
+        .map((el) => `${el.className}: ${el.textContent.trim().slice(0, 40)}`),
+    );
+    assert.deepEqual(missing, [], `${lab}: every visible setting, layer and card has a "?"`);
+  }
+  // A layer's "?" opens its text in the flow.
+  await page.click('[data-testid="tab-signal"]');
+  await page.click('#help-layer-heat-button');
+  assert.match(await page.textContent('#help-layer-heat'), /RSRP, dBm/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -1,0 +1,218 @@
+//! The glossary (`?glossary`): the papers' terms as the labs use them, each with where it comes
+//! from, one spelling each. Lessons and help texts use these words; a student who meets one
+//! finds it here.
+
+use leptos::prelude::*;
+
+/// One term: its name, what it means here, and where it comes from.
+pub struct Term {
+    pub name: &'static str,
+    pub meaning: &'static str,
+    pub source: &'static str,
+}
+
+/// Every term, alphabetically.
+pub const TERMS: &[Term] = &[
+    Term {
+        name: "AIT (average iteration)",
+        meaning: "The first iteration of the attack's optimisation at which a position came within the success radius, averaged over the positions found. Lower: the server finds you sooner.",
+        source: "[002]",
+    },
+    Term {
+        name: "Analytic attack (Lemma 1)",
+        meaning: "The first layer's weight gradient divided by its bias gradient is a weighted average of the positions a phone trained on: the server reads it straight out of the update, with no search.",
+        source: "[000] Lemma 1",
+    },
+    Term {
+        name: "AP (average precision), × chance",
+        meaning: "How well a ranking puts the right answers first, from 0 to 1; the mean over people of the AP of each person's ranking of devices. Shown as a multiple of chance: 1× is guessing, higher links more.",
+        source: "[004]",
+    },
+    Term {
+        name: "ASR (attack success rate)",
+        meaning: "The share of a window's positions the server placed within the success radius τ (500 m by default) of the truth. 0 is nothing found, 1 is everything.",
+        source: "[002]",
+    },
+    Term {
+        name: "B (batch size) and E (local epochs)",
+        meaning: "Under FedAvg a phone trains for E passes over its round's data in mini-batches of B points before it sends the update. B = ∞ and E = 1 is FedSGD: one exact gradient.",
+        source: "[000] §2.2",
+    },
+    Term {
+        name: "B (random features)",
+        meaning: "In the Density lab, how many cosine waves a phone sends in place of its location. Fewer waves: more privacy and a worse map.",
+        source: "[003] Eq. 7",
+    },
+    Term {
+        name: "Centroid",
+        meaning: "The average position of a round's local batch: what the Signal map's attacks recover, and what their errors are measured against.",
+        source: "[000]",
+    },
+    Term {
+        name: "Diverse Batch, Farthest Batch",
+        meaning: "The Signal map's defences on the phone: train on one point per place visited (DBSCAN clusters), or only on the places farthest from where the phone mostly was (a decoy).",
+        source: "[000] §4.3–4.4",
+    },
+    Term {
+        name: "DLG (Deep Leakage from Gradients)",
+        meaning: "The server makes up a dummy input and moves it until the gradient it would give matches the phone's update; the dummy is then its reconstruction.",
+        source: "[000] Algorithm 2",
+    },
+    Term {
+        name: "DP-SGD, local DP",
+        meaning: "Differential privacy on the update: clip it and add Gaussian noise so that any one point changes its distribution by at most e^ε (and δ). Smaller ε: more noise, more privacy.",
+        source: "[000] §4.5; [002] Table 5",
+    },
+    Term {
+        name: "EMD (earth mover's distance)",
+        meaning: "How far all your true positions are from all the server's reconstructions, as the least total distance to move one set onto the other (sliced Wasserstein here), beside the same figure for random guesses. Well below random: the server learned where you spend your time.",
+        source: "[000]",
+    },
+    Term {
+        name: "Epsilon (ε)",
+        meaning: "A privacy budget: smaller is more private. Per round for local DP and DP-SGD; per metre (Signal map, Density) or per km (Mobility) for geo-indistinguishability, where the noise's mean shift is 2/ε.",
+        source: "[000] §4.5; [002] Table 5",
+    },
+    Term {
+        name: "FedAvg, FedSGD",
+        meaning: "Federated averaging: each phone trains locally (E epochs of mini-batches of B) and the server averages the new models. FedSGD is its one-step case: each phone sends one gradient.",
+        source: "[000] §2.2",
+    },
+    Term {
+        name: "FedAvg-aware server",
+        meaning: "Beyond the papers: a server that knows B, E and the learning rate and replays the phone's local training with one dummy point per step, so FedAvg's many steps no longer blur what it recovers.",
+        source: "this project (docs/papers.md)",
+    },
+    Term {
+        name: "GeoInd, GeoI (geo-indistinguishability)",
+        meaning: "Each location is moved by planar-Laplace noise before it is used; nearby locations become hard to tell apart.",
+        source: "[000] §4.5; [002] Table 5; [003]",
+    },
+    Term {
+        name: "Honest-but-curious server",
+        meaning: "It runs the protocol faithfully and attacks only what it is sent: the updates, never the phones.",
+        source: "[000]",
+    },
+    Term {
+        name: "Hotspot F1, Spearman's ρ",
+        meaning: "How well the server's density matches the exact one: ρ ranks all cells (1 is the same order), hotspot F1 compares the busiest 5% of cells (1 is the same hotspots).",
+        source: "[003]",
+    },
+    Term {
+        name: "KDE (kernel density estimation)",
+        meaning: "The city's density as the sum of a small hill (a Gaussian kernel of width h) on every person. Federated KDE: each phone sends its own hill and the server adds them up.",
+        source: "[003] Eq. 1, Eq. 5",
+    },
+    Term {
+        name: "Local batch",
+        meaning: "The points a phone trains on in one round: everything it logged during the round, or what a defence keeps of it.",
+        source: "[000]",
+    },
+    Term {
+        name: "Mitigations (bkg-repl, rand-aug, mm-aug)",
+        meaning: "The Linkability lab's blending-in: swap a share β of a device's data for background data, add α random background points per own point, or add α points of a crowd's background.",
+        source: "[004] §11",
+    },
+    Term {
+        name: "Online FL, round, T",
+        meaning: "Federated learning that goes on as data comes in: in each round (length T) every phone trains only on what it logged during the round.",
+        source: "[000]",
+    },
+    Term {
+        name: "PGEM (adaptive geo-DP)",
+        meaning: "The Mobility paper's defence: a total ε shared out over the rounds, more noise where a round looks more exposed (its ASR and AIT).",
+        source: "[002]",
+    },
+    Term {
+        name: "Reconstruction",
+        meaning: "What the server makes of an update: a position (or a window of positions) it believes the phone trained on.",
+        source: "[000], [002]",
+    },
+    Term {
+        name: "RMSE",
+        meaning: "Root mean square error of the model on held-out data: for the signal map in dB of signal strength. The utility a defence may cost; lower is better.",
+        source: "[000]",
+    },
+    Term {
+        name: "RSRP",
+        meaning: "Reference signal received power: the LTE signal strength a phone measures, in dBm. The signal map predicts it from a location.",
+        source: "[000]",
+    },
+    Term {
+        name: "Split (random, by day, chronological)",
+        meaning: "How a person's data is divided between their two devices in the Linkability lab: side by side, one device a day, or the first half and the second.",
+        source: "[004] §7",
+    },
+    Term {
+        name: "ST-GIA",
+        meaning: "The Mobility paper's attack: gradient inversion with a spatiotemporal start (the previous round's reconstruction slid by one), a street mapping after every step and calibration (each position averaged over its windows).",
+        source: "[002] §3",
+    },
+    Term {
+        name: "Top-1, top-5",
+        meaning: "The share of new devices whose owner is the server's first guess, or among its first five.",
+        source: "[004]",
+    },
+    Term {
+        name: "Update",
+        meaning: "What a phone sends the server after a round: the change to the model's weights (under FedSGD, the gradient). Never the data itself.",
+        source: "[000]",
+    },
+];
+
+/// An id for a term's anchor ("term-dlg-deep-leakage-from-gradients").
+pub fn anchor(name: &str) -> String {
+    let mut id = String::from("term-");
+    let mut dash = false;
+    for c in name.chars().flat_map(char::to_lowercase) {
+        if c.is_ascii_alphanumeric() {
+            id.push(c);
+            dash = false;
+        } else if !dash && !id.ends_with('-') {
+            id.push('-');
+            dash = true;
+        }
+    }
+    id.trim_end_matches('-').to_string()
+}
+
+/// The glossary panel.
+#[component]
+pub fn Glossary(open: RwSignal<bool>) -> impl IntoView {
+    view! {
+        <section class="panel glossary" data-testid="glossary" aria-labelledby="glossary-title" class:hidden=move || !open.get()>
+            <div class="instructor-head">
+                <h2 id="glossary-title">"Glossary"</h2>
+                <button type="button" class="link" on:click=move |_| open.set(false)>"Close"</button>
+            </div>
+            <p class="hint">"The papers' words as the labs use them. [000]/[001]: the Signal map; [002]: Mobility; [003]: Density; [004]: Linkability (the papers are named in the footer)."</p>
+            <dl class="glossary-list">
+                {TERMS.iter().map(|t| view! {
+                    <div class="term" id=anchor(t.name)>
+                        <dt>{t.name}</dt>
+                        <dd>{t.meaning}" "<span class="source">{format!("({})", t.source)}</span></dd>
+                    </div>
+                }).collect_view()}
+            </dl>
+        </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terms_are_alphabetical_unique_and_anchored() {
+        let names: Vec<String> = TERMS.iter().map(|t| t.name.to_lowercase()).collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(names, sorted, "alphabetical, each once");
+        assert_eq!(
+            anchor("DLG (Deep Leakage from Gradients)"),
+            "term-dlg-deep-leakage-from-gradients"
+        );
+        assert_eq!(anchor("Epsilon (ε)"), "term-epsilon");
+    }
+}
