@@ -192,6 +192,7 @@ pub fn DensityMap(state: DensityState) -> impl IntoView {
         label: Rc::new(move || {
             "Map of the synthetic city with your places and what the server sees. Drag a numbered place to move it. Keyboard: N and P select a place, the arrows move it (Shift: farther), Delete removes it. Wheel or +/− to zoom.".into()
         }),
+        summary_id: "density-summary",
     };
     let tools = view! {
         <div class="seg" class:hidden=move || state.hides("d.places") || state.data.loaded()>

@@ -158,7 +158,7 @@ pub fn Results(state: DensityState) -> impl IntoView {
                     }}
                 </div>
             </div>
-            <p class="sr-only" aria-live="polite" data-testid="density-summary">{move || {
+            <p class="sr-only" id="density-summary" aria-live="polite" data-testid="density-summary">{move || {
                 let a = answer()?;
                 Some(format!("The server's guess is {} from your place {}.", format_distance(a.guess.error_m()), a.place + 1))
             }}</p>

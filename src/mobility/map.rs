@@ -74,6 +74,7 @@ pub fn MobMap(state: MobState) -> impl IntoView {
         label: Rc::new(move || {
             "Map of the synthetic city's streets with your route, the window of 8 positions your phone trained on this round, the server's reconstruction of it (with the path its optimisation took) and its averaged estimate of every position so far. Click to add a waypoint to your route, drag one to move it, double-click one to remove it. Keyboard: N and P select a waypoint, the arrows move it (Shift: farther), A adds one after it, Delete removes it. Wheel or +/− to zoom.".into()
         }),
+        summary_id: "mob-summary",
     };
     let tools = tool.buttons("mob-", move || !state.editable());
     map_view(

@@ -306,7 +306,7 @@ pub fn MobResults(state: MobState) -> impl IntoView {
                     }}
                 </div>
             </div>
-            <p class="sr-only" aria-live="polite" data-testid="mob-summary">{move || {
+            <p class="sr-only" id="mob-summary" aria-live="polite" data-testid="mob-summary">{move || {
                 let r = record()?;
                 Some(format!("Round {}: the server found {} of your 8 positions within {}.",
                     r.round + 1, percent(r.asr), format_distance(tau())))

@@ -132,6 +132,7 @@ pub fn LabMap(state: LabState) -> impl IntoView {
             }
             .into()
         }),
+        summary_id: "signal-summary",
     };
     let draw_hidden = move || state.hidden.with(|h| h.iter().any(|k| k == "draw"));
     let tools = editor.buttons("", move || draw_hidden() || state.data.loaded());

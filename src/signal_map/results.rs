@@ -277,7 +277,7 @@ pub fn Results(state: LabState) -> impl IntoView {
                 {card("diverged", "Diverged", Box::new(move || summary().and_then(|s| s.diverged_percent).map_or("—".into(), |d| format!("{d:.0}%"))))}
                 {card("rmse", "Model RMSE", Box::new(move || summary().and_then(|s| s.final_rmse_db).map_or("—".into(), |r| format!("{r:.1} dB"))))}
             </div>
-            <p class="summary" data-testid="summary" aria-live="polite">{summary_text}</p>
+            <p class="summary" id="signal-summary" data-testid="summary" aria-live="polite">{summary_text}</p>
             <p class="hint" data-testid="two-attacks">{TWO_ATTACKS}</p>
             <p class="hint" data-testid="start-hint">
                 {move || if state.settings.with(|s| s.warm) { WARM_TEXT } else { COLD_TEXT }}

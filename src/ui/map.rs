@@ -31,6 +31,9 @@ pub struct MapLayers {
     pub paint: Paint,
     /// The canvas's accessible description (tracked).
     pub label: Rc<dyn Fn() -> String>,
+    /// The id of the element that says in words what the map shows now (the lab's summary of
+    /// what the server reconstructed against the truth), for screen readers.
+    pub summary_id: &'static str,
 }
 
 /// A lab's editing on the map. Coordinates are CSS pixels on the canvas; `view` maps them to the
@@ -158,6 +161,7 @@ pub fn map_view(
         track,
         paint,
         label,
+        summary_id,
     } = layers;
 
     let paint = {
@@ -434,7 +438,7 @@ pub fn map_view(
 
     view! {
         <canvas node_ref=canvas_ref class="map" data-testid=testid tabindex="0"
-            role="application" aria-label=label class:panning=pans
+            role="application" aria-label=label aria-describedby=summary_id class:panning=pans
             on:pointerdown=on_down on:pointermove=on_move on:pointerup=on_up.clone()
             on:pointercancel=on_up on:dblclick=on_dblclick on:wheel=on_wheel
             on:keydown=on_key

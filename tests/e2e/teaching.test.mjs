@@ -139,10 +139,51 @@ test('every setting, layer and card of every lab has its explanation, and the gl
     );
     assert.deepEqual(missing, [], `${lab}: every visible setting, layer and card has a "?"`);
   }
+  // Each map says in words what it shows: its canvas is described by the lab's summary.
+  for (const [lab, canvas] of [['signal', 'map-canvas'], ['density', 'density-map'], ['mobility', 'mob-map']]) {
+    await page.click(`[data-testid="tab-${lab}"]`);
+    const described = await page.$eval(`[data-testid="${canvas}"]`, (c) => c.getAttribute('aria-describedby'));
+    await page
+      .waitForFunction((id) => document.getElementById(id)?.textContent.trim().length > 30, described, { timeout: 60000 })
+      .catch(async () => assert.fail(`${lab}: ${described} says “${await page.evaluate((id) => document.getElementById(id)?.textContent, described)}”`));
+  }
   // A layer's "?" opens its text in the flow.
   await page.click('[data-testid="tab-signal"]');
   await page.click('#help-layer-heat-button');
   assert.match(await page.textContent('#help-layer-heat'), /RSRP, dBm/);
   assert.deepEqual(errors, []);
   await context.close();
+});
+
+test('a new deploy is offered as a reload, and the reload runs the new version', async () => {
+  // A copy of the site to deploy over.
+  const { cpSync, mkdtempSync, readFileSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const dir = mkdtempSync(join(tmpdir(), 'whereabouts-deploy-'));
+  cpSync(DIST, dir, { recursive: true });
+  const own = await startServer(dir);
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const errors = captureErrors(page);
+  await page.goto(`${own.url}?lab=density`);
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30000 });
+  const before = await page.evaluate(async () => (await caches.keys()).filter((k) => k.startsWith('whereabouts-')));
+  assert.equal(before.length, 1);
+  assert.equal(await page.isVisible('[data-testid="update-notice"]'), false);
+  // The deploy: a new service worker (a new version of the site's files).
+  const sw = readFileSync(join(dir, 'sw.js'), 'utf8');
+  const version = sw.match(/const VERSION = '([0-9a-f]+)'/)[1];
+  writeFileSync(join(dir, 'sw.js'), sw.replace(version, `${version}-next`));
+  await page.evaluate(async () => (await navigator.serviceWorker.getRegistration()).update());
+  await page.waitForSelector('[data-testid="update-notice"]', { state: 'visible', timeout: 30000 });
+  // The page still runs on the old version until the visitor says so.
+  assert.deepEqual(await page.evaluate(async () => (await caches.keys()).filter((k) => k.startsWith('whereabouts-')).length), 2);
+  await Promise.all([page.waitForEvent('load'), page.click('[data-testid="update-notice"] button')]);
+  await page.waitForFunction((v) => caches.keys().then((ks) => ks.includes(`whereabouts-${v}-next`) && ks.filter((k) => k.startsWith('whereabouts-')).length === 1), version, { timeout: 30000, polling: 500 });
+  assert.equal((await params(page)).lab, 'density', 'the settings stay');
+  assert.equal(await page.isVisible('[data-testid="update-notice"]'), false);
+  assert.deepEqual(errors, []);
+  await context.close();
+  await own.close();
 });
