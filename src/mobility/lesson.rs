@@ -23,7 +23,7 @@ pub static LESSON: Lesson = Lesson {
             title: "ST-GIA's switches",
             text: "ST-GIA adds three things to a plain gradient inversion (§3): it starts each round from its previous reconstruction slid by one position, it moves every guess onto the nearest street after each step (vehicles and check-ins are on the streets), and it averages each position over the windows it was in (Eq. 9). This step turns the street mapping off.",
             try_this: "Switch Snap guesses between Off and Streets, and Average each point's guesses off and on.",
-            notice: "Compare the mean ASR with the first step's. In the paper the mapping raises ASR (Fig. 4b), and it does in this lab's reproduction over the city's users (docs/reproduce-mobility.md); on a drawn route over 12 rounds it can go the other way: without the mapping the guesses here are found more often and sooner. A mapping is a prior: it helps when the guesses are near the right street, and pulls them onto a wrong one otherwise.",
+            notice: "Compare the mean ASR with the first step's. In the paper the mapping raises ASR (Fig. 4b), and it does in this project's reproduction of the paper over the city's bus and check-in users (the command line's reproduce); on a drawn route over 12 rounds it can go the other way: without the mapping the guesses here are found more often and sooner. A mapping is a prior: it helps when the guesses are near the right street, and pulls them onto a wrong one otherwise.",
             settings: &[("m.T", "12"), ("m.map", "off")],
             rounds: None,
         },
