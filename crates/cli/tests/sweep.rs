@@ -78,7 +78,30 @@ fn plan(dir: &Path) -> usize {
     n
 }
 
+/// Runs the sweep in `dir` as two shards in two processes at once.
+fn run_in_two_shards(dir: &Path) {
+    let shard = |k: &str| {
+        Command::new(BIN)
+            .args(["sweep", "run", dir.to_str().unwrap(), "--shard", k])
+            .spawn()
+            .unwrap()
+    };
+    let (mut a, mut b) = (shard("1/2"), shard("2/2"));
+    assert!(a.wait().unwrap().success() && b.wait().unwrap().success());
+}
+
+/// The merged tables of the density quick study (whose heading they must carry).
 fn merge(dir: &Path, name: &str) -> (String, Vec<(String, String)>) {
+    let (merged, tables) = merged(dir, name);
+    assert!(
+        merged.starts_with("## `whereabouts reproduce --lab density --seed 1 --quick`"),
+        "{merged}"
+    );
+    tables
+}
+
+/// `sweep merge` of `dir`: its whole Markdown, and its tables as [`tables`] reads them.
+fn merged(dir: &Path, name: &str) -> (String, (String, Vec<(String, String)>)) {
     let (md, csv) = (fresh(&format!("{name}.md")), fresh(&format!("{name}-csv")));
     ok(whereabouts(&[
         "sweep",
@@ -89,12 +112,7 @@ fn merge(dir: &Path, name: &str) -> (String, Vec<(String, String)>) {
         "--csv",
         csv.to_str().unwrap(),
     ]));
-    let merged = std::fs::read_to_string(&md).unwrap();
-    assert!(
-        merged.starts_with("## `whereabouts reproduce --lab density --seed 1 --quick`"),
-        "{merged}"
-    );
-    tables(&md, &csv)
+    (std::fs::read_to_string(&md).unwrap(), tables(&md, &csv))
 }
 
 /// `reproduce` on one machine, once for every test.
@@ -129,14 +147,7 @@ fn two_shards_in_two_processes_merge_into_reproduces_tables() {
         lines.starts_with("{\"index\":0,\"seed\":1,\"config\":{"),
         "{lines}"
     );
-    let shard = |k: &str| {
-        Command::new(BIN)
-            .args(["sweep", "run", dir.to_str().unwrap(), "--shard", k])
-            .spawn()
-            .unwrap()
-    };
-    let (mut a, mut b) = (shard("1/2"), shard("2/2"));
-    assert!(a.wait().unwrap().success() && b.wait().unwrap().success());
+    run_in_two_shards(&dir);
     assert_eq!(merge(&dir, "shards"), *reproduced());
     // Running again redoes nothing.
     let again = ok(whereabouts(&[
@@ -335,28 +346,8 @@ fn a_page_study_on_a_config_file_sweeps_into_reproduces_table() {
         points.lines().all(|l| l.contains("\"seed\":3,")),
         "{points}"
     );
-    let (mut a, mut b) = (
-        Command::new(BIN)
-            .args(["sweep", "run", dir.to_str().unwrap(), "--shard", "1/2"])
-            .spawn()
-            .unwrap(),
-        Command::new(BIN)
-            .args(["sweep", "run", dir.to_str().unwrap(), "--shard", "2/2"])
-            .spawn()
-            .unwrap(),
-    );
-    assert!(a.wait().unwrap().success() && b.wait().unwrap().success());
-    let (md, csv) = (fresh("schemes-merged.md"), fresh("schemes-merged-csv"));
-    ok(whereabouts(&[
-        "sweep",
-        "merge",
-        dir.to_str().unwrap(),
-        "--out",
-        md.to_str().unwrap(),
-        "--csv",
-        csv.to_str().unwrap(),
-    ]));
-    assert_eq!(tables(&md, &csv), here);
+    run_in_two_shards(&dir);
+    assert_eq!(merged(&dir, "schemes-merged").1, here);
 }
 
 #[test]
