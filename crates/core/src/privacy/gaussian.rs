@@ -59,6 +59,28 @@ pub fn analytic_sigma(epsilon: f64, delta: f64, sensitivity: f64) -> f64 {
     libm::exp(hi)
 }
 
+/// The smallest ε for which noise σ at sensitivity Δ is (ε, δ)-DP (the inverse of
+/// [`analytic_sigma`]): δ(ε) falls as ε grows, so bisect on ε. 0 if σ already gives δ at ε = 0.
+pub fn analytic_epsilon(sigma: f64, delta: f64, sensitivity: f64) -> f64 {
+    if gaussian_delta(0.0, sigma, sensitivity) <= delta {
+        return 0.0;
+    }
+    let mut hi = 1.0;
+    while gaussian_delta(hi, sigma, sensitivity) > delta && hi < 1e12 {
+        hi *= 2.0;
+    }
+    let mut lo = 0.0;
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if gaussian_delta(mid, sigma, sensitivity) > delta {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    hi
+}
+
 /// ln Φ(x), the log of the standard normal CDF, accurate far into the lower tail.
 fn log_phi(x: f64) -> f64 {
     if x > -30.0 {
@@ -155,6 +177,23 @@ mod tests {
         // σ scales with the sensitivity.
         let s2 = analytic_sigma(1.0, 1e-5, 2.0);
         assert!((s2 / s - 2.0).abs() < 1e-9, "{s2}");
+    }
+
+    #[test]
+    fn the_analytic_epsilon_inverts_the_analytic_sigma() {
+        for &eps in &[0.01, 0.5, 1.0, 10.0, 100.0, 1000.0] {
+            for &sens in &[0.4, 1.0, 3.0] {
+                let s = analytic_sigma(eps, 1e-5, sens);
+                let back = analytic_epsilon(s, 1e-5, sens);
+                assert!((back / eps - 1.0).abs() < 1e-6, "ε {eps}, Δ {sens}: {back}");
+            }
+        }
+        // Enormous noise: private at ε = 0 already.
+        assert_eq!(analytic_epsilon(1e6, 1e-5, 1.0), 0.0);
+        // The classic σ for ε = 10 at Δ = 1, applied where the sensitivity is really 5: far
+        // more than 10.
+        let classic = gaussian_sigma(Calibration::Classic, 10.0, 1e-5, 1.0);
+        assert!(analytic_epsilon(classic, 1e-5, 5.0) > 50.0);
     }
 
     #[test]
