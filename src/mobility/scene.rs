@@ -150,6 +150,9 @@ mod tests {
             audit: None,
             remaining: None,
             sent: None,
+            dp_epsilon: None,
+            dp_round_epsilon: None,
+            dp_stated_epsilon: None,
         }
     }
 

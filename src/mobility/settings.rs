@@ -9,7 +9,7 @@ use whereabouts_core::geo::Metres;
 use whereabouts_engine::mobility::config::{
     AttackConfig, Calibration, Federation, Init, Mapping, Method, MobConfig, Start,
 };
-use whereabouts_engine::mobility::defence::{Audit, Defence};
+use whereabouts_engine::mobility::defence::{Audit, Defence, DpClip};
 use whereabouts_engine::mobility::limits;
 use whereabouts_engine::mobility::traces::{CITY_HALF_H_M, CITY_HALF_W_M, Target, TraceKind};
 
@@ -495,7 +495,10 @@ impl MobSettings {
         let epsilon = self.epsilon;
         match self.guard {
             Guard::None => Defence::None,
-            Guard::DpSgd => Defence::DpSgd { epsilon },
+            Guard::DpSgd => Defence::DpSgd {
+                epsilon,
+                clip: DpClip::Flat,
+            },
             Guard::GeoI => Defence::GeoI { epsilon },
             Guard::GeoGi => Defence::GeoGi { epsilon },
             Guard::Adaptive => Defence::Adaptive {

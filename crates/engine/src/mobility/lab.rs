@@ -8,7 +8,7 @@
 use super::attack::{Extras, Inverter, Iterate};
 use super::calibration::calibrate;
 use super::config::{Calibration, Federation, Init, Mapping, Method, MobConfig, Start};
-use super::defence::{self, Audit, Budget, Defence, Domain};
+use super::defence::{self, Audit, Budget, DPSGD_DELTA, Defence, Domain, DpClip};
 use super::lstm::{self, INPUT, OUTPUT, WINDOW, Window};
 use super::metrics::{ait, asr, first_success};
 use super::objective::Observed;
@@ -16,6 +16,7 @@ use super::traces::{self, Fix, Scaler, Target};
 use serde::{Deserialize, Serialize};
 use whereabouts_core::driver::{Driver, Guess};
 use whereabouts_core::geo::Metres;
+use whereabouts_core::privacy::gaussian::RdpAccountant;
 use whereabouts_core::rng::Stream;
 use whereabouts_core::world::roads::RoadNetwork;
 
@@ -54,6 +55,19 @@ pub struct RoundRecord {
     pub remaining: Option<f64>,
     /// What the phone trained on instead of the truth (location defences).
     pub sent: Option<Vec<Metres>>,
+    /// DP-SGD: the target's total ε after this round, by Rényi-DP composition of every round's
+    /// σ at the update's true sensitivity, read at δ = 10⁻⁵ (it protects the whole trajectory
+    /// trained on so far). Not [`RoundRecord::epsilon`], which is PGEM's ε_t.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dp_epsilon: Option<f64>,
+    /// DP-SGD: this round's exact ε at δ = 10⁻⁵ for the round's window (9 fixes), at the
+    /// update's true sensitivity.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dp_round_epsilon: Option<f64>,
+    /// DP-SGD as in the authors' code: the ε per round it states (its σ calibrated for a
+    /// sensitivity of 0.2); `dp_round_epsilon` is the true one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dp_stated_epsilon: Option<f64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -81,6 +95,17 @@ pub struct MobSummary {
     pub recall_at_5: Option<f64>,
     /// The adaptive budget spent so far.
     pub budget: Option<Budget>,
+    /// DP-SGD: the target's total ε over the rounds done (Rényi-DP composition, at `dp_delta`),
+    /// each round's ε (exact, at the true sensitivity), the ε per round the authors' code states
+    /// (its variant only), and δ.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dp_epsilon: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dp_round_epsilon: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dp_stated_epsilon: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dp_delta: Option<f64>,
 }
 
 enum Phase {
@@ -132,6 +157,9 @@ pub struct MobLab {
     /// The round's averaged gradient, applied when the round's attack is done (the attack
     /// inverts at the weights the phones trained from).
     pending_update: Option<Vec<f32>>,
+    /// DP-SGD: the target's privacy loss so far (every round's σ at the update's true
+    /// sensitivity).
+    spent: RdpAccountant,
 }
 
 /// For each point of the window, the first iteration of `trail` that put it within `tau` of
@@ -346,8 +374,12 @@ impl MobLab {
             } else {
                 lstm::loss_and_gradient(&self.params, &window, &label).1
             };
-            if let Defence::DpSgd { epsilon } = defence {
-                defence::dp_sgd(&mut g, epsilon, &mut s);
+            if let Defence::DpSgd { epsilon, clip } = defence {
+                let sigma = defence::dp_sgd(&mut g, epsilon, clip, &mut s);
+                if u == 0 {
+                    // The target's accountant: this round's σ at the true sensitivity.
+                    self.spent.record(sigma, clip.sensitivity());
+                }
             }
             // The server's FedAvg: every phone's one step averaged (equal weights).
             for (a, v) in sum.iter_mut().zip(&g) {
@@ -439,6 +471,9 @@ impl MobLab {
             audit: round.audit,
             remaining: self.budget.as_ref().map(Budget::remaining),
             sent: round.sent,
+            dp_epsilon: self.dp_total(),
+            dp_round_epsilon: self.dp_round().map(|d| d.0),
+            dp_stated_epsilon: self.dp_round().and_then(|d| d.1),
         };
         self.last_trail = found.trail;
         if let Some(update) = self.pending_update.take() {
@@ -449,6 +484,23 @@ impl MobLab {
         }
         emit(MobEvent::Round(Box::new(record.clone())));
         self.records.push(record);
+    }
+
+    /// DP-SGD's total ε over the rounds so far (at δ = 10⁻⁵).
+    fn dp_total(&self) -> Option<f64> {
+        matches!(self.config.defence, Defence::DpSgd { .. })
+            .then(|| self.spent.epsilon(DPSGD_DELTA))
+    }
+
+    /// DP-SGD's true ε of a round, and the ε the authors' code states for it (its variant).
+    fn dp_round(&self) -> Option<(f64, Option<f64>)> {
+        match self.config.defence {
+            Defence::DpSgd { epsilon, clip } => Some((
+                clip.round_epsilon(epsilon),
+                (clip == DpClip::PerTensor).then_some(epsilon),
+            )),
+            _ => None,
+        }
     }
 
     /// The self-audit's figures: ASR over the window's points, AIT (the iteration limit when
@@ -621,6 +673,7 @@ impl Driver for MobLab {
             last_trail: Vec::new(),
             own_points,
             pending_update: None,
+            spent: RdpAccountant::default(),
         };
         lab.phase = lab.begin_round(0);
         Ok(lab)
@@ -708,6 +761,10 @@ impl Driver for MobLab {
             utility_error_m,
             recall_at_5,
             budget: self.budget.clone(),
+            dp_epsilon: self.dp_total(),
+            dp_round_epsilon: self.dp_round().map(|d| d.0),
+            dp_stated_epsilon: self.dp_round().and_then(|d| d.1),
+            dp_delta: self.dp_round().map(|_| DPSGD_DELTA),
         }
     }
 

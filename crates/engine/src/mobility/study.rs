@@ -5,8 +5,8 @@
 //! core's [`StudyRunner`]; the command line's tables are made in [`super::experiments`].
 
 use super::config::MobConfig;
-use super::defence::{Audit, Defence};
-use super::experiments::EPSILONS;
+use super::defence::{Audit, Defence, DpClip};
+use super::experiments::{EPSILONS, format_total};
 use super::lab::MobLab;
 use serde::{Deserialize, Serialize};
 use whereabouts_core::driver::Driver;
@@ -42,12 +42,20 @@ pub struct StudyPoint {
     pub recall_at_5: Option<f64>,
     /// Why the run failed, if it did.
     pub failed: Option<String>,
+    /// The total ε over the run, on the defence's footing ([`Defence::total_epsilon`]):
+    /// DP-SGD's by Rényi-DP composition at δ = 10⁻⁵ per device; GeoI's and GeoGI's rounds × ε
+    /// per km; PGEM's ε per km.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_epsilon: Option<f64>,
 }
 
 /// The defence of `family` at `epsilon` (the adaptive one audits as `audit` says).
 fn defence(family: &str, epsilon: f64, audit: Audit) -> Defence {
     match family {
-        "dp_sgd" => Defence::DpSgd { epsilon },
+        "dp_sgd" => Defence::DpSgd {
+            epsilon,
+            clip: DpClip::Flat,
+        },
         "geo_i" => Defence::GeoI { epsilon },
         "geo_gi" => Defence::GeoGi { epsilon },
         "adaptive" => Defence::Adaptive { epsilon, audit },
@@ -99,6 +107,10 @@ pub fn measure(run: &StudyRun, lab: &MobLab, failed: Option<String>) -> StudyPoi
         utility_error_m: summary.utility_error_m,
         recall_at_5: summary.recall_at_5,
         failed,
+        total_epsilon: run
+            .config
+            .defence
+            .total_epsilon(summary.rounds_done, summary.dp_epsilon),
     }
 }
 
@@ -109,6 +121,18 @@ pub fn runner(runs: Vec<StudyRun>) -> StudyRunner<StudyRun, MobLab, StudyPoint> 
         |r: &StudyRun| MobLab::start(r.config.clone()),
         measure,
     )
+}
+
+/// What the total ε column holds, row by row.
+pub const TOTAL_NOTE: &str = "Total ε over the run: DP-SGD's is (ε, 10⁻⁵)-DP per device for its whole trajectory trained on, by Rényi-DP composition of every round's noise (ε per round protects that round's window of 9 fixes against a server that sees the update; both are upper bounds from different accountings); GeoI's and GeoGI's is rounds × ε per km (basic composition); the adaptive PGEM's is its ε per km, already the run's total.";
+
+/// A point's total ε with its unit.
+pub fn total_cell(p: &StudyPoint) -> String {
+    match (p.total_epsilon, p.family.as_str()) {
+        (None, _) => "–".into(),
+        (Some(t), "dp_sgd") => format!("{} at δ = 10⁻⁵", format_total(t)),
+        (Some(t), _) => format!("{} per km", format_total(t)),
+    }
 }
 
 /// The study on a base configuration, as a sweep of its runs (`whereabouts sweep plan mobility
@@ -138,10 +162,21 @@ impl PageStudy for StudyOn {
                 "The privacy–utility study: every defence at every ε on one target ({} rounds, seed {}; Table 5, Fig. 5)",
                 self.0.rounds, self.0.seed
             ),
-            notes: failures(points.iter().map(|p| (&p.label, &p.failed))),
-            columns: ["defence", "ASR", "AIT", "next-position error m", "recall@5"]
-                .map(String::from)
-                .to_vec(),
+            notes: {
+                let mut notes = vec![TOTAL_NOTE.to_string()];
+                notes.extend(failures(points.iter().map(|p| (&p.label, &p.failed))));
+                notes
+            },
+            columns: [
+                "defence",
+                "ASR",
+                "AIT",
+                "next-position error m",
+                "recall@5",
+                "total ε over the run",
+            ]
+            .map(String::from)
+            .to_vec(),
             rows: points
                 .iter()
                 .map(|p| {
@@ -151,6 +186,7 @@ impl PageStudy for StudyOn {
                         cell(p.ait, 2, ""),
                         cell(p.utility_error_m, 0, ""),
                         cell(p.recall_at_5, 3, ""),
+                        total_cell(p),
                     ]
                 })
                 .collect(),
@@ -200,6 +236,28 @@ mod tests {
             assert!((0.0..=1.0).contains(&asr), "{p:?}");
             assert!(p.utility_error_m.unwrap() > 0.0, "{p:?}");
             assert!((0.0..=1.0).contains(&p.recall_at_5.unwrap()), "{p:?}");
+            // Every defended row's total ε, on its own footing.
+            let e = p.epsilon.unwrap_or_default();
+            match p.family.as_str() {
+                "none" => assert_eq!(p.total_epsilon, None),
+                "dp_sgd" => assert!(p.total_epsilon.unwrap() > e, "{p:?}"),
+                "geo_i" | "geo_gi" => assert_eq!(p.total_epsilon, Some(3.0 * e)),
+                _ => assert_eq!(p.total_epsilon, Some(e)),
+            }
         }
+        let dp: Vec<f64> = points
+            .iter()
+            .filter(|p| p.family == "dp_sgd")
+            .map(|p| p.total_epsilon.unwrap())
+            .collect();
+        assert!(dp.windows(2).all(|w| w[0] < w[1]), "{dp:?}");
+        let table = StudyOn(base).table(&points);
+        assert_eq!(table.columns.last().unwrap(), "total ε over the run");
+        assert!(
+            table.rows[1][5].ends_with("at δ = 10⁻⁵"),
+            "{:?}",
+            table.rows[1]
+        );
+        assert_eq!(table.rows[6][5], "3.00 per km");
     }
 }

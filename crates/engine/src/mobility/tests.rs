@@ -3,7 +3,7 @@
 //! for every distance; the data, the run, its switches, the defences and the budget.
 
 use super::config::{AttackConfig, Calibration, Federation, Init, Mapping, Method, MobConfig};
-use super::defence::{self, Audit, Budget, Defence, Domain};
+use super::defence::{self, Audit, Budget, Defence, Domain, DpClip};
 use super::lab::MobLab;
 use super::lstm::{self, INPUT, OUTPUT, PARAMETERS, WINDOW, Window, loss_and_gradient};
 use super::metrics;
@@ -12,6 +12,7 @@ use super::traces::{self, Scaler, TraceKind};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 use whereabouts_core::driver::Driver;
+use whereabouts_core::privacy::gaussian::{RdpAccountant, analytic_sigma};
 use whereabouts_core::rng::Stream;
 
 fn params(seed: u64) -> Vec<f32> {
@@ -673,31 +674,151 @@ fn the_adaptive_allocation_never_spends_more_than_the_total() {
     }
 }
 
+/// L2 norm of a slice.
+fn norm(v: &[f32]) -> f64 {
+    v.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt()
+}
+
+/// ‖clip(a) − clip(b)‖ for DP-SGD's clip.
+fn clipped_distance(a: &[f32], b: &[f32], clip: DpClip) -> f64 {
+    let (mut a, mut b) = (a.to_vec(), b.to_vec());
+    defence::dp_clip(&mut a, clip);
+    defence::dp_clip(&mut b, clip);
+    let d: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x - y).collect();
+    norm(&d)
+}
+
 #[test]
-fn dp_sgd_clips_each_tensor_and_adds_the_classic_noise() {
-    use super::lstm::TENSORS;
-    let p = params(3);
-    let (w, y) = walk(0.2);
-    let g = loss_and_gradient(&p, &w, &y).1;
-    // With an enormous ε the noise vanishes and only the clipping shows.
-    let mut clipped = g.clone();
-    defence::dp_sgd(&mut clipped, 1e12, &mut Stream::new(1, "dp"));
-    for t in TENSORS {
-        let n = |v: &[f32]| {
-            v[t.start..t.start + t.len()]
-                .iter()
-                .map(|x| x * x)
-                .sum::<f32>()
-                .sqrt()
-        };
-        assert!(n(&clipped) <= 0.2 + 1e-4, "{}", n(&clipped));
-        if n(&g) < 0.2 {
-            assert!((n(&clipped) - n(&g)).abs() < 1e-4);
+fn dp_sgd_clips_the_whole_gradient_so_replacing_the_window_moves_it_by_at_most_2c() {
+    let c = defence::DPSGD_CLIP;
+    assert_eq!(DpClip::Flat.sensitivity(), 2.0 * c);
+    // Real gradients of very different windows, labels and models, scaled so some exceed C
+    // and some do not.
+    let mut grads = Vec::new();
+    for seed in 1..4 {
+        let p = params(seed);
+        for offset in [0.0, 0.3] {
+            let (w, y) = walk(offset);
+            let g = loss_and_gradient(&p, &w, &y).1;
+            for scale in [0.01f32, 1.0, 100.0] {
+                grads.push(g.iter().map(|v| v * scale).collect::<Vec<f32>>());
+            }
+            let far = loss_and_gradient(&p, &w, &[5.0, -5.0]).1;
+            grads.push(far);
         }
     }
+    let mut widest = 0.0f64;
+    for a in &grads {
+        let mut ca = a.clone();
+        defence::dp_clip(&mut ca, DpClip::Flat);
+        // One flat clip: the whole gradient to C, its direction kept; a small one untouched.
+        if norm(a) > c {
+            assert!((norm(&ca) - c).abs() < 1e-5, "{}", norm(&ca));
+            let cos = a
+                .iter()
+                .zip(&ca)
+                .map(|(x, y)| f64::from(x * y))
+                .sum::<f64>()
+                / (norm(a) * norm(&ca));
+            assert!(cos > 1.0 - 1e-6, "{cos}");
+        } else {
+            assert_eq!(&ca, a);
+        }
+        for b in &grads {
+            let d = clipped_distance(a, b, DpClip::Flat);
+            assert!(d <= 2.0 * c + 1e-5, "‖clip(a) − clip(b)‖ = {d}");
+            widest = widest.max(d);
+        }
+        // Opposite directions reach the bound.
+        let opposite: Vec<f32> = a.iter().map(|v| -3.0 * v).collect();
+        if norm(a) > c {
+            let d = clipped_distance(a, &opposite, DpClip::Flat);
+            assert!((d - 2.0 * c).abs() < 1e-5, "{d}");
+        }
+    }
+    assert!(
+        widest > c,
+        "the gradients were too alike to test the bound: {widest}"
+    );
+    // σ is the analytic Gaussian mechanism's for (ε, 10⁻⁵) at Δ = 2C, and the noise has it.
+    let g = grads[4].clone();
+    for epsilon in [1.0, 10.0, 50.0] {
+        let expected = analytic_sigma(epsilon, 1e-5, 2.0 * c);
+        assert_eq!(DpClip::Flat.sigma(epsilon), expected);
+        let mut clipped = g.clone();
+        defence::dp_clip(&mut clipped, DpClip::Flat);
+        let mut noisy = g.clone();
+        let sigma = defence::dp_sgd(&mut noisy, epsilon, DpClip::Flat, &mut Stream::new(1, "dp"));
+        assert_eq!(sigma, expected);
+        let diffs: Vec<f64> = noisy
+            .iter()
+            .zip(&clipped)
+            .map(|(a, b)| f64::from(a - b))
+            .collect();
+        let sd = (diffs.iter().map(|d| d * d).sum::<f64>() / diffs.len() as f64).sqrt();
+        assert!((sd / sigma - 1.0).abs() < 0.1, "sd {sd} vs σ {sigma}");
+        // The round's ε is exactly the one set.
+        assert_eq!(DpClip::Flat.round_epsilon(epsilon), epsilon);
+    }
+}
+
+#[test]
+fn the_authors_dp_sgd_clips_each_tensor_with_the_classic_sigma_and_is_accounted_at_its_true_sensitivity()
+ {
+    use super::lstm::TENSORS;
+    let c = defence::DPSGD_CLIP;
+    let p = params(3);
+    let (w, y) = walk(0.2);
+    let g: Vec<f32> = loss_and_gradient(&p, &w, &y)
+        .1
+        .iter()
+        .map(|v| v * 1000.0)
+        .collect();
+    let mut clipped = g.clone();
+    defence::dp_clip(&mut clipped, DpClip::PerTensor);
+    for t in TENSORS {
+        let part = |v: &[f32]| norm(&v[t.start..t.start + t.len()]);
+        assert!(part(&clipped) <= c + 1e-5, "{}", part(&clipped));
+        if part(&g) > c {
+            assert!((part(&clipped) - c).abs() < 1e-5);
+        }
+    }
+    // Every tensor at C: the whole update is C·√6, and its opposite 2C·√6 away — the true
+    // replace-sensitivity, what the accountant records.
+    assert!(
+        TENSORS
+            .iter()
+            .all(|t| norm(&g[t.start..t.start + t.len()]) > c)
+    );
+    assert!((norm(&clipped) - c * 6f64.sqrt()).abs() < 1e-4);
+    let opposite: Vec<f32> = g.iter().map(|v| -v).collect();
+    let d = clipped_distance(&g, &opposite, DpClip::PerTensor);
+    assert!((d - DpClip::PerTensor.sensitivity()).abs() < 1e-4, "{d}");
+    assert!((DpClip::PerTensor.sensitivity() - 2.0 * 0.2 * 6f64.sqrt()).abs() < 1e-12);
+    // The code's σ: classic, for a sensitivity of 0.2.
+    let classic = 0.2 * (2.0 * (1.25f64 / 1e-5).ln()).sqrt();
+    for epsilon in [1.0, 10.0] {
+        let sigma = DpClip::PerTensor.sigma(epsilon);
+        assert!((sigma - classic / epsilon).abs() < 1e-12);
+        // Its true per-round ε at 2C·√6 is far above the one it states.
+        let true_epsilon = DpClip::PerTensor.round_epsilon(epsilon);
+        assert!(
+            true_epsilon > 3.0 * epsilon,
+            "ε {epsilon}: true {true_epsilon}"
+        );
+        assert!(
+            (analytic_sigma(true_epsilon, 1e-5, DpClip::PerTensor.sensitivity()) / sigma - 1.0)
+                .abs()
+                < 1e-6
+        );
+    }
     let mut noisy = g.clone();
-    defence::dp_sgd(&mut noisy, 1.0, &mut Stream::new(1, "dp"));
-    let sigma = 0.2 * (2.0 * (1.25f64 / 1e-5).ln()).sqrt();
+    let sigma = defence::dp_sgd(
+        &mut noisy,
+        1.0,
+        DpClip::PerTensor,
+        &mut Stream::new(1, "dp"),
+    );
     let diffs: Vec<f64> = noisy
         .iter()
         .zip(&clipped)
@@ -708,9 +829,84 @@ fn dp_sgd_clips_each_tensor_and_adds_the_classic_noise() {
 }
 
 #[test]
+fn dp_sgd_records_its_total_epsilon_as_an_accountant_fed_the_same_sigmas() {
+    for clip in [DpClip::Flat, DpClip::PerTensor] {
+        let mut cfg = short(Method::StGia);
+        cfg.attack.iterations = 5;
+        cfg.defence = Defence::DpSgd { epsilon: 5.0, clip };
+        let lab = run(cfg);
+        let mut acc = RdpAccountant::default();
+        for r in lab.records() {
+            acc.record(clip.sigma(5.0), clip.sensitivity());
+            assert_eq!(r.dp_epsilon, Some(acc.epsilon(1e-5)), "{clip:?}");
+            assert_eq!(r.dp_round_epsilon, Some(clip.round_epsilon(5.0)));
+            // Not the adaptive budget's ε_t.
+            assert_eq!(r.epsilon, None);
+        }
+        let first = lab.records()[0].dp_epsilon.unwrap();
+        let summary = lab.summary();
+        assert_eq!(summary.dp_epsilon, Some(acc.epsilon(1e-5)));
+        assert_eq!(summary.dp_delta, Some(1e-5));
+        assert!(
+            summary.dp_epsilon.unwrap() > first,
+            "the total grows with the rounds"
+        );
+        match clip {
+            DpClip::Flat => {
+                assert_eq!(summary.dp_round_epsilon, Some(5.0));
+                assert_eq!(summary.dp_stated_epsilon, None);
+                // The RDP total after one round is above the round's exact ε: both bounds,
+                // the conversion from RDP is loose.
+                assert!(first > 5.0, "{first}");
+            }
+            DpClip::PerTensor => {
+                assert_eq!(summary.dp_stated_epsilon, Some(5.0));
+                assert!(summary.dp_round_epsilon.unwrap() > 5.0);
+            }
+        }
+    }
+    // Other defences record none.
+    let lab = run(MobConfig {
+        defence: Defence::GeoI { epsilon: 5.0 },
+        ..short(Method::Dlg)
+    });
+    assert!(lab.records().iter().all(|r| r.dp_epsilon.is_none()));
+    assert_eq!(lab.summary().dp_epsilon, None);
+}
+
+#[test]
+fn a_dp_sgd_defence_without_its_clip_is_the_flat_one() {
+    let d: Defence = serde_json::from_str(r#"{"kind":"dp_sgd","epsilon":5}"#).unwrap();
+    assert_eq!(
+        d,
+        Defence::DpSgd {
+            epsilon: 5.0,
+            clip: DpClip::Flat
+        }
+    );
+    let code = Defence::DpSgd {
+        epsilon: 5.0,
+        clip: DpClip::PerTensor,
+    };
+    let text = serde_json::to_string(&code).unwrap();
+    assert!(text.contains(r#""clip":"per_tensor""#), "{text}");
+    assert_eq!(serde_json::from_str::<Defence>(&text).unwrap(), code);
+    // Their own names: the reproduce table keys the paper's row by it.
+    assert_eq!(d.name(), "DP-SGD");
+    assert_ne!(code.name(), d.name());
+}
+
+#[test]
 fn every_defence_runs_and_the_adaptive_one_spends_its_budget_round_by_round() {
     for defence in [
-        Defence::DpSgd { epsilon: 5.0 },
+        Defence::DpSgd {
+            epsilon: 5.0,
+            clip: DpClip::Flat,
+        },
+        Defence::DpSgd {
+            epsilon: 5.0,
+            clip: DpClip::PerTensor,
+        },
         Defence::GeoI { epsilon: 5.0 },
         Defence::GeoGi { epsilon: 5.0 },
         Defence::Adaptive {
