@@ -53,9 +53,9 @@ pub static LESSON: Lesson = Lesson {
         },
         Step {
             title: "DP-SGD",
-            text: "DP-SGD clips the gradient and adds Gaussian noise for (ε, 10⁻⁵) every round.",
-            try_this: "Raise the Privacy budget ε to 20 and see whether the server recovers.",
-            notice: "The ASR drops to about zero at every ε the page offers: against a gradient clipped to 0.2, even ε = 20's noise is large. Then open the sandbox; its Studies panel runs every defence at every ε.",
+            text: "DP-SGD clips your phone's whole gradient to length 0.2 and adds Gaussian noise, so that each round is (ε, 10⁻⁵)-private for that round's window of 9 positions against a server that sees your phone's update. The rounds add up: the budget card shows the total ε for your whole trajectory.",
+            try_this: "Raise the Privacy budget ε to 20 and see whether the server recovers; watch the total ε grow round by round.",
+            notice: "The ASR drops to about zero: against a gradient clipped to 0.2, even ε = 20's noise is large. Yet after 12 rounds the total ε is several times the per-round one — both are upper bounds. Then open the sandbox; its Studies panel runs every defence at every ε.",
             settings: &[("m.T", "12"), ("m.def", "dpsgd"), ("m.eps", "10")],
             rounds: None,
         },

@@ -9,16 +9,38 @@ use crate::ui::basemap::format_distance;
 use crate::ui::chart::{Axis, Chart, Point, Series};
 use crate::ui::help::help;
 use leptos::prelude::*;
+use whereabouts_engine::mobility::experiments::format_epsilon;
 use whereabouts_engine::mobility::lab::RoundRecord;
 
 const ROUND_HELP: &str = "In round t your phone trains on the window of positions t … t + 7 with t + 8 as the label, and sends its update. The server makes up a window and moves it, step by step, until its gradient matches yours ([002] §3). ASR, the attack success rate: the share of the 8 positions it puts within the success radius τ — scored, as in the paper, on its averaged estimates when calibration is on. AIT: the mean first iteration at which a found position came within τ (lower: found faster).";
 const MEAN_HELP: &str = "The success rate of every round so far and its mean over the rounds (the paper's Table 3 reports it by round). With ST-GIA's initialisation each round starts from the last one's answer, so one good round helps the next.";
 const POINTS_HELP: &str = "Each position of the round's window: how far the server's reconstruction in this round landed, and how far its average over every round whose window held the position (calibration, Eq. 9). The next position is the label the phone trained towards.";
-const BUDGET_HELP: &str = "Adaptive PGEM spends a total ε over the rounds ([002] Eqs. 10–12): ε_t = e^(−γ_t)·(what is left), with γ_t = ½·ASR_t + ½/AIT_t from the measured risk, so a risky round takes less of what is left … and since γ_t ≤ 1, each round takes at least 37% of it: most of the budget goes in the first rounds. Each segment is one round's ε_t.";
+const BUDGET_HELP: &str = "DP-SGD: ε per round, at δ = 10⁻⁵, is what each round's noise guarantees for that round's window (its 8 positions and the next one) against a server that sees your phone's own update. The rounds add up: the total ε after n rounds (Rényi-DP accounting, read at δ = 10⁻⁵) is what protects your whole trajectory trained on so far. Both are upper bounds from different accountings — after one round the total is already above the round's own ε. DP-SGD as in the authors' code states its ε for a change of 0.2 in each of the model's 6 tensors, but the whole update can move by 2 × 0.2 × √6: the card shows the true ε beside the stated one. GeoI and GeoGI: ε per km every round, so T × ε per km over T rounds. Adaptive PGEM spends a total ε over the rounds ([002] Eqs. 10–12): ε_t = e^(−γ_t)·(what is left), with γ_t = ½·ASR_t + ½/AIT_t from the measured risk, so a risky round takes less of what is left … and since γ_t ≤ 1, each round takes at least 37% of it: most of the budget goes in the first rounds. Each segment is one round's ε_t.";
 const UTILITY_HELP: &str = "What the model is for: its mean error in predicting the next position on windows it never trained on (held out after the training rounds), and recall@5 — the share of those windows where the true next place is among the 5 of the user's places nearest the prediction (our reading of the paper's recall@5 for a regression model). Known when the last round is done.";
 
 fn percent(x: f64) -> String {
     format!("{:.0}%", 100.0 * x)
+}
+
+/// What DP-SGD's ε in record `r` means: per round, the total after its round, and for the
+/// authors'-code variant the ε it states beside the true one.
+fn dp_text(r: &RoundRecord) -> Option<String> {
+    let (round, total) = (r.dp_round_epsilon?, r.dp_epsilon?);
+    let n = r.round + 1;
+    let rounds = if n == 1 { "round" } else { "rounds" };
+    Some(match r.dp_stated_epsilon {
+        None => format!(
+            "DP-SGD: ε = {} per round at δ = 10⁻⁵, for that round's window of 9 positions against a server that sees your phone's update. After {n} {rounds}: ε = {} in total, for your whole trajectory trained on (Rényi-DP accounting, δ = 10⁻⁵). Both are upper bounds from different accountings.",
+            format_epsilon(round),
+            format_epsilon(total)
+        ),
+        Some(stated) => format!(
+            "DP-SGD as in the authors' code: it states ε = {} per round, but its noise is sized for a change of 0.2 where the update can move by 2 × 0.2 × √6 ≈ 0.98. True: ε = {} per round, and {} in total after {n} {rounds} (Rényi-DP accounting), at δ = 10⁻⁵.",
+            format_epsilon(stated),
+            format_epsilon(round),
+            format_epsilon(total)
+        ),
+    })
 }
 
 /// Play, pause, one round, again; which round the figures show.
@@ -233,14 +255,21 @@ pub fn MobResults(state: MobState) -> impl IntoView {
         }
     };
     let fixed = move || {
+        // DP-SGD's ε comes from the run (its records), not the settings.
+        let dp = record().map(|r| (dp_text(&r), r.dp_epsilon));
         state.settings.with(|s| match s.guard {
-            Guard::None => None,
-            Guard::DpSgd => Some(format!("DP-SGD: ε = {} in every round.", s.epsilon)),
-            Guard::GeoI | Guard::GeoGi => Some(format!(
-                "ε = {} per km in every round: your phone trains on the purple points instead of yours.",
-                s.epsilon
+            Guard::None | Guard::Adaptive => None,
+            Guard::DpSgd | Guard::DpSgdCode => Some(match dp {
+                Some((Some(text), total)) => (text, total),
+                _ => ("DP-SGD: its ε is shown after the first round.".into(), None),
+            }),
+            Guard::GeoI | Guard::GeoGi => Some((
+                format!(
+                    "ε = {} per km in every round: your phone trains on the purple points instead of yours.",
+                    s.epsilon
+                ),
+                None,
             )),
-            Guard::Adaptive => None,
         })
     };
     let utility = move || {
@@ -291,7 +320,9 @@ pub fn MobResults(state: MobState) -> impl IntoView {
                     <h3>"The privacy budget" {b_btn}</h3>
                     {b_text}
                     <div class:hidden=move || !adaptive()>{budget}</div>
-                    <p class="sub" class:hidden=move || adaptive()>{move || fixed().unwrap_or_default()}</p>
+                    <p class="sub" data-testid="mob-fixed-epsilon" class:hidden=move || adaptive()
+                        data-dp-total=move || fixed().and_then(|f| f.1).map(|t| format!("{t:.4}")).unwrap_or_default()>
+                        {move || fixed().map(|f| f.0).unwrap_or_default()}</p>
                 </div>
                 <div class="card" data-testid="mob-utility-card">
                     <h3>"The model" {u_btn}</h3>

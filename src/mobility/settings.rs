@@ -28,7 +28,10 @@ pub enum Who {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Guard {
     None,
+    /// DP-SGD as Abadi et al. define it (one flat clip, analytic σ).
     DpSgd,
+    /// DP-SGD as the authors' code does it (per-tensor clip, classic σ; ε understated).
+    DpSgdCode,
     GeoI,
     GeoGi,
     Adaptive,
@@ -106,9 +109,10 @@ const START_LABELS: &[(&str, &str)] = &[
     ("uniform", "Uniform (code)"),
     ("gaussian", "Normal (paper)"),
 ];
-const GUARDS: [(Guard, &str); 5] = [
+const GUARDS: [(Guard, &str); 6] = [
     (Guard::None, "none"),
     (Guard::DpSgd, "dpsgd"),
+    (Guard::DpSgdCode, "dpsgd_code"),
     (Guard::GeoI, "geoi"),
     (Guard::GeoGi, "geogi"),
     (Guard::Adaptive, "adaptive"),
@@ -116,6 +120,10 @@ const GUARDS: [(Guard, &str); 5] = [
 const GUARD_LABELS: &[(&str, &str)] = &[
     ("none", "None"),
     ("dpsgd", "DP-SGD"),
+    (
+        "dpsgd_code",
+        "DP-SGD as in the authors' code (per-tensor clip; ε understated)",
+    ),
     ("geoi", "GeoI"),
     ("geogi", "GeoGI"),
     ("adaptive", "Adaptive PGEM"),
@@ -335,7 +343,7 @@ pub const FIELDS: &[Field] = &[
     Field {
         key: "m.def",
         label: "Your phone's defence",
-        help: "What your phone does before it trains ([002] Table 5). DP-SGD clips each gradient tensor to 0.2 and adds Gaussian noise for (ε, 10⁻⁵) every round. GeoI moves every position by planar-Laplace noise (ε per km). GeoGI replaces it with a street corner drawn by the exponential mechanism on distances along the streets. Adaptive PGEM (the paper's, Eq. 13) replaces it with one of your own places drawn the same way, and spends a total budget ε round by round: more where the attack is doing well (Eqs. 10–12).",
+        help: "What your phone does before it trains ([002] Table 5). DP-SGD (as Abadi et al. define it) clips your phone's whole gradient to length 0.2 and adds Gaussian noise so that each round is (ε, 10⁻⁵)-differentially private for that round's window — its 8 positions and the next one — against a server that sees your phone's own update (local DP: any two windows count as neighbours, so the update can move by 2 × 0.2). DP-SGD as in the authors' code clips each of the model's 6 weight tensors to 0.2 and sizes its noise for a change of 0.2, though the whole update can move by 2 × 0.2 × √6 ≈ 0.98: the ε it states is understated, and the lab shows the true one beside it. GeoI moves every position by planar-Laplace noise (ε per km). GeoGI replaces it with a street corner drawn by the exponential mechanism on distances along the streets. Adaptive PGEM (the paper's, Eq. 13) replaces it with one of your own places drawn the same way, and spends a total budget ε round by round: more where the attack is doing well (Eqs. 10–12).",
         kind: Kind::Select(GUARD_LABELS),
         get: |s| key_of(&GUARDS, &s.guard).into(),
         set: |s, v| {
@@ -347,7 +355,7 @@ pub const FIELDS: &[Field] = &[
     Field {
         key: "m.eps",
         label: "Privacy budget ε",
-        help: "Smaller is more private. DP-SGD: ε per round. GeoI and GeoGI: ε per km, every round. Adaptive PGEM: the run's total, per km, shared out by round as ε_t = e^(−γ_t)·(what is left), γ_t = ½·ASR_t + ½/AIT_t — the bar under the figures shows it being spent.",
+        help: "Smaller is more private. DP-SGD: ε per round at δ = 10⁻⁵, protecting that round's window of 9 positions; the rounds add up, and the privacy budget card shows the total ε over the rounds so far (Rényi-DP accounting, δ = 10⁻⁵), which protects your whole trajectory trained on — both are upper bounds, from different accountings. For the authors'-code DP-SGD it is the ε the code states; the privacy budget card shows the true one. GeoI and GeoGI: ε per km, every round (over T rounds, T × ε per km). Adaptive PGEM: the run's total, per km, shared out by round as ε_t = e^(−γ_t)·(what is left), γ_t = ½·ASR_t + ½/AIT_t — the bar under the figures shows it being spent.",
         kind: Kind::Number {
             step: "1",
             limit: limits::EPSILON,
@@ -498,6 +506,10 @@ impl MobSettings {
             Guard::DpSgd => Defence::DpSgd {
                 epsilon,
                 clip: DpClip::Flat,
+            },
+            Guard::DpSgdCode => Defence::DpSgd {
+                epsilon,
+                clip: DpClip::PerTensor,
             },
             Guard::GeoI => Defence::GeoI { epsilon },
             Guard::GeoGi => Defence::GeoGi { epsilon },
@@ -668,6 +680,32 @@ mod tests {
                 epsilon: 5.0,
                 audit: Audit::PreviousRound
             }
+        );
+    }
+
+    #[test]
+    fn dpsgd_in_a_link_is_the_faithful_dp_sgd_and_dpsgd_code_the_authors() {
+        let faithful = MobSettings::from_query("m.def=dpsgd&m.eps=5");
+        assert!(faithful.problems.is_empty(), "{:?}", faithful.problems);
+        assert_eq!(
+            faithful.settings.defence(),
+            Defence::DpSgd {
+                epsilon: 5.0,
+                clip: DpClip::Flat
+            }
+        );
+        let code = MobSettings::from_query("m.def=dpsgd_code&m.eps=5");
+        assert_eq!(
+            code.settings.defence(),
+            Defence::DpSgd {
+                epsilon: 5.0,
+                clip: DpClip::PerTensor
+            }
+        );
+        assert!(
+            code.settings
+                .to_query(&default_path(), &[])
+                .contains("m.def=dpsgd_code")
         );
     }
 

@@ -10,7 +10,7 @@ use crate::ui::chart::{Axis, Chart, Point, Series};
 use crate::ui::study::study_tools;
 use leptos::prelude::*;
 use whereabouts_engine::mobility::experiments::EPSILONS;
-use whereabouts_engine::mobility::study::StudyPoint;
+use whereabouts_engine::mobility::study::{StudyPoint, TOTAL_NOTE, total_cell};
 
 /// The page's view of the study ([`crate::ui::study`]).
 pub type StudyView = crate::ui::study::StudyView<StudyPoint>;
@@ -40,7 +40,7 @@ const FAMILIES: [(&str, &str, usize); 5] = [
 ];
 const COLOURS: [&str; 5] = ["#1f2328", "#2563eb", "#16a34a", "#9333ea", "#d1242f"];
 
-const ABOUT: &str = "Runs your trajectory, city and attack with no defence and with each defence at ε = 1, 5, 10, 20 and 50 (the paper's Table 5), every round to the end: 21 runs, a few minutes. Left: the attack's mean success rate against ε (lower is more private). Right: the model's error predicting the next position against the attack's success (Fig. 5): down and to the left is best.";
+const ABOUT: &str = "Runs your trajectory, city and attack with no defence and with each defence at ε = 1, 5, 10, 20 and 50 (the paper's Table 5), every round to the end: 21 runs, a few minutes. Left: the attack's mean success rate against ε (lower is more private). Right: the model's error predicting the next position against the attack's success (Fig. 5): down and to the left is best. The table gives each run's total ε over its rounds, each defence on its own footing (below).";
 
 fn asr_chart(points: &[StudyPoint]) -> impl IntoView + use<> {
     let none = points
@@ -201,8 +201,9 @@ pub fn MobStudy(state: MobState) -> impl IntoView {
                 {move || utility_chart(&v().points)}
             </div>
             <div class="table-wrap" class:hidden=move || v().points.is_empty()>
+                <p class="hint">{TOTAL_NOTE}</p>
                 <table>
-                    <thead><tr><th>"Defence"</th><th>"ASR"</th><th>"AIT"</th><th>"Next-position error"</th><th>"Recall@5"</th></tr></thead>
+                    <thead><tr><th>"Defence"</th><th>"ASR"</th><th>"AIT"</th><th>"Next-position error"</th><th>"Recall@5"</th><th>"Total ε over the run"</th></tr></thead>
                     <tbody>
                         {move || v().points.into_iter().map(|p| view! {
                             <tr data-testid="mob-study-row" data-family=p.family.clone()
@@ -213,6 +214,7 @@ pub fn MobStudy(state: MobState) -> impl IntoView {
                                 <td>{cell(p.ait, |x| format!("{x:.0}"))}</td>
                                 <td>{cell(p.utility_error_m, format_distance)}</td>
                                 <td>{cell(p.recall_at_5, |x| format!("{:.0}%", 100.0 * x))}</td>
+                                <td data-testid="mob-study-total" data-total=p.total_epsilon.map(|x| format!("{x:.4}")).unwrap_or_default()>{total_cell(&p)}</td>
                             </tr>
                         }).collect_view()}
                     </tbody>

@@ -70,7 +70,7 @@ pub const TERMS: &[Term] = &[
     },
     Term {
         name: "Epsilon (ε)",
-        meaning: "A privacy budget: smaller is more private. Per round for local DP and DP-SGD; per metre (Signal map, Density) or per km (Mobility) for geo-indistinguishability, where the noise's mean shift is 2/ε.",
+        meaning: "A privacy budget: smaller is more private. For local DP and DP-SGD, ε is set per round (with a small δ, 10⁻⁵ in Mobility) and protects what one round sends; the rounds compose into a larger total ε for everything a person sent over the run, which the labs show. Per metre (Signal map, Density) or per km (Mobility) for geo-indistinguishability, where the noise's mean shift is 2/ε.",
         source: "[000] §4.5; [002] Table 5",
     },
     Term {

@@ -409,15 +409,16 @@ fn total_epsilon(d: &Defence, labs: &[&MobOutcome]) -> String {
     if totals.is_empty() {
         return "–".into();
     }
-    format_total(totals.iter().sum::<f64>() / totals.len() as f64)
+    format_epsilon(totals.iter().sum::<f64>() / totals.len() as f64)
 }
 
-/// A total ε to a sensible precision (two decimals below 10, whole numbers above).
-pub fn format_total(t: f64) -> String {
-    if t < 10.0 {
-        format!("{t:.2}")
+/// An ε to a sensible precision: whole numbers from 10, else up to two decimals.
+pub fn format_epsilon(e: f64) -> String {
+    if e >= 10.0 {
+        format!("{e:.0}")
     } else {
-        format!("{t:.0}")
+        let s = format!("{e:.2}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
     }
 }
 

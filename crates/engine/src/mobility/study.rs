@@ -6,7 +6,7 @@
 
 use super::config::MobConfig;
 use super::defence::{Audit, Defence, DpClip};
-use super::experiments::{EPSILONS, format_total};
+use super::experiments::{EPSILONS, format_epsilon};
 use super::lab::MobLab;
 use serde::{Deserialize, Serialize};
 use whereabouts_core::driver::Driver;
@@ -130,8 +130,8 @@ pub const TOTAL_NOTE: &str = "Total ε over the run: DP-SGD's is (ε, 10⁻⁵)-
 pub fn total_cell(p: &StudyPoint) -> String {
     match (p.total_epsilon, p.family.as_str()) {
         (None, _) => "–".into(),
-        (Some(t), "dp_sgd") => format!("{} at δ = 10⁻⁵", format_total(t)),
-        (Some(t), _) => format!("{} per km", format_total(t)),
+        (Some(t), "dp_sgd") => format!("{} at δ = 10⁻⁵", format_epsilon(t)),
+        (Some(t), _) => format!("{} per km", format_epsilon(t)),
     }
 }
 
@@ -258,6 +258,6 @@ mod tests {
             "{:?}",
             table.rows[1]
         );
-        assert_eq!(table.rows[6][5], "3.00 per km");
+        assert_eq!(table.rows[6][5], "3 per km");
     }
 }
