@@ -9,9 +9,9 @@ use wasm_bindgen::JsCast;
 use web_sys::CanvasRenderingContext2d;
 use whereabouts_engine::linkability::lab::YOU;
 
-const HELP: &str = "Row: whose new device an update came from. Column: the person the attack named first for it. Darker is more updates. The diagonal is the attack getting it right; everything off it is a person taken for someone else. Your row is the one marked at the left (person 0, at the top).";
+const HELP: &str = "Row: whose new device an update came from. Column: the person the attack named first for it. Darker is more updates. When several people tie for the attack's first answer, each gets an equal share of that update (so counts can be fractional): no one wins a tie by their number. The diagonal is the attack getting it right; everything off it is a person taken for someone else. Your row is the one marked at the left (person 0, at the top).";
 
-fn paint(canvas: &web_sys::HtmlCanvasElement, confusion: &[Vec<u32>]) {
+fn paint(canvas: &web_sys::HtmlCanvasElement, confusion: &[Vec<f64>]) {
     let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
     let side = canvas.client_width() as f64;
     if side <= 0.0 {
@@ -43,9 +43,9 @@ fn paint(canvas: &web_sys::HtmlCanvasElement, confusion: &[Vec<u32>]) {
     // costs more than the cells: 300 people make thousands).
     let mut shades: Vec<Vec<(usize, usize)>> = vec![Vec::new(); 10];
     for (i, row) in confusion.iter().enumerate() {
-        let total = row.iter().sum::<u32>().max(1) as f64;
-        for (j, &c) in row.iter().enumerate().filter(|(_, c)| **c > 0) {
-            let shade = ((f64::from(c) / total * 10.0).ceil() as usize).clamp(1, 10) - 1;
+        let total = row.iter().sum::<f64>().max(1e-12);
+        for (j, &c) in row.iter().enumerate().filter(|(_, c)| **c > 0.0) {
+            let shade = ((c / total * 10.0).ceil() as usize).clamp(1, 10) - 1;
             shades[shade].push((i, j));
         }
     }
@@ -64,6 +64,15 @@ fn paint(canvas: &web_sys::HtmlCanvasElement, confusion: &[Vec<u32>]) {
     ctx.set_global_alpha(1.0);
     ctx.set_fill_style_str("#f4c430");
     ctx.fill_rect(0.0, YOU as f64 * cell, mark - 1.0, cell.max(2.0));
+}
+
+/// An expected count: whole when it is, else one decimal (a tie split between people).
+fn count(c: f64) -> String {
+    if (c - c.round()).abs() < 1e-9 {
+        format!("{c:.0}")
+    } else {
+        format!("{c:.1}")
+    }
 }
 
 #[component]
@@ -99,26 +108,27 @@ pub fn Confusion(state: LinkState) -> impl IntoView {
                 .as_ref()
                 .and_then(|x| x.confusion.get(YOU).cloned())
         })?;
-        let total: u32 = row.iter().sum();
-        if total == 0 {
+        let total: f64 = row.iter().sum();
+        if total <= 0.0 {
             return None;
         }
-        let mut named: Vec<(usize, u32)> = row
+        let mut named: Vec<(usize, f64)> = row
             .iter()
             .copied()
             .enumerate()
-            .filter(|x| x.1 > 0)
+            .filter(|x| x.1 > 0.0)
             .collect();
-        named.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        let right = row[YOU];
+        named.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let right = count(row[YOU]);
         let others: Vec<String> = named
             .iter()
             .filter(|(p, _)| *p != YOU)
             .take(3)
-            .map(|(p, c)| format!("person {p} ({c})"))
+            .map(|(p, c)| format!("person {p} ({})", count(*c)))
             .collect();
         Some(format!(
-            "Of your new device's {total} updates, the attack named you first for {right}{}.",
+            "Of your new device's {} updates, the attack named you first for {right}{}.",
+            count(total),
             if others.is_empty() {
                 String::new()
             } else {

@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use whereabouts_engine::linkability::lab::{LinkSummary, Phase};
 use whereabouts_engine::linkability::population::{device, owner};
 
-const RANK_HELP: &str = "The server has learned every person's known device from its updates. For each new device it asks: how likely is this one yours? — the attack's score for you, averaged over the device's updates — and ranks them. Rank 1: the server's first answer is your new device. With N new devices, a guess would put it at (N + 1)/2 on average.";
+const RANK_HELP: &str = "The server has learned every person's known device from its updates. For each new device it asks: how likely is this one yours? — the attack's score for you, averaged over the device's updates — and ranks them. Rank 1: the server's first answer is your new device. With N new devices, a guess would put it at (N + 1)/2 on average. When devices tie on the score, your rank is the middle of the places they share (tied for first between two: 1.5): a tie never counts in your favour or against you.";
 const IDENT_HELP: &str = "For every new device's update, the attack scores every person; AP (average precision) asks, person by person, how high that person's updates come in the ranking of all updates by their score, averaged over people ([004] §8). Chance: random scores, 1/N. Top-1: the share of updates whose best-scored person is the owner; top-5: among the five best.";
 const MATCH_HELP: &str = "Are these two updates, one from a known device and one from a new one, the same person's? The MLP's two guesses over people are combined into one probability, over balanced pairs (half the same person, half not); AP 50% is chance ([004] §6.2).";
 const MODEL_HELP: &str = "What the federation is for: the signal map every device helped train, its error on held-out measurements (20% of everyone's). A mitigation that hides people also costs accuracy; the study below measures both.";
@@ -82,9 +82,9 @@ pub fn Results(state: LinkState) -> impl IntoView {
         let rank = s.your_rank?;
         Some(view! {
             <p class="big" data-testid="link-your-rank" data-rank=rank.to_string() data-of=n.to_string()>
-                {format!("#{rank}")}<span class="of">{format!(" of {n}")}</span>
+                {format!("#{}", rank_text(rank))}<span class="of">{format!(" of {n}")}</span>
             </p>
-            <p class="sub">{if rank == 1 {
+            <p class="sub">{if rank == 1.0 {
                 "The server's first answer to “which new device is this person's?” is your new device.".to_string()
             } else {
                 format!("A guess would rank it {:.0} on average.", (n as f64 + 1.0) / 2.0)
@@ -95,8 +95,8 @@ pub fn Results(state: LinkState) -> impl IntoView {
     let ranking = move || {
         let s = summary()?;
         let mut shown: Vec<(usize, _)> = s.ranking.iter().cloned().enumerate().take(8).collect();
-        if let Some(r) = s.your_rank.filter(|&r| r > 8) {
-            shown.push((r - 1, s.ranking[r - 1].clone()));
+        if let Some(r) = s.ranking.iter().position(|d| d.yours).filter(|&r| r >= 8) {
+            shown.push((r, s.ranking[r].clone()));
         }
         Some(view! {
             <ol class="ranking" data-testid="link-ranking">
@@ -187,8 +187,17 @@ pub fn Results(state: LinkState) -> impl IntoView {
             <p class="sr-only" aria-live="polite" data-testid="link-summary">{move || {
                 let s = summary()?;
                 let m = s.identification?;
-                Some(format!("The server ranks your new device {} of {}; its attack is {:.0} times chance.", s.your_rank?, s.ranking.len(), m.over_chance()))
+                Some(format!("The server ranks your new device {} of {}; its attack is {:.0} times chance.", rank_text(s.your_rank?), s.ranking.len(), m.over_chance()))
             }}</p>
         </section>
+    }
+}
+
+/// An expected rank: whole when it is, else one decimal (ties share the places they tie for).
+pub fn rank_text(rank: f64) -> String {
+    if rank.fract() == 0.0 {
+        format!("{rank:.0}")
+    } else {
+        format!("{rank:.1}")
     }
 }

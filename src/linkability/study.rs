@@ -151,7 +151,7 @@ pub fn LinkStudy(state: LinkState) -> impl IntoView {
                                     <td>{strength_label(&p)}{p.failed.clone().map(|why| view! { <span class="run-failed">" — stopped: " {why}</span> })}</td>
                                     <td>{cell(p.mean_ap, |x| format!("{:.1}%", 100.0 * x))}</td>
                                     <td>{cell(p.over_chance, |x| format!("{x:.1}×"))}</td>
-                                    <td>{p.your_rank.map_or("—".into(), |r| format!("#{r}"))}</td>
+                                    <td>{p.your_rank.map_or("—".into(), |r| format!("#{}", super::results::rank_text(r)))}</td>
                                     <td>{cell(p.test_rmse, |x| format!("{x:.2} dB"))}</td>
                                     <td>{cell(p.test_rmse.zip(base).map(|(r, b)| r / b), |x| format!("×{x:.2}"))}</td>
                                 </tr>

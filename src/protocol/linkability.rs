@@ -102,7 +102,7 @@ pub fn take_figures(summary: &LinkSummary) -> (LinkSummary, Vec<f64>) {
         ]);
     }
     for row in &summary.confusion {
-        flat.extend(row.iter().map(|&c| f64::from(c)));
+        flat.extend(row.iter().copied());
     }
     let light = LinkSummary {
         map: Vec::new(),
@@ -130,9 +130,7 @@ pub fn put_figures(summary: &mut LinkSummary, flat: &[f64]) {
         .collect();
     let people = summary.people;
     summary.confusion = if people > 0 && rest.len() == people * people {
-        rest.chunks_exact(people)
-            .map(|r| r.iter().map(|&c| c as u32).collect())
-            .collect()
+        rest.chunks_exact(people).map(<[f64]>::to_vec).collect()
     } else {
         Vec::new()
     };
@@ -160,8 +158,8 @@ mod tests {
                     device: 1,
                 },
             ],
-            confusion: vec![vec![3, 0], vec![1, 2]],
-            your_rank: Some(1),
+            confusion: vec![vec![3.0, 0.0], vec![0.5, 2.5]],
+            your_rank: Some(1.5),
             ..LinkSummary::default()
         };
         let (mut light, flat) = take_figures(&summary);
@@ -170,6 +168,6 @@ mod tests {
         put_figures(&mut light, &flat);
         assert_eq!(light.map, summary.map);
         assert_eq!(light.confusion, summary.confusion);
-        assert_eq!(light.your_rank, Some(1));
+        assert_eq!(light.your_rank, Some(1.5));
     }
 }

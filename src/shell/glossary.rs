@@ -60,7 +60,7 @@ pub const TERMS: &[Term] = &[
     },
     Term {
         name: "DP-SGD, local DP",
-        meaning: "Differential privacy on the update: clip it and add Gaussian noise so that any one point changes its distribution by at most e^ε (and δ). Smaller ε: more noise, more privacy.",
+        meaning: "Differential privacy on what a phone sends: clip the gradient (every local step's in the Signal map, the one window's in Mobility) and add Gaussian noise, so that the update's distribution changes by at most e^ε (except with probability δ) whatever data the phone held that round — the protected unit is one phone's round of data, not one point. Smaller ε: more noise, more privacy.",
         source: "[000] §4.5; [002] Table 5",
     },
     Term {
@@ -70,7 +70,7 @@ pub const TERMS: &[Term] = &[
     },
     Term {
         name: "Epsilon (ε)",
-        meaning: "A privacy budget: smaller is more private. For local DP and DP-SGD, ε is set per round (with a small δ, 10⁻⁵ in Mobility) and protects what one round sends; the rounds compose into a larger total ε for everything a person sent over the run, which the labs show. Per metre (Signal map, Density) or per km (Mobility) for geo-indistinguishability, where the noise's mean shift is 2/ε.",
+        meaning: "A privacy budget: smaller is more private. For local DP and DP-SGD, ε is set per release (every local step in the Signal map, every round in Mobility; δ = 10⁻⁵) and protects what one round sends; the rounds compose into a larger total ε for everything a person sent over the run, which the labs show. Per metre (Signal map, Density) or per km (Mobility) for geo-indistinguishability, where the noise's mean shift is 2/ε.",
         source: "[000] §4.5; [002] Table 5",
     },
     Term {

@@ -68,8 +68,8 @@ pub static LESSON: Lesson = Lesson {
         },
         Step {
             title: "Noise, and its price",
-            text: "The textbook defences add noise. Geo-indistinguishability moves every fix by planar-Laplace noise before training, 2/ε on average (400 m at ε = 0.005 per m). Local differential privacy clips the update itself and adds Gaussian noise. [000] compares them with the batch defences at equal privacy (Fig. 15).",
-            try_this: "Then set Defence to Local DP with DP ε per round 1.",
+            text: "The textbook defences add noise. Geo-indistinguishability moves every fix by planar-Laplace noise before training, 2/ε on average (400 m at ε = 0.005 per m). Local differential privacy clips every local step's gradient and adds Gaussian noise ([000] §4.5), so that nothing the phone sends in a round can tell its data from any other (ε per release, δ = 10⁻⁵). [000] compares them with the batch defences at equal privacy (Fig. 15).",
+            try_this: "Then set Defence to Local DP with DP ε per release 1 (each local step: under FedSGD, one a round).",
             notice: "Under GeoInd the server's closest reconstruction still lands within tens of metres of your round's centroid: the noise on a hundred fixes averages out in their centroid, which is what the attacks recover. Local DP at ε = 1 makes DLG fail in every round and sends Lemma 1 hundreds of metres off, and the model's RMSE rises: noise on the update protects, at a price. Then open the sandbox: everything is yours to change, and the Studies panel sweeps every defence for you.",
             settings: &[("start", "cold"), ("def", "geoind"), ("geo", "0.005")],
             rounds: None,

@@ -4,6 +4,7 @@
 use super::LabState;
 use super::export;
 use super::scene::RoundView;
+use super::settings::LabSettings;
 use crate::ui::chart::{Axis, Chart, Point, Series};
 use crate::ui::help::help;
 use leptos::prelude::*;
@@ -127,6 +128,12 @@ fn card_help(id: &str) -> &'static str {
         "fedavg-steps" => {
             "Each local step trained on its own mini-batch: the median distance between the FedAvg-aware server's dummy for a step and that mini-batch's true centroid (over every step of every round), beside the distance from DLG's single point to the same centroids."
         }
+        "dp-epsilon" => {
+            "Local DP's guarantee for you over the whole run: every release your phone made (each noised local step, or each noised update) composed by Rényi DP, at δ = 1e-5. It protects everything you trained on — against this server, no attack can tell your data from any other data set with odds better than e^ε (except with probability δ). Smaller is more private; ε of 10 or more promises little."
+        }
+        "rmse-references" => {
+            "What the model's RMSE is measured against, on the same test set. Mean: predicting the average signal of all the training data everywhere — a model no better has learnt nothing about where the signal is strong. Centralised: the same model trained on every user's training data pooled in one place (no federation, no defence: 10 passes of mini-batch SGD) — what this model can reach when privacy costs nothing."
+        }
         "rmse" => {
             "How far the learned signal map is from the real signal at held-out measurements (root mean square error, dB). Lower is a better map: the utility the federation is for."
         }
@@ -151,6 +158,22 @@ const COLD_TEXT: &str = "The paper's cold start: an untrained model that starts 
 /// Why the two attacks disagree, for a student: measured in the engine's test
 /// `dlg_parts_from_lemma1_because_it_uses_the_post_update_weights`.
 pub const TWO_ATTACKS: &str = "Why two attacks? The analytic attack (Lemma 1) reads the average of where you were straight out of the first layer of your update. DLG instead searches for one made-up point whose training step looks like yours — but, as the paper's algorithm is written, it compares against the model after your update, while your phone computed the update on the model before it. That small mismatch moves DLG's best match tens of metres off, even when you stood still.";
+
+/// Local DP's privacy loss in words: what one release is, what is protected, the total with δ.
+fn dp_text(total: f64, releases: Option<usize>, settings: &LabSettings) -> String {
+    use whereabouts_engine::signal_map::defence::dp::{AppliedTo, PAPER_DELTA};
+    let per = match settings.dp_applied_to {
+        AppliedTo::LocalStep => "local step",
+        AppliedTo::Update => "update",
+    };
+    let over = releases.map_or(String::new(), |k| {
+        format!(" over {k} release{}", if k == 1 { "" } else { "s" })
+    });
+    format!(
+        " Local DP: your total ε{over} is {total:.1} (δ = {PAPER_DELTA:e}, Rényi-DP composition), which protects everything you trained on; each release (ε = {} per {per}) protects your whole round of data, since any two of a phone's round data are neighbours.",
+        settings.dp_epsilon
+    )
+}
 
 #[component]
 pub fn Results(state: LabState) -> impl IntoView {
@@ -183,7 +206,9 @@ pub fn Results(state: LabState) -> impl IntoView {
                 "Press Play to start the federation.".to_string()
             };
         };
-        let dp = s.dp_epsilon.map_or(String::new(), |e| format!(" Local DP: your total ε is {e:.1} (δ = {:e}, Rényi-DP composition over your rounds).", whereabouts_engine::signal_map::defence::dp::PAPER_DELTA));
+        let dp = s.dp_epsilon.map_or(String::new(), |e| {
+            dp_text(e, s.dp_releases, &state.settings.get())
+        });
         let best = strongest(s.median_error_m, s.analytic_median_error_m).map_or(
             String::new(),
             |(name, m)| {
@@ -218,8 +243,17 @@ pub fn Results(state: LabState) -> impl IntoView {
             metres(s.random_emd_m),
             s.diverged_percent
                 .map_or("—".into(), |d| format!("{d:.0}%")),
-            s.final_rmse_db
-                .map_or("—".into(), |r| format!("{r:.1} dB RMSE")),
+            s.final_rmse_db.map_or("—".into(), |r| {
+                let beside = s.references.map_or(String::new(), |x| {
+                    format!(
+                        " (predicting the mean everywhere: {:.1} dB; the same model trained centrally on everyone's data: {})",
+                        x.mean_rmse_db,
+                        x.centralised_rmse_db
+                            .map_or("—".into(), |c| format!("{c:.1} dB"))
+                    )
+                });
+                format!("{r:.1} dB RMSE{beside}")
+            }),
         )
     };
     let card = move |id: &'static str,
@@ -275,7 +309,9 @@ pub fn Results(state: LabState) -> impl IntoView {
                 {card("analytic-error", "Median analytic error", Box::new(move || summary().map_or("—".into(), |s| metres(s.analytic_median_error_m))))}
                 {card("emd", "EMD (random)", Box::new(move || summary().map_or("—".into(), |s| format!("{} ({})", metres(s.emd_m), metres(s.random_emd_m)))))}
                 {card("diverged", "Diverged", Box::new(move || summary().and_then(|s| s.diverged_percent).map_or("—".into(), |d| format!("{d:.0}%"))))}
+                {move || summary().and_then(|s| s.dp_epsilon).map(|e| card("dp-epsilon", "Your total ε (δ = 1e-5)", Box::new(move || format!("{e:.1}"))))}
                 {card("rmse", "Model RMSE", Box::new(move || summary().and_then(|s| s.final_rmse_db).map_or("—".into(), |r| format!("{r:.1} dB"))))}
+                {card("rmse-references", "Beside it", Box::new(move || summary().and_then(|s| s.references).map_or("—".into(), |r| format!("mean {:.1} dB · centralised {}", r.mean_rmse_db, r.centralised_rmse_db.map_or("—".into(), |c| format!("{c:.1} dB"))))))}
             </div>
             <p class="summary" id="signal-summary" data-testid="summary" aria-live="polite">{summary_text}</p>
             <p class="hint" data-testid="two-attacks">{TWO_ATTACKS}</p>

@@ -13,7 +13,7 @@ use whereabouts_core::geo::Metres;
 use whereabouts_engine::signal_map::attack::dlg::{Init, Optimizer, START_NOISE_M};
 use whereabouts_engine::signal_map::attack::fedavg::FedAvgConfig;
 use whereabouts_engine::signal_map::defence::Defence;
-use whereabouts_engine::signal_map::defence::dp::LocalDp;
+use whereabouts_engine::signal_map::defence::dp::{AppliedTo, LocalDp};
 use whereabouts_engine::signal_map::fl::FlConfig;
 use whereabouts_engine::signal_map::limits::{self, Limit};
 use whereabouts_engine::signal_map::model::ModelPreset;
@@ -68,6 +68,8 @@ pub struct LabSettings {
     pub dbscan_eps_km: f64,
     pub farthest_num: usize,
     pub dp_epsilon: f64,
+    /// Local DP on every local step (the paper's) or once on the update.
+    pub dp_applied_to: AppliedTo,
     pub geo_epsilon_per_m: f64,
 }
 
@@ -179,6 +181,7 @@ impl Default for LabSettings {
             dbscan_eps_km: 0.05,
             farthest_num: 10,
             dp_epsilon: 100.0,
+            dp_applied_to: AppliedTo::LocalStep,
             geo_epsilon_per_m: 0.005,
         }
     }
@@ -213,6 +216,10 @@ const ROUNDS: &[(&str, &str)] = &[
 ];
 const ATTACKS: &[(&str, &str)] = &[("dlg", "DLG (paper)"), ("fedavg", "+ FedAvg-aware")];
 const STARTS: &[(&str, &str)] = &[("warm", "Learnt map"), ("cold", "Untrained")];
+const DP_APPLIED: &[(&str, &str)] = &[
+    ("local_step", "Every local step (paper)"),
+    ("update", "Once on the update"),
+];
 const MODELS: &[(&str, &str)] = &[("small", "Small"), ("paper", "Paper's")];
 const INITS: &[(&str, &str)] = &[
     ("analytic", "Near Lemma 1"),
@@ -481,7 +488,7 @@ pub const FIELDS: &[Field] = &[
     Field {
         key: "def",
         label: "Defence",
-        help: "What every phone does before sending its update. Diverse Batch: train on one point per place (DBSCAN clusters). Farthest Batch: train on the places farthest from where you mostly were — a decoy. Random subset: as many random points as Diverse Batch (the baseline). Local DP: clip the update and add Gaussian noise. GeoInd: move every location by planar-Laplace noise. Errors stay measured against your real round data.",
+        help: "What every phone does before sending its update. Diverse Batch: train on one point per place (DBSCAN clusters). Farthest Batch: train on the places farthest from where you mostly were — a decoy. Random subset: as many random points as Diverse Batch (the baseline). Local DP: clip every local step’s gradient (or the whole update) and add Gaussian noise. GeoInd: move every location by planar-Laplace noise. Errors stay measured against your real round data.",
         kind: Kind::Select(DEFENCES),
         get: |s| s.defence.key().into(),
         set: |s, v| {
@@ -525,9 +532,25 @@ pub const FIELDS: &[Field] = &[
         section: Section::Defence,
     },
     Field {
+        key: "dpat",
+        label: "DP applied to",
+        help: "Where the phone clips and adds noise. Every local step (the paper's, [000] §4.5): each mini-batch gradient is clipped to norm 1 and noised before the step, so a FedAvg round of E·⌈n/B⌉ steps spends ε that many times. Once on the update: the whole update is clipped and noised once (one release a round, but a clipped update of many steps barely moves the model).",
+        kind: Kind::Select(DP_APPLIED),
+        get: |s| s.dp_applied_to.key().into(),
+        set: |s, v| {
+            s.dp_applied_to = match v {
+                "local_step" => AppliedTo::LocalStep,
+                "update" => AppliedTo::Update,
+                _ => return Err(format!("“{v}” is not a place for DP (local_step, update)")),
+            };
+            Ok(())
+        },
+        section: Section::Defence,
+    },
+    Field {
         key: "dpe",
-        label: "DP ε per round",
-        help: "Gaussian mechanism with δ = 1e-5 and clipping norm 1 (the paper's), σ calibrated exactly for this ε per round by the analytic Gaussian mechanism (Balle & Wang 2018; the paper's classic formula √(2 ln(1.25/δ))/ε is proven only for ε < 1 and at ε = 100 gives no guarantee). Smaller ε: more noise. The results show the total ε over all rounds (Rényi-DP composition).",
+        label: "DP ε per release",
+        help: "What it protects: one phone's whole round of data (every point it trained on that round), against a server that sees its update — local DP, so any two of the phone's data sets are neighbours and the sensitivity is twice the clipping norm 1. Gaussian mechanism with δ = 1e-5, σ calibrated exactly for this ε per release (every local step, or the update) by the analytic Gaussian mechanism (Balle & Wang 2018; the paper's classic formula √(2 ln(1.25/δ))/ε is proven only for ε < 1). Smaller ε: more noise. The results show the ε of one round (its releases composed) and your total over all rounds, with δ (Rényi-DP composition).",
         kind: Kind::Number {
             step: "10",
             limit: limits::DP_EPSILON,
@@ -689,7 +712,7 @@ impl LabSettings {
         match key {
             "deps" => matches!(self.defence, Diverse | Farthest | Random),
             "dnum" => self.defence == Farthest,
-            "dpe" => self.defence == Dp,
+            "dpe" | "dpat" => self.defence == Dp,
             "geo" => self.defence == GeoInd,
             _ => true,
         }
@@ -715,7 +738,10 @@ impl LabSettings {
                 eps_km,
                 min_samples,
             },
-            DefenceChoice::Dp => Defence::LocalDp(LocalDp::at(self.dp_epsilon)),
+            DefenceChoice::Dp => Defence::LocalDp(LocalDp {
+                applied_to: self.dp_applied_to,
+                ..LocalDp::at(self.dp_epsilon)
+            }),
             DefenceChoice::GeoInd => Defence::GeoInd {
                 epsilon_per_m: self.geo_epsilon_per_m,
             },

@@ -6,6 +6,7 @@ use crate::protocol::{Response, SignalRequest, SignalResponse};
 use whereabouts_core::study::StudyRunner;
 use whereabouts_engine::signal_map::lab::{HeatMap, Lab, LabEvent};
 use whereabouts_engine::signal_map::placement::ImportedTrace;
+use whereabouts_engine::signal_map::reference::References;
 use whereabouts_engine::signal_map::scenario::ScenarioConfig;
 use whereabouts_engine::signal_map::studies::{self, Study, StudyPoint, StudyRun};
 use whereabouts_engine::signal_map::warm_start::WarmCache;
@@ -29,6 +30,10 @@ pub struct SignalHost {
     data: Option<ImportedTrace>,
     /// The last warm start trained (a new lab in the same world and model reuses it).
     warm: WarmCache,
+    /// The RMSE references of the current lab's data (computed once the lab first goes idle:
+    /// it trains a model; an edit of the path keeps them, one person's points among the
+    /// world's).
+    references: Option<(u32, References)>,
 }
 
 /// A study in progress (the privacy–utility study, I3, I4): one lab per run, in one world.
@@ -313,9 +318,16 @@ impl LabHost for SignalHost {
             Ok(false) => {
                 if !self.idle_reported {
                     self.idle_reported = true;
+                    let references = match self.references {
+                        Some((g, r)) if g == generation => r,
+                        _ => lab.references(),
+                    };
+                    self.references = Some((generation, references));
+                    let mut summary = lab.summary();
+                    summary.references = Some(references);
                     emit(Response::Signal(SignalResponse::Idle {
                         generation,
-                        summary: lab.summary(),
+                        summary,
                     }));
                 }
                 false

@@ -380,6 +380,7 @@ fn run(
     let clock = move || started.elapsed().as_secs_f64() * 1000.0;
     let progress = std::io::stderr().is_terminal();
     let mut events = Vec::new();
+    let references = lab.references();
     let summary = lab.run(
         timings.then_some(&clock as &dyn Fn() -> f64),
         &mut |event| {
@@ -414,6 +415,7 @@ fn run(
         "config": config,
         "events": events,
         "summary": summary,
+        "references": references,
     });
     let text = serde_json::to_string_pretty(&result).map_err(|e| e.to_string())? + "\n";
     write_out(out, &text)?;
@@ -426,6 +428,11 @@ fn run(
         fmt(summary.random_emd_m),
         fmt(summary.diverged_percent),
         fmt(summary.final_rmse_db)
+    );
+    eprintln!(
+        "on the same data: the mean predictor's RMSE {} dB, the same model trained centrally {} dB",
+        fmt(Some(references.mean_rmse_db)),
+        fmt(references.centralised_rmse_db)
     );
     Ok(())
 }

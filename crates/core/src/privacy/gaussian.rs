@@ -102,25 +102,27 @@ pub fn clip_and_noise(g: &mut [f64], clip: f64, sigma: f64, s: &mut Stream) {
     }
 }
 
-/// Total privacy loss of the rounds a user took part in (RDP composition, see the module docs).
-/// Each release adds its own ℂ²/(2σ²), so rounds with different σ compose exactly, and the
-/// total is kept as rounds happen rather than recomputed.
+/// Total privacy loss of a user's releases (every round, or every local step, they sent; RDP
+/// composition, see the module docs). Each release adds its own Δ²/(2σ²), so releases with
+/// different σ compose exactly, and the total is kept as they happen rather than recomputed.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct RdpAccountant {
-    /// a = Σ over rounds of ℂ²/(2σ²).
+    /// a = Σ over releases of Δ²/(2σ²).
     a: f64,
-    rounds: usize,
+    releases: usize,
 }
 
 impl RdpAccountant {
-    pub fn rounds(&self) -> usize {
-        self.rounds
+    /// How many releases were recorded.
+    pub fn releases(&self) -> usize {
+        self.releases
     }
 
-    /// Records one release of the Gaussian mechanism with noise `sigma` at sensitivity `clip`.
-    pub fn record(&mut self, sigma: f64, clip: f64) {
-        self.a += clip * clip / (2.0 * sigma * sigma);
-        self.rounds += 1;
+    /// Records one release of the Gaussian mechanism with noise `sigma` at L2 sensitivity
+    /// `sensitivity`.
+    pub fn record(&mut self, sigma: f64, sensitivity: f64) {
+        self.a += sensitivity * sensitivity / (2.0 * sigma * sigma);
+        self.releases += 1;
     }
 
     /// ε of the composition at `delta` (0 before any round).
@@ -128,9 +130,12 @@ impl RdpAccountant {
         Self::epsilon_for(self.a, delta)
     }
 
-    /// ε if one more round with `sigma`, `clip` were released.
-    pub fn epsilon_after(&self, sigma: f64, clip: f64, delta: f64) -> f64 {
-        Self::epsilon_for(self.a + clip * clip / (2.0 * sigma * sigma), delta)
+    /// ε if one more release with `sigma` at `sensitivity` were made.
+    pub fn epsilon_after(&self, sigma: f64, sensitivity: f64, delta: f64) -> f64 {
+        Self::epsilon_for(
+            self.a + sensitivity * sensitivity / (2.0 * sigma * sigma),
+            delta,
+        )
     }
 
     fn epsilon_for(a: f64, delta: f64) -> f64 {
@@ -243,7 +248,7 @@ mod tests {
             assert!(next > last);
             last = next;
         }
-        assert_eq!(acc.rounds(), 11);
+        assert_eq!(acc.releases(), 11);
         // Sub-linear in the rounds: 11 rounds cost less than 11 times one.
         assert!(last < 11.0 * 5.2985);
     }

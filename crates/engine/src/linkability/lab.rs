@@ -7,7 +7,7 @@ use super::attack::mlp::MlpTrainer;
 use super::config::LinkConfig;
 use super::features::{Matrix, Scaler, pca2};
 use super::federation::FederationRun;
-use super::metrics::{Identification, Scores, identification};
+use super::metrics::{Identification, Scores, identification, standing};
 use super::population::{Population, client, device};
 use super::scenario::{
     ClosedWorld, Identified, Observations, TrainedMlp, identify, match_with_mlp,
@@ -79,12 +79,15 @@ pub struct LinkSummary {
     pub matching_ap: Option<f64>,
     /// Every new device ranked by the attack's score for you, best first.
     pub ranking: Vec<RankedDevice>,
-    /// Your second device's place in `ranking` (1 = the server's first answer).
-    pub your_rank: Option<usize>,
+    /// Your second device's expected place in `ranking` (1 = the server's first answer), ties
+    /// put in a uniformly random order: a device tied with two others for first is 2.
+    pub your_rank: Option<f64>,
     /// Every update on its first two principal components.
     pub map: Vec<MapPoint>,
-    /// confusion[true][guessed]: the new devices' updates by true owner and top-1 answer.
-    pub confusion: Vec<Vec<u32>>,
+    /// confusion[true][guessed]: the new devices' updates by true owner and top-1 answer; an
+    /// update whose top score is tied between t people counts 1/t for each (the expected count
+    /// over a random order of the ties).
+    pub confusion: Vec<Vec<f64>>,
     /// Updates your two devices sent (your known device's, your new device's).
     pub your_updates: [usize; 2],
     /// What the page should say about your data (what of a file was kept).
@@ -174,16 +177,15 @@ impl LinkLab {
             .and_then(|net| match_with_mlp(obs, net, self.config.seed));
         // Rank the new devices by their mean score for you.
         let mut by_client: std::collections::BTreeMap<u32, (f64, usize)> = Default::default();
-        let mut confusion = vec![vec![0u32; people]; people];
+        let mut confusion = vec![vec![0.0f64; people]; people];
         for (r, &i) in world.test.iter().enumerate() {
             let row = identified.scores.row(r);
             let e = by_client.entry(obs.client[i]).or_default();
             e.0 += row[YOU];
             e.1 += 1;
-            let top = (0..people)
-                .find(|&c| identified.scores.rank(r, c) == 1)
-                .unwrap_or(0);
-            confusion[obs.owner[i]][top] += 1;
+            for (top, share) in identified.scores.first_answer(r) {
+                confusion[obs.owner[i]][top] += share;
+            }
         }
         let mut ranking: Vec<RankedDevice> = by_client
             .into_iter()
@@ -193,8 +195,16 @@ impl LinkLab {
                 yours: c == client(YOU, 1),
             })
             .collect();
-        ranking.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.client.cmp(&b.client)));
-        self.summary.your_rank = ranking.iter().position(|d| d.yours).map(|p| p + 1);
+        // Tied devices are shown in a seeded random order (never yours first by its number), and
+        // your rank is the expectation over every order of the ties.
+        let mut order = Stream::new(self.config.seed, "ranking-ties");
+        order.shuffle(&mut ranking);
+        ranking.sort_by(|a, b| b.score.total_cmp(&a.score));
+        let scores: Vec<f64> = ranking.iter().map(|d| d.score).collect();
+        self.summary.your_rank = ranking.iter().find(|d| d.yours).map(|d| {
+            let (higher, tied) = standing(&scores, d.score);
+            higher as f64 + (tied as f64 + 1.0) / 2.0
+        });
         self.summary.ranking = ranking;
         self.summary.confusion = confusion;
         Ok(())

@@ -35,17 +35,59 @@ impl Scores {
             .collect()
     }
 
-    /// 1-based rank of `class` in row `i`: classes scoring higher come first, ties in class
-    /// order (a stable descending sort, as `argsort` gives).
-    pub fn rank(&self, i: usize, class: usize) -> usize {
-        let row = self.row(i);
-        let s = row[class];
-        1 + row
-            .iter()
-            .enumerate()
-            .filter(|&(c, &v)| v > s || (v == s && c < class))
-            .count()
+    /// How many classes of row `i` score above `class`, and how many score the same (`class`
+    /// itself included).
+    pub fn standing(&self, i: usize, class: usize) -> (usize, usize) {
+        standing(self.row(i), self.row(i)[class])
     }
+
+    /// The expected 1-based rank of `class` in row `i` when tied scores are put in a uniformly
+    /// random order: `higher + (tied + 1)/2`. No class wins a tie by its index (the visitor is
+    /// class 0: ordering ties by index would hand the visitor every tie).
+    pub fn expected_rank(&self, i: usize, class: usize) -> f64 {
+        let (higher, tied) = self.standing(i, class);
+        higher as f64 + (tied as f64 + 1.0) / 2.0
+    }
+
+    /// The probability that `class` is among the first `k` answers of row `i` when ties are put
+    /// in a uniformly random order (fractional credit for a tie that straddles the cut).
+    pub fn within(&self, i: usize, class: usize, k: usize) -> f64 {
+        let (higher, tied) = self.standing(i, class);
+        within(higher, tied, k)
+    }
+
+    /// Each class's share of row `i`'s first answer: 1 for a lone top score, 1/t to each of t
+    /// tied top scores.
+    pub fn first_answer(&self, i: usize) -> Vec<(usize, f64)> {
+        let row = self.row(i);
+        let top = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let tops: Vec<usize> = (0..row.len()).filter(|&c| row[c] == top).collect();
+        let share = 1.0 / tops.len().max(1) as f64;
+        tops.into_iter().map(|c| (c, share)).collect()
+    }
+}
+
+/// How many of `values` exceed `value`, and how many equal it.
+pub fn standing(values: &[f64], value: f64) -> (usize, usize) {
+    values.iter().fold((0, 0), |(higher, tied), &v| {
+        if v > value {
+            (higher + 1, tied)
+        } else if v == value {
+            (higher, tied + 1)
+        } else {
+            (higher, tied)
+        }
+    })
+}
+
+/// P(rank ≤ k) for a score with `higher` scores above it and `tied` equal to it (itself
+/// included), the ties in a uniformly random order: its rank is uniform on
+/// higher + 1 … higher + tied.
+pub fn within(higher: usize, tied: usize, k: usize) -> f64 {
+    if tied == 0 {
+        return 0.0;
+    }
+    ((k as f64 - higher as f64) / tied as f64).clamp(0.0, 1.0)
 }
 
 /// Average precision of `scores` against binary `labels`, as scikit-learn's
@@ -95,7 +137,8 @@ impl Identification {
 }
 
 /// Mean AP, top-1 and top-5 of `scores` for rows whose true class is `truth`. `None` with no
-/// test rows.
+/// test rows. Top-k is the expectation over a uniformly random order of tied scores; AP treats
+/// tied scores as one threshold (as scikit-learn does), which no order of the ties changes.
 pub fn identification(scores: &Scores, truth: &[usize]) -> Option<Identification> {
     assert_eq!(scores.rows, truth.len());
     if truth.is_empty() {
@@ -115,8 +158,8 @@ pub fn identification(scores: &Scores, truth: &[usize]) -> Option<Identification
         truth
             .iter()
             .enumerate()
-            .filter(|&(i, &t)| scores.rank(i, t) <= k)
-            .count() as f64
+            .map(|(i, &t)| scores.within(i, t, k))
+            .sum::<f64>()
             / n
     };
     Some(Identification {

@@ -29,8 +29,9 @@ pub struct StudyPoint {
     /// Privacy: the attack's mean AP, and as a multiple of chance.
     pub mean_ap: Option<f64>,
     pub over_chance: Option<f64>,
-    /// Where your second device came in the server's ranking for you.
-    pub your_rank: Option<usize>,
+    /// Where your second device came in the server's ranking for you (expected over a random
+    /// order of tied scores).
+    pub your_rank: Option<f64>,
     /// Utility: the global model's test RMSE, dB.
     pub test_rmse: Option<f64>,
     /// Why the run failed, if it did.
@@ -126,7 +127,7 @@ impl PageStudy for StudyOn {
                         p.strength.to_string(),
                         cell(p.mean_ap.map(|a| 100.0 * a), 1, ""),
                         cell(p.over_chance, 1, ""),
-                        p.your_rank.map_or("–".into(), |r| r.to_string()),
+                        cell(p.your_rank, 1, ""),
                         cell(p.test_rmse, 2, ""),
                         cell(p.test_rmse.zip(base).map(|(r, b)| r / b), 2, ""),
                     ]

@@ -52,9 +52,46 @@ fn identification_metrics_agree_with_a_hand_count() {
     // then 0.1: AP ½.
     assert!((m.mean_ap - (1.0 + 1.0 / 3.0 + 0.5) / 3.0).abs() < 1e-12);
     assert!((m.chance_ap - 1.0 / 3.0).abs() < 1e-12);
-    // Ties rank in class order, as a stable argsort.
-    assert_eq!(scores.rank(2, 0), 2);
-    assert_eq!(scores.rank(2, 1), 3);
+    // Tied classes share the places they tie for: row 2's classes 0 and 1 tie behind class 2,
+    // each expected at rank 2.5, each first answer 0 times and within the first two half the
+    // time.
+    assert_eq!(scores.expected_rank(2, 0), 2.5);
+    assert_eq!(scores.expected_rank(2, 1), 2.5);
+    assert_eq!(scores.within(2, 0, 1), 0.0);
+    assert_eq!(scores.within(2, 1, 2), 0.5);
+    assert_eq!(scores.first_answer(2), vec![(2, 1.0)]);
+}
+
+#[test]
+fn tied_scores_give_no_class_an_edge() {
+    // Every score equal, every row's truth the first class (the visitor is person 0): ordering
+    // ties by index would put the truth first every time (top-1 = 1); a fair rule gives 1/K.
+    let k = 8;
+    let rows = 5;
+    let scores = Scores {
+        rows,
+        classes: k,
+        data: vec![0.125; rows * k],
+    };
+    let m = identification(&scores, &vec![0; rows]).unwrap();
+    assert_eq!(m.top1, 1.0 / k as f64);
+    assert_eq!(m.top5, 5.0 / k as f64);
+    for c in 0..k {
+        assert_eq!(scores.expected_rank(0, c), (k as f64 + 1.0) / 2.0);
+    }
+    let shares = scores.first_answer(0);
+    assert_eq!(shares.len(), k);
+    assert!(shares.iter().all(|&(_, s)| s == 1.0 / k as f64));
+    // A tie that straddles the cut: two above, four tied for places 3–6: within the first 5
+    // with probability 3/4.
+    let row = [0.9, 0.8, 0.5, 0.5, 0.5, 0.5, 0.1, 0.0];
+    let straddle = Scores {
+        rows: 1,
+        classes: 8,
+        data: row.to_vec(),
+    };
+    assert_eq!(straddle.within(0, 3, 5), 0.75);
+    assert_eq!(straddle.expected_rank(0, 3), 4.5);
 }
 
 #[test]
@@ -504,13 +541,21 @@ fn the_lab_in_slices_gives_what_it_gives_in_one_go() {
         "every person's new device is ranked"
     );
     assert_eq!(whole.ranking.iter().filter(|d| d.yours).count(), 1);
+    // Your expected rank is the middle of the places your device's score ties for, and the list
+    // shows it somewhere among them.
     let rank = whole.your_rank.unwrap();
-    assert!(whole.ranking[rank - 1].yours);
-    let attributed: u32 = whole.confusion.iter().flatten().sum();
-    assert!(attributed > 0);
+    let place = whole.ranking.iter().position(|d| d.yours).unwrap() + 1;
+    let mine = whole.ranking[place - 1].score;
+    let tied = whole.ranking.iter().filter(|d| d.score == mine).count() as f64;
+    assert!(
+        (place as f64 - rank).abs() <= (tied - 1.0) / 2.0,
+        "{rank} {place}"
+    );
+    let attributed: f64 = whole.confusion.iter().flatten().sum();
+    assert!(attributed > 0.0);
     // top-1 from the confusion matrix's diagonal equals the metric's.
-    let diagonal: u32 = (0..8).map(|p| whole.confusion[p][p]).sum();
-    assert!((f64::from(diagonal) / f64::from(attributed) - m.top1).abs() < 1e-12);
+    let diagonal: f64 = (0..8).map(|p| whole.confusion[p][p]).sum();
+    assert!((diagonal / attributed - m.top1).abs() < 1e-12);
 }
 
 #[test]

@@ -8,7 +8,7 @@
 
 use crate::signal_map::model::MlpSpec;
 use crate::signal_map::model::train::{
-    LocalTraining, TrainError, train_local, train_local_by_hand,
+    LocalTraining, TrainError, train_local_by_hand_with, train_local_with,
 };
 use crate::signal_map::trace::{Dataset, Sample};
 use serde::{Deserialize, Serialize};
@@ -121,26 +121,30 @@ impl Federation {
             return Ok(None);
         }
         let train = if self.by_hand {
-            train_local_by_hand
+            train_local_by_hand_with
         } else {
-            train_local
+            train_local_with
         };
+        // Local DP's noise has its own stream: the shuffles are those of the run without it.
+        let mut dp_stream = Stream::new(self.seed, &format!("federation-round-{t}-user-{user}-dp"));
+        let step_noise = self.dp.and_then(|dp| dp.step_noise());
         let result = train(
             &self.spec,
             before,
             &batch,
             &self.config.local,
             &mut user_stream,
+            step_noise.map(|n| (n, &mut dp_stream)),
         )
         .map_err(|e| (user, e))?;
         let params = match &self.dp {
-            Some(dp) => dp.privatise(
+            Some(dp) if step_noise.is_none() => dp.privatise(
                 before,
                 &result.params,
                 self.config.local.learning_rate,
-                &mut user_stream,
+                &mut dp_stream,
             ),
-            None => result.params,
+            _ => result.params,
         };
         Ok(Some(Update {
             user,

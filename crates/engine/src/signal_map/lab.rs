@@ -23,6 +23,7 @@ use crate::signal_map::attack::unroll::Unrolled;
 use crate::signal_map::defence::dp::RdpAccountant;
 use crate::signal_map::fl::{Federation, Update};
 use crate::signal_map::model::Predictor;
+use crate::signal_map::reference::References;
 use crate::signal_map::scenario::{
     AttackInputs, DlgOutcome, FedAvgOutcome, OutputBias, RoundRecord, ScenarioConfig, Summary,
     dp_budget_stop, summarize,
@@ -436,6 +437,25 @@ impl Lab {
             .collect()
     }
 
+    /// The RMSE references on this run's data — every user's training data pooled, scored on
+    /// the run's test set (the mean predictor, the centralised model; see [`References`]) —
+    /// from a fresh model whose output bias starts at the mean label. Not cached: it trains a
+    /// model, so callers ask once per run.
+    pub fn references(&self) -> References {
+        let spec = &self.federation.spec;
+        let initial = spec.init(
+            self.data.mean_label(),
+            &mut Stream::new(self.config.seed, "model-init"),
+        );
+        References::measure(
+            spec,
+            &initial,
+            &self.data.train,
+            &self.data.test,
+            self.config.seed,
+        )
+    }
+
     pub fn summary(&self) -> Summary {
         let done = self.rounds.iter().take_while(|r| r.complete()).count();
         let mut summary = summarize(
@@ -534,7 +554,18 @@ impl Lab {
             }
             if let Some(t) = self.incomplete() {
                 self.complete_round(t, now, deadline, emit);
-            } else if let Some(why) = dp_budget_stop(&self.config, &self.spent()) {
+            } else if let Some(why) = dp_budget_stop(
+                &self.config,
+                &self.spent(),
+                self.rounds.len(),
+                self.data
+                    .local_data(
+                        self.config.target,
+                        self.rounds.len(),
+                        self.config.fl.cumulative,
+                    )
+                    .len(),
+            ) {
                 self.stopped = Some(why);
                 self.total_rounds = self.rounds.len();
                 self.wanted = self.wanted.min(self.total_rounds);
@@ -629,8 +660,11 @@ impl Lab {
         let previous = self.previous_reconstruction();
         let target = updates.iter().find(|u| u.user == self.config.target);
         let mut spent = self.spent();
-        if let (Some(dp), Some(_)) = (self.config.defence.dp(), target) {
-            spent.record(dp.sigma(), dp.clip);
+        if let (Some(dp), Some(u)) = (self.config.defence.dp(), target) {
+            dp.spend(
+                &mut spent,
+                dp.releases(u.batch.len(), &self.config.fl.local),
+            );
         }
         let inputs = target.map(|u| {
             AttackInputs::new(
@@ -972,11 +1006,11 @@ impl Lab {
             bounds,
             rmse_db,
         );
-        record.dp_epsilon = self
-            .config
-            .defence
-            .dp()
-            .map(|dp| self.rounds[inputs.round].spent.epsilon(dp.delta));
+        if let Some(dp) = self.config.defence.dp() {
+            let spent = &self.rounds[inputs.round].spent;
+            record.dp_epsilon = Some(spent.epsilon(dp.delta));
+            record.dp_releases = Some(spent.releases());
+        }
         record
     }
 

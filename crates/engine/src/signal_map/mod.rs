@@ -14,6 +14,7 @@ pub mod lab;
 pub mod limits;
 pub mod model;
 pub mod placement;
+pub mod reference;
 pub mod samples;
 pub mod scenario;
 pub mod studies;

@@ -293,9 +293,11 @@ pub struct RoundRecord {
     /// Test RMSE of the global model after this round, dB.
     pub rmse_db: f64,
     /// Under local DP: the target's total ε after this round (RDP composition, at the
-    /// defence's δ).
+    /// defence's δ), and how many releases (local steps, or updates) it composes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dp_epsilon: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dp_releases: Option<usize>,
 }
 
 /// DLG's result for a round.
@@ -343,11 +345,18 @@ pub struct Summary {
     pub diverged_percent: Option<f64>,
     pub mean_iterations: Option<f64>,
     pub final_rmse_db: Option<f64>,
-    /// Under local DP: the target's total ε over the run, and why the run stopped early.
+    /// Under local DP: the target's total ε over the run (protecting its whole data, at the
+    /// defence's δ), the releases it composes, and why the run stopped early.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dp_epsilon: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dp_releases: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
+    /// What the model's RMSE is measured against: the mean predictor and the centralised
+    /// model on the same data (`Lab::references`; filled by whoever asks for it, once a run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub references: Option<crate::signal_map::reference::References>,
     /// Under FedAvg: DLG's median distance to the local steps' mini-batch centroids.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub median_step_error_m: Option<f64>,
@@ -569,20 +578,29 @@ impl AttackInputs {
             bounds,
             rmse_db,
             dp_epsilon: None,
+            dp_releases: None,
         }
     }
 }
 
 /// Why training must stop before the target's next update, if its DP budget would be exceeded
-/// (`spent`: the target's privacy loss so far).
-pub(crate) fn dp_budget_stop(config: &ScenarioConfig, spent: &RdpAccountant) -> Option<String> {
+/// (`spent`: the target's privacy loss so far; `points`: its data in the next round, which
+/// sets how many local steps, each a release, that round takes).
+pub(crate) fn dp_budget_stop(
+    config: &ScenarioConfig,
+    spent: &RdpAccountant,
+    round: usize,
+    points: usize,
+) -> Option<String> {
     let dp = config.defence.dp()?;
     let budget = dp.budget?;
-    let next = spent.epsilon_after(dp.sigma(), dp.clip, dp.delta);
+    let mut after = *spent;
+    dp.spend(&mut after, dp.releases(points, &config.fl.local));
+    let next = after.epsilon(dp.delta);
     (next > budget).then(|| {
         format!(
-            "stopped before the target's update {}: its total ε would be {next:.2} > budget {budget} (δ = {})",
-            spent.rounds() + 1,
+            "stopped before round {}: the target's total ε would be {next:.2} > budget {budget} (δ = {})",
+            round + 1,
             dp.delta
         )
     })
@@ -635,7 +653,9 @@ pub(crate) fn summarize(
         }),
         final_rmse_db: records.last().map(|r| r.rmse_db),
         dp_epsilon: records.last().and_then(|r| r.dp_epsilon),
+        dp_releases: records.last().and_then(|r| r.dp_releases),
         stopped: None,
+        references: None,
         median_step_error_m: metrics::median(
             &dlg.iter()
                 .filter_map(|d| d.median_step_error_m)

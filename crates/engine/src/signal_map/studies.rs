@@ -528,6 +528,7 @@ mod tests {
             bounds: None,
             rmse_db: 0.0,
             dp_epsilon: None,
+            dp_releases: None,
         };
         let fedavg = LocalTraining {
             batch_size: Some(20),

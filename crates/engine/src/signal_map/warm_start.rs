@@ -1,6 +1,6 @@
 //! A warm start: the federation the target joins has already been learning from the other
 //! users (a project choice; [000] starts every run from an untrained model, see
-//! docs/papers.md, "Warm start").
+//! docs/papers.md §3a, "Output bias and warm start").
 //!
 //! Before round 0 the server runs `rounds` rounds of FedAvg (Algorithm 1) in which every
 //! other user of the world trains on its first week of training data: their routine repeats

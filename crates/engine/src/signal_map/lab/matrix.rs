@@ -7,7 +7,7 @@
 use super::*;
 use crate::signal_map::attack::dlg::Init;
 use crate::signal_map::attack::fedavg::FedAvgConfig;
-use crate::signal_map::defence::dp::{Calibration, LocalDp};
+use crate::signal_map::defence::dp::{AppliedTo, Calibration, LocalDp};
 use crate::signal_map::defence::{Defence, PAPER_MIN_SAMPLES};
 use crate::signal_map::trajectory::TrajectoryPreset;
 use std::cell::Cell;
@@ -117,8 +117,28 @@ fn matrix() -> Vec<(&'static str, ScenarioConfig)> {
             with(&|c| c.defence = Defence::LocalDp(LocalDp::at(10.0))),
         ),
         (
+            "local DP per step, FedAvg B = 20, E = 2",
+            with(&|c| {
+                c.fl.local.batch_size = Some(20);
+                c.fl.local.epochs = 2;
+                c.defence = Defence::LocalDp(LocalDp::at(10.0));
+            }),
+        ),
+        (
+            "local DP once per update, FedAvg B = 20, E = 2",
+            with(&|c| {
+                c.fl.local.batch_size = Some(20);
+                c.fl.local.epochs = 2;
+                c.defence = Defence::LocalDp(LocalDp {
+                    applied_to: AppliedTo::Update,
+                    ..LocalDp::at(10.0)
+                });
+            }),
+        ),
+        (
             "local DP, budget stop",
-            // ε = 1 per round composes to 1.01, 1.44, 1.78: the third update is not sent.
+            // FedSGD: one release a round. ε = 1 per round composes to 1.01, 1.44, 1.78: the
+            // third update is not sent.
             with(&|c| c.defence = dp(1.0, Some(1.5))),
         ),
         (
@@ -229,9 +249,17 @@ const FINGERPRINTS: &[(&str, &str)] = &[
     ("Diverse Batch", "bf2f3039453dcbf5"),
     ("Farthest Batch", "aff798887c685b5b"),
     ("random subset", "9c8800addb6b43b6"),
-    ("local DP", "1b67c254af5207d0"),
-    ("local DP, analytic σ", "c4a98c18bd5a96c4"),
-    ("local DP, budget stop", "f6aaa9ea579a7590"),
+    ("local DP", "cd5c054bfef45bbe"),
+    ("local DP, analytic σ", "4ed64fd563b3e09c"),
+    (
+        "local DP per step, FedAvg B = 20, E = 2",
+        "12e3f208d0f5b107",
+    ),
+    (
+        "local DP once per update, FedAvg B = 20, E = 2",
+        "8e904d1e35d9bc14",
+    ),
+    ("local DP, budget stop", "993ea4be15f41059"),
     ("GeoInd", "065e033a2b4f9805"),
     ("imported file", "7aee402f268a6295"),
 ];
@@ -271,9 +299,11 @@ const FINGERPRINTS: &[(&str, &str)] = &[
     ("Diverse Batch", "428676bcfe182e3a"),
     ("Farthest Batch", "ae0cecc44bc90d1d"),
     ("random subset", "aa729ba94cb7d3d7"),
-    ("local DP", "45470dd8181f7b61"),
-    ("local DP, analytic σ", "cf1c20974af02af9"),
-    ("local DP, budget stop", "f6aaa9ea579a7590"),
+    ("local DP", "?"),
+    ("local DP, analytic σ", "?"),
+    ("local DP per step, FedAvg B = 20, E = 2", "?"),
+    ("local DP once per update, FedAvg B = 20, E = 2", "?"),
+    ("local DP, budget stop", "?"),
     ("GeoInd", "1bf291b0118555e1"),
     ("imported file", "0739a52d9b677d13"),
 ];

@@ -1,4 +1,7 @@
-use super::train::{LocalTraining, TrainError, train_local, train_local_by_hand};
+use super::train::{
+    LocalTraining, StepNoise, TrainError, train_local, train_local_by_hand,
+    train_local_by_hand_with, train_local_with,
+};
 use super::*;
 use crate::signal_map::trace::Sample;
 #[cfg(target_arch = "wasm32")]
@@ -145,6 +148,85 @@ fn specs_are_validated() {
     let mut spec = ModelPreset::Small.spec();
     spec.dropout = 1.0;
     assert_eq!(spec.validate().unwrap_err().field, "model.dropout");
+}
+
+#[test]
+fn per_step_dp_clips_every_step_and_both_paths_agree() {
+    // Local DP on each local step ([000] §4.5): with no noise, each step moves the parameters by
+    // at most η·ℂ, so E·⌈n/B⌉ steps move them by at most that many times η·ℂ; with noise the
+    // candle path and the path by hand take the same noisy steps.
+    let spec = ModelPreset::Small.spec();
+    let start = spec.init(-96.0, &mut Stream::new(3, "init"));
+    let batch = toy_batch(37, 5);
+    let cfg = LocalTraining {
+        batch_size: Some(8),
+        epochs: 2,
+        learning_rate: 0.01,
+    };
+    let clip = 0.5;
+    let quiet = StepNoise { clip, sigma: 0.0 };
+    let mut s = Stream::new(9, "dp");
+    let a = train_local_by_hand_with(
+        &spec,
+        &start,
+        &batch,
+        &cfg,
+        &mut Stream::new(4, "sgd"),
+        Some((quiet, &mut s)),
+    )
+    .unwrap();
+    let moved = |p: &[f32]| -> f64 {
+        p.iter()
+            .zip(&start)
+            .map(|(p, s)| f64::from(p - s).powi(2))
+            .sum::<f64>()
+            .sqrt()
+    };
+    let bound = a.steps as f64 * f64::from(cfg.learning_rate) * clip;
+    assert_eq!(a.steps, 10);
+    assert!(
+        moved(&a.params) <= bound * (1.0 + 1e-5),
+        "{}",
+        moved(&a.params)
+    );
+    // Unclipped, the same training moves much further: the clip bites.
+    let free =
+        train_local_by_hand(&spec, &start, &batch, &cfg, &mut Stream::new(4, "sgd")).unwrap();
+    assert!(moved(&free.params) > 2.0 * bound, "{}", moved(&free.params));
+    let noisy = StepNoise { clip, sigma: 0.3 };
+    let b = train_local_with(
+        &spec,
+        &start,
+        &batch,
+        &cfg,
+        &mut Stream::new(4, "sgd"),
+        Some((noisy, &mut Stream::new(9, "dp"))),
+    )
+    .unwrap();
+    let c = train_local_by_hand_with(
+        &spec,
+        &start,
+        &batch,
+        &cfg,
+        &mut Stream::new(4, "sgd"),
+        Some((noisy, &mut Stream::new(9, "dp"))),
+    )
+    .unwrap();
+    assert_eq!(
+        b.batch_means, free.batch_means,
+        "the noise leaves the shuffles alone"
+    );
+    let apart: f64 = b
+        .params
+        .iter()
+        .zip(&c.params)
+        .map(|(p, q)| f64::from(p - q).abs())
+        .sum();
+    assert!(apart < 1e-4 * moved(&b.params), "{apart}");
+    assert!(
+        moved(&b.params) > bound,
+        "the noise moves the model beyond the clip"
+    );
 }
 
 #[test]

@@ -11,6 +11,7 @@ use super::MlpSpec;
 use crate::signal_map::trace::Sample;
 use candle_core::{Device, Tensor, Var};
 use serde::{Deserialize, Serialize};
+use whereabouts_core::privacy::gaussian::clip_and_noise;
 use whereabouts_core::rng::Stream;
 
 /// Local optimisation settings.
@@ -63,6 +64,30 @@ impl From<candle_core::Error> for TrainError {
     }
 }
 
+/// Local DP on every local step ([000] §4.5, "on the gradients of each LocalBatch"): the
+/// step's mini-batch gradient is clipped to L2 norm `clip` and N(0, σ²) is added to each
+/// coordinate before the step is taken (the device's `defence::dp::LocalDp` says which σ).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StepNoise {
+    pub clip: f64,
+    pub sigma: f64,
+}
+
+/// The per-step noise and the stream it is drawn from (its own, so that the shuffles and the
+/// dropout masks are those of the run without noise).
+pub type Noise<'a> = Option<(StepNoise, &'a mut Stream)>;
+
+/// Clips and noises one step's gradient in place (f64 arithmetic, as the update's DP).
+fn privatise_step(grad: &mut [f32], noise: &mut Noise) {
+    if let Some((n, s)) = noise {
+        let mut g: Vec<f64> = grad.iter().map(|&v| f64::from(v)).collect();
+        clip_and_noise(&mut g, n.clip, n.sigma, s);
+        for (v, g) in grad.iter_mut().zip(g) {
+            *v = g as f32;
+        }
+    }
+}
+
 /// Runs UserUpdate from `start` on `batch`; `dropout` masks are drawn from `stream`.
 pub fn train_local(
     spec: &MlpSpec,
@@ -70,6 +95,18 @@ pub fn train_local(
     batch: &[Sample],
     cfg: &LocalTraining,
     stream: &mut Stream,
+) -> Result<LocalResult, TrainError> {
+    train_local_with(spec, start, batch, cfg, stream, None)
+}
+
+/// [`train_local`] with local DP on every step when `noise` is given.
+pub fn train_local_with(
+    spec: &MlpSpec,
+    start: &[f32],
+    batch: &[Sample],
+    cfg: &LocalTraining,
+    stream: &mut Stream,
+    mut noise: Noise,
 ) -> Result<LocalResult, TrainError> {
     let dev = Device::Cpu;
     let layers = spec.layers();
@@ -124,10 +161,34 @@ pub fn train_local(
                 return Err(TrainError::Diverged { step: steps });
             }
             let grads = loss.backward()?;
-            for (w, bias) in &vars {
-                for v in [w, bias] {
-                    if let Some(g) = grads.get(v.as_tensor()) {
+            if noise.is_some() {
+                // The whole step's gradient as one vector (the parameters' flat layout), clipped
+                // and noised, then stepped.
+                let mut flat = Vec::with_capacity(start.len());
+                for (w, bias) in &vars {
+                    for v in [w, bias] {
+                        match grads.get(v.as_tensor()) {
+                            Some(g) => flat.extend(g.flatten_all()?.to_vec1::<f32>()?),
+                            None => flat.extend(std::iter::repeat_n(0.0, v.elem_count())),
+                        }
+                    }
+                }
+                privatise_step(&mut flat, &mut noise);
+                let mut at = 0;
+                for (w, bias) in &vars {
+                    for v in [w, bias] {
+                        let g =
+                            Tensor::from_slice(&flat[at..at + v.elem_count()], v.shape(), &dev)?;
+                        at += v.elem_count();
                         v.set(&(v.as_tensor() - (g * f64::from(cfg.learning_rate))?)?)?;
+                    }
+                }
+            } else {
+                for (w, bias) in &vars {
+                    for v in [w, bias] {
+                        if let Some(g) = grads.get(v.as_tensor()) {
+                            v.set(&(v.as_tensor() - (g * f64::from(cfg.learning_rate))?)?)?;
+                        }
                     }
                 }
             }
@@ -163,8 +224,20 @@ pub fn train_local_by_hand(
     cfg: &LocalTraining,
     stream: &mut Stream,
 ) -> Result<LocalResult, TrainError> {
+    train_local_by_hand_with(spec, start, batch, cfg, stream, None)
+}
+
+/// [`train_local_by_hand`] with local DP on every step when `noise` is given.
+pub fn train_local_by_hand_with(
+    spec: &MlpSpec,
+    start: &[f32],
+    batch: &[Sample],
+    cfg: &LocalTraining,
+    stream: &mut Stream,
+    mut noise: Noise,
+) -> Result<LocalResult, TrainError> {
     if spec.dropout > 0.0 {
-        return train_local(spec, start, batch, cfg, stream);
+        return train_local_with(spec, start, batch, cfg, stream, noise);
     }
     let layers = spec.layers();
     let mut params = start.to_vec();
@@ -262,6 +335,7 @@ pub fn train_local_by_hand(
                 }
                 std::mem::swap(&mut delta, &mut below);
             }
+            privatise_step(&mut grad, &mut noise);
             for (p, g) in params.iter_mut().zip(&grad) {
                 *p -= cfg.learning_rate * g;
             }
