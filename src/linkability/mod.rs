@@ -163,6 +163,7 @@ impl LinkState {
             LinkResponse::Started { generation, .. }
             | LinkResponse::Event { generation, .. }
             | LinkResponse::Idle { generation, .. }
+            | LinkResponse::References { generation, .. }
             | LinkResponse::Error { generation, .. } => *generation,
             _ => return,
         };

@@ -11,7 +11,7 @@ use whereabouts_engine::linkability::population::{device, owner};
 const RANK_HELP: &str = "The server has learned every person's known device from its updates. For each new device it asks: how likely is this one yours? — the attack's score for you, averaged over the device's updates — and ranks them. Rank 1: the server's first answer is your new device. With N new devices, a guess would put it at (N + 1)/2 on average. When devices tie on the score, your rank is the middle of the places they share (tied for first between two: 1.5): a tie never counts in your favour or against you.";
 const IDENT_HELP: &str = "For every new device's update, the attack scores every person; AP (average precision) asks, person by person, how high that person's updates come in the ranking of all updates by their score, averaged over people ([004] §8). Chance: random scores, 1/N. Top-1: the share of updates whose best-scored person is the owner; top-5: among the five best.";
 const MATCH_HELP: &str = "Are these two updates, one from a known device and one from a new one, the same person's? The MLP's two guesses over people are combined into one probability, over balanced pairs (half the same person, half not); AP 50% is chance ([004] §6.2).";
-const MODEL_HELP: &str = "What the federation is for: the signal map every device helped train, its error on held-out measurements (20% of everyone's). A mitigation that hides people also costs accuracy; the study below measures both.";
+const MODEL_HELP: &str = "What the federation is for: the signal map every device helped train, its error on held-out measurements (20% of everyone's). Beside it, on the same measurements: predicting the mean signal everywhere (a map no better has learnt nothing), and the same model trained centrally on every device's data (what it reaches when privacy costs nothing). A mitigation that hides people may cost accuracy; the study below measures both.";
 
 fn percent(x: f64) -> String {
     format!("{:.1}%", 100.0 * x)
@@ -29,6 +29,7 @@ fn light(summary: &LinkSummary) -> LinkSummary {
         rounds_done: summary.rounds_done,
         updates: summary.updates,
         test_rmse: summary.test_rmse,
+        references: summary.references,
         attack: summary.attack,
         identification: summary.identification,
         matching_ap: summary.matching_ap,
@@ -174,6 +175,7 @@ pub fn Results(state: LinkState) -> impl IntoView {
                         Some((rmse, people, rounds, updates)) => view! {
                             <p class="big" data-testid="link-rmse" data-rmse=format!("{rmse:.4}")>{format!("{rmse:.2} dB")}</p>
                             <p class="sub">{format!("test error after {rounds} rounds · {updates} updates from {} devices of {people} people", 2 * people)}</p>
+                            <p class="sub" data-testid="link-rmse-references">{move || summary().and_then(|s| s.references).map_or("the mean predictor and a centralised model: being computed…".to_string(), |r| format!("mean predictor {:.2} dB · centralised {}", r.mean_rmse_db, r.centralised_rmse_db.map_or("—".into(), |c| format!("{c:.2} dB"))))}</p>
                         }.into_any(),
                         None => view! { <p class="sub">"…"</p> }.into_any(),
                     }}

@@ -49,6 +49,11 @@ impl Scene {
                 self.progress = None;
                 self.finished_ms = Some(now);
             }
+            LinkResponse::References { references, .. } => {
+                if let Some(summary) = self.summary.as_mut() {
+                    summary.references = Some(references);
+                }
+            }
             LinkResponse::Error { .. } => {
                 self.running = false;
                 self.progress = None;

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use whereabouts_engine::linkability::config::LinkConfig;
 use whereabouts_engine::linkability::lab::{LinkEvent, LinkSummary, MapPoint};
 use whereabouts_engine::linkability::study::StudyPoint;
+use whereabouts_engine::signal_map::reference::References;
 
 /// Who the visitor is, when the page cannot say it in the config: their imported file, which
 /// only the worker holds.
@@ -60,6 +61,11 @@ pub enum Response {
     Idle {
         generation: u32,
         summary: Box<LinkSummary>,
+    },
+    /// The references beside the model's RMSE, after the run's figures (they train a model).
+    References {
+        generation: u32,
+        references: References,
     },
     Error {
         generation: u32,

@@ -19,6 +19,8 @@ pub struct LinkHost {
     lab: Option<LinkLab>,
     /// The run went idle and the page has been told.
     idle_reported: bool,
+    /// The run's RMSE references were sent (after its figures).
+    references_sent: bool,
     study: Option<(u32, StudyRunner<StudyRun, LinkLab, StudyPoint>)>,
     /// The visitor's imported file (its placement is computed once and shared by every run).
     data: Option<ImportedTrace>,
@@ -63,6 +65,7 @@ impl LinkHost {
                         }));
                         self.lab = Some(lab);
                         self.idle_reported = false;
+                        self.references_sent = false;
                     }
                     Err(message) => {
                         self.lab = None;
@@ -125,7 +128,8 @@ impl LabHost for LinkHost {
     }
 
     fn has_work(&self) -> bool {
-        self.study.is_some() || (self.lab.is_some() && !self.idle_reported)
+        self.study.is_some()
+            || (self.lab.is_some() && !(self.idle_reported && self.references_sent))
     }
 
     /// The run first; the study when it is idle.
@@ -136,6 +140,15 @@ impl LabHost for LinkHost {
         emit: &mut dyn FnMut(Response),
     ) -> bool {
         let generation = self.generation;
+        if let (true, false, Some(lab)) = (self.idle_reported, self.references_sent, &self.lab) {
+            // The run's figures are on the page; now what its RMSE stands beside.
+            self.references_sent = true;
+            emit(say(LinkResponse::References {
+                generation,
+                references: lab.federation().references(),
+            }));
+            return self.has_work();
+        }
         let Some(lab) = self.lab.as_mut().filter(|_| !self.idle_reported) else {
             self.pump_study(now, deadline, emit);
             return self.has_work();

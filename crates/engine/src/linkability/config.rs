@@ -140,6 +140,11 @@ impl You {
     }
 }
 
+/// A configuration written before `local_epochs` existed trained one local epoch.
+fn one() -> usize {
+    1
+}
+
 /// Everything a run depends on.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -152,9 +157,15 @@ pub struct LinkConfig {
     pub split: Split,
     /// C: the share of the devices with data that take part in each round.
     pub participation: f64,
-    /// The phones' SGD learning rate and mini-batch (one local epoch).
+    /// The phones' SGD learning rate, mini-batch and local epochs. The defaults (η = 0.05,
+    /// B = 8, E = 5) are a federation whose model learns: 7.3 dB test RMSE after 28 rounds
+    /// against 9.7 dB for the mean predictor and 4.2 dB for the same model trained centrally
+    /// (seed 7); the earlier η = 0.01, E = 1 stayed at the mean predictor (9.6 dB), so no
+    /// utility statement could rest on it (docs/papers.md §3c).
     pub learning_rate: f32,
     pub batch_size: usize,
+    #[serde(default = "one")]
+    pub local_epochs: usize,
     /// What the server keeps of each update and attacks.
     pub layers: Layers,
     /// The attack the lab runs.
@@ -174,8 +185,9 @@ impl Default for LinkConfig {
             rounds: 28,
             split: Split::Random,
             participation: 1.0,
-            learning_rate: 0.01,
+            learning_rate: 0.05,
             batch_size: 8,
+            local_epochs: 5,
             layers: Layers::Last,
             attack: Identifier::Mlp,
             mlp: MlpSettings::default(),
@@ -193,6 +205,7 @@ impl LinkConfig {
         limits::PARTICIPATION.check("participation", self.participation)?;
         limits::LEARNING_RATE.check("learning_rate", f64::from(self.learning_rate))?;
         limits::BATCH_SIZE.check("batch_size", self.batch_size as f64)?;
+        limits::LOCAL_EPOCHS.check("local_epochs", self.local_epochs as f64)?;
         limits::EPOCHS.check("mlp.epochs", self.mlp.epochs as f64)?;
         self.mitigation.validate()?;
         let kept = (2 * self.people * self.rounds) as f64 * self.kept_per_update() as f64;

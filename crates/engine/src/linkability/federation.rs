@@ -15,6 +15,7 @@ use crate::signal_map::attack::analytic;
 use crate::signal_map::fl::{Federation, FlConfig};
 use crate::signal_map::model::train::LocalTraining;
 use crate::signal_map::model::{MlpSpec, ModelPreset, Predictor};
+use crate::signal_map::reference::References;
 use whereabouts_core::fl::{LoggedUpdate, UpdateLog, aggregate};
 use whereabouts_core::geo::Metres;
 use whereabouts_core::rng::Stream;
@@ -62,7 +63,7 @@ impl FederationRun {
             FlConfig {
                 local: LocalTraining {
                     batch_size: Some(config.batch_size),
-                    epochs: 1,
+                    epochs: config.local_epochs,
                     learning_rate: config.learning_rate,
                 },
                 client_fraction: config.participation,
@@ -165,6 +166,19 @@ impl FederationRun {
             self.step()?;
         }
         Ok(())
+    }
+
+    /// The references for [`test_rmse`](Self::test_rmse) on the same test set: the mean
+    /// predictor and the same model trained centrally on every device's training data, from
+    /// the federation's start (`signal_map::reference`).
+    pub fn references(&self) -> References {
+        let d = &self.population.dataset;
+        let mean =
+            d.train.iter().map(|s| f64::from(s.y)).sum::<f64>() / d.train.len().max(1) as f64;
+        let initial = self
+            .spec
+            .init(mean as f32, &mut Stream::new(self.seed, "link-init"));
+        References::measure(&self.spec, &initial, &d.train, &d.test, self.seed)
     }
 
     /// The global model's RMSE (dBm) on the held-out test set: the federation's utility.

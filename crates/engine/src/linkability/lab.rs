@@ -12,6 +12,7 @@ use super::population::{Population, client, device};
 use super::scenario::{
     ClosedWorld, Identified, Observations, TrainedMlp, identify, match_with_mlp,
 };
+use crate::signal_map::reference::References;
 use serde::{Deserialize, Serialize};
 use whereabouts_core::driver::{Driver, Guess};
 use whereabouts_core::rng::Stream;
@@ -71,6 +72,11 @@ pub struct LinkSummary {
     pub updates: usize,
     /// The global model's RMSE on the held-out test set, dB.
     pub test_rmse: Option<f64>,
+    /// Beside it, on the same test set: the mean predictor and the same model trained
+    /// centrally on every device's training data (`FederationRun::references`; it trains a
+    /// model, so whoever shows the summary fills it in, once a run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub references: Option<References>,
     pub attack: Option<Identifier>,
     /// The attack on the closed world: every person's known device trains it, every new device
     /// is attributed.
