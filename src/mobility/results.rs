@@ -16,7 +16,7 @@ const ROUND_HELP: &str = "In round t your phone trains on the window of position
 const MEAN_HELP: &str = "The success rate of every round so far and its mean over the rounds (the paper's Table 3 reports it by round). With ST-GIA's initialisation each round starts from the last one's answer, so one good round helps the next.";
 const POINTS_HELP: &str = "Each position of the round's window: how far the server's reconstruction in this round landed, and how far its average over every round whose window held the position (calibration, Eq. 9). The next position is the label the phone trained towards.";
 const BUDGET_HELP: &str = "DP-SGD: ε per round, at δ = 10⁻⁵, is what each round's noise guarantees for that round's window (its 8 positions and the next one) against a server that sees your phone's own update. The rounds add up: the total ε after n rounds (Rényi-DP accounting, read at δ = 10⁻⁵) is what protects your whole trajectory trained on so far. Both are upper bounds from different accountings — after one round the total is already above the round's own ε. DP-SGD as in the authors' code states its ε for a change of 0.2 in each of the model's 6 tensors, but the whole update can move by 2 × 0.2 × √6: the card shows the true ε beside the stated one. GeoI and GeoGI: ε per km every round, so T × ε per km over T rounds. Adaptive PGEM spends a total ε over the rounds ([002] Eqs. 10–12): ε_t = e^(−γ_t)·(what is left), with γ_t = ½·ASR_t + ½/AIT_t from the measured risk, so a risky round takes less of what is left … and since γ_t ≤ 1, each round takes at least 37% of it: most of the budget goes in the first rounds. Each segment is one round's ε_t.";
-const UTILITY_HELP: &str = "What the model is for: its mean error in predicting the next position on windows it never trained on (held out after the training rounds), and recall@5 — the share of those windows where the true next place is among the 5 of the user's places nearest the prediction (our reading of the paper's recall@5 for a regression model). Known when the last round is done.";
+const UTILITY_HELP: &str = "What the model is for: its mean error in predicting the next position on windows it never trained on (held out after the training rounds), and recall@5 — the share of those windows where the true next place is among the 5 of the user's places nearest the prediction (our reading of the paper's recall@5 for a regression model). Beside it, on the same windows, the trivial predictor \"stay where you are\" (the window's last position as the next): a model no better has learnt nothing about where you go. Known when the last round is done.";
 
 fn percent(x: f64) -> String {
     format!("{:.0}%", 100.0 * x)
@@ -276,7 +276,7 @@ pub fn MobResults(state: MobState) -> impl IntoView {
         state.scene.with(|s| {
             s.summary
                 .as_ref()
-                .and_then(|x| Some((x.utility_error_m?, x.recall_at_5)))
+                .and_then(|x| Some((x.utility_error_m?, x.recall_at_5, x.stay_error_m)))
         })
     };
     view! {
@@ -328,10 +328,12 @@ pub fn MobResults(state: MobState) -> impl IntoView {
                     <h3>"The model" {u_btn}</h3>
                     {u_text}
                     {move || match utility() {
-                        Some((e, recall)) => view! {
+                        Some((e, recall, stay)) => view! {
                             <p class="big" data-testid="mob-utility" data-error=format!("{e:.1}")>{format_distance(e)}</p>
                             <p class="sub">{format!("mean error predicting the next position · recall@5 {}",
                                 recall.map(percent).unwrap_or_else(|| "—".into()))}</p>
+                            <p class="sub" data-testid="mob-utility-stay" data-error=stay.map(|x| format!("{x:.1}")).unwrap_or_default()>{format!("staying where you are: {}",
+                                stay.map(format_distance).unwrap_or_else(|| "—".into()))}</p>
                         }.into_any(),
                         None => view! { <p class="sub">"Known when the last round is done."</p> }.into_any(),
                     }}

@@ -79,6 +79,9 @@ pub struct MobOutcome {
     pub all_rounds_errors_m: Vec<Vec<f64>>,
     /// [`MobLab::utility`]: the prediction error (m) and hit rate on held-out windows.
     pub utility: (Option<f64>, Option<f64>),
+    /// [`MobLab::stay_error`]: the trivial predictor's error on the same windows (m).
+    #[serde(default)]
+    pub stay_error: Option<f64>,
 }
 
 impl MobOutcome {
@@ -90,6 +93,7 @@ impl MobOutcome {
             records: lab.records().to_vec(),
             all_rounds_errors_m: lab.errors_with(Calibration::AllRounds),
             utility: lab.utility(),
+            stay_error: lab.stay_error(),
         })
     }
 
@@ -468,6 +472,8 @@ fn defence_tables(
     let mut util_rows = Vec::new();
     let base = group(0);
     let (be, br) = utility(&base);
+    let stays: Vec<f64> = base.iter().filter_map(|o| o.stay_error).collect();
+    let stay = stays.iter().sum::<f64>() / stays.len().max(1) as f64;
     util_rows.push(vec![
         "none".into(),
         "–".into(),
@@ -535,7 +541,9 @@ fn defence_tables(
         },
         Table {
             title: format!("Utility against ASR ([002] Fig. 5) — {name}"),
-            notes: vec!["Utility: the model's next-location error on the 20 windows after the training ones (metres) and recall@5 over the person's own places (our reading of the paper's recall@5 for a regression model).".into()],
+            notes: vec![format!(
+                "Utility: the model's next-location error on the 20 windows after the training ones (metres) and recall@5 over the person's own places (our reading of the paper's recall@5 for a regression model). Beside it, on the same windows: staying where you are (the window's last position as the next) errs by {stay:.0} m; a model that does no better has learnt nothing about where the person goes."
+            )],
             columns: ["defence", "ε", "ASR", "prediction error (m)", "recall@5"]
                 .map(String::from)
                 .to_vec(),

@@ -93,6 +93,10 @@ pub struct MobSummary {
     /// The model's next-location error on held-out windows (mean, metres) and recall@5.
     pub utility_error_m: Option<f64>,
     pub recall_at_5: Option<f64>,
+    /// Beside it, on the same windows: the trivial predictor "stay where you are" (the
+    /// window's last position as the next), metres.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stay_error_m: Option<f64>,
     /// The adaptive budget spent so far.
     pub budget: Option<Budget>,
     /// DP-SGD: the target's total ε over the rounds done (Rényi-DP composition, at `dp_delta`),
@@ -566,6 +570,23 @@ impl MobLab {
         }
     }
 
+    /// The trivial predictor's error on the same held-out windows as [`utility`](Self::utility):
+    /// the next position is the window's last ("stay where you are"), mean metres.
+    pub fn stay_error(&self) -> Option<f64> {
+        let (mut errors, mut n) = (0.0, 0usize);
+        for user in &self.users[..self.trainers()] {
+            for t in self.config.rounds..self.config.rounds + self.config.held_out {
+                let Some((w, y)) = traces::window(&user.normalised, t) else {
+                    break;
+                };
+                let last = user.scaler.denormalise(w[WINDOW - 1]);
+                errors += last.distance(&user.scaler.denormalise(y));
+                n += 1;
+            }
+        }
+        (n > 0).then(|| errors / n as f64)
+    }
+
     /// Every round's points' errors with the configured calibration, over the rounds done
     /// (all rounds: the whole run so far).
     fn final_errors(&self) -> Vec<Vec<f64>> {
@@ -760,6 +781,7 @@ impl Driver for MobLab {
             errors_m: errors.into_iter().flatten().collect(),
             utility_error_m,
             recall_at_5,
+            stay_error_m: utility_error_m.and_then(|_| self.stay_error()),
             budget: self.budget.clone(),
             dp_epsilon: self.dp_total(),
             dp_round_epsilon: self.dp_round().map(|d| d.0),
