@@ -22,6 +22,7 @@ pub mod limit;
 pub mod metrics;
 pub mod privacy;
 pub mod rng;
+pub mod stats;
 pub mod study;
 pub mod sweep;
 pub mod table;

@@ -19,6 +19,7 @@ use crate::signal_map::reference::References;
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 use whereabouts_core::rng::Stream;
+use whereabouts_core::stats::{self, Estimate, Verdict};
 use whereabouts_core::sweep::{Runs, Sweep};
 use whereabouts_core::table::Table;
 
@@ -32,6 +33,9 @@ pub struct Scale {
     pub large: Option<usize>,
     pub rounds: usize,
     pub mlp: MlpSettings,
+    /// Populations (seeds `seed`, `seed + 1`, …) every figure is measured on: each cell is the
+    /// mean over them with its 95% interval.
+    pub seeds: u64,
 }
 
 impl Scale {
@@ -42,6 +46,7 @@ impl Scale {
             large: Some(327),
             rounds: 28,
             mlp: MlpSettings::default(),
+            seeds: 5,
         }
     }
 
@@ -55,12 +60,18 @@ impl Scale {
                 epochs: 5,
                 ..MlpSettings::default()
             },
+            seeds: 2,
         }
     }
 
-    fn config(&self, people: usize, split: Split) -> LinkConfig {
+    /// The populations' seeds.
+    pub fn seeds(&self) -> impl Iterator<Item = u64> + use<> {
+        self.seed..self.seed.saturating_add(self.seeds)
+    }
+
+    fn config(&self, seed: u64, people: usize, split: Split) -> LinkConfig {
         LinkConfig {
-            seed: self.seed,
+            seed,
             people,
             rounds: self.rounds,
             split,
@@ -276,12 +287,39 @@ pub fn all(scale: &Scale, runs: &mut LinkRuns) -> Result<Vec<Table>, String> {
     Ok(tables)
 }
 
-fn pct(x: f64) -> String {
-    format!("{:.1}", 100.0 * x)
+/// The point `point(seed)` on every population of the scale.
+fn each(
+    scale: &Scale,
+    runs: &mut LinkRuns,
+    point: impl Fn(u64) -> LinkPoint,
+) -> Result<Vec<Findings>, String> {
+    scale.seeds().map(|seed| runs.run(point(seed))).collect()
 }
 
-fn ap_cell(m: &Identification) -> String {
-    format!("{} ({:.0}×)", pct(m.mean_ap), m.over_chance())
+/// A percentage over the populations: mean ± 95% interval.
+fn pct(values: impl IntoIterator<Item = f64>) -> String {
+    stats::cell(values, 1, 100.0)
+}
+
+/// The `k`th identification of each population's findings (NaN where a placeholder has none).
+fn nth(os: &[Findings], k: usize) -> Vec<Identification> {
+    os.iter()
+        .map(|o| {
+            o.identifications.get(k).copied().unwrap_or(Identification {
+                mean_ap: f64::NAN,
+                top1: f64::NAN,
+                top5: f64::NAN,
+                chance_ap: f64::NAN,
+            })
+        })
+        .collect()
+}
+
+/// Mean AP % ± its interval, with the mean multiple of chance.
+fn ap_cell(ms: &[Identification]) -> String {
+    let times = Estimate::of(ms.iter().map(Identification::over_chance))
+        .map_or("–".into(), |e| format!("{:.1}×", e.mean));
+    format!("{} ({times})", pct(ms.iter().map(|m| m.mean_ap)))
 }
 
 /// The paper's closed-world identification: (AP, top-1, top-5) by model, Table 4 (PIPA, 53
@@ -327,25 +365,26 @@ pub fn identification_table(
     let mut rows = Vec::new();
     let mut notes = Vec::new();
     for split in Split::ALL {
-        let o = runs.run(LinkPoint {
-            config: scale.config(people, split),
+        let os = each(scale, runs, |seed| LinkPoint {
+            config: scale.config(seed, people, split),
             analysis: Analysis::Identify(Identifier::ALL.to_vec()),
         })?;
         notes.push(format!(
-            "{} split: {} updates ({} of known devices, {} of new ones); the global model's test RMSE {:.2} dB.",
+            "{} split: {} updates a population ({} of known devices, {} of new ones); the global model's test RMSE {} dB.",
             split.name(),
-            o.updates,
-            o.known_updates,
-            o.new_updates,
-            o.test_rmse.unwrap_or(f64::NAN)
+            stats::cell(os.iter().map(|o| o.updates as f64), 0, 1.0),
+            stats::cell(os.iter().map(|o| o.known_updates as f64), 0, 1.0),
+            stats::cell(os.iter().map(|o| o.new_updates as f64), 0, 1.0),
+            stats::cell(os.iter().map(|o| o.test_rmse.unwrap_or(f64::NAN)), 2, 1.0),
         ));
-        for (attack, m) in Identifier::ALL.into_iter().zip(&o.identifications) {
+        for (k, attack) in Identifier::ALL.into_iter().enumerate() {
+            let ms = nth(&os, k);
             rows.push(vec![
                 split.name().into(),
                 attack.label().into(),
-                ap_cell(m),
-                pct(m.top1),
-                pct(m.top5),
+                ap_cell(&ms),
+                pct(ms.iter().map(|m| m.top1)),
+                pct(ms.iter().map(|m| m.top5)),
                 paper_identification(people, attack, split)
                     .unwrap_or("—")
                     .into(),
@@ -353,7 +392,10 @@ pub fn identification_table(
         }
     }
     notes.push(format!(
-        "Chance AP is {:.2}% (1/{people}). The paper's column: AP (×chance) · top-1 · top-5 of Table {} ({} users); its PIPA has no day split, so its photoset split (photos grouped by album) stands beside ours.",
+        "Each cell: the mean over {} populations (seeds {}–{}) ± the half-width of its 95% interval (Student's t). Top-k counts tied scores at random (expected rank). Chance AP is {:.2}% (1/{people}). The paper's column: AP (×chance) · top-1 · top-5 of Table {} ({} users); its PIPA has no day split, so its photoset split (photos grouped by album) stands beside ours.",
+        scale.seeds,
+        scale.seed,
+        scale.seed + scale.seeds - 1,
         100.0 / people as f64,
         if people < 150 { 4 } else { 6 },
         if people < 150 { "PIPA, 53" } else { "OpenImages, 327" },
@@ -386,13 +428,13 @@ pub fn matching(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> {
         (Split::Day, "97.2 (OpenImages); photoset 91.2 (PIPA)"),
         (Split::Chrono, "94.8 (OpenImages)"),
     ] {
-        let o = runs.run(LinkPoint {
-            config: scale.config(scale.people, split),
+        let os = each(scale, runs, |seed| LinkPoint {
+            config: scale.config(seed, scale.people, split),
             analysis: Analysis::Match,
         })?;
         rows.push(vec![
             split.name().into(),
-            o.matching_ap.map_or("—".into(), pct),
+            pct(os.iter().map(|o| o.matching_ap.unwrap_or(f64::NAN))),
             "50".into(),
             paper.into(),
         ]);
@@ -402,9 +444,10 @@ pub fn matching(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> {
             "Matching: P(same person) for a known device's update and a new device's, balanced pairs, {} people (Table 8)",
             scale.people
         ),
-        notes: vec![
-            "The MLP's two distributions over people are combined as Σ_u p₁(u)·p₂(u) (the paper's formula was lost in the text; docs/papers.md). Chance is 50.".into(),
-        ],
+        notes: vec![format!(
+            "The MLP's two distributions over people are combined as Σ_u p₁(u)·p₂(u) (the paper's formula was lost in the text; docs/papers.md). Chance is 50. Mean over {} populations ± 95% interval.",
+            scale.seeds
+        )],
         columns: ["split", "matching AP %", "chance %", "paper (AP %)"]
             .map(String::from)
             .to_vec(),
@@ -414,10 +457,10 @@ pub fn matching(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> {
 
 /// Fig. 8: which layer gives a person away (MLP on each layer's update alone).
 pub fn layers(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> {
-    let o = runs.run(LinkPoint {
+    let os = each(scale, runs, |seed| LinkPoint {
         config: LinkConfig {
             layers: Layers::All,
-            ..scale.config(scale.people, Split::Random)
+            ..scale.config(seed, scale.people, Split::Random)
         },
         analysis: Analysis::Layers,
     })?;
@@ -425,17 +468,24 @@ pub fn layers(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> {
     let cells = layer_views()
         .into_iter()
         .flat_map(|(name, _)| LAYER_ATTACKS.map(|attack| (name.clone(), attack)));
-    for ((name, attack), m) in cells.zip(&o.identifications) {
-        rows.push(vec![name, attack.label().into(), ap_cell(m), pct(m.top1)]);
+    for (k, (name, attack)) in cells.enumerate() {
+        let ms = nth(&os, k);
+        rows.push(vec![
+            name,
+            attack.label().into(),
+            ap_cell(&ms),
+            pct(ms.iter().map(|m| m.top1)),
+        ]);
     }
     Ok(Table {
         title: format!(
             "Per layer: identification from one layer's update, {} people, random split (Fig. 8)",
             scale.people
         ),
-        notes: vec![
-            "The paper (PIPA, MobileNet): every layer is above chance, deeper layers more, and the final fully connected layer most; the figure itself was lost.".into(),
-        ],
+        notes: vec![format!(
+            "The paper (PIPA, MobileNet): every layer is above chance, deeper layers more, and the final fully connected layer most; the figure itself was lost. Mean over {} populations ± 95% interval.",
+            scale.seeds
+        )],
         columns: ["layer", "attack", "mean AP % (×chance)", "top-1 %"]
             .map(String::from)
             .to_vec(),
@@ -446,17 +496,18 @@ pub fn layers(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> {
 /// The MLP's epochs, which the paper does not give (our default is 20).
 pub fn epochs(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> {
     const EPOCHS: [usize; 4] = [5, 20, 50, 100];
-    let o = runs.run(LinkPoint {
-        config: scale.config(scale.people, Split::Random),
+    let os = each(scale, runs, |seed| LinkPoint {
+        config: scale.config(seed, scale.people, Split::Random),
         analysis: Analysis::Epochs(EPOCHS.to_vec()),
     })?;
     let mut rows = Vec::new();
-    for (epochs, m) in EPOCHS.into_iter().zip(&o.identifications) {
+    for (k, epochs) in EPOCHS.into_iter().enumerate() {
+        let ms = nth(&os, k);
         rows.push(vec![
             epochs.to_string(),
-            ap_cell(m),
-            pct(m.top1),
-            pct(m.top5),
+            ap_cell(&ms),
+            pct(ms.iter().map(|m| m.top1)),
+            pct(ms.iter().map(|m| m.top5)),
         ]);
     }
     Ok(Table {
@@ -464,7 +515,10 @@ pub fn epochs(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> {
             "The MLP's training length (not in the paper), {} people, random split",
             scale.people
         ),
-        notes: vec![],
+        notes: vec![format!(
+            "Mean over {} populations ± 95% interval.",
+            scale.seeds
+        )],
         columns: ["epochs", "mean AP % (×chance)", "top-1 %", "top-5 %"]
             .map(String::from)
             .to_vec(),
@@ -475,18 +529,34 @@ pub fn epochs(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> {
 /// Fig. 13: the open world against the share of seen people.
 pub fn open(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> {
     const SEEN: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
-    let o = runs.run(LinkPoint {
-        config: scale.config(scale.people, Split::Random),
+    let os = each(scale, runs, |seed| LinkPoint {
+        config: scale.config(seed, scale.people, Split::Random),
         analysis: Analysis::Open(SEEN.to_vec()),
     })?;
     let mut rows = Vec::new();
-    for (seen, w) in SEEN.into_iter().zip(&o.open) {
-        let (ap, top1) = w
-            .identification
-            .map_or(("—".into(), "—".into()), |m| (ap_cell(&m), pct(m.top1)));
-        let matching = w
-            .matching_ap
-            .map_or("—".into(), |ap| format!("{} ({:.2}×)", pct(ap), ap / 0.5));
+    for (k, seen) in SEEN.into_iter().enumerate() {
+        let worlds: Vec<Option<&OpenWorld>> = os.iter().map(|o| o.open.get(k)).collect();
+        let ms: Vec<Identification> = worlds
+            .iter()
+            .filter_map(|w| w.and_then(|w| w.identification))
+            .collect();
+        let ap = if ms.is_empty() {
+            "—".into()
+        } else {
+            ap_cell(&ms)
+        };
+        let top1 = if ms.is_empty() {
+            "—".into()
+        } else {
+            pct(ms.iter().map(|m| m.top1))
+        };
+        let matching: Vec<f64> = worlds
+            .iter()
+            .filter_map(|w| w.and_then(|w| w.matching_ap))
+            .collect();
+        let matching = Estimate::of(matching.iter().copied()).map_or("—".into(), |e| {
+            format!("{} ({:.2}×)", e.cell(1, 100.0), e.mean / 0.5)
+        });
         rows.push(vec![format!("{:.0}", 100.0 * seen), ap, top1, matching]);
     }
     Ok(Table {
@@ -494,9 +564,10 @@ pub fn open(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> {
             "Open world, {} people: a third held out for the \"unknown\" class, the rest seen or unseen (Fig. 13)",
             scale.people
         ),
-        notes: vec![
-            "Identification: the MLP over the seen people + \"unknown\"; the unseen people's second devices should come out unknown. Matching: the Siamese network on balanced cross-device pairs of everyone not held out. The paper (PIPA): identification AP 67% → 43% as seen people grow, 3× → 14× chance; matching with no seen people 1.5× (PIPA) and 1.8× (OpenImages) chance.".into(),
-        ],
+        notes: vec![format!(
+            "Identification: the MLP over the seen people + \"unknown\"; the unseen people's second devices should come out unknown. Matching: the Siamese network on balanced cross-device pairs of everyone not held out. The paper (PIPA): identification AP 67% → 43% as seen people grow, 3× → 14× chance; matching with no seen people 1.5× (PIPA) and 1.8× (OpenImages) chance. Mean over {} populations ± 95% interval.",
+            scale.seeds
+        )],
         columns: [
             "seen people %",
             "identification AP % (×chance)",
@@ -513,20 +584,25 @@ pub fn open(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> {
 pub fn unlabelled(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> {
     let mut rows = Vec::new();
     for split in Split::ALL {
-        let o = runs.run(LinkPoint {
-            config: scale.config(scale.people, split),
+        let os = each(scale, runs, |seed| LinkPoint {
+            config: scale.config(seed, scale.people, split),
             analysis: Analysis::Unlabelled,
         })?;
-        let Some(Unlabelled { grouping, chaining }) = o.unlabelled else {
-            continue;
+        let found: Vec<&Unlabelled> = os.iter().filter_map(|o| o.unlabelled.as_ref()).collect();
+        let of = |f: &dyn Fn(&Unlabelled) -> f64, digits: usize, scale: f64| {
+            stats::cell(found.iter().map(|u| f(u)), digits, scale)
         };
         rows.push(vec![
             split.name().into(),
-            format!("{:.2}", grouping.purity),
-            format!("{:.2}", grouping.adjusted_rand),
-            format!("{} ({})", pct(chaining.same_person), pct(chaining.chance)),
-            format!("{:.2}", chaining.chains.purity),
-            format!("{:.2}", chaining.chains.adjusted_rand),
+            of(&|u| u.grouping.purity, 2, 1.0),
+            of(&|u| u.grouping.adjusted_rand, 2, 1.0),
+            format!(
+                "{} ({})",
+                of(&|u| u.chaining.same_person, 1, 100.0),
+                of(&|u| u.chaining.chance, 1, 100.0)
+            ),
+            of(&|u| u.chaining.chains.purity, 2, 1.0),
+            of(&|u| u.chaining.chains.adjusted_rand, 2, 1.0),
         ]);
     }
     Ok(Table {
@@ -534,9 +610,10 @@ pub fn unlabelled(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> {
             "Without labels, {} people: k-means of every update, and chaining rounds by the optimal matching",
             scale.people
         ),
-        notes: vec![
-            "k-means has one cluster per person; purity and the adjusted Rand index are against the true owners (1 is perfect, ARI 0 is chance). Chaining links each round's updates one-to-one to the next round's by Kuhn–Munkres on cosine similarity: the share of links that stay with one person, chance in brackets, and the chains' purity and ARI.".into(),
-        ],
+        notes: vec![format!(
+            "k-means has one cluster per person; purity and the adjusted Rand index are against the true owners (1 is perfect, ARI 0 is chance). Chaining links each round's updates one-to-one to the next round's by Kuhn–Munkres on cosine similarity: the share of links that stay with one person, chance in brackets, and the chains' purity and ARI. Mean over {} populations ± 95% interval.",
+            scale.seeds
+        )],
         columns: [
             "split",
             "k-means purity",
@@ -581,48 +658,90 @@ pub fn mitigation_grid() -> Vec<Mitigation> {
 }
 
 /// Fig. 14: each mitigation's privacy (the attacks' AP over chance) against its utility (the
-/// global model's test RMSE relative to no mitigation).
+/// global model's test RMSE relative to no mitigation), over the whole grid of strengths, each
+/// point marked where another point beats it on privacy and is not worse on utility.
 pub fn mitigations(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> {
     const ATTACKS: [Identifier; 3] = [Identifier::Mlp, Identifier::Knn, Identifier::Place];
-    let mut rows = Vec::new();
-    let mut baseline = None;
-    let mut references = None;
-    for mitigation in mitigation_grid() {
-        let o = runs.run(LinkPoint {
+    let grid = mitigation_grid();
+    let mut measured = Vec::new();
+    for &mitigation in &grid {
+        let os = each(scale, runs, |seed| LinkPoint {
             config: LinkConfig {
                 mitigation,
-                ..scale.config(scale.people, Split::Random)
+                ..scale.config(seed, scale.people, Split::Random)
             },
             analysis: Analysis::Identify(ATTACKS.to_vec()),
         })?;
-        let rmse = o.test_rmse.unwrap_or(f64::NAN);
-        let base = *baseline.get_or_insert(rmse);
-        references = references.or(o.references);
+        measured.push(os);
+    }
+    let rmse = |os: &[Findings]| -> Vec<f64> {
+        os.iter().map(|o| o.test_rmse.unwrap_or(f64::NAN)).collect()
+    };
+    let base = rmse(&measured[0]);
+    let references: Vec<References> = measured[0].iter().filter_map(|o| o.references).collect();
+    let privacy: Vec<Option<Estimate>> = measured
+        .iter()
+        .map(|os| Estimate::of(nth(os, 0).iter().map(Identification::over_chance)))
+        .collect();
+    let utility: Vec<Option<Estimate>> = measured.iter().map(|os| Estimate::of(rmse(os))).collect();
+    let name = |m: &Mitigation| format!("{} {}", m.name(), m.strength());
+    let mut rows = Vec::new();
+    for (i, (mitigation, os)) in grid.iter().zip(&measured).enumerate() {
         let mut row = vec![
             mitigation.name().into(),
             format!("{}", mitigation.strength()),
         ];
-        for m in &o.identifications {
-            row.push(format!("{:.1}×", m.over_chance()));
+        for k in 0..ATTACKS.len() {
+            row.push(
+                Estimate::of(nth(os, k).iter().map(Identification::over_chance))
+                    .map_or("–".into(), |e| format!("{}×", e.cell(1, 1.0))),
+            );
         }
-        row.push(format!("{rmse:.2}"));
-        row.push(format!("{:.2}", rmse / base));
+        let r = rmse(os);
+        row.push(stats::cell(r.iter().copied(), 2, 1.0));
+        row.push(stats::cell(r.iter().zip(&base).map(|(a, b)| a / b), 2, 1.0));
+        // Beaten: another point's MLP ×chance lies wholly below this one's, and its RMSE is
+        // not wholly above.
+        let beaten: Vec<String> = (0..grid.len())
+            .filter(|&j| j != i)
+            .filter(
+                |&j| match (privacy[j], privacy[i], utility[j], utility[i]) {
+                    (Some(pj), Some(pi), Some(uj), Some(ui)) => {
+                        Verdict::of(&pj, &pi) == Verdict::Lower
+                            && Verdict::of(&uj, &ui) != Verdict::Higher
+                    }
+                    _ => false,
+                },
+            )
+            .map(|j| name(&grid[j]))
+            .collect();
+        row.push(match beaten.len() {
+            0 => "—".into(),
+            n if n <= 3 => beaten.join(", "),
+            n => format!("{} and {} more", beaten[..2].join(", "), n - 2),
+        });
         rows.push(row);
     }
+    let reference = |f: &dyn Fn(&References) -> f64| stats::cell(references.iter().map(f), 2, 1.0);
     Ok(Table {
         title: format!(
-            "Mitigations, {} people, random split: privacy against utility (Fig. 14)",
+            "Mitigations, {} people, random split: privacy against utility over every strength (Fig. 14)",
             scale.people
         ),
         notes: vec![
-            "Strength: σ for noise (on every coordinate), β for bkg-repl, α for rand-aug and mm-aug. Privacy: each attack's mean AP as a multiple of chance, retrained on the mitigated updates (AM5); lower is more private. Utility: the global model's RMSE on the held-out 20% (dB) and relative to no mitigation; lower is better. The paper (OpenImages, at a small α): mm-aug cuts the MLP's AP by 75%, rand-aug 45%, bkg-repl 67%; noise costs utility for little privacy.".into(),
-            references.map_or("References: not measured.".into(), |r: References| {
+            format!(
+                "Strength: σ for noise (on every coordinate), β for bkg-repl, α for rand-aug and mm-aug. Privacy: each attack's mean AP as a multiple of chance, retrained on the mitigated updates (AM5); lower is more private. Utility: the global model's RMSE on the held-out 20% (dB) and relative to no mitigation; lower is better. Each cell: the mean over {} populations ± its 95% interval. \"Beaten by\": the points whose MLP ×chance interval lies wholly below this one's and whose RMSE interval is not wholly above it — compare the mitigations over the whole curve, not at one strength each. The paper (OpenImages, at a small α): mm-aug cuts the MLP's AP by 75%, rand-aug 45%, bkg-repl 67%; noise costs utility for little privacy.",
+                scale.seeds
+            ),
+            if references.is_empty() {
+                "References: not measured.".into()
+            } else {
                 format!(
-                    "On the same test set, without a mitigation: predicting the mean signal everywhere scores {:.2} dB, the same model trained centrally on every device's data {} (signal_map::reference). A mitigation's RMSE is a cost only where the federation's model is below the mean predictor's.",
-                    r.mean_rmse_db,
-                    r.centralised_rmse_db.map_or("—".into(), |c| format!("{c:.2} dB"))
+                    "On the same test set, without a mitigation: predicting the mean signal everywhere scores {} dB, the same model trained centrally on every device's data {} dB (signal_map::reference). A mitigation's RMSE is a cost only where the federation's model is below the mean predictor's.",
+                    reference(&|r| r.mean_rmse_db),
+                    reference(&|r| r.centralised_rmse_db.unwrap_or(f64::NAN)),
                 )
-            }),
+            },
         ],
         columns: [
             "mitigation",
@@ -632,6 +751,7 @@ pub fn mitigations(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> 
             "by place ×chance",
             "test RMSE dB",
             "relative RMSE",
+            "beaten by",
         ]
         .map(String::from)
         .to_vec(),
