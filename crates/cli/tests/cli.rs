@@ -287,6 +287,7 @@ fn reproduce_mobility_writes_the_papers_tables_as_markdown_and_csv() {
         "Defences by ε",
         "Utility against ASR",
         "One client against FedAvg",
+        "The attack as the model converges",
     ] {
         assert!(markdown.contains(title), "no “{title}” table");
     }

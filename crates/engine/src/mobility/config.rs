@@ -192,6 +192,10 @@ pub struct MobConfig {
     pub held_out: usize,
     /// The phones' SGD learning rate (the authors' code: 0.001).
     pub learning_rate: f32,
+    /// Epochs the server's model is trained on the city's other people before round 0 (0: a
+    /// fresh model, as [002]; `pretrain.rs`).
+    #[serde(default)]
+    pub pretrain_epochs: usize,
     pub attack: AttackConfig,
     pub defence: Defence,
     /// The success radius τ, metres (the paper: 500 m).
@@ -209,6 +213,7 @@ impl Default for MobConfig {
             rounds: 50,
             held_out: 20,
             learning_rate: 0.001,
+            pretrain_epochs: 0,
             attack: AttackConfig::default(),
             defence: Defence::None,
             tau_m: 500.0,
@@ -231,6 +236,11 @@ impl MobConfig {
             &limits::LEARNING_RATE,
             "learning_rate",
             f64::from(self.learning_rate),
+        )?;
+        bound(
+            &limits::PRETRAIN_EPOCHS,
+            "pretrain_epochs",
+            self.pretrain_epochs as f64,
         )?;
         bound(
             &limits::ITERATIONS,

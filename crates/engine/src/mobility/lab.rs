@@ -12,6 +12,7 @@ use super::defence::{self, Audit, Budget, DPSGD_DELTA, Defence, Domain, DpClip};
 use super::lstm::{self, INPUT, OUTPUT, WINDOW, Window};
 use super::metrics::{ait, asr, first_success};
 use super::objective::Observed;
+use super::pretrain;
 use super::traces::{self, Fix, Scaler, Target};
 use serde::{Deserialize, Serialize};
 use whereabouts_core::driver::{Driver, Guess};
@@ -674,7 +675,16 @@ impl Driver for MobLab {
             ));
         }
         let own_points = users[0].normalised.clone();
-        let params = lstm::init(&mut Stream::new(config.seed, "mobility-model"));
+        let mut params = lstm::init(&mut Stream::new(config.seed, "mobility-model"));
+        if config.pretrain_epochs > 0 {
+            let others = pretrain::others(config.data, &roads, config.users, points, config.seed);
+            pretrain::train(
+                &mut params,
+                &pretrain::windows(&others),
+                config.pretrain_epochs,
+                &mut Stream::new(config.seed, "mobility-pretrain"),
+            );
+        }
         let budget = config
             .defence
             .epsilon()

@@ -13,6 +13,8 @@ pub const HELD_OUT: Limit = whole(0.0, 500.0, "a whole number from 0 to 500");
 /// The phones' SGD learning rate.
 pub const LEARNING_RATE: Limit = positive(10.0, "above 0, at most 10");
 /// Attack iterations per round (the paper: 200).
+/// Epochs the server's model is pretrained on the city's other people.
+pub const PRETRAIN_EPOCHS: Limit = whole(0.0, 200.0, "a whole number from 0 to 200");
 pub const ITERATIONS: Limit = whole(1.0, 5000.0, "a whole number from 1 to 5,000");
 /// InvGrad's TV weight.
 pub const TV_WEIGHT: Limit = closed(0.0, 100.0, "between 0 and 100");

@@ -29,6 +29,7 @@ pub mod lstm;
 pub mod metrics;
 pub mod objective;
 pub mod optim;
+pub mod pretrain;
 pub mod scalar;
 pub mod study;
 pub mod traces;

@@ -8,6 +8,7 @@ use super::lab::MobLab;
 use super::lstm::{self, INPUT, OUTPUT, PARAMETERS, WINDOW, Window, loss_and_gradient};
 use super::metrics;
 use super::objective::{Distance, Observed, UNKNOWNS, evaluate};
+use super::pretrain;
 use super::traces::{self, Scaler, TraceKind};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -1027,5 +1028,45 @@ fn the_visitor_can_be_the_target_with_a_drawn_path_or_a_file() {
     assert!(
         refused.contains("10 points") && refused.contains("need 13"),
         "{refused}"
+    );
+}
+
+#[test]
+fn pretraining_on_the_other_people_teaches_the_model_to_beat_staying_put() {
+    // The authors' training (one SGD step a round) leaves the model worse than "stay where you
+    // are"; pretrained on the city's other people (never the target) for 20 epochs it beats
+    // it on the target's held-out windows, and the training loss falls on the way.
+    let quick = |epochs: usize| {
+        let mut c = MobConfig {
+            pretrain_epochs: epochs,
+            rounds: 10,
+            users: 40,
+            ..MobConfig::default()
+        };
+        c.attack.iterations = 1;
+        let mut lab = MobLab::start(c).unwrap();
+        lab.finish(&mut |_| {}).unwrap();
+        (lab.utility().0.unwrap(), lab.stay_error().unwrap())
+    };
+    let (fresh, stay) = quick(0);
+    let (trained, same_stay) = quick(20);
+    assert_eq!(stay, same_stay, "the same windows");
+    assert!(fresh > stay, "fresh {fresh} vs staying {stay}");
+    assert!(trained < stay, "pretrained {trained} vs staying {stay}");
+    let roads = traces::city(1);
+    let data = pretrain::windows(&pretrain::others(TraceKind::Vehicle, &roads, 20, 40, 1));
+    let mut params = lstm::init(&mut Stream::new(1, "mobility-model"));
+    let mut s = Stream::new(1, "pretrain");
+    let first = pretrain::train(&mut params, &data, 1, &mut s);
+    let later = pretrain::train(&mut params, &data, 10, &mut s);
+    assert!(later < first, "{first} → {later}");
+    assert!(
+        MobConfig {
+            pretrain_epochs: 1000,
+            ..MobConfig::default()
+        }
+        .validate()
+        .unwrap_err()
+        .starts_with("pretrain_epochs")
     );
 }
