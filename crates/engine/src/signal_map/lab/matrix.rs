@@ -301,8 +301,14 @@ const FINGERPRINTS: &[(&str, &str)] = &[
     ("random subset", "aa729ba94cb7d3d7"),
     ("local DP", "712d00242be151c5"),
     ("local DP, analytic σ", "1fbf3cce236a1320"),
-    ("local DP per step, FedAvg B = 20, E = 2", "00765f5786a43b55"),
-    ("local DP once per update, FedAvg B = 20, E = 2", "58d227866fee0738"),
+    (
+        "local DP per step, FedAvg B = 20, E = 2",
+        "00765f5786a43b55",
+    ),
+    (
+        "local DP once per update, FedAvg B = 20, E = 2",
+        "58d227866fee0738",
+    ),
     ("local DP, budget stop", "48dfe021b6432ffb"),
     ("GeoInd", "1bf291b0118555e1"),
     ("imported file", "0739a52d9b677d13"),
