@@ -47,9 +47,9 @@ pub static LESSON: Lesson = Lesson {
         Step {
             title: "Noise, as large as the update",
             text: "The textbook answer, Gaussian noise of σ on every number of the update, hides the update's direction only when the noise is as large as the update itself. The paper found noise costly: its image model lost accuracy before the attack lost much.",
-            try_this: "Try Noise σ = 0.01 and 0.1 (a last-layer number of an update is about 0.1 here).",
-            notice: "At σ = 0.1 the attack falls to a few times chance and, unlike in the paper, the map's test error does not move: the server averages many devices' noise away, and this small model has little to lose. At σ = 0.01 the attack is barely touched. Then open the sandbox: its Studies panel runs every mitigation at every strength and plots privacy against utility.",
-            settings: &[("l.mitigation", "noise"), ("l.sigma", "0.1")],
+            try_this: "Try Noise σ = 0.1, 0.3 and 1 (a last-layer number of an update is about 0.06 here, the largest tenth of them above 0.4).",
+            notice: "At σ = 0.3 the attack falls to about a quarter of what it was and, unlike in the paper, the map's test error does not move: the server averages many devices' noise away. At σ = 0.1 it only halves: the update's few large numbers still stand out of the noise. Then open the sandbox: its Studies panel runs every mitigation at every strength and plots privacy against utility.",
+            settings: &[("l.mitigation", "noise"), ("l.sigma", "0.3")],
             rounds: None,
         },
     ],
