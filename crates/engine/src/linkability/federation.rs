@@ -173,12 +173,13 @@ impl FederationRun {
     /// the federation's start (`signal_map::reference`).
     pub fn references(&self) -> References {
         let d = &self.population.dataset;
-        let mean =
-            d.train.iter().map(|s| f64::from(s.y)).sum::<f64>() / d.train.len().max(1) as f64;
-        let initial = self
-            .spec
-            .init(mean as f32, &mut Stream::new(self.seed, "link-init"));
-        References::measure(&self.spec, &initial, &d.train, &d.test, self.seed)
+        References::of_fresh_model(
+            &self.spec,
+            &d.train,
+            &d.test,
+            &mut Stream::new(self.seed, "link-init"),
+            self.seed,
+        )
     }
 
     /// The global model's RMSE (dBm) on the held-out test set: the federation's utility.

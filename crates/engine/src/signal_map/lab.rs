@@ -442,16 +442,11 @@ impl Lab {
     /// from a fresh model whose output bias starts at the mean label. Not cached: it trains a
     /// model, so callers ask once per run.
     pub fn references(&self) -> References {
-        let spec = &self.federation.spec;
-        let initial = spec.init(
-            self.data.mean_label(),
-            &mut Stream::new(self.config.seed, "model-init"),
-        );
-        References::measure(
-            spec,
-            &initial,
+        References::of_fresh_model(
+            &self.federation.spec,
             &self.data.train,
             &self.data.test,
+            &mut Stream::new(self.config.seed, "model-init"),
             self.config.seed,
         )
     }

@@ -51,6 +51,20 @@ pub struct References {
 }
 
 impl References {
+    /// Both references for a fresh model of `spec` — its parameters drawn from `init`, its
+    /// output bias at the mean of `train`'s labels — trained on `train`, scored on `test`.
+    pub fn of_fresh_model(
+        spec: &MlpSpec,
+        train: &[Sample],
+        test: &[Sample],
+        init: &mut Stream,
+        seed: u64,
+    ) -> Self {
+        let mean = train.iter().map(|s| f64::from(s.y)).sum::<f64>() / train.len().max(1) as f64;
+        let initial = spec.init(mean as f32, init);
+        Self::measure(spec, &initial, train, test, seed)
+    }
+
     /// Both references for a model `spec` starting at `initial`, trained on `train`, scored on
     /// `test`; the centralised training's shuffles come from `seed`.
     pub fn measure(
