@@ -151,10 +151,11 @@ struct StudySize {
     /// A smoke-test size (seconds instead of minutes).
     #[arg(long)]
     quick: bool,
-    /// The Signal map: check the findings on this many worlds (seeds from --seed on); the
-    /// tables are the first world's, followed by the findings of every world side by side.
-    #[arg(long, default_value_t = 1)]
-    worlds: u64,
+    /// Measure every figure on this many worlds (populations, cities: seeds from --seed on)
+    /// instead of the study's default (5, or 2 with --quick); each cell is their mean and 95%
+    /// interval.
+    #[arg(long, alias = "worlds")]
+    seeds: Option<u64>,
 }
 
 impl StudySize {
@@ -176,7 +177,7 @@ impl StudySize {
             seed: self.seed.or(file_seed).unwrap_or(1),
             quick: self.quick,
             model: self.model,
-            worlds: self.worlds,
+            seeds: self.seeds,
             config: self.config.map(|p| p.display().to_string()),
             base,
         })

@@ -32,8 +32,10 @@ pub struct StudySpec {
     pub quick: bool,
     /// The Signal map's model (small or paper).
     pub model: String,
-    /// The Signal map's worlds (seeds from `seed` on).
-    pub worlds: u64,
+    /// Worlds (populations, cities) every figure is measured on, seeds from `seed` on; the
+    /// study's own default (5, 2 with `quick`) without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seeds: Option<u64>,
     /// A page study's base configuration file, as named on the command line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config: Option<String>,
@@ -86,18 +88,20 @@ impl StudySpec {
                 self.model
             ));
         }
-        if !(1..=16).contains(&self.worlds) {
-            return Err(format!("--worlds: {} is not between 1 and 16", self.worlds));
+        if let Some(seeds) = self.seeds {
+            if !(1..=32).contains(&seeds) {
+                return Err(format!("--seeds: {seeds} is not between 1 and 32"));
+            }
+            if self.seed.checked_add(seeds).is_none() {
+                return Err(format!(
+                    "--seed: {} leaves no room for {seeds} seeds",
+                    self.seed
+                ));
+            }
         }
-        if self.seed.checked_add(self.worlds).is_none() {
+        if self.page_study() && (self.quick || self.model != "small" || self.seeds.is_some()) {
             return Err(format!(
-                "--seed: {} leaves no room for {} worlds",
-                self.seed, self.worlds
-            ));
-        }
-        if self.page_study() && (self.quick || self.model != "small" || self.worlds != 1) {
-            return Err(format!(
-                "--quick, --model and --worlds size the {REPRODUCE} study; the {} study's size is its --config",
+                "--quick, --model and --seeds size the {REPRODUCE} study; the {} study's size is its --config",
                 self.study
             ));
         }
@@ -118,6 +122,9 @@ impl StudySpec {
     /// The `reproduce` command that makes the same tables.
     pub fn command(&self) -> String {
         let quick = if self.quick { " --quick" } else { "" };
+        let seeds = self
+            .seeds
+            .map_or(String::new(), |n| format!(" --seeds {n}"));
         if self.page_study() {
             let config = self
                 .config
@@ -128,18 +135,13 @@ impl StudySpec {
                 self.lab, self.study, self.seed
             )
         } else if self.lab == "signal-map" {
-            let worlds = if self.worlds > 1 {
-                format!(" --worlds {}", self.worlds)
-            } else {
-                String::new()
-            };
             format!(
-                "whereabouts reproduce --seed {} --model {}{quick}{worlds}",
+                "whereabouts reproduce --seed {} --model {}{quick}{seeds}",
                 self.seed, self.model
             )
         } else {
             format!(
-                "whereabouts reproduce --lab {} --seed {}{quick}",
+                "whereabouts reproduce --lab {} --seed {}{quick}{seeds}",
                 self.lab, self.seed
             )
         }
@@ -222,10 +224,8 @@ impl StudySpec {
                     "paper" => ModelPreset::Paper,
                     _ => ModelPreset::Small,
                 };
-                Ok(Box::new(Reproduce {
-                    scale,
-                    worlds: self.worlds,
-                }))
+                scale.seeds = self.seeds.unwrap_or(scale.seeds);
+                Ok(Box::new(Reproduce(scale)))
             }
             "density" => {
                 use whereabouts_engine::density::experiments::{Reproduce, Scale};
@@ -237,19 +237,23 @@ impl StudySpec {
             }
             "linkability" => {
                 use whereabouts_engine::linkability::experiments::{Reproduce, Scale};
-                Ok(Box::new(Reproduce(if self.quick {
+                let mut scale = if self.quick {
                     Scale::quick(self.seed)
                 } else {
                     Scale::full(self.seed)
-                })))
+                };
+                scale.seeds = self.seeds.unwrap_or(scale.seeds);
+                Ok(Box::new(Reproduce(scale)))
             }
             "mobility" => {
                 use whereabouts_engine::mobility::experiments::{Reproduce, Scale};
-                Ok(Box::new(Reproduce(if self.quick {
+                let mut scale = if self.quick {
                     Scale::quick(self.seed)
                 } else {
                     Scale::full(self.seed)
-                })))
+                };
+                scale.seeds = self.seeds.map_or(scale.seeds, |n| n as usize);
+                Ok(Box::new(Reproduce(scale)))
             }
             lab => Err(format!("--lab: “{lab}” is not a lab with studies ({LABS})")),
         }

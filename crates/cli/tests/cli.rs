@@ -223,11 +223,12 @@ fn reproduce_refuses_an_unknown_model() {
 }
 
 #[test]
-fn reproduce_refuses_an_absurd_number_of_worlds() {
-    for n in ["0", "17"] {
-        let out = whereabouts(&["reproduce", "--quick", "--worlds", n]);
+fn reproduce_refuses_an_absurd_number_of_seeds() {
+    // `--worlds` is the older spelling of `--seeds`.
+    for (flag, n) in [("--seeds", "0"), ("--seeds", "33"), ("--worlds", "40")] {
+        let out = whereabouts(&["reproduce", "--quick", flag, n]);
         assert!(!out.status.success());
-        assert!(text(&out.stderr).contains(&format!("--worlds: {n} is not between 1 and 16")));
+        assert!(text(&out.stderr).contains(&format!("--seeds: {n} is not between 1 and 32")));
     }
 }
 

@@ -387,7 +387,7 @@ fn every_lab_plans_its_reproduce_and_page_studies_and_wrong_choices_are_named() 
     );
     let e = refused(&["--lab", "density", "--study", "schemes", "--quick"]);
     assert!(
-        e.contains("--quick, --model and --worlds size the reproduce study"),
+        e.contains("--quick, --model and --seeds size the reproduce study"),
         "{e}"
     );
     let config = fresh("typo.toml");

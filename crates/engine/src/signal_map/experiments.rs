@@ -10,20 +10,32 @@
 //! numbers measured here (the findings check). Our EMD is in metres; the paper's EMD unit is
 //! not stated (its random-guess EMD is 21.33 on Campus), so compare each EMD with the
 //! random-guess EMD on its own row.
+//!
+//! Every figure is the mean over `Scale::seeds` worlds (seeds `seed`, `seed + 1`, …) with its 95%
+//! interval, and the findings hold only where the intervals separate. The studies run the
+//! paper's model as its pseudocode gives it — plain SGD at η = 0.001 from an output bias of
+//! 0 dBm — except the defence comparison, whose utility axis needs a model that learns under
+//! clipping: it starts at the mean label (docs/papers.md §3a). The start table runs both starts
+//! side by side. Every RMSE stands beside the mean predictor and the centralised model on the
+//! same data ([`References`]).
 
-use crate::signal_map::defence::dp::{Calibration, LocalDp};
+use crate::signal_map::defence::dp::{AppliedTo, LocalDp};
 use crate::signal_map::defence::{Defence, PAPER_MIN_SAMPLES};
 use crate::signal_map::fl::FlConfig;
 use crate::signal_map::lab::Lab;
 use crate::signal_map::model::ModelPreset;
 use crate::signal_map::model::train::LocalTraining;
-use crate::signal_map::scenario::{ModelChoice, RoundRecord, ScenarioConfig, Summary, WorldChoice};
+use crate::signal_map::reference::References;
+use crate::signal_map::scenario::{
+    FedAvgSummary, ModelChoice, OutputBias, RoundRecord, ScenarioConfig, Summary, WorldChoice,
+};
 use crate::signal_map::studies;
 use crate::signal_map::trace::RoundLength;
 use crate::signal_map::world::Preset;
 pub use findings::Check;
-use findings::Figures;
+use findings::{Figures, est};
 use serde::{Deserialize, Serialize};
+use whereabouts_core::stats::Estimate;
 use whereabouts_core::sweep::{Runs, Sweep};
 
 pub mod findings;
@@ -33,6 +45,7 @@ pub use whereabouts_core::table::Table;
 /// What one run gives (a point's outcome when the study is swept).
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Outcome {
+    /// With the run's [`References`] filled in.
     pub summary: Summary,
     pub records: Vec<RoundRecord>,
 }
@@ -59,10 +72,11 @@ fn mean(xs: impl Iterator<Item = f64>) -> f64 {
 /// ([`whereabouts_core::sweep`]).
 pub type SignalRuns<'a> = dyn Runs<ScenarioConfig, Outcome> + 'a;
 
-/// One run to the end (a point of the sweep).
+/// One run to the end (a point of the sweep), with the references on its data.
 pub fn run(config: ScenarioConfig) -> Result<Outcome, String> {
     let mut lab = Lab::new(config)?;
-    let summary = lab.run(None, &mut |_| {})?;
+    let mut summary = lab.run(None, &mut |_| {})?;
+    summary.references = Some(lab.references());
     Ok(Outcome {
         summary,
         records: lab.records(),
@@ -77,15 +91,16 @@ pub struct Scale {
     /// Weeks of campus data (Table 2, the T study) and of metro data (Table 3).
     pub campus_weeks: u32,
     pub metro_weeks: u32,
-    /// Days of campus data for the daily-round defence comparison.
+    /// Weeks of campus data for the daily-round studies (defences, co-participants).
     pub days_weeks: u32,
     pub dlg_iterations: usize,
-    /// Worlds (seeds from `seed` on) for the campus co-participant study.
-    pub worlds: u64,
+    /// Worlds (seeds `seed`, `seed + 1`, …) every figure is measured on.
+    pub seeds: u64,
 }
 
 impl Scale {
-    /// What `reproduce` runs by default (minutes on 2 cores with the small model).
+    /// What `reproduce` runs by default (the better part of an hour on 2 cores with the small
+    /// model).
     pub fn full(seed: u64) -> Self {
         Self {
             seed,
@@ -94,7 +109,7 @@ impl Scale {
             metro_weeks: 8,
             days_weeks: 2,
             dlg_iterations: 2000,
-            worlds: 3,
+            seeds: 5,
         }
     }
 
@@ -107,9 +122,89 @@ impl Scale {
             metro_weeks: 2,
             days_weeks: 1,
             dlg_iterations: 300,
-            worlds: 1,
+            seeds: 2,
         }
     }
+
+    /// The worlds' seeds.
+    pub fn seeds(&self) -> impl Iterator<Item = u64> + use<> {
+        self.seed..self.seed.saturating_add(self.seeds)
+    }
+
+    /// This scale on world `seed`.
+    fn on(&self, seed: u64) -> Scale {
+        Scale { seed, ..*self }
+    }
+
+    /// "5 worlds (seeds 1–5)".
+    fn worlds(&self) -> String {
+        format!(
+            "{} worlds (seeds {}–{})",
+            self.seeds,
+            self.seed,
+            self.seed + self.seeds.saturating_sub(1)
+        )
+    }
+}
+
+/// The run `config(scale on world s)` on every world of the scale.
+fn each(
+    scale: &Scale,
+    runs: &mut SignalRuns,
+    config: impl Fn(&Scale) -> ScenarioConfig,
+) -> Result<Vec<Outcome>, String> {
+    scale
+        .seeds()
+        .map(|seed| runs.run(config(&scale.on(seed))))
+        .collect()
+}
+
+fn summaries(os: &[Outcome]) -> Vec<&Summary> {
+    os.iter().map(|o| &o.summary).collect()
+}
+
+/// A figure over the worlds: "mean ± half-width", "—" where no world has it, and "(k of n)"
+/// where only some have (e.g. every reconstruction of a world diverged).
+fn cell(os: &[Outcome], digits: usize, f: impl Fn(&Outcome) -> Option<f64>) -> String {
+    let values: Vec<f64> = os.iter().map(|o| f(o).unwrap_or(f64::NAN)).collect();
+    match Estimate::of(values.iter().copied()) {
+        None => "—".into(),
+        Some(e) if e.n == 1 => format!("{:.digits$} (1 of {})", e.mean, values.len()),
+        Some(e) if e.n < values.len() => {
+            format!("{} ({} of {})", e.cell(digits, 1.0), e.n, values.len())
+        }
+        Some(e) => e.cell(digits, 1.0),
+    }
+}
+
+/// The same figure for two settings, "a / b".
+fn pair(
+    a: &[Outcome],
+    b: &[Outcome],
+    digits: usize,
+    f: impl Fn(&Outcome) -> Option<f64>,
+) -> String {
+    format!("{} / {}", cell(a, digits, &f), cell(b, digits, &f))
+}
+
+/// The note that puts a table's RMSE beside the references on the same data.
+fn references_note(os: &[Outcome]) -> String {
+    let refs: Vec<References> = os.iter().filter_map(|o| o.summary.references).collect();
+    if refs.is_empty() {
+        return "References: not measured.".into();
+    }
+    format!(
+        "On the same data (signal_map::reference): predicting the mean RSRP everywhere scores {} dB, the same model trained centrally on every participant's training data {} dB; an RMSE near the first has learnt nothing beyond the mean.",
+        est(Estimate::of(refs.iter().map(|r| r.mean_rmse_db)), 1, ""),
+        est(
+            Estimate::of(
+                refs.iter()
+                    .map(|r| r.centralised_rmse_db.unwrap_or(f64::NAN))
+            ),
+            1,
+            ""
+        ),
+    )
 }
 
 const FEDSGD: (Option<usize>, usize) = (None, 1);
@@ -131,6 +226,7 @@ fn base(
             background: None,
         },
         model: ModelChoice::Preset(scale.model),
+        output_bias: OutputBias::Zero,
         round_length: t,
         fl: FlConfig {
             local: LocalTraining {
@@ -158,19 +254,27 @@ fn campus(
     c
 }
 
-fn m(x: Option<f64>) -> String {
-    x.map_or("—".into(), |v| format!("{v:.0}"))
+/// The round-length study's run at `t` (T = 1 hour on one week of data).
+fn round_length_run(scale: &Scale, t: RoundLength, start: OutputBias) -> ScenarioConfig {
+    let weeks = if t == RoundLength::Hour {
+        1
+    } else {
+        scale.campus_weeks
+    };
+    ScenarioConfig {
+        output_bias: start,
+        ..campus(scale, weeks, t, FEDSGD)
+    }
 }
 
-fn db(x: Option<f64>) -> String {
-    x.map_or("—".into(), |v| format!("{v:.1}"))
+const ROUND_LENGTHS: [RoundLength; 3] = [RoundLength::Hour, RoundLength::Day, RoundLength::Week];
+
+fn t_name(t: RoundLength) -> String {
+    format!("{t:?}").to_lowercase()
 }
 
-fn pct(x: Option<f64>) -> String {
-    x.map_or("—".into(), |v| format!("{v:.0}"))
-}
-
-/// [000] §4.1 ("Impact of time interval T", Figs. 4–5) / Insight I1: FedSGD at T = 1 hour, 1 day, 1 week (campus, user 0).
+/// [000] §4.1 ("Impact of time interval T", Figs. 4–5) / Insight I1: FedSGD at T = 1 hour, 1
+/// day, 1 week (campus, user 0).
 pub fn round_length_study(
     scale: &Scale,
     runs: &mut SignalRuns,
@@ -179,31 +283,21 @@ pub fn round_length_study(
     let paper = ["5.3", "6.4", "7.6"];
     let mut rows = Vec::new();
     let mut figures = Vec::new();
-    for (t, p) in [RoundLength::Hour, RoundLength::Day, RoundLength::Week]
-        .into_iter()
-        .zip(paper)
-    {
-        let weeks = if t == RoundLength::Hour {
-            1
-        } else {
-            scale.campus_weeks
-        };
-        let o = runs.run(campus(scale, weeks, t, FEDSGD))?;
-        let s = &o.summary;
-        figures.push(Figures::from(s));
+    let mut all = Vec::new();
+    for (t, p) in ROUND_LENGTHS.into_iter().zip(paper) {
+        let os = each(scale, runs, |s| round_length_run(s, t, OutputBias::Zero))?;
+        figures.push(Figures::of(&summaries(&os)));
         rows.push(vec![
-            format!("{t:?}").to_lowercase(),
-            o.records.len().to_string(),
-            m(s.emd_m),
-            m(s.random_emd_m),
-            format!(
-                "{:.2}",
-                s.emd_m.unwrap_or(f64::NAN) / s.random_emd_m.unwrap_or(f64::NAN)
-            ),
-            m(s.median_error_m),
-            db(s.final_rmse_db),
+            t_name(t),
+            cell(&os, 0, |o| Some(o.records.len() as f64)),
+            cell(&os, 0, |o| o.summary.emd_m),
+            cell(&os, 0, |o| o.summary.random_emd_m),
+            cell(&os, 2, |o| Some(o.summary.emd_m? / o.summary.random_emd_m?)),
+            cell(&os, 0, |o| o.summary.median_error_m),
+            cell(&os, 1, |o| o.summary.final_rmse_db),
             p.to_string(),
         ]);
+        all.extend(os);
     }
     checks.push(findings::shorter_rounds_leak_more(
         &figures[0],
@@ -213,11 +307,89 @@ pub fn round_length_study(
     Ok(Table {
         title: "Round length T (FedSGD, campus, user 0) — [000] §4.1, Figs. 4–5, Insight I1".into(),
         notes: vec![
-            "Finding 3 (shorter T leaks more) predicts that EMD/random falls as T shortens; the findings check says whether it does. (T = 1 hour uses one week of data.)".into(),
+            format!(
+                "Finding 3 (shorter T leaks more) predicts that EMD/random falls as T shortens; the findings check says whether it does. T = 1 hour uses one week of data. Each cell: the mean over {} ± its 95% interval. The paper's start (output bias 0 dBm, η = 0.001): one step a round barely moves the model, hence the RMSE; the start table below runs the same at a start that fits the labels.",
+                scale.worlds()
+            ),
+            references_note(&all),
         ],
-        columns: ["T", "rounds", "EMD (m)", "random EMD (m)", "EMD/random", "median dist (m)", "RMSE (dB)", "paper EMD"]
-            .map(String::from)
-            .to_vec(),
+        columns: [
+            "T",
+            "rounds",
+            "EMD (m)",
+            "random EMD (m)",
+            "EMD/random",
+            "median dist (m)",
+            "RMSE (dB)",
+            "paper RMSE (dB)",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+    })
+}
+
+/// Beyond [000] (its start is lost, docs/papers.md §3a): FedSGD at each T and FedAvg at
+/// T = 1 week from the paper's literal start (output bias 0 dBm) and from the mean label, the
+/// attack and the map side by side.
+pub fn starts(scale: &Scale, runs: &mut SignalRuns) -> Result<Table, String> {
+    let mut settings: Vec<(String, Box<dyn Fn(&Scale, OutputBias) -> ScenarioConfig>)> =
+        ROUND_LENGTHS
+            .into_iter()
+            .map(|t| {
+                let run: Box<dyn Fn(&Scale, OutputBias) -> ScenarioConfig> =
+                    Box::new(move |s: &Scale, b| round_length_run(s, t, b));
+                (format!("FedSGD, T = 1 {}", t_name(t)), run)
+            })
+            .collect();
+    settings.push((
+        "FedAvg B = 20, E = 5, T = 1 week".into(),
+        Box::new(|s: &Scale, b| ScenarioConfig {
+            output_bias: b,
+            ..campus(s, s.campus_weeks, RoundLength::Week, (Some(20), 5))
+        }),
+    ));
+    let mut rows = Vec::new();
+    let mut all = Vec::new();
+    for (label, config) in &settings {
+        for (start, bias) in [
+            ("0 dBm (paper)", OutputBias::Zero),
+            ("mean label", OutputBias::MeanLabel),
+        ] {
+            let os = each(scale, runs, |s| config(s, bias))?;
+            rows.push(vec![
+                label.clone(),
+                start.into(),
+                cell(&os, 0, |o| o.summary.median_error_m),
+                cell(&os, 0, |o| o.summary.analytic_median_error_m),
+                cell(&os, 2, |o| Some(o.summary.emd_m? / o.summary.random_emd_m?)),
+                cell(&os, 0, |o| o.summary.diverged_percent),
+                cell(&os, 1, |o| o.summary.final_rmse_db),
+            ]);
+            all.extend(os);
+        }
+    }
+    Ok(Table {
+        title: "The model's start (campus, user 0): the paper's 0 dBm against the mean label"
+            .into(),
+        notes: vec![
+            format!(
+                "[000] trains from an untrained model and does not say where its output starts (docs/papers.md §3a). From 0 dBm every residual has one sign, so an update is a weighted sum of the round's points' gradients all pulling one way, and the reconstruction lands near their centroid; from the mean label the residuals cancel, the update no longer looks like any one place (DLG diverges, Lemma 1's divisor is near 0), and at η = 0.001 the map stays the mean predictor's. Median dist: DLG's median distance to the centroid of D_t (non-diverged rounds); Lemma 1: the analytic reconstruction's. Each cell: the mean over {} ± its 95% interval, \"(k of n)\" where only k worlds had a figure.",
+                scale.worlds()
+            ),
+            references_note(&all),
+        ],
+        columns: [
+            "protocol",
+            "start",
+            "DLG median dist (m)",
+            "Lemma 1 median dist (m)",
+            "EMD/random",
+            "% diverged",
+            "RMSE (dB)",
+        ]
+        .map(String::from)
+        .to_vec(),
         rows,
     })
 }
@@ -239,7 +411,8 @@ pub fn table2(
     ];
     let eps = [None, Some(0.0001), Some(0.001), Some(0.005), Some(0.05)];
     let mut rows = Vec::new();
-    let mut none = None;
+    let mut none: Option<[Vec<Outcome>; 2]> = None;
+    let mut all = Vec::new();
     for (e, p) in eps.into_iter().zip(paper) {
         let defence = |random: bool| match (e, random) {
             (None, _) => Defence::None,
@@ -252,73 +425,80 @@ pub fn table2(
                 min_samples: PAPER_MIN_SAMPLES,
             },
         };
-        let mut out = Vec::new();
-        for scheme in [FEDSGD, fedavg] {
-            let mut c = campus(scale, scale.campus_weeks, RoundLength::Week, scheme);
-            c.defence = defence(false);
-            out.push(runs.run(c)?);
-        }
+        let run = |s: &Scale, scheme, random| ScenarioConfig {
+            defence: defence(random),
+            ..campus(s, s.campus_weeks, RoundLength::Week, scheme)
+        };
+        let sgd = each(scale, runs, |s| run(s, FEDSGD, false))?;
+        let avg = each(scale, runs, |s| run(s, fedavg, false))?;
         let random = match e {
-            Some(_) => {
-                let mut c = campus(scale, scale.campus_weeks, RoundLength::Week, FEDSGD);
-                c.defence = defence(true);
-                Some(runs.run(c)?)
-            }
+            Some(_) => Some(each(scale, runs, |s| run(s, FEDSGD, true))?),
             None => None,
         };
-        let figures = [
-            Figures::from(&out[0].summary),
-            Figures::from(&out[1].summary),
-        ];
-        match (e, &random) {
-            (None, _) => {
-                checks.push(findings::local_steps_blur(&figures[0], &figures[1]));
-                none = Some(figures);
+        match (e, &random, &none) {
+            (None, _, _) => {
+                checks.push(findings::local_steps_blur(
+                    &Figures::of(&summaries(&sgd)),
+                    &Figures::of(&summaries(&avg)),
+                ));
             }
-            (Some(0.05), Some(random)) => {
-                if let Some(none) = none {
-                    for (i, scheme) in ["FedSGD", "FedAvg"].into_iter().enumerate() {
-                        checks.push(findings::diverse_batch_doubles_emd(
-                            scheme,
-                            &none[i],
-                            &figures[i],
-                            out[i].chosen_percent(),
-                        ));
-                    }
+            (Some(0.05), Some(random), Some(none)) => {
+                for (scheme, undefended, diverse) in
+                    [("FedSGD", &none[0], &sgd), ("FedAvg", &none[1], &avg)]
+                {
+                    let factor =
+                        Estimate::of(diverse.iter().zip(undefended).map(|(d, n)| {
+                            match (d.summary.emd_m, n.summary.emd_m) {
+                                (Some(d), Some(n)) => d / n,
+                                _ => f64::NAN,
+                            }
+                        }));
+                    let chosen = Estimate::of(diverse.iter().map(Outcome::chosen_percent));
+                    checks.push(findings::diverse_batch_doubles_emd(
+                        scheme,
+                        &Figures::of(&summaries(undefended)),
+                        &Figures::of(&summaries(diverse)),
+                        factor,
+                        chosen,
+                    ));
                 }
                 checks.push(findings::diverse_beats_random_subset(
-                    &figures[0],
-                    &Figures::from(&random.summary),
+                    &Figures::of(&summaries(&sgd)),
+                    &Figures::of(&summaries(random)),
                 ));
             }
             _ => {}
         }
-        let pair = |f: &dyn Fn(&Outcome) -> String| format!("{} / {}", f(&out[0]), f(&out[1]));
-        let batch = out[0].mean_batch();
+        let batch = Estimate::of(sgd.iter().map(Outcome::mean_batch));
         rows.push(vec![
             e.map_or("none (all data)".into(), |v| v.to_string()),
-            if batch.is_finite() {
-                format!("{batch:.0}")
-            } else {
-                "0 (no clusters)".into()
-            },
-            format!("{:.2}", out[0].chosen_percent()),
-            pair(&|o| db(o.summary.final_rmse_db)),
-            pair(&|o| m(o.summary.emd_m)),
-            m(out[0].summary.random_emd_m),
-            pair(&|o| pct(o.summary.diverged_percent)),
-            pair(&|o| m(o.summary.mean_error_m)),
-            random.map_or("—".into(), |r| {
-                format!("{} / {}", db(r.summary.final_rmse_db), m(r.summary.emd_m))
+            batch.map_or("0 (no clusters)".into(), |b| b.cell(0, 1.0)),
+            cell(&sgd, 2, |o| Some(o.chosen_percent())),
+            pair(&sgd, &avg, 1, |o| o.summary.final_rmse_db),
+            pair(&sgd, &avg, 0, |o| o.summary.emd_m),
+            cell(&sgd, 0, |o| o.summary.random_emd_m),
+            pair(&sgd, &avg, 0, |o| o.summary.diverged_percent),
+            pair(&sgd, &avg, 0, |o| o.summary.mean_error_m),
+            random.as_ref().map_or("—".into(), |r| {
+                format!(
+                    "{} / {}",
+                    cell(r, 1, |o| o.summary.final_rmse_db),
+                    cell(r, 0, |o| o.summary.emd_m)
+                )
             }),
             format!("{} | {} | {} | {}", p.0, p.1, p.2, p.3),
         ]);
+        if e.is_none() {
+            none = Some([sgd.clone(), avg.clone()]);
+        }
+        all.extend(sgd);
     }
     Ok(Table {
         title: "Table 2 — Diverse Batch (campus, T = 1 week; FedSGD / FedAvg B = 20, E = 5)".into(),
         notes: vec![
-            "eps = 0.0001 km (10 cm) finds no clusters here: the paper's 239 clusters at that eps come from exactly repeated GPS fixes, which the synthetic GPS noise never produces. FedSGD rows: one gradient step of η = 0.001 per weekly round from a model that starts at 0 dBm barely moves it (the paper ran months of rounds), hence their RMSE; FedAvg learns.".into(),
-            "Findings 4 and 5 predict that more local steps (FedAvg) raise EMD and divergence without hurting RMSE, and that Diverse Batch roughly doubles EMD with about 1% of the data while a random subset of the same size gives less; the findings check says which hold. Avg dist is the mean distance of the non-diverged DLG reconstructions to the centroid of the full round data D_t.".into(),
+            "eps = 0.0001 km (10 cm) finds no clusters here: the paper's 239 clusters at that eps come from exactly repeated GPS fixes, which the synthetic GPS noise never produces. FedSGD rows: one gradient step of η = 0.001 per weekly round from the paper's start (0 dBm) barely moves the model, hence their RMSE; FedAvg learns.".into(),
+            format!("Findings 4 and 5 predict that more local steps (FedAvg) raise EMD and divergence without hurting RMSE, and that Diverse Batch roughly doubles EMD with about 1% of the data while a random subset of the same size gives less; the findings check says which hold. Avg dist is the mean distance of the non-diverged DLG reconstructions to the centroid of the full round data D_t. Each cell: the mean over {} ± its 95% interval.", scale.worlds()),
+            references_note(&all),
         ],
         columns: [
             "eps (km)", "avg batch", "% chosen", "RMSE dB (SGD / Avg)", "EMD m (SGD / Avg)", "random-guess EMD m",
@@ -344,42 +524,58 @@ pub fn local_steps_two_servers(
     let mut rows = Vec::new();
     let mut dlg_on_fedsgd = None;
     for (name, scheme) in schemes {
-        let mut c = campus(scale, scale.campus_weeks, RoundLength::Week, scheme);
-        c = studies::with_fedavg_aware(&c);
-        let o = runs.run(c.clone())?;
-        let s = &o.summary;
-        let steps = studies::local_steps(&c.fl.local, &o.records)
-            .map_or("—".into(), |k| format!("{k:.0}"));
-        let random = m(s.random_emd_m);
+        let config = |s: &Scale| {
+            studies::with_fedavg_aware(&campus(s, s.campus_weeks, RoundLength::Week, scheme))
+        };
+        let local = config(scale).fl.local;
+        let os = each(scale, runs, config)?;
+        let steps = cell(&os, 0, |o| studies::local_steps(&local, &o.records));
+        /// A figure of the FedAvg-aware server's summary.
+        fn aware(f: fn(&FedAvgSummary) -> Option<f64>) -> impl Fn(&Outcome) -> Option<f64> {
+            move |o| o.summary.fedavg.as_ref().and_then(f)
+        }
         rows.push(vec![
             name.into(),
             "DLG (paper)".into(),
             steps.clone(),
-            pct(s.diverged_percent),
-            format!("{} ({random})", m(s.emd_m)),
-            m(s.mean_error_m),
-            m(s.median_step_error_m),
-            m(s.mean_iterations),
-            db(s.final_rmse_db),
+            cell(&os, 0, |o| o.summary.diverged_percent),
+            format!(
+                "{} ({})",
+                cell(&os, 0, |o| o.summary.emd_m),
+                cell(&os, 0, |o| o.summary.random_emd_m)
+            ),
+            cell(&os, 0, |o| o.summary.mean_error_m),
+            cell(&os, 0, |o| o.summary.median_step_error_m),
+            cell(&os, 0, |o| o.summary.mean_iterations),
+            cell(&os, 1, |o| o.summary.final_rmse_db),
         ]);
-        let aware = s.fedavg.as_ref();
         rows.push(vec![
             name.into(),
             "FedAvg-aware".into(),
             steps,
-            pct(aware.map(|a| a.diverged_percent)),
-            format!("{} ({random})", m(aware.and_then(|a| a.emd_m))),
-            m(aware.and_then(|a| a.mean_error_m)),
-            m(aware.and_then(|a| a.median_step_error_m)),
-            m(aware.map(|a| a.mean_iterations)),
-            db(s.final_rmse_db),
+            cell(&os, 0, aware(|a| Some(a.diverged_percent))),
+            format!(
+                "{} ({})",
+                cell(&os, 0, aware(|a| a.emd_m)),
+                cell(&os, 0, |o| o.summary.random_emd_m)
+            ),
+            cell(&os, 0, aware(|a| a.mean_error_m)),
+            cell(&os, 0, aware(|a| a.median_step_error_m)),
+            cell(&os, 0, aware(|a| Some(a.mean_iterations))),
+            cell(&os, 1, |o| o.summary.final_rmse_db),
         ]);
         match scheme {
-            FEDSGD => dlg_on_fedsgd = Some(Figures::from(s)),
+            FEDSGD => dlg_on_fedsgd = Some(Figures::of(&summaries(&os))),
             _ => {
                 if let Some(sgd) = &dlg_on_fedsgd {
-                    let aware = aware.map(Figures::from).unwrap_or_default();
-                    checks.push(findings::local_steps_blur_aware_server(sgd, &aware));
+                    let aware: Vec<_> = os
+                        .iter()
+                        .filter_map(|o| o.summary.fedavg.as_ref())
+                        .collect();
+                    checks.push(findings::local_steps_blur_aware_server(
+                        sgd,
+                        &Figures::of_aware(&aware),
+                    ));
                 }
             }
         }
@@ -387,7 +583,7 @@ pub fn local_steps_two_servers(
     Ok(Table {
         title: "Insight I3 against two servers (campus, T = 1 week; beyond [000]: the FedAvg-aware server)".into(),
         notes: vec![
-            format!("Both servers attack the same updates with the same budget ({} iterations, Adam 0.02, the start near Lemma 1 with 200 m noise). The FedAvg-aware server knows B, E, η and the number of local samples and replays the phone's E·⌈n/B⌉ SGD steps on one dummy point per step (docs/papers.md §3d); under FedSGD (one step) it solves DLG's problem. Avg dist: mean distance of the non-diverged round guesses (DLG's reconstruction, the aware server's step-weighted mean of its dummies) to the centroid of D_t; step dist: median distance to the true centroids of the local steps' mini-batches (DLG's one guess against each of them).", scale.dlg_iterations),
+            format!("Both servers attack the same updates with the same budget ({} iterations, Adam 0.02, the start near Lemma 1 with 200 m noise). The FedAvg-aware server knows B, E, η and the number of local samples and replays the phone's E·⌈n/B⌉ SGD steps on one dummy point per step (docs/papers.md §3d); under FedSGD (one step) it solves DLG's problem. Avg dist: mean distance of the non-diverged round guesses (DLG's reconstruction, the aware server's step-weighted mean of its dummies) to the centroid of D_t; step dist: median distance to the true centroids of the local steps' mini-batches (DLG's one guess against each of them). Each cell: the mean over {} ± its 95% interval.", scale.dlg_iterations, scale.worlds()),
         ],
         columns: [
             "protocol", "server", "local steps", "% diverged", "EMD m (random)", "avg dist m",
@@ -401,138 +597,177 @@ pub fn local_steps_two_servers(
 
 pub use crate::signal_map::studies::user_distance;
 
+/// Table 3's co-participant of `target` in a metro world: a user id, or the background user.
+#[derive(Clone, Copy)]
+enum Partner {
+    Alone,
+    User(u32),
+    Background,
+}
+
 /// Table 3: the target with one other user (metro preset, T = 1 week, FedAvg B = 10, E = 5).
 pub fn table3(scale: &Scale, runs: &mut SignalRuns) -> Result<Table, String> {
     let fedavg = (Some(10), 5);
     let target = 3u32;
-    let probe = Lab::new(base(
-        scale,
-        Preset::Metro,
-        scale.metro_weeks,
-        RoundLength::Week,
-        FEDSGD,
-    ))?;
-    let background = probe
-        .world()
-        .users
-        .iter()
-        .find(|u| u.background)
-        .map(|u| u.id);
+    let probe = |s: &Scale| -> Result<Lab, String> {
+        Lab::new(base(
+            s,
+            Preset::Metro,
+            s.metro_weeks,
+            RoundLength::Week,
+            FEDSGD,
+        ))
+    };
+    let probes = scale
+        .seeds()
+        .map(|seed| probe(&scale.on(seed)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let partner_id = |lab: &Lab, partner: Partner| match partner {
+        Partner::Alone => None,
+        Partner::User(u) => Some(u),
+        Partner::Background => lab
+            .world()
+            .users
+            .iter()
+            .find(|u| u.background)
+            .map(|u| u.id),
+    };
     let mut rows = Vec::new();
-    let mut add = |label: String,
-                   others: Vec<u32>,
+    let mut all = Vec::new();
+    let mut add = |label: &str,
+                   partner: Partner,
                    scheme: (Option<usize>, usize),
                    eps: Option<f64>,
                    paper: &str|
      -> Result<(), String> {
-        let mut c = base(
-            scale,
-            Preset::Metro,
-            scale.metro_weeks,
-            RoundLength::Week,
-            scheme,
-        );
-        c.target = target;
-        let mut users = vec![target];
-        users.extend(&others);
-        c.participants = Some(users);
-        if let Some(eps_km) = eps {
-            c.defence = Defence::DiverseBatch {
-                eps_km,
-                min_samples: PAPER_MIN_SAMPLES,
-            };
+        let mut os = Vec::new();
+        let mut distances = Vec::new();
+        for (seed, lab) in scale.seeds().zip(&probes) {
+            let s = scale.on(seed);
+            let mut c = base(&s, Preset::Metro, s.metro_weeks, RoundLength::Week, scheme);
+            c.target = target;
+            let other = partner_id(lab, partner);
+            if let (Partner::Background, None) = (partner, other) {
+                continue;
+            }
+            c.participants = Some([target].into_iter().chain(other).collect());
+            if let Some(eps_km) = eps {
+                c.defence = Defence::DiverseBatch {
+                    eps_km,
+                    min_samples: PAPER_MIN_SAMPLES,
+                };
+            }
+            os.push(runs.run(c)?);
+            distances.push(
+                other
+                    .and_then(|u| user_distance(lab, target, u, seed))
+                    .map_or(f64::NAN, |d| d / 1000.0),
+            );
         }
-        let o = runs.run(c)?;
-        let sim = others
-            .first()
-            .and_then(|&u| user_distance(&probe, target, u, scale.seed))
-            .map_or("—".into(), |d| format!("{:.1}", d / 1000.0));
         rows.push(vec![
-            label,
-            sim,
-            db(o.summary.final_rmse_db),
-            m(o.summary.emd_m),
-            m(o.summary.random_emd_m),
-            pct(o.summary.diverged_percent),
+            label.into(),
+            est(Estimate::of(distances), 1, ""),
+            cell(&os, 1, |o| o.summary.final_rmse_db),
+            cell(&os, 0, |o| o.summary.emd_m),
+            cell(&os, 0, |o| o.summary.random_emd_m),
+            cell(&os, 0, |o| o.summary.diverged_percent),
             paper.to_string(),
         ]);
+        all.extend(os);
         Ok(())
     };
-    add("FedSGD, 3".into(), vec![], FEDSGD, None, "6.1 | 17.08 | 65")?;
     add(
-        "FedAvg, 3".into(),
-        vec![],
+        "FedSGD, 3",
+        Partner::Alone,
+        FEDSGD,
+        None,
+        "6.1 | 17.08 | 65",
+    )?;
+    add(
+        "FedAvg, 3",
+        Partner::Alone,
         fedavg,
         None,
         "5.43 | 24.13 | 91",
     )?;
     add(
-        "FedAvg eps 0.005, 3".into(),
-        vec![],
+        "FedAvg eps 0.005, 3",
+        Partner::Alone,
         fedavg,
         Some(0.005),
         "5.42 | 25.2 | 97",
     )?;
     add(
-        "FedAvg eps 0.01, 3".into(),
-        vec![],
+        "FedAvg eps 0.01, 3",
+        Partner::Alone,
         fedavg,
         Some(0.01),
         "5.44 | 26.9 | 97",
     )?;
-    if let Some(bg) = background {
-        add(
-            format!("FedAvg, 3 + background ({bg})"),
-            vec![bg],
-            fedavg,
-            None,
-            "5.43 | 22.51 | 90 (with 0)",
-        )?;
-    }
+    add(
+        "FedAvg, 3 + background",
+        Partner::Background,
+        fedavg,
+        None,
+        "5.43 | 22.51 | 90 (with 0)",
+    )?;
     for u in [0u32, 1, 2, 4] {
         add(
-            format!("FedAvg, 3 + {u}"),
-            vec![u],
+            &format!("FedAvg, 3 + {u}"),
+            Partner::User(u),
             fedavg,
             None,
             "5.42–5.47 | 23.0–29.3 | 92–95",
         )?;
     }
     add(
-        "FedSGD, 3 + 0".into(),
-        vec![0],
+        "FedSGD, 3 + 0",
+        Partner::User(0),
         FEDSGD,
         None,
         "5.82 | 18.02 | 59 (with 5)",
     )?;
     Ok(Table {
-        title: "Table 3 — multiple users (metro, target user 3, T = 1 week; FedAvg B = 10, E = 5)".into(),
+        title: "Table 3 — multiple users (metro, target user 3, T = 1 week; FedAvg B = 10, E = 5)"
+            .into(),
         notes: vec![
-            "User distance: sliced-Wasserstein EMD between the two users' locations, km (larger = more dissimilar). Finding 8 (dissimilar co-participants increase leakage) predicts lower EMD (more leakage) for the most distant partners. The paper's users are numbered differently; its background user 0 is our background user.".into(),
+            format!(
+                "User distance: sliced-Wasserstein EMD between the two users' locations, km (larger = more dissimilar). Finding 8 (dissimilar co-participants increase leakage) predicts lower EMD (more leakage) for the most distant partners. The paper's users are numbered differently; its background user 0 is our background user (whose id differs between worlds). Each cell: the mean over {} ± its 95% interval.",
+                scale.worlds()
+            ),
+            references_note(&all),
         ],
-        columns: ["scheme, users", "user distance (km)", "RMSE (dB)", "EMD (m)", "random EMD (m)", "% diverged", "paper: RMSE | EMD | % diverged"]
-            .map(String::from)
-            .to_vec(),
+        columns: [
+            "scheme, users",
+            "user distance (km)",
+            "RMSE (dB)",
+            "EMD (m)",
+            "random EMD (m)",
+            "% diverged",
+            "paper: RMSE | EMD | % diverged",
+        ]
+        .map(String::from)
+        .to_vec(),
         rows,
     })
 }
 
-/// Finding 8 on the campus preset (the issue asks for campus; Table 3 itself is metro): the
-/// target (user 0) with each other user in turn, T = 1 day over `days_weeks` weeks (more rounds
-/// than weekly ones, so EMD rests on more reconstructions), FedAvg B = 10, E = 5 (Table 3's
-/// scheme), over `seeds` worlds. Each partner's dissimilarity is the EMD between the two users'
-/// locations; the finding predicts more leakage (lower EMD) with more dissimilar partners, i.e.
-/// a negative rank correlation between partner distance and EMD.
+/// Finding 8 on the campus preset (Table 3 itself is metro): the target (user 0) with each
+/// other user in turn, T = 1 day over `days_weeks` weeks (more rounds than weekly ones, so EMD
+/// rests on more reconstructions), FedAvg B = 10, E = 5 (Table 3's scheme), on every world.
+/// Each partner's dissimilarity is the EMD between the two users' locations; the finding
+/// predicts more leakage (lower EMD) with more dissimilar partners, i.e. a negative rank
+/// correlation between partner distance and EMD within a world.
 pub fn co_participants_campus(
     scale: &Scale,
     runs: &mut SignalRuns,
-    seeds: u64,
     checks: &mut Vec<Check>,
 ) -> Result<Table, String> {
     let mut rows = Vec::new();
     let mut rhos = Vec::new();
-    for seed in scale.seed..scale.seed.saturating_add(seeds) {
-        let scale = Scale { seed, ..*scale };
+    let mut all = Vec::new();
+    for seed in scale.seeds() {
+        let scale = scale.on(seed);
         let base = base(
             &scale,
             Preset::Campus,
@@ -550,17 +785,20 @@ pub fn co_participants_campus(
                 ds.push(d);
                 emds.push(e);
             }
+            let f =
+                |x: Option<f64>, digits: usize| x.map_or("—".into(), |v| format!("{v:.digits$}"));
             rows.push(vec![
                 seed.to_string(),
                 point.parameter.clone(),
-                m(point.user_distance_m),
-                db(point.rmse_db),
-                m(point.emd_m),
-                m(point.random_emd_m),
-                pct(point.diverged_percent),
-                m(point.mean_error_m),
+                f(point.user_distance_m, 0),
+                f(point.rmse_db, 1),
+                f(point.emd_m, 0),
+                f(point.random_emd_m, 0),
+                f(point.diverged_percent, 0),
+                f(point.mean_error_m, 0),
                 String::new(),
             ]);
+            all.push(o);
         }
         let rho = spearman(&ds, &emds);
         if let Some(last) = rows.last_mut() {
@@ -568,16 +806,19 @@ pub fn co_participants_campus(
         }
         rhos.extend(rho);
     }
-    let mean_rho = (!rhos.is_empty()).then(|| rhos.iter().sum::<f64>() / rhos.len() as f64);
     checks.push(findings::dissimilar_partners_leak_more(&rhos));
     Ok(Table {
         title: format!(
-            "Finding 8 on the campus preset — the target with each other user (T = 1 day; FedAvg B = 10, E = 5; {seeds} worlds)"
+            "Finding 8 on the campus preset — the target with each other user (T = 1 day; FedAvg B = 10, E = 5; {} worlds)",
+            scale.seeds
         ),
-        notes: vec![format!(
-            "User distance: EMD between user 0's and the partner's locations (m). ρ: Spearman rank correlation between partner distance and EMD over the partners of that world (last row of each world); finding 8 predicts ρ < 0 (more dissimilar partner, lower EMD, more leakage). Mean ρ over the worlds: {}.",
-            mean_rho.map_or("—".into(), |r| format!("{r:+.2}"))
-        )],
+        notes: vec![
+            format!(
+                "One row per world and partner (the partners differ between worlds). User distance: EMD between user 0's and the partner's locations (m). ρ: Spearman rank correlation between partner distance and EMD over the partners of that world (last row of each world); finding 8 predicts ρ < 0 (more dissimilar partner, lower EMD, more leakage). ρ over the worlds: {}.",
+                est(Estimate::of(rhos.iter().copied()), 2, "")
+            ),
+            references_note(&all),
+        ],
         columns: [
             "world (seed)",
             "partner",
@@ -604,9 +845,10 @@ pub fn spearman(x: &[f64], y: &[f64]) -> Option<f64> {
     whereabouts_core::metrics::spearman(x, y)
 }
 
-/// [000] §4.5 (Fig. 15; App. B.1, Fig. 28): each defence swept over its parameter (campus, T = 1 day, FedAvg B = 20, E = 5 — a
-/// model that learns within the run, so RMSE means something): privacy (distance to the D_t
-/// centroid, EMD) against utility (RMSE).
+/// [000] §4.5 (Fig. 15; App. B.1, Fig. 28): each defence swept over its parameter (campus,
+/// T = 1 day, FedAvg B = 20, E = 5, from the mean label — a model that learns within the run
+/// and under clipping, so RMSE means something): privacy (distance to the D_t centroid, EMD)
+/// against utility (RMSE).
 pub fn defences(
     scale: &Scale,
     runs: &mut SignalRuns,
@@ -632,16 +874,19 @@ pub fn defences(
             },
         ));
     }
-    for epsilon in [1000.0, 100.0, 10.0] {
+    for epsilon in [100.0, 10.0, 1.0] {
         settings.push((
-            format!("local DP ε {epsilon} (δ 1e-5, ℂ 1)"),
-            // The paper's calibration, to follow the paper (see defence::dp).
-            Defence::LocalDp(LocalDp {
-                calibration: Calibration::Classic,
-                ..LocalDp::at(epsilon)
-            }),
+            format!("local DP ε {epsilon} a local step"),
+            Defence::LocalDp(LocalDp::at(epsilon)),
         ));
     }
+    settings.push((
+        "local DP ε 100 once an update".into(),
+        Defence::LocalDp(LocalDp {
+            applied_to: AppliedTo::Update,
+            ..LocalDp::at(100.0)
+        }),
+    ));
     for e in [0.02, 0.005, 0.002, 0.001, 0.0005] {
         settings.push((
             format!("GeoInd ε {e}/m (mean shift {:.0} m)", 2.0 / e),
@@ -651,13 +896,15 @@ pub fn defences(
     let mut rows = Vec::new();
     let (mut dp, mut geoind) = (Vec::new(), Vec::new());
     let (mut diverse, mut farthest) = (None, None);
+    let mut all = Vec::new();
     for (label, defence) in settings {
-        let mut c = campus(scale, scale.days_weeks, RoundLength::Day, (Some(20), 5));
-        c.defence = defence;
-        let o = runs.run(c.clone())?;
-        let s = &o.summary;
-        let figures = Figures::from(s);
-        match &c.defence {
+        let os = each(scale, runs, |s| ScenarioConfig {
+            output_bias: OutputBias::MeanLabel,
+            defence: defence.clone(),
+            ..campus(s, s.days_weeks, RoundLength::Day, (Some(20), 5))
+        })?;
+        let figures = Figures::of(&summaries(&os));
+        match &defence {
             Defence::DiverseBatch { eps_km, .. } if *eps_km == 0.05 => diverse = Some(figures),
             Defence::FarthestBatch { num: 5, .. } => farthest = Some(figures),
             Defence::LocalDp(_) => dp.push((label.clone(), figures)),
@@ -666,14 +913,15 @@ pub fn defences(
         }
         rows.push(vec![
             label,
-            m(s.mean_error_m),
-            m(s.emd_m),
-            m(s.random_emd_m),
-            pct(s.diverged_percent),
-            db(s.final_rmse_db),
-            s.dp_epsilon.map_or("—".into(), |e| format!("{e:.0}")),
-            format!("{:.1}", o.chosen_percent()),
+            cell(&os, 0, |o| o.summary.mean_error_m),
+            cell(&os, 0, |o| o.summary.emd_m),
+            cell(&os, 0, |o| o.summary.random_emd_m),
+            cell(&os, 0, |o| o.summary.diverged_percent),
+            cell(&os, 1, |o| o.summary.final_rmse_db),
+            cell(&os, 0, |o| o.summary.dp_epsilon),
+            cell(&os, 1, |o| Some(o.chosen_percent())),
         ]);
+        all.extend(os);
     }
     if let (Some(diverse), Some(farthest)) = (diverse, farthest) {
         checks.push(findings::farthest_beats_diverse(&farthest, &diverse));
@@ -693,9 +941,10 @@ pub fn defences(
         }
     }
     Ok(Table {
-        title: "Defences compared (campus, T = 1 day, FedAvg B = 20, E = 5) — [000] §4.5, Fig. 15".into(),
+        title: "Defences compared (campus, T = 1 day, FedAvg B = 20, E = 5, start at the mean label) — [000] §4.5, Fig. 15".into(),
         notes: vec![
-            "Findings 6 and 7 predict that Farthest Batch moves the reconstruction further than Diverse Batch, and that at equal privacy (distance, EMD) the batch defences cost less RMSE than local DP and GeoInd; the findings check says which hold. Total ε is the RDP composition over the rounds the target took part in. The paper's figures (Fig. 15) give no table; it reports Farthest Batch beyond EMD 21 / 680 m with better RMSE than DP and GeoInd.".into(),
+            format!("Findings 6 and 7 predict that Farthest Batch moves the reconstruction further than Diverse Batch, and that at equal privacy (distance, EMD) the batch defences cost less RMSE than local DP and GeoInd; the findings check says which hold. The model starts at the mean label so that clipping does not freeze it (from 0 dBm a clipped step moves the bias by η·ℂ = 0.001 dB). Local DP: ℂ = 1, δ = 1e-5, σ calibrated (analytic) at the sensitivity 2ℂ; \"a local step\" clips and noises every local step's mini-batch gradient as [000] §4.5 states, \"once an update\" the gradient the whole update stands for. Total ε: what protects one device's round of data, RDP-composed over every release of the target's run (δ = 1e-5). Each cell: the mean over {} ± its 95% interval. The paper's Fig. 15 gives no table; it reports Farthest Batch beyond EMD 21 / 680 m with better RMSE than DP and GeoInd.", scale.worlds()),
+            references_note(&all),
         ],
         columns: ["defence", "avg dist (m)", "EMD (m)", "random EMD (m)", "% diverged", "RMSE (dB)", "total ε", "% data used"]
             .map(String::from)
@@ -704,39 +953,25 @@ pub fn defences(
     })
 }
 
-/// What `reproduce` prints: the findings check, then every study's table.
-#[derive(Clone, Debug)]
-pub struct Report {
-    pub tables: Vec<Table>,
-    /// Ordered by finding (3 … 8).
-    pub checks: Vec<Check>,
-}
-
 /// Every study, in order, with the findings check as the first table.
-pub fn all(scale: &Scale, runs: &mut SignalRuns) -> Result<Report, String> {
+pub fn all(scale: &Scale, runs: &mut SignalRuns) -> Result<Vec<Table>, String> {
     let mut checks = Vec::new();
     let mut out = vec![
         round_length_study(scale, runs, &mut checks)?,
+        starts(scale, runs)?,
         table2(scale, runs, &mut checks)?,
         local_steps_two_servers(scale, runs, &mut checks)?,
         table3(scale, runs)?,
-        co_participants_campus(scale, runs, scale.worlds, &mut checks)?,
+        co_participants_campus(scale, runs, &mut checks)?,
         defences(scale, runs, &mut checks)?,
     ];
     checks.sort_by_key(|c| c.finding.chars().next());
-    out.insert(0, findings::table(&checks));
-    Ok(Report {
-        tables: out,
-        checks,
-    })
+    out.insert(0, findings::table(&checks, scale.seeds));
+    Ok(out)
 }
 
-/// `whereabouts reproduce`: every study on `worlds` worlds (seeds from `scale.seed` on); the
-/// tables are the first world's, then the findings of every world side by side.
-pub struct Reproduce {
-    pub scale: Scale,
-    pub worlds: u64,
-}
+/// `whereabouts reproduce`: every study on the scale's worlds.
+pub struct Reproduce(pub Scale);
 
 impl Sweep for Reproduce {
     type Config = ScenarioConfig;
@@ -751,21 +986,7 @@ impl Sweep for Reproduce {
     }
 
     fn tables(&self, runs: &mut SignalRuns) -> Result<Vec<Table>, String> {
-        let mut reports = Vec::new();
-        for seed in self.scale.seed..self.scale.seed.saturating_add(self.worlds) {
-            let scale = Scale { seed, ..self.scale };
-            reports.push((seed, all(&scale, runs)?));
-        }
-        let mut tables = reports
-            .first()
-            .map(|r| r.1.tables.clone())
-            .unwrap_or_default();
-        if reports.len() > 1 {
-            let checks: Vec<(u64, Vec<Check>)> =
-                reports.into_iter().map(|(s, r)| (s, r.checks)).collect();
-            tables.push(findings::across_worlds(&checks));
-        }
-        Ok(tables)
+        all(&self.0, runs)
     }
 }
 
