@@ -131,7 +131,7 @@ fn reproduced() -> &'static (String, Vec<(String, String)>) {
             csv.to_str().unwrap(),
         ]));
         let t = tables(&md, &csv);
-        assert_eq!(t.1.len(), 5, "one CSV per table");
+        assert_eq!(t.1.len(), 6, "one CSV per table");
         t
     })
 }

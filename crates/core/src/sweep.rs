@@ -43,6 +43,20 @@ pub trait Sweep: Sync {
     ) -> Result<Vec<Table>, String>;
 }
 
+/// The point `point(seed)` for every seed of `seeds`, in order: one setting of a study on
+/// independent worlds, whose figures a table gives as their mean and 95% interval
+/// ([`crate::stats`]).
+pub fn each<C, O>(
+    runs: &mut (dyn Runs<C, O> + '_),
+    seeds: impl IntoIterator<Item = u64>,
+    point: impl Fn(u64) -> C,
+) -> Result<Vec<O>, String> {
+    seeds
+        .into_iter()
+        .map(|seed| runs.run(point(seed)))
+        .collect()
+}
+
 /// Records the configurations a study asks for and answers with placeholders.
 pub struct Plan<C> {
     pub points: Vec<C>,
@@ -314,6 +328,14 @@ mod tests {
         assert!(e.contains("beyond the plan's 2 points"), "{e}");
         let e = merge(&s, &[1, 2, 3, 4], vec![1, 4, 9, 16]).unwrap_err();
         assert!(e.contains("used 3 of the plan's 4 points"), "{e}");
+    }
+
+    #[test]
+    fn each_asks_for_the_point_of_every_seed_in_order() {
+        let mut plan = Plan { points: Vec::new() };
+        let found: Vec<u64> = each(&mut plan, 3..6, |seed| 10 * seed).unwrap();
+        assert_eq!(plan.points, vec![30, 40, 50]);
+        assert_eq!(found, vec![0, 0, 0]);
     }
 
     #[cfg(not(target_arch = "wasm32"))]

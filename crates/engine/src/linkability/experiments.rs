@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use std::ops::Range;
 use whereabouts_core::rng::Stream;
 use whereabouts_core::stats::{self, Estimate, Verdict};
-use whereabouts_core::sweep::{Runs, Sweep};
+use whereabouts_core::sweep::{Runs, Sweep, each};
 use whereabouts_core::table::Table;
 
 /// How big the studies are.
@@ -287,15 +287,6 @@ pub fn all(scale: &Scale, runs: &mut LinkRuns) -> Result<Vec<Table>, String> {
     Ok(tables)
 }
 
-/// The point `point(seed)` on every population of the scale.
-fn each(
-    scale: &Scale,
-    runs: &mut LinkRuns,
-    point: impl Fn(u64) -> LinkPoint,
-) -> Result<Vec<Findings>, String> {
-    scale.seeds().map(|seed| runs.run(point(seed))).collect()
-}
-
 /// A percentage over the populations: mean ± 95% interval.
 fn pct(values: impl IntoIterator<Item = f64>) -> String {
     stats::cell(values, 1, 100.0)
@@ -365,7 +356,7 @@ pub fn identification_table(
     let mut rows = Vec::new();
     let mut notes = Vec::new();
     for split in Split::ALL {
-        let os = each(scale, runs, |seed| LinkPoint {
+        let os = each(runs, scale.seeds(), |seed| LinkPoint {
             config: scale.config(seed, people, split),
             analysis: Analysis::Identify(Identifier::ALL.to_vec()),
         })?;
@@ -428,7 +419,7 @@ pub fn matching(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> {
         (Split::Day, "97.2 (OpenImages); photoset 91.2 (PIPA)"),
         (Split::Chrono, "94.8 (OpenImages)"),
     ] {
-        let os = each(scale, runs, |seed| LinkPoint {
+        let os = each(runs, scale.seeds(), |seed| LinkPoint {
             config: scale.config(seed, scale.people, split),
             analysis: Analysis::Match,
         })?;
@@ -457,7 +448,7 @@ pub fn matching(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> {
 
 /// Fig. 8: which layer gives a person away (MLP on each layer's update alone).
 pub fn layers(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> {
-    let os = each(scale, runs, |seed| LinkPoint {
+    let os = each(runs, scale.seeds(), |seed| LinkPoint {
         config: LinkConfig {
             layers: Layers::All,
             ..scale.config(seed, scale.people, Split::Random)
@@ -496,7 +487,7 @@ pub fn layers(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> {
 /// The MLP's epochs, which the paper does not give (our default is 20).
 pub fn epochs(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> {
     const EPOCHS: [usize; 4] = [5, 20, 50, 100];
-    let os = each(scale, runs, |seed| LinkPoint {
+    let os = each(runs, scale.seeds(), |seed| LinkPoint {
         config: scale.config(seed, scale.people, Split::Random),
         analysis: Analysis::Epochs(EPOCHS.to_vec()),
     })?;
@@ -529,7 +520,7 @@ pub fn epochs(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> {
 /// Fig. 13: the open world against the share of seen people.
 pub fn open(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> {
     const SEEN: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
-    let os = each(scale, runs, |seed| LinkPoint {
+    let os = each(runs, scale.seeds(), |seed| LinkPoint {
         config: scale.config(seed, scale.people, Split::Random),
         analysis: Analysis::Open(SEEN.to_vec()),
     })?;
@@ -584,7 +575,7 @@ pub fn open(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> {
 pub fn unlabelled(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> {
     let mut rows = Vec::new();
     for split in Split::ALL {
-        let os = each(scale, runs, |seed| LinkPoint {
+        let os = each(runs, scale.seeds(), |seed| LinkPoint {
             config: scale.config(seed, scale.people, split),
             analysis: Analysis::Unlabelled,
         })?;
@@ -665,7 +656,7 @@ pub fn mitigations(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> 
     let grid = mitigation_grid();
     let mut measured = Vec::new();
     for &mitigation in &grid {
-        let os = each(scale, runs, |seed| LinkPoint {
+        let os = each(runs, scale.seeds(), |seed| LinkPoint {
             config: LinkConfig {
                 mitigation,
                 ..scale.config(seed, scale.people, Split::Random)

@@ -4,6 +4,10 @@
 //! Gowalla), ST-GIA's ablation (Fig. 4), the defences by ε (Table 5) and utility against ASR
 //! (Fig. 5), and the paper's FedAvg over 100 users beside the authors' one-client setting.
 //!
+//! Every setting is run on `Scale::seeds` seeds and each figure given as its mean over them with
+//! its 95% interval ([`whereabouts_core::stats`]); the authors' code averages 4 repeats, we use 5
+//! for the interval, and a comparison holds only where the intervals separate ([`Verdict`]).
+//!
 //! Runs are independent points of a sweep ([`Reproduce`], [`whereabouts_core::sweep`]): the
 //! command line spreads them over the machine's cores or a cluster; the browser's lab runs one
 //! at a time in its worker.
@@ -11,33 +15,37 @@
 use super::config::{Calibration, Federation, Init, Mapping, Method, MobConfig};
 use super::defence::{Audit, Defence, DpClip};
 use super::lab::{MobLab, RoundRecord, recorded_errors};
-use super::metrics::asr;
-use super::traces::TraceKind;
+use super::metrics::{asr, place_chance, place_errors};
+use super::traces::{self, TraceKind};
 use serde::{Deserialize, Serialize};
 use whereabouts_core::driver::Driver;
+use whereabouts_core::geo::Metres;
 use whereabouts_core::stats::{self, Estimate, Verdict};
-use whereabouts_core::sweep::{Runs, Sweep};
+use whereabouts_core::sweep::{Runs, Sweep, each};
 use whereabouts_core::table::Table;
+
+/// How many repeats the authors' code averages each figure over; we run [`Scale::seeds`] (5)
+/// to give each figure with its 95% interval.
+pub const AUTHORS_REPEATS: usize = 4;
 
 /// How big the studies are.
 #[derive(Clone, Copy, Debug)]
 pub struct Scale {
     pub seed: u64,
-    /// Independent runs per setting, seeds seed … seed + repeats − 1 (the authors' code: 4).
-    pub repeats: usize,
     pub rounds: usize,
     pub iterations: usize,
     /// Users of the FedAvg comparison (the paper: 100).
     pub users: usize,
-    /// Runs (seeds seed …) of the tables that give each figure with its 95% interval.
-    pub seeds: usize,
+    /// Independent runs of every setting, seeds `seed`, `seed + 1`, …: each cell is the mean
+    /// over them with its 95% interval (the authors' code: [`AUTHORS_REPEATS`] repeats, no
+    /// interval).
+    pub seeds: u64,
 }
 
 impl Scale {
     pub fn full(seed: u64) -> Scale {
         Scale {
             seed,
-            repeats: 4,
             rounds: 50,
             iterations: 200,
             users: 100,
@@ -48,12 +56,27 @@ impl Scale {
     pub fn quick(seed: u64) -> Scale {
         Scale {
             seed,
-            repeats: 1,
             rounds: 10,
             iterations: 20,
             users: 5,
             seeds: 2,
         }
+    }
+
+    /// The runs' seeds.
+    pub fn seeds(&self) -> impl Iterator<Item = u64> + use<> {
+        self.seed..self.seed.saturating_add(self.seeds)
+    }
+
+    /// "the mean over 5 runs (seeds 1–5) ± its 95% interval", for the tables' notes.
+    fn over(&self) -> String {
+        format!(
+            "the mean over {} runs (seeds {}–{}) ± its 95% interval (Student's t; the authors' code averages {AUTHORS_REPEATS} repeats, we use {} for the interval)",
+            self.seeds,
+            self.seed,
+            self.seed + self.seeds - 1,
+            self.seeds
+        )
     }
 
     /// The rounds reported (1-based, as the paper's columns: 1, 10, 20, …).
@@ -63,15 +86,30 @@ impl Scale {
         r
     }
 
-    fn config(&self, data: TraceKind, repeat: usize) -> MobConfig {
+    fn config(&self, data: TraceKind, seed: u64) -> MobConfig {
         let mut c = MobConfig {
-            seed: self.seed + repeat as u64,
+            seed,
             data,
             rounds: self.rounds,
             ..MobConfig::default()
         };
         c.attack.iterations = self.iterations;
         c
+    }
+
+    /// The runs of `config(seed)` on every seed, each setting of `data` (the scale's config)
+    /// changed by `set`.
+    fn each(
+        &self,
+        runs: &mut MobRuns,
+        data: TraceKind,
+        set: impl Fn(&mut MobConfig),
+    ) -> Result<Vec<MobOutcome>, String> {
+        each(runs, self.seeds(), |seed| {
+            let mut c = self.config(data, seed);
+            set(&mut c);
+            c
+        })
     }
 }
 
@@ -87,6 +125,10 @@ pub struct MobOutcome {
     /// [`MobLab::stay_error`]: the trivial predictor's error on the same windows (m).
     #[serde(default)]
     pub stay_error: Option<f64>,
+    /// [`MobLab::places`]: the target's places (PGEM's constraint domain), what
+    /// [`MobOutcome::place_asr`] scores against.
+    #[serde(default)]
+    pub places: Vec<Metres>,
 }
 
 impl MobOutcome {
@@ -99,15 +141,8 @@ impl MobOutcome {
             all_rounds_errors_m: lab.errors_with(Calibration::AllRounds),
             utility: lab.utility(),
             stay_error: lab.stay_error(),
+            places: lab.places(),
         })
-    }
-
-    fn records(&self) -> &[RoundRecord] {
-        &self.records
-    }
-
-    fn utility(&self) -> (Option<f64>, Option<f64>) {
-        self.utility
     }
 
     /// Every round's points' errors with `calibration` (as [`MobLab::errors_with`]).
@@ -115,15 +150,83 @@ impl MobOutcome {
         recorded_errors(&self.records, calibration)
             .unwrap_or_else(|| self.all_rounds_errors_m.clone())
     }
+
+    /// ASR at τ over the points of round `round` (1-based), with `calibration`; NaN without
+    /// them (a placeholder).
+    fn round_asr(&self, calibration: Calibration, round: usize, tau: f64) -> f64 {
+        self.errors_with(calibration)
+            .get(round - 1)
+            .and_then(|e| asr(e, tau))
+            .unwrap_or(f64::NAN)
+    }
+
+    /// The mean ASR over the rounds (every round has a window's points: the ASR over all of
+    /// them), with `calibration`.
+    fn asr(&self, calibration: Calibration, tau: f64) -> f64 {
+        let errors: Vec<f64> = self
+            .errors_with(calibration)
+            .into_iter()
+            .flatten()
+            .collect();
+        asr(&errors, tau).unwrap_or(f64::NAN)
+    }
+
+    /// The ASR against the person's places ([`place_errors`]): the share of the causally
+    /// calibrated estimates within τ of any place the person goes (NaN for a run stored
+    /// without its places).
+    fn place_asr(&self, tau: f64) -> f64 {
+        if self.places.is_empty() {
+            return f64::NAN;
+        }
+        let guesses: Vec<Metres> = self
+            .records
+            .iter()
+            .flat_map(|r| r.calibrated.iter().copied())
+            .collect();
+        asr(&place_errors(&guesses, &self.places), tau).unwrap_or(f64::NAN)
+    }
+
+    /// The AIT over the rounds that had a success (NaN without one).
+    fn ait(&self) -> f64 {
+        let aits: Vec<f64> = self.records.iter().filter_map(|r| r.ait).collect();
+        if aits.is_empty() {
+            f64::NAN
+        } else {
+            aits.iter().sum::<f64>() / aits.len() as f64
+        }
+    }
+
+    /// Rounds whose attack diverged.
+    fn diverged(&self) -> f64 {
+        self.records.iter().filter(|r| r.diverged).count() as f64
+    }
+}
+
+/// A figure of every run: mean ± its 95% interval, to `digits` decimals.
+fn cell(labs: &[MobOutcome], digits: usize, f: impl Fn(&MobOutcome) -> f64) -> String {
+    stats::cell(labs.iter().map(f), digits, 1.0)
+}
+
+/// The mean ASR over the rounds of every run, with `calibration`.
+fn asr_estimate(labs: &[MobOutcome], calibration: Calibration, tau: f64) -> Option<Estimate> {
+    Estimate::of(labs.iter().map(|o| o.asr(calibration, tau)))
+}
+
+/// "lower", "higher" or "inconclusive here": `a` against `b` by their intervals.
+fn compared(a: Option<Estimate>, b: Option<Estimate>) -> String {
+    match (a, b) {
+        (Some(a), Some(b)) => match Verdict::of(&a, &b) {
+            Verdict::Lower => "lower",
+            Verdict::Higher => "higher",
+            Verdict::Inconclusive => "inconclusive here",
+        }
+        .into(),
+        _ => "–".into(),
+    }
 }
 
 /// Where the studies' runs come from: computed, planned or replayed.
 pub type MobRuns<'a> = dyn Runs<MobConfig, MobOutcome> + 'a;
-
-/// Every config's outcome, in order.
-fn run_all(runs: &mut MobRuns, configs: Vec<MobConfig>) -> Result<Vec<MobOutcome>, String> {
-    configs.into_iter().map(|c| runs.run(c)).collect()
-}
 
 /// `whereabouts reproduce --lab mobility`: every study, each lab run a point.
 pub struct Reproduce(pub Scale);
@@ -145,51 +248,20 @@ impl Sweep for Reproduce {
     }
 }
 
-/// ASR at each reported round over the repeats' window points, and the mean AIT.
+/// ASR at each reported round, the mean ASR over the rounds and the AIT, each over the runs.
 fn by_round(
-    labs: &[&MobOutcome],
+    labs: &[MobOutcome],
     calibration: Calibration,
     reported: &[usize],
     tau: f64,
 ) -> Vec<String> {
     let mut row: Vec<String> = reported
         .iter()
-        .map(|&r| {
-            let errors: Vec<f64> = labs
-                .iter()
-                .flat_map(|l| {
-                    l.errors_with(calibration)
-                        .get(r - 1)
-                        .cloned()
-                        .unwrap_or_default()
-                })
-                .collect();
-            asr(&errors, tau).map_or("–".into(), |a| format!("{a:.3}"))
-        })
+        .map(|&r| cell(labs, 3, |o| o.round_asr(calibration, r, tau)))
         .collect();
-    row.push(mean_over_rounds(labs, calibration, tau));
-    row.push(mean_ait(labs));
+    row.push(cell(labs, 3, |o| o.asr(calibration, tau)));
+    row.push(cell(labs, 0, MobOutcome::ait));
     row
-}
-
-fn mean_over_rounds(labs: &[&MobOutcome], calibration: Calibration, tau: f64) -> String {
-    let errors: Vec<f64> = labs
-        .iter()
-        .flat_map(|l| l.errors_with(calibration).into_iter().flatten())
-        .collect();
-    asr(&errors, tau).map_or("–".into(), |a| format!("{a:.3}"))
-}
-
-fn mean_ait(labs: &[&MobOutcome]) -> String {
-    let aits: Vec<f64> = labs
-        .iter()
-        .flat_map(|l| l.records().iter().filter_map(|r| r.ait))
-        .collect();
-    if aits.is_empty() {
-        "–".into()
-    } else {
-        format!("{:.0}", aits.iter().sum::<f64>() / aits.len() as f64)
-    }
 }
 
 /// The paper's Table 3 (NYCB) and Table 4 (Gowalla), rounds 1, 10, …, 50.
@@ -234,23 +306,12 @@ fn data_title(data: TraceKind) -> &'static str {
 
 /// Tables 3/4: every attack by round, ST-GIA with each calibration.
 fn attacks(scale: &Scale, data: TraceKind, runs: &mut MobRuns) -> Result<Table, String> {
-    let mut configs = Vec::new();
-    for method in Method::ALL {
-        for r in 0..scale.repeats {
-            let mut c = scale.config(data, r);
-            c.attack.method = method;
-            configs.push(c);
-        }
-    }
-    let labs = run_all(runs, configs)?;
     let reported = scale.reported();
     let tau = MobConfig::default().tau_m;
     let mut rows = Vec::new();
-    for (m, method) in Method::ALL.iter().enumerate() {
-        let mine: Vec<&MobOutcome> = labs[m * scale.repeats..(m + 1) * scale.repeats]
-            .iter()
-            .collect();
-        let variants: Vec<(String, Calibration)> = if *method == Method::StGia {
+    for method in Method::ALL {
+        let mine = scale.each(runs, data, |c| c.attack.method = method)?;
+        let variants: Vec<(String, Calibration)> = if method == Method::StGia {
             vec![
                 (
                     "ST-GIA (causal calibration, Eq. 9)".into(),
@@ -270,7 +331,7 @@ fn attacks(scale: &Scale, data: TraceKind, runs: &mut MobRuns) -> Result<Table, 
             rows.push(row);
         }
         if scale.rounds == 50 {
-            let p = paper_attacks(data, *method);
+            let p = paper_attacks(data, method);
             let mut row = vec![format!("{} (paper)", method.name())];
             row.extend(p.iter().map(|v| format!("{v:.3}")));
             row.push(format!("{:.3}", p.iter().sum::<f64>() / 6.0));
@@ -285,11 +346,9 @@ fn attacks(scale: &Scale, data: TraceKind, runs: &mut MobRuns) -> Result<Table, 
     Ok(Table {
         title: format!("Attacks by round — {}", data_title(data)),
         notes: vec![format!(
-            "ASR within 500 m over the points of round r's window, {} runs (seeds {}–{}), one client, one SGD step per round, {} attack iterations; ST-GIA with the code's initialisation and the road-network mapping. The mean ASR is over every round; AIT is the mean first iteration within 500 m over the points that got there.",
-            scale.repeats,
-            scale.seed,
-            scale.seed + scale.repeats as u64 - 1,
-            scale.iterations
+            "ASR within 500 m over the points of round r's window; one client, one SGD step per round, {} attack iterations; ST-GIA with the code's initialisation and the road-network mapping. The mean ASR is over every round; AIT is the mean first iteration within 500 m over the rounds' points that got there. Each cell: {}.",
+            scale.iterations,
+            scale.over()
         )],
         columns,
         rows,
@@ -309,45 +368,32 @@ fn ablation(scale: &Scale, runs: &mut MobRuns) -> Result<Table, String> {
             Mapping::OwnPoints,
         ),
     ];
-    let mut configs = Vec::new();
-    for data in TraceKind::ALL {
-        for (_, init, mapping) in variants {
-            for r in 0..scale.repeats {
-                let mut c = scale.config(data, r);
-                c.attack.init = init;
-                c.attack.mapping = mapping;
-                configs.push(c);
-            }
-        }
-    }
-    let labs = run_all(runs, configs)?;
     let tau = MobConfig::default().tau_m;
     let mut rows = Vec::new();
-    for (d, data) in TraceKind::ALL.iter().enumerate() {
-        for (v, (name, _, _)) in variants.iter().enumerate() {
-            let at = (d * variants.len() + v) * scale.repeats;
-            let mine: Vec<&MobOutcome> = labs[at..at + scale.repeats].iter().collect();
-            let diverged = mine
-                .iter()
-                .flat_map(|l| l.records())
-                .filter(|r| r.diverged)
-                .count();
+    for data in TraceKind::ALL {
+        for (name, init, mapping) in variants {
+            let mine = scale.each(runs, data, |c| {
+                c.attack.init = init;
+                c.attack.mapping = mapping;
+            })?;
             rows.push(vec![
                 data.name().to_string(),
                 name.to_string(),
-                mean_over_rounds(&mine, Calibration::Off, tau),
-                mean_over_rounds(&mine, Calibration::Causal, tau),
-                mean_over_rounds(&mine, Calibration::AllRounds, tau),
-                mean_ait(&mine),
-                format!("{diverged}"),
+                cell(&mine, 3, |o| o.asr(Calibration::Off, tau)),
+                cell(&mine, 3, |o| o.asr(Calibration::Causal, tau)),
+                cell(&mine, 3, |o| o.asr(Calibration::AllRounds, tau)),
+                cell(&mine, 0, MobOutcome::ait),
+                cell(&mine, 1, MobOutcome::diverged),
             ]);
         }
     }
     Ok(Table {
         title: "ST-GIA ablation ([002] Fig. 4) — mean ASR over the rounds".into(),
         notes: vec![format!(
-            "Each row switches one part of ST-GIA; the calibration columns read the same runs ({} per row, {} rounds, {} iterations). Diverged: rounds whose L-BFGS left the finite numbers (the round keeps its last finite iterate).",
-            scale.repeats, scale.rounds, scale.iterations
+            "Each row switches one part of ST-GIA; the calibration columns read the same runs ({} rounds, {} iterations). Diverged: rounds of a run whose L-BFGS left the finite numbers (the round keeps its last finite iterate). Each cell: {}.",
+            scale.rounds,
+            scale.iterations,
+            scale.over()
         )],
         columns: [
             "data",
@@ -405,14 +451,13 @@ fn defence_label(d: &Defence) -> String {
     }
 }
 
-/// The total ε over a run of each repeat (the same for every repeat: σ does not depend on
-/// the data), on the defence's footing ([`Defence::total_epsilon`]).
-fn total_epsilon(d: &Defence, labs: &[&MobOutcome]) -> String {
+/// The total ε over a run (the same on every seed: σ does not depend on the data), on the
+/// defence's footing ([`Defence::total_epsilon`]).
+fn total_epsilon(d: &Defence, labs: &[MobOutcome]) -> String {
     let totals: Vec<f64> = labs
         .iter()
         .filter_map(|l| {
-            let records = l.records();
-            d.total_epsilon(records.len(), records.last().and_then(|r| r.dp_epsilon))
+            d.total_epsilon(l.records.len(), l.records.last().and_then(|r| r.dp_epsilon))
         })
         .collect();
     if totals.is_empty() {
@@ -431,82 +476,118 @@ pub fn format_epsilon(e: f64) -> String {
     }
 }
 
-/// Table 5 and Fig. 5: ST-GIA's ASR under each defence by ε, and the model's utility.
+/// A defence's name in a sentence: [`defence_label`] without the paper's wording.
+fn short_label(d: &Defence) -> &'static str {
+    match d {
+        Defence::None => "none",
+        Defence::DpSgd {
+            clip: DpClip::Flat, ..
+        } => "DP-SGD",
+        Defence::DpSgd {
+            clip: DpClip::PerTensor,
+            ..
+        } => "DP-SGD (authors' code)",
+        Defence::GeoI { .. } => "GeoI",
+        Defence::GeoGi { .. } => "GeoGI",
+        Defence::Adaptive {
+            audit: Audit::SelfAudit,
+            ..
+        } => "PGEM (self-audit)",
+        Defence::Adaptive {
+            audit: Audit::PreviousRound,
+            ..
+        } => "PGEM (previous round)",
+    }
+}
+
+/// At each ε of Table 5, the defences with the lowest ASR by the intervals: those no other
+/// defence's interval lies wholly below. One is the lowest; several are inconclusive here.
+/// `asrs[k][i]`: defence k of [`defences`] at the ith ε.
+fn lowest_by_epsilon(asrs: &[Vec<Option<Estimate>>]) -> String {
+    let by_epsilon: Vec<String> = EPSILONS
+        .iter()
+        .enumerate()
+        .map(|(i, &e)| {
+            let at: Vec<Option<Estimate>> = asrs.iter().map(|a| a[i]).collect();
+            let unbeaten: Vec<&str> = defences(e)
+                .iter()
+                .zip(&at)
+                .filter(|(_, a)| {
+                    a.is_some_and(|ek| {
+                        !at.iter()
+                            .flatten()
+                            .any(|ej| Verdict::of(ej, &ek) == Verdict::Lower)
+                    })
+                })
+                .map(|(d, _)| short_label(d))
+                .collect();
+            match unbeaten.as_slice() {
+                [] => format!("ε = {e}: not measured"),
+                [one] => format!("ε = {e}: {one}"),
+                several if several.len() == at.len() => {
+                    format!("ε = {e}: inconclusive here (no interval wholly below another)")
+                }
+                several => format!("ε = {e}: inconclusive here among {}", several.join(", ")),
+            }
+        })
+        .collect();
+    format!(
+        "Lowest ASR by the intervals (the defences no other's interval lies wholly below) — {}.",
+        by_epsilon.join("; ")
+    )
+}
+
+/// Table 5 and Fig. 5: ST-GIA's ASR under each defence by ε, and the model's utility, with the
+/// ASR also scored against the person's places ([`MobOutcome::place_asr`]).
 fn defence_tables(
     scale: &Scale,
     data: TraceKind,
     runs: &mut MobRuns,
 ) -> Result<(Table, Table), String> {
-    let mut configs = Vec::new();
-    let mut none = Vec::new();
-    for r in 0..scale.repeats {
-        none.push(scale.config(data, r));
-    }
-    configs.extend(none);
+    let tau = MobConfig::default().tau_m;
+    let none = scale.each(runs, data, |_| {})?;
+    let labels: Vec<String> = defences(1.0).iter().map(defence_label).collect();
+    // Each defence's runs at each ε.
+    let mut measured: Vec<Vec<Vec<MobOutcome>>> = vec![Vec::new(); labels.len()];
     for e in EPSILONS {
-        for d in defences(e) {
-            for r in 0..scale.repeats {
-                let mut c = scale.config(data, r);
-                c.defence = d;
-                configs.push(c);
-            }
+        for (k, d) in defences(e).into_iter().enumerate() {
+            measured[k].push(scale.each(runs, data, |c| c.defence = d)?);
         }
     }
-    let labs = run_all(runs, configs)?;
-    let tau = MobConfig::default().tau_m;
-    let group = |g: usize| -> Vec<&MobOutcome> {
-        labs[g * scale.repeats..(g + 1) * scale.repeats]
-            .iter()
-            .collect()
-    };
-    let utility = |ls: &[&MobOutcome]| {
-        let u: Vec<(f64, f64)> = ls
-            .iter()
-            .filter_map(|l| {
-                let (e, r) = l.utility();
-                Some((e?, r?))
-            })
-            .collect();
-        let n = u.len().max(1) as f64;
-        (
-            u.iter().map(|x| x.0).sum::<f64>() / n,
-            u.iter().map(|x| x.1).sum::<f64>() / n,
-        )
+    let causal = |ls: &[MobOutcome]| asr_estimate(ls, Calibration::Causal, tau);
+    let places = |ls: &[MobOutcome]| Estimate::of(ls.iter().map(|o| o.place_asr(tau)));
+    let utility_row = |label: String, epsilon: String, ls: &[MobOutcome], vs_none: bool| {
+        let verdict = |f: &dyn Fn(&[MobOutcome]) -> Option<Estimate>| {
+            if vs_none {
+                compared(f(ls), f(&none))
+            } else {
+                "–".into()
+            }
+        };
+        vec![
+            label,
+            epsilon,
+            cell(ls, 3, |o| o.asr(Calibration::Causal, tau)),
+            verdict(&causal),
+            cell(ls, 3, |o| o.place_asr(tau)),
+            verdict(&places),
+            cell(ls, 0, |o| o.utility.0.unwrap_or(f64::NAN)),
+            cell(ls, 2, |o| o.utility.1.unwrap_or(f64::NAN)),
+        ]
     };
     let mut asr_rows = Vec::new();
-    let mut util_rows = Vec::new();
-    let base = group(0);
-    let (be, br) = utility(&base);
-    let stays: Vec<f64> = base.iter().filter_map(|o| o.stay_error).collect();
-    let stay = stays.iter().sum::<f64>() / stays.len().max(1) as f64;
-    util_rows.push(vec![
-        "none".into(),
-        "–".into(),
-        mean_over_rounds(&base, Calibration::Causal, tau),
-        format!("{be:.0}"),
-        format!("{br:.2}"),
-    ]);
-    let per_epsilon = defences(1.0).len();
+    let mut util_rows = vec![utility_row("none".into(), "–".into(), &none, false)];
     // The paper's row once per defence it names (both audits of PGEM are its one row; the
     // authors'-code DP-SGD has none of its own).
     let mut papers_shown: Vec<&str> = Vec::new();
     for (k, d) in defences(1.0).iter().enumerate() {
-        let mut row = vec![defence_label(d)];
+        let mut row = vec![labels[k].clone()];
         let mut totals = Vec::new();
         for (i, e) in EPSILONS.iter().enumerate() {
-            let ls = group(1 + i * per_epsilon + k);
-            let at = defences(*e)[k];
-            totals.push(total_epsilon(&at, &ls));
-            let a = mean_over_rounds(&ls, Calibration::Causal, tau);
-            let (ue, ur) = utility(&ls);
-            util_rows.push(vec![
-                defence_label(d),
-                format!("{e}"),
-                a.clone(),
-                format!("{ue:.0}"),
-                format!("{ur:.2}"),
-            ]);
-            row.push(a);
+            let ls = &measured[k][i];
+            totals.push(total_epsilon(&defences(*e)[k], ls));
+            row.push(cell(ls, 3, |o| o.asr(Calibration::Causal, tau)));
+            util_rows.push(utility_row(labels[k].clone(), format!("{e}"), ls, true));
         }
         row.push(totals.join(" / "));
         row.push(d.total_unit().into());
@@ -520,6 +601,10 @@ fn defence_tables(
             asr_rows.push(row);
         }
     }
+    let asrs: Vec<Vec<Option<Estimate>>> = measured
+        .iter()
+        .map(|by_e| by_e.iter().map(|ls| causal(ls)).collect())
+        .collect();
     let mut columns = vec!["defence".to_string()];
     columns.extend(EPSILONS.iter().map(|e| format!("ε = {e}")));
     columns.push(format!(
@@ -532,82 +617,109 @@ fn defence_tables(
         TraceKind::CheckIn => "check-in-like data (paper: Gowalla)",
     };
     let note = format!(
-        "ST-GIA (causal calibration) against each defence, mean ASR over {} rounds, {} runs each; undefended: {}. The ε of a column is what each defence is set to: DP-SGD's and GeoI's and GeoGI's is spent every round, PGEM's is the run's total (per km), allocated by Eqs. 10–12. Every row's total over the run is on a stated footing. DP-SGD (local DP: the server sees each phone's own noisy gradient, so any two training windows are neighbours): ε per round is exact, (ε, 10⁻⁵) for the round's window of 9 fixes, the whole gradient clipped to C = 0.2 and σ from the analytic Gaussian mechanism at Δ = 2C; its total is the Rényi-DP composition of every round's σ read at δ = 10⁻⁵, for the device's whole trajectory trained on (both are upper bounds from different accountings: the RDP total after one round already exceeds the round's exact ε). DP-SGD as in the authors' code clips each of the 6 tensors to 0.2 and calibrates the classic σ for a sensitivity of 0.2; its true replace-sensitivity is 2·0.2·√6 ≈ 0.98, and its total is accounted at that. GeoI and GeoGI: ε per km per round, total = rounds × ε per km (basic composition of pure DP). PGEM: ε per km is already the run's total.",
+        "ST-GIA (causal calibration) against each defence, mean ASR over {} rounds; undefended: {}. Each cell: {}. The ε of a column is what each defence is set to: DP-SGD's and GeoI's and GeoGI's is spent every round, PGEM's is the run's total (per km), allocated by Eqs. 10–12. Every row's total over the run is on a stated footing. DP-SGD (local DP: the server sees each phone's own noisy gradient, so any two training windows are neighbours): ε per round is exact, (ε, 10⁻⁵) for the round's window of 9 fixes, the whole gradient clipped to C = 0.2 and σ from the analytic Gaussian mechanism at Δ = 2C; its total is the Rényi-DP composition of every round's σ read at δ = 10⁻⁵, for the device's whole trajectory trained on (both are upper bounds from different accountings: the RDP total after one round already exceeds the round's exact ε). DP-SGD as in the authors' code clips each of the 6 tensors to 0.2 and calibrates the classic σ for a sensitivity of 0.2; its true replace-sensitivity is 2·0.2·√6 ≈ 0.98, and its total is accounted at that. GeoI and GeoGI: ε per km per round, total = rounds × ε per km (basic composition of pure DP). PGEM: ε per km is already the run's total. PGEM's ASR counts only a guess near where the person was in that round; against the person's places (the next table) it is scored as the others are.",
         scale.rounds,
-        scale.repeats,
-        mean_over_rounds(&base, Calibration::Causal, tau)
+        cell(&none, 3, |o| o.asr(Calibration::Causal, tau)),
+        scale.over()
     );
+    let chance = cell(&none, 2, |o| {
+        place_chance(&o.places, tau, traces::CITY_HALF_W_M, traces::CITY_HALF_H_M)
+    });
     Ok((
         Table {
             title: format!("Defences by ε ([002] Table 5) — {name}"),
-            notes: vec![note],
+            notes: vec![note, lowest_by_epsilon(&asrs)],
             columns,
             rows: asr_rows,
         },
         Table {
             title: format!("Utility against ASR ([002] Fig. 5) — {name}"),
-            notes: vec![format!(
-                "Utility: the model's next-location error on the 20 windows after the training ones (metres) and recall@5 over the person's own places (our reading of the paper's recall@5 for a regression model). Beside it, on the same windows: staying where you are (the window's last position as the next) errs by {stay:.0} m; a model that does no better has learnt nothing about where the person goes."
-            )],
-            columns: ["defence", "ε", "ASR", "prediction error (m)", "recall@5"]
-                .map(String::from)
-                .to_vec(),
+            notes: vec![
+                format!(
+                    "Utility: the model's next-location error on the 20 windows after the training ones (metres) and recall@5 over the person's own places (our reading of the paper's recall@5 for a regression model). Beside it, on the same windows: staying where you are (the window's last position as the next) errs by {} m; a model that does no better has learnt nothing about where the person goes. Each cell: {}.",
+                    cell(&none, 0, |o| o.stay_error.unwrap_or(f64::NAN)),
+                    scale.over()
+                ),
+                format!(
+                    "ASR against own places: the share of the attack's estimates (causal calibration) within 500 m of any of the person's places — the distinct points of their recorded trajectory, the constraint domain PGEM draws from — rather than of where they were in that round. PGEM makes the phone train on such places, so an attack that recovers what was sent fails by the paper's ASR and succeeds by this one: it learns where the person goes, though not when. Every row is scored the same way, so PGEM and the other defences stand on one footing. A guess drawn uniformly over the city lands within 500 m of one of the person's places with probability {chance}. \"Against none\": lower or higher where the defended interval lies wholly below or above the undefended one, else inconclusive here."
+                ),
+            ],
+            columns: [
+                "defence",
+                "ε",
+                "ASR",
+                "ASR against none",
+                "ASR against own places",
+                "own places against none",
+                "prediction error (m)",
+                "recall@5",
+            ]
+            .map(String::from)
+            .to_vec(),
             rows: util_rows,
         },
     ))
 }
 
-/// The paper's FedAvg over 100 users against the authors' one client.
+/// The paper's FedAvg over 100 users against the authors' one client, FedAvg's ASR compared
+/// with one client's by the intervals.
 fn federation(scale: &Scale, runs: &mut MobRuns) -> Result<Table, String> {
-    let mut configs = Vec::new();
-    let methods = [Method::Dlg, Method::StGia];
-    for data in TraceKind::ALL {
-        for fed in [Federation::OneClient, Federation::FedAvg] {
-            for m in methods {
-                for r in 0..scale.repeats {
-                    let mut c = scale.config(data, r);
-                    c.federation = fed;
-                    c.users = scale.users;
-                    c.attack.method = m;
-                    configs.push(c);
-                }
-            }
-        }
-    }
-    let labs = run_all(runs, configs)?;
     let tau = MobConfig::default().tau_m;
     let mut rows = Vec::new();
-    let mut g = 0;
     for data in TraceKind::ALL {
-        for fed in ["one client (code)", "FedAvg (paper)"] {
-            for m in methods {
-                let ls: Vec<&MobOutcome> = labs[g * scale.repeats..(g + 1) * scale.repeats]
-                    .iter()
-                    .collect();
-                g += 1;
-                let cal = if m == Method::StGia {
+        let mut one_client: Vec<Option<Estimate>> = Vec::new();
+        for (fed, fed_name) in [
+            (Federation::OneClient, "one client (code)"),
+            (Federation::FedAvg, "FedAvg (paper)"),
+        ] {
+            for (m, method) in [Method::Dlg, Method::StGia].into_iter().enumerate() {
+                let ls = scale.each(runs, data, |c| {
+                    c.federation = fed;
+                    c.users = scale.users;
+                    c.attack.method = method;
+                })?;
+                let cal = if method == Method::StGia {
                     Calibration::Causal
                 } else {
                     Calibration::Off
                 };
-                let (e, _) = ls[0].utility();
+                let a = asr_estimate(&ls, cal, tau);
+                let against = match fed {
+                    Federation::OneClient => {
+                        one_client.push(a);
+                        "–".into()
+                    }
+                    Federation::FedAvg => compared(a, one_client[m]),
+                };
                 rows.push(vec![
                     data.name().into(),
-                    fed.into(),
-                    m.name().into(),
-                    mean_over_rounds(&ls, cal, tau),
-                    mean_ait(&ls),
-                    e.map_or("–".into(), |e| format!("{e:.0}")),
+                    fed_name.into(),
+                    method.name().into(),
+                    cell(&ls, 3, |o| o.asr(cal, tau)),
+                    against,
+                    cell(&ls, 0, MobOutcome::ait),
+                    cell(&ls, 0, |o| o.utility.0.unwrap_or(f64::NAN)),
                 ]);
             }
         }
     }
     Ok(Table {
         title: format!("One client against FedAvg over {} users", scale.users),
-        notes: vec!["In FedAvg every user takes one step on its own window t and the server attacks the target's update, which is the same gradient; what changes is the model the attack inverts, trained on everyone's data. Prediction error: the first run's, on the trainers' held-out windows.".into()],
-        columns: ["data", "federation", "attack", "mean ASR", "AIT", "prediction error (m)"]
-            .map(String::from)
-            .to_vec(),
+        notes: vec![format!(
+            "In FedAvg every user takes one step on its own window t and the server attacks the target's update, which is the same gradient; what changes is the model the attack inverts, trained on everyone's data. Prediction error: on the trainers' held-out windows. \"Against one client\": FedAvg's ASR lower or higher where its interval lies wholly below or above one client's, else inconclusive here. Each cell: {}.",
+            scale.over()
+        )],
+        columns: [
+            "data",
+            "federation",
+            "attack",
+            "mean ASR",
+            "against one client",
+            "AIT",
+            "prediction error (m)",
+        ]
+        .map(String::from)
+        .to_vec(),
         rows,
     })
 }
@@ -621,42 +733,18 @@ pub const PRETRAIN_EPOCHS: [usize; 3] = [0, 5, 20];
 /// every figure the mean ± its 95% interval; the verdict follows the intervals.
 pub fn convergence(scale: &Scale, data: TraceKind, runs: &mut MobRuns) -> Result<Table, String> {
     let tau = MobConfig::default().tau_m;
-    let mut configs = Vec::new();
-    for epochs in PRETRAIN_EPOCHS {
-        for r in 0..scale.seeds {
-            let mut c = scale.config(data, r);
-            c.pretrain_epochs = epochs;
-            configs.push(c);
-        }
-    }
-    let labs = run_all(runs, configs)?;
-    let run_asr = |o: &MobOutcome| {
-        let errors: Vec<f64> = o
-            .errors_with(Calibration::Causal)
-            .into_iter()
-            .flatten()
-            .collect();
-        asr(&errors, tau).unwrap_or(f64::NAN)
-    };
     let mut rows = Vec::new();
     let mut asrs = Vec::new();
-    for (g, epochs) in PRETRAIN_EPOCHS.into_iter().enumerate() {
-        let ls = &labs[g * scale.seeds..(g + 1) * scale.seeds];
-        let a = Estimate::of(ls.iter().map(run_asr));
+    for epochs in PRETRAIN_EPOCHS {
+        let ls = scale.each(runs, data, |c| c.pretrain_epochs = epochs)?;
+        let a = asr_estimate(&ls, Calibration::Causal, tau);
         asrs.push(a);
         rows.push(vec![
             epochs.to_string(),
-            stats::cell(ls.iter().map(|o| o.utility.0.unwrap_or(f64::NAN)), 0, 1.0),
-            stats::cell(ls.iter().map(|o| o.stay_error.unwrap_or(f64::NAN)), 0, 1.0),
+            cell(&ls, 0, |o| o.utility.0.unwrap_or(f64::NAN)),
+            cell(&ls, 0, |o| o.stay_error.unwrap_or(f64::NAN)),
             a.map_or("–".into(), |e| e.cell(3, 1.0)),
-            stats::cell(
-                ls.iter().map(|o| {
-                    o.records.iter().filter_map(|r| r.ait).sum::<f64>()
-                        / o.records.iter().filter(|r| r.ait.is_some()).count().max(1) as f64
-                }),
-                0,
-                1.0,
-            ),
+            cell(&ls, 0, MobOutcome::ait),
         ]);
     }
     let verdict = match (
@@ -685,15 +773,13 @@ pub fn convergence(scale: &Scale, data: TraceKind, runs: &mut MobRuns) -> Result
             "The attack as the model converges ([002] §5; not a table of the paper) — {name}"
         ),
         notes: vec![format!(
-            "The server's model pretrained for 0, 5 or 20 epochs on the city's other {} people (mini-batch SGD, B = {}, η = {}; pretrain.rs) before the target's {} rounds of one SGD step each (η = 0.001, the authors' code); ST-GIA ({} iterations, causal calibration) attacks every round. Prediction error: the model's on the 20 windows after the training ones; staying where you are: the window's last position as the next, on the same windows. Each cell: the mean over {} runs (seeds {}–{}) ± its 95% interval. \"ASR falls as the model converges\" ([002]): {verdict}.",
+            "The server's model pretrained for 0, 5 or 20 epochs on the city's other {} people (mini-batch SGD, B = {}, η = {}; pretrain.rs) before the target's {} rounds of one SGD step each (η = 0.001, the authors' code); ST-GIA ({} iterations, causal calibration) attacks every round. Prediction error: the model's on the 20 windows after the training ones; staying where you are: the window's last position as the next, on the same windows. Each cell: {}. \"ASR falls as the model converges\" ([002]): {verdict}.",
             MobConfig::default().users - 1,
             super::pretrain::BATCH,
             super::pretrain::LEARNING_RATE,
             scale.rounds,
             scale.iterations,
-            scale.seeds,
-            scale.seed,
-            scale.seed + scale.seeds as u64 - 1,
+            scale.over(),
         )],
         columns: [
             "pretraining epochs",

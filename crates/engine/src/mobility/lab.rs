@@ -211,6 +211,13 @@ impl MobLab {
         self.users[0].scaler
     }
 
+    /// The target's places: the distinct points (within 25 m) of their whole recorded
+    /// trajectory, the constraint domain PGEM draws from ([002] Def. 4, [`Domain`]).
+    pub fn places(&self) -> Vec<Metres> {
+        let at: Vec<Metres> = self.users[0].fixes.iter().map(|f| f.at).collect();
+        Domain::new(&self.roads, &at).places
+    }
+
     /// Rounds finished so far.
     pub fn rounds_done(&self) -> usize {
         self.records.len()

@@ -393,6 +393,68 @@ fn asr_and_ait_count_as_the_paper_defines_them() {
     assert_eq!(ait(&[None, None]), None);
 }
 
+#[test]
+fn the_place_metric_counts_a_guess_at_any_of_the_persons_places() {
+    use super::metrics::{asr, place_chance, place_errors};
+    use whereabouts_core::geo::Metres;
+    let places = [Metres::new(0.0, 0.0), Metres::new(3000.0, 0.0)];
+    // The person was at the first place; a guess at the second is 3 km off by the paper's ASR
+    // and a success against their places; a guess between the two is neither.
+    let truth = Metres::new(0.0, 0.0);
+    let guesses = [
+        Metres::new(3000.0, 100.0),
+        Metres::new(1500.0, 0.0),
+        Metres::new(-200.0, 0.0),
+    ];
+    let by_point: Vec<f64> = guesses.iter().map(|g| g.distance(&truth)).collect();
+    assert_eq!(asr(&by_point, 500.0), Some(1.0 / 3.0));
+    let by_place = place_errors(&guesses, &places);
+    assert_eq!(by_place, vec![100.0, 1500.0, 200.0]);
+    assert_eq!(asr(&by_place, 500.0), Some(2.0 / 3.0));
+    assert!(place_errors(&guesses, &[]).iter().all(|e| e.is_infinite()));
+    // A uniform guess over a 2 km square with one place at its centre: π·500²/2000² ≈ 0.196;
+    // two places 3 km apart in a 4 × 2 km city: twice the disc over twice the area.
+    let one = place_chance(&places[..1], 500.0, 1000.0, 1000.0);
+    assert!((one - 0.1963).abs() < 0.005, "{one}");
+    let two = place_chance(
+        &[Metres::new(-1500.0, 0.0), Metres::new(1500.0, 0.0)],
+        500.0,
+        2000.0,
+        1000.0,
+    );
+    assert!((two - 0.1963).abs() < 0.005, "{two}");
+    assert_eq!(place_chance(&places[..1], 5000.0, 1000.0, 1000.0), 1.0);
+}
+
+#[test]
+fn pgem_sends_only_the_persons_places() {
+    // What the phone trains on under PGEM is always one of the places the place metric scores
+    // against: the attack that recovers it exactly succeeds by that metric.
+    let mut cfg = short(Method::StGia);
+    cfg.defence = Defence::Adaptive {
+        epsilon: 1.0,
+        audit: Audit::PreviousRound,
+    };
+    let lab = run(cfg);
+    let places = lab.places();
+    assert!(places.len() > 1);
+    for r in lab.records() {
+        let sent = r.sent.as_ref().expect("PGEM sends places");
+        assert!(sent.iter().all(|p| places.contains(p)), "{sent:?}");
+        assert!(
+            metrics::place_errors(sent, &places)
+                .iter()
+                .all(|&e| e == 0.0)
+        );
+        // Not the truth in general: PGEM moves the person to another of their places.
+    }
+    assert!(
+        lab.records()
+            .iter()
+            .any(|r| r.sent.as_ref().unwrap()[..WINDOW] != r.truth[..])
+    );
+}
+
 fn short(method: Method) -> MobConfig {
     MobConfig {
         rounds: 4,
