@@ -29,6 +29,7 @@ fn light(summary: &LinkSummary) -> LinkSummary {
         rounds_done: summary.rounds_done,
         updates: summary.updates,
         test_rmse: summary.test_rmse,
+        diverged_updates: summary.diverged_updates,
         references: summary.references,
         attack: summary.attack,
         identification: summary.identification,
@@ -176,6 +177,7 @@ pub fn Results(state: LinkState) -> impl IntoView {
                             <p class="big" data-testid="link-rmse" data-rmse=format!("{rmse:.4}")>{format!("{rmse:.2} dB")}</p>
                             <p class="sub">{format!("test error after {rounds} rounds · {updates} updates from {} devices of {people} people", 2 * people)}</p>
                             <p class="sub" data-testid="link-rmse-references">{move || summary().and_then(|s| s.references).map_or("the mean predictor and a centralised model: being computed…".to_string(), |r| format!("mean predictor {:.2} dB · centralised {}", r.mean_rmse_db, r.centralised_rmse_db.map_or("—".into(), |c| format!("{c:.2} dB"))))}</p>
+                            {move || summary().map(|s| s.diverged_updates).filter(|&n| n > 0).map(|n| view! { <p class="sub" data-testid="link-diverged">{format!("{n} updates never sent: a phone's local training diverged, so it sent nothing that round")}</p> })}
                         }.into_any(),
                         None => view! { <p class="sub">"…"</p> }.into_any(),
                     }}

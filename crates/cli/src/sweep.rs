@@ -229,11 +229,13 @@ impl StudySpec {
             }
             "density" => {
                 use whereabouts_engine::density::experiments::{Reproduce, Scale};
-                Ok(Box::new(Reproduce(if self.quick {
+                let mut scale = if self.quick {
                     Scale::quick(self.seed)
                 } else {
                     Scale::full(self.seed)
-                })))
+                };
+                scale.seeds = self.seeds.unwrap_or(scale.seeds);
+                Ok(Box::new(Reproduce(scale)))
             }
             "linkability" => {
                 use whereabouts_engine::linkability::experiments::{Reproduce, Scale};
@@ -252,7 +254,7 @@ impl StudySpec {
                 } else {
                     Scale::full(self.seed)
                 };
-                scale.seeds = self.seeds.map_or(scale.seeds, |n| n as usize);
+                scale.seeds = self.seeds.unwrap_or(scale.seeds);
                 Ok(Box::new(Reproduce(scale)))
             }
             lab => Err(format!("--lab: “{lab}” is not a lab with studies ({LABS})")),

@@ -130,6 +130,9 @@ pub struct Findings {
     pub new_updates: usize,
     /// The global model's test RMSE (dB).
     pub test_rmse: Option<f64>,
+    /// Updates a phone could not send because its local training diverged.
+    #[serde(default)]
+    pub diverged_updates: usize,
     /// Beside it (federations without a mitigation): the mean predictor and the centralised
     /// model on the same test set.
     #[serde(default)]
@@ -192,6 +195,7 @@ pub fn find(point: &LinkPoint) -> Result<Findings, String> {
         known_updates: o.obs.device_rows(0).len(),
         new_updates: o.obs.device_rows(1).len(),
         test_rmse: o.run.test_rmse(),
+        diverged_updates: o.run.diverged_updates,
         references: (config.mitigation == Mitigation::None).then(|| o.run.references()),
         ..Findings::default()
     };
@@ -368,6 +372,17 @@ pub fn identification_table(
             stats::cell(os.iter().map(|o| o.new_updates as f64), 0, 1.0),
             stats::cell(os.iter().map(|o| o.test_rmse.unwrap_or(f64::NAN)), 2, 1.0),
         ));
+        let diverged: usize = os.iter().map(|o| o.diverged_updates).sum();
+        let os_config = scale.config(scale.seed, people, split);
+        if diverged > 0 {
+            notes.push(format!(
+                "{} split: {diverged} updates in all were never sent: the phone's local SGD diverged (η = {}, E = {}, B = {}) and a phone with no finite update sends none that round.",
+                split.name(),
+                os_config.learning_rate,
+                os_config.local_epochs,
+                os_config.batch_size,
+            ));
+        }
         for (k, attack) in Identifier::ALL.into_iter().enumerate() {
             let ms = nth(&os, k);
             rows.push(vec![

@@ -13,7 +13,7 @@ use super::mitigation::Mitigator;
 use super::population::{Population, owner};
 use crate::signal_map::attack::analytic;
 use crate::signal_map::fl::{Federation, FlConfig};
-use crate::signal_map::model::train::LocalTraining;
+use crate::signal_map::model::train::{LocalTraining, TrainError};
 use crate::signal_map::model::{MlpSpec, ModelPreset, Predictor};
 use crate::signal_map::reference::References;
 use whereabouts_core::fl::{LoggedUpdate, UpdateLog, aggregate};
@@ -53,6 +53,8 @@ pub struct FederationRun {
     /// Lemma 1's reconstruction of each logged update (`None` when it has no first-layer
     /// gradient), in log order.
     pub places: Vec<Option<Metres>>,
+    /// Updates not sent because the phone's local training diverged (see [`Self::step`]).
+    pub diverged_updates: usize,
 }
 
 impl FederationRun {
@@ -94,6 +96,7 @@ impl FederationRun {
             global,
             log: UpdateLog::default(),
             places: Vec::new(),
+            diverged_updates: 0,
             population,
         }
     }
@@ -120,11 +123,21 @@ impl FederationRun {
         let clients = self.population.clients();
         let mut sent: Vec<(usize, Vec<f32>)> = Vec::new();
         for client in self.federation.participants(data, &clients, t) {
-            let update = self
-                .federation
-                .local_update(data, client, t, &self.global, &self.mitigator)
-                .map_err(|(c, e)| format!("round {t}, device {c}: {e}"))?;
-            let Some(update) = update else { continue };
+            let update =
+                match self
+                    .federation
+                    .local_update(data, client, t, &self.global, &self.mitigator)
+                {
+                    Ok(Some(update)) => update,
+                    Ok(None) => continue,
+                    // The phone's local SGD blew up: it has no finite update to send, so it sends
+                    // none this round (a server drops a non-finite update); the run counts them.
+                    Err((_, TrainError::Diverged { .. })) => {
+                        self.diverged_updates += 1;
+                        continue;
+                    }
+                    Err((c, e)) => return Err(format!("round {t}, device {c}: {e}")),
+                };
             let mut params = update.params;
             let mut stream = Stream::new(self.seed, &format!("noise-round-{t}-client-{client}"));
             self.mitigator.noise(&mut params, &mut stream);

@@ -72,6 +72,9 @@ pub struct LinkSummary {
     pub updates: usize,
     /// The global model's RMSE on the held-out test set, dB.
     pub test_rmse: Option<f64>,
+    /// Updates never sent because a phone's local training diverged (it sends none that round).
+    #[serde(default)]
+    pub diverged_updates: usize,
     /// Beside it, on the same test set: the mean predictor and the same model trained
     /// centrally on every device's training data (`FederationRun::references`; it trains a
     /// model, so whoever shows the summary fills it in, once a run).
@@ -138,6 +141,7 @@ impl LinkLab {
             })
             .collect();
         self.summary.test_rmse = self.run.test_rmse();
+        self.summary.diverged_updates = self.run.diverged_updates;
         for d in 0..2 {
             self.summary.your_updates[d] =
                 obs.client.iter().filter(|&&c| c == client(YOU, d)).count();

@@ -462,6 +462,29 @@ fn the_federation_logs_every_update_with_its_owner_and_the_same_seed_repeats_it(
 }
 
 #[test]
+fn a_phone_whose_training_diverges_sends_nothing_and_is_counted() {
+    // η = 1 with five local epochs blows up the phones' SGD on raw-scale data.
+    let config = LinkConfig {
+        learning_rate: 1.0,
+        ..small(Split::Random)
+    };
+    let mut run = FederationRun::new(&config, Population::generate(&config).unwrap());
+    let sent = |run: &FederationRun| run.log.len() + run.diverged_updates;
+    run.finish().expect("the federation runs to its end");
+    assert!(run.diverged_updates > 0, "nothing diverged at η = 1");
+    let healthy = {
+        let config = small(Split::Random);
+        let mut run = FederationRun::new(&config, Population::generate(&config).unwrap());
+        run.finish().unwrap();
+        run
+    };
+    assert_eq!(healthy.diverged_updates, 0);
+    // Every update the server did not get is one a phone could not send.
+    assert_eq!(sent(&run), healthy.log.len());
+    assert!(run.global.iter().all(|v| v.is_finite()));
+}
+
+#[test]
 fn a_bad_setting_is_refused_with_its_name() {
     let bad = |c: LinkConfig| c.validate().unwrap_err().to_string();
     assert!(

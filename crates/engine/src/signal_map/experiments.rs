@@ -36,7 +36,7 @@ pub use findings::Check;
 use findings::{Figures, est};
 use serde::{Deserialize, Serialize};
 use whereabouts_core::stats::Estimate;
-use whereabouts_core::sweep::{Runs, Sweep};
+use whereabouts_core::sweep::{self, Runs, Sweep};
 
 pub mod findings;
 
@@ -153,10 +153,7 @@ fn each(
     runs: &mut SignalRuns,
     config: impl Fn(&Scale) -> ScenarioConfig,
 ) -> Result<Vec<Outcome>, String> {
-    scale
-        .seeds()
-        .map(|seed| runs.run(config(&scale.on(seed))))
-        .collect()
+    sweep::each(runs, scale.seeds(), |seed| config(&scale.on(seed)))
 }
 
 fn summaries(os: &[Outcome]) -> Vec<&Summary> {
@@ -329,19 +326,20 @@ pub fn round_length_study(
     })
 }
 
+/// A setting of the start table: its configuration on a world from a start.
+type StartRun = Box<dyn Fn(&Scale, OutputBias) -> ScenarioConfig>;
+
 /// Beyond [000] (its start is lost, docs/papers.md §3a): FedSGD at each T and FedAvg at
 /// T = 1 week from the paper's literal start (output bias 0 dBm) and from the mean label, the
 /// attack and the map side by side.
 pub fn starts(scale: &Scale, runs: &mut SignalRuns) -> Result<Table, String> {
-    let mut settings: Vec<(String, Box<dyn Fn(&Scale, OutputBias) -> ScenarioConfig>)> =
-        ROUND_LENGTHS
-            .into_iter()
-            .map(|t| {
-                let run: Box<dyn Fn(&Scale, OutputBias) -> ScenarioConfig> =
-                    Box::new(move |s: &Scale, b| round_length_run(s, t, b));
-                (format!("FedSGD, T = 1 {}", t_name(t)), run)
-            })
-            .collect();
+    let mut settings: Vec<(String, StartRun)> = ROUND_LENGTHS
+        .into_iter()
+        .map(|t| {
+            let run: StartRun = Box::new(move |s: &Scale, b| round_length_run(s, t, b));
+            (format!("FedSGD, T = 1 {}", t_name(t)), run)
+        })
+        .collect();
     settings.push((
         "FedAvg B = 20, E = 5, T = 1 week".into(),
         Box::new(|s: &Scale, b| ScenarioConfig {
@@ -900,7 +898,7 @@ pub fn defences(
     for (label, defence) in settings {
         let os = each(scale, runs, |s| ScenarioConfig {
             output_bias: OutputBias::MeanLabel,
-            defence: defence.clone(),
+            defence,
             ..campus(s, s.days_weeks, RoundLength::Day, (Some(20), 5))
         })?;
         let figures = Figures::of(&summaries(&os));
