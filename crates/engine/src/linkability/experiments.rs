@@ -360,10 +360,24 @@ pub fn identification_table(
     let mut rows = Vec::new();
     let mut notes = Vec::new();
     for split in Split::ALL {
-        let os = each(runs, scale.seeds(), |seed| LinkPoint {
+        let all = each(runs, scale.seeds(), |seed| LinkPoint {
             config: scale.config(seed, people, split),
             analysis: Analysis::Identify(Identifier::ALL.to_vec()),
         })?;
+        // A federation in which a phone's local SGD diverged is a failed run: its global model
+        // is not the signal map the others learn (its RMSE explodes), so its figures are left
+        // out of the cells and named here.
+        let (os, failed): (Vec<Findings>, Vec<(u64, Findings)>) = {
+            let (mut os, mut failed) = (Vec::new(), Vec::new());
+            for (seed, o) in scale.seeds().zip(all) {
+                if o.diverged_updates == 0 {
+                    os.push(o);
+                } else {
+                    failed.push((seed, o));
+                }
+            }
+            (os, failed)
+        };
         notes.push(format!(
             "{} split: {} updates a population ({} of known devices, {} of new ones); the global model's test RMSE {} dB.",
             split.name(),
@@ -372,15 +386,29 @@ pub fn identification_table(
             stats::cell(os.iter().map(|o| o.new_updates as f64), 0, 1.0),
             stats::cell(os.iter().map(|o| o.test_rmse.unwrap_or(f64::NAN)), 2, 1.0),
         ));
-        let diverged: usize = os.iter().map(|o| o.diverged_updates).sum();
-        let os_config = scale.config(scale.seed, people, split);
-        if diverged > 0 {
+        if !failed.is_empty() {
+            let c = scale.config(scale.seed, people, split);
             notes.push(format!(
-                "{} split: {diverged} updates in all were never sent: the phone's local SGD diverged (η = {}, E = {}, B = {}) and a phone with no finite update sends none that round.",
+                "{} split: the federation of {} failed and is left out (its cells are over {} populations): a phone's local SGD diverged (η = {}, E = {}, B = {}), it sent nothing that round, and the global model then blew up ({}).",
                 split.name(),
-                os_config.learning_rate,
-                os_config.local_epochs,
-                os_config.batch_size,
+                failed
+                    .iter()
+                    .map(|(seed, _)| format!("population {seed}"))
+                    .collect::<Vec<_>>()
+                    .join(" and "),
+                os.len(),
+                c.learning_rate,
+                c.local_epochs,
+                c.batch_size,
+                failed
+                    .iter()
+                    .map(|(seed, o)| format!(
+                        "population {seed}: {} updates never sent, test RMSE {:.1e} dB",
+                        o.diverged_updates,
+                        o.test_rmse.unwrap_or(f64::NAN)
+                    ))
+                    .collect::<Vec<_>>()
+                    .join("; "),
             ));
         }
         for (k, attack) in Identifier::ALL.into_iter().enumerate() {

@@ -253,6 +253,9 @@ pub struct DlgRun {
     still: usize,
     converged: bool,
     finished: bool,
+    /// The dummy's step or its match left the finite numbers (e.g. a dummy whose gradient
+    /// vanishes has no cosine): the run stops at its last finite position, diverged.
+    lost: bool,
     position: Metres,
     trail: Vec<Metres>,
     cosine: f32,
@@ -278,11 +281,17 @@ impl DlgRun {
             iterations: 0,
             still: 0,
             converged: false,
-            finished: false,
+            finished: !last.cosine.is_finite(),
+            lost: !last.cosine.is_finite(),
             position: start,
             trail: vec![start],
             cosine: last.cosine,
-            label: last.label,
+            // The prior where the start has no finite label (the run is lost from the start).
+            label: if last.label.is_finite() {
+                last.label
+            } else {
+                prior_label
+            },
             tangents: last.loss.tangents(),
         }
     }
@@ -338,10 +347,12 @@ impl DlgRun {
             }
             self.iterations = it;
             let next = standardizer.to_metres([self.v[0], self.v[1]]);
-            if !(next.east.is_finite() && next.north.is_finite())
-                || self.v[0].abs() > 1e4
-                || self.v[1].abs() > 1e4
-            {
+            if !(next.east.is_finite() && next.north.is_finite()) {
+                self.lost = true;
+                self.finished = true;
+                break;
+            }
+            if self.v[0].abs() > 1e4 || self.v[1].abs() > 1e4 {
                 self.position = next;
                 self.finished = true;
                 break;
@@ -353,6 +364,11 @@ impl DlgRun {
                 self.v[2] as f32,
                 cfg.label,
             );
+            if !last.cosine.is_finite() || !last.label.is_finite() {
+                self.lost = true;
+                self.finished = true;
+                break;
+            }
             self.cosine = last.cosine;
             self.label = last.label;
             self.tangents = last.loss.tangents();
@@ -386,8 +402,13 @@ impl DlgRun {
             label_dbm: f64::from(self.label),
             iterations: self.iterations,
             converged: self.converged,
-            diverged: !inside || !self.cosine.is_finite(),
-            neg_cosine: -f64::from(self.cosine),
+            diverged: !inside || self.lost || !self.cosine.is_finite(),
+            // 0 (no match) where the match was never defined: the run is diverged anyway.
+            neg_cosine: if self.cosine.is_finite() {
+                -f64::from(self.cosine)
+            } else {
+                0.0
+            },
             trail: self.trail,
         }
     }

@@ -247,6 +247,32 @@ fn dlg_recovers_a_single_point_and_its_label() {
     }
 }
 
+#[test]
+fn a_dlg_run_without_a_finite_match_ends_diverged_where_it_was_and_reads_back() {
+    // An update of zeros has no direction: the dummy's cosine with it is 0/0 from the start.
+    let spec = spec(ModelPreset::Small);
+    let w = spec.init(-96.0, &mut Stream::new(4, "init"));
+    let g = vec![0.0f32; spec.parameter_count()];
+    let area = (Metres::new(-900.0, -850.0), Metres::new(900.0, 850.0));
+    let start = Metres::new(100.0, -50.0);
+    let mut obj = Objective::new(&spec, &w, &g, 1);
+    let r = dlg::run(
+        &mut obj,
+        &DlgConfig::default(),
+        &unit_standardizer(),
+        area,
+        start,
+        -96.0,
+    );
+    assert!(r.diverged, "{r:?}");
+    assert_eq!(r.position, start);
+    assert!(r.neg_cosine.is_finite() && r.label_dbm.is_finite(), "{r:?}");
+    // What a sweep stores reads back (JSON has no NaN).
+    let text = serde_json::to_string(&r).unwrap();
+    let back: dlg::DlgResult = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, r);
+}
+
 /// Observation O1 on the campus preset: FedSGD's update points DLG at the batch centroid,
 /// wherever it starts.
 #[test]
