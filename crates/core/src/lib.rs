@@ -20,6 +20,7 @@ pub mod geo;
 pub mod import;
 pub mod limit;
 pub mod metrics;
+pub mod nan;
 pub mod privacy;
 pub mod rng;
 pub mod stats;

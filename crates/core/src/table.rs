@@ -11,11 +11,16 @@ pub struct Table {
 
 impl Table {
     pub fn to_markdown(&self) -> String {
+        // A `|` inside a cell would start a new column: escape it.
+        let row = |cells: &[String]| {
+            let cells: Vec<String> = cells.iter().map(|c| c.replace('|', "\\|")).collect();
+            format!("| {} |\n", cells.join(" | "))
+        };
         let mut out = format!("### {}\n\n", self.title);
-        out += &format!("| {} |\n", self.columns.join(" | "));
+        out += &row(&self.columns);
         out += &format!("|{}\n", "---|".repeat(self.columns.len()));
         for r in &self.rows {
-            out += &format!("| {} |\n", r.join(" | "));
+            out += &row(r);
         }
         for n in &self.notes {
             out += &format!("\n{n}\n");

@@ -45,7 +45,9 @@ pub struct RoundRecord {
     pub asr: f64,
     /// Mean first success iteration of the points that came within τ in this round.
     pub ait: Option<f64>,
-    /// The gradient distance at the last iteration.
+    /// The gradient distance at the last iteration (NaN where the optimiser left the finite
+    /// numbers; stored as null).
+    #[serde(deserialize_with = "whereabouts_core::nan::f32_or_null")]
     pub distance: f32,
     pub evaluations: usize,
     /// The attack's optimiser diverged (the round's result is its last finite iterate).

@@ -1027,5 +1027,15 @@ mod tests {
             "### T\n\n| a | b |\n|---|---|\n| 1 | x, \"y\" |\n\nnote\n"
         );
         assert_eq!(t.to_csv(), "a,b\n1,\"x, \"\"y\"\"\"\n");
+        // A `|` in a cell stays in its cell.
+        let piped = Table {
+            rows: vec![vec!["6.1 | 17".into(), "2".into()]],
+            notes: vec![],
+            ..t
+        };
+        assert_eq!(
+            piped.to_markdown(),
+            "### T\n\n| a | b |\n|---|---|\n| 6.1 \\| 17 | 2 |\n"
+        );
     }
 }
