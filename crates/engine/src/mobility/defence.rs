@@ -125,6 +125,25 @@ pub enum Defence {
 }
 
 impl Defence {
+    /// Its name in a sentence (a table's note): [`Self::name`] short, the audit named.
+    pub fn short_name(&self) -> &'static str {
+        match self {
+            Defence::DpSgd {
+                clip: DpClip::PerTensor,
+                ..
+            } => "DP-SGD (authors' code)",
+            Defence::Adaptive {
+                audit: Audit::SelfAudit,
+                ..
+            } => "PGEM (self-audit)",
+            Defence::Adaptive {
+                audit: Audit::PreviousRound,
+                ..
+            } => "PGEM (previous round)",
+            other => other.name(),
+        }
+    }
+
     pub fn name(&self) -> &'static str {
         match self {
             Defence::None => "none",

@@ -476,30 +476,6 @@ pub fn format_epsilon(e: f64) -> String {
     }
 }
 
-/// A defence's name in a sentence: [`defence_label`] without the paper's wording.
-fn short_label(d: &Defence) -> &'static str {
-    match d {
-        Defence::None => "none",
-        Defence::DpSgd {
-            clip: DpClip::Flat, ..
-        } => "DP-SGD",
-        Defence::DpSgd {
-            clip: DpClip::PerTensor,
-            ..
-        } => "DP-SGD (authors' code)",
-        Defence::GeoI { .. } => "GeoI",
-        Defence::GeoGi { .. } => "GeoGI",
-        Defence::Adaptive {
-            audit: Audit::SelfAudit,
-            ..
-        } => "PGEM (self-audit)",
-        Defence::Adaptive {
-            audit: Audit::PreviousRound,
-            ..
-        } => "PGEM (previous round)",
-    }
-}
-
 /// At each ε of Table 5, the defences with the lowest ASR by the intervals: those no other
 /// defence's interval lies wholly below. One is the lowest; several are inconclusive here.
 /// `asrs[k][i]`: defence k of [`defences`] at the ith ε.
@@ -519,7 +495,7 @@ fn lowest_by_epsilon(asrs: &[Vec<Option<Estimate>>]) -> String {
                             .any(|ej| Verdict::of(ej, &ek) == Verdict::Lower)
                     })
                 })
-                .map(|(d, _)| short_label(d))
+                .map(|(d, _)| d.short_name())
                 .collect();
             match unbeaten.as_slice() {
                 [] => format!("ε = {e}: not measured"),
