@@ -318,17 +318,26 @@ impl LabHost for SignalHost {
             Ok(false) => {
                 if !self.idle_reported {
                     self.idle_reported = true;
-                    let references = match self.references {
-                        Some((g, r)) if g == generation => r,
-                        _ => lab.references(),
+                    let cached = match self.references {
+                        Some((g, r)) if g == generation => Some(r),
+                        _ => None,
                     };
-                    self.references = Some((generation, references));
                     let mut summary = lab.summary();
-                    summary.references = Some(references);
+                    summary.references = cached;
                     emit(Response::Signal(SignalResponse::Idle {
                         generation,
                         summary,
                     }));
+                    // The references train a model (seconds in wasm): only after the page has
+                    // the run's figures.
+                    if cached.is_none() {
+                        let references = lab.references();
+                        self.references = Some((generation, references));
+                        emit(Response::Signal(SignalResponse::References {
+                            generation,
+                            references,
+                        }));
+                    }
                 }
                 false
             }
