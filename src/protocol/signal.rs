@@ -5,7 +5,6 @@
 
 use serde::{Deserialize, Serialize};
 use whereabouts_engine::signal_map::lab::{HeatMap, LabEvent, WorldView};
-use whereabouts_engine::signal_map::reference::References;
 use whereabouts_engine::signal_map::scenario::{ScenarioConfig, Summary};
 use whereabouts_engine::signal_map::studies::{Study, StudyPoint};
 use whereabouts_engine::signal_map::trajectory::Trajectory;
@@ -86,12 +85,6 @@ pub enum Response {
     Idle {
         generation: u32,
         summary: Summary,
-    },
-    /// The RMSE references of the lab's data, trained once the first Idle is on its way (so
-    /// the page does not wait for them).
-    References {
-        generation: u32,
-        references: References,
     },
     /// The lab could not do what was asked; what was on screen stays.
     Error {

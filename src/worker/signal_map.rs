@@ -318,26 +318,17 @@ impl LabHost for SignalHost {
             Ok(false) => {
                 if !self.idle_reported {
                     self.idle_reported = true;
-                    let cached = match self.references {
-                        Some((g, r)) if g == generation => Some(r),
-                        _ => None,
+                    let references = match self.references {
+                        Some((g, r)) if g == generation => r,
+                        _ => lab.references(),
                     };
+                    self.references = Some((generation, references));
                     let mut summary = lab.summary();
-                    summary.references = cached;
+                    summary.references = Some(references);
                     emit(Response::Signal(SignalResponse::Idle {
                         generation,
                         summary,
                     }));
-                    // The references train a model (seconds in wasm): only after the page has
-                    // the run's figures.
-                    if cached.is_none() {
-                        let references = lab.references();
-                        self.references = Some((generation, references));
-                        emit(Response::Signal(SignalResponse::References {
-                            generation,
-                            references,
-                        }));
-                    }
                 }
                 false
             }
