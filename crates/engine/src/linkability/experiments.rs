@@ -367,17 +367,11 @@ pub fn identification_table(
         // A federation in which a phone's local SGD diverged is a failed run: its global model
         // is not the signal map the others learn (its RMSE explodes), so its figures are left
         // out of the cells and named here.
-        let (os, failed): (Vec<Findings>, Vec<(u64, Findings)>) = {
-            let (mut os, mut failed) = (Vec::new(), Vec::new());
-            for (seed, o) in scale.seeds().zip(all) {
-                if o.diverged_updates == 0 {
-                    os.push(o);
-                } else {
-                    failed.push((seed, o));
-                }
-            }
-            (os, failed)
-        };
+        let (healthy, failed): (Vec<_>, Vec<_>) = scale
+            .seeds()
+            .zip(all)
+            .partition(|(_, o)| o.diverged_updates == 0);
+        let os: Vec<Findings> = healthy.into_iter().map(|(_, o)| o).collect();
         notes.push(format!(
             "{} split: {} updates a population ({} of known devices, {} of new ones); the global model's test RMSE {} dB.",
             split.name(),
