@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 use whereabouts_engine::signal_map::lab::{HeatMap, LabEvent, WorldView};
+use whereabouts_engine::signal_map::reference::References;
 use whereabouts_engine::signal_map::scenario::{ScenarioConfig, Summary};
 use whereabouts_engine::signal_map::studies::{Study, StudyPoint};
 use whereabouts_engine::signal_map::trajectory::Trajectory;
@@ -85,6 +86,12 @@ pub enum Response {
     Idle {
         generation: u32,
         summary: Summary,
+    },
+    /// The RMSE references of the lab's data, measured after the run's Idle (the page does
+    /// not wait for them; the next Idle carries them too).
+    References {
+        generation: u32,
+        references: References,
     },
     /// The lab could not do what was asked; what was on screen stays.
     Error {

@@ -461,6 +461,16 @@ impl LabState {
                 self.scene.update(|s| s.summary = Some(summary));
                 self.advance_if_ready();
             }
+            Response::Signal(SignalResponse::References {
+                generation,
+                references,
+            }) if generation == current => {
+                self.scene.update(|s| {
+                    if let Some(summary) = s.summary.as_mut() {
+                        summary.references = Some(references);
+                    }
+                });
+            }
             Response::Signal(SignalResponse::Error {
                 generation,
                 message,

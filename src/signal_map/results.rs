@@ -311,7 +311,12 @@ pub fn Results(state: LabState) -> impl IntoView {
                 {card("diverged", "Diverged", Box::new(move || summary().and_then(|s| s.diverged_percent).map_or("—".into(), |d| format!("{d:.0}%"))))}
                 {move || summary().and_then(|s| s.dp_epsilon).map(|e| card("dp-epsilon", "Your total ε (δ = 1e-5)", Box::new(move || format!("{e:.1}"))))}
                 {card("rmse", "Model RMSE", Box::new(move || summary().and_then(|s| s.final_rmse_db).map_or("—".into(), |r| format!("{r:.1} dB"))))}
-                {card("rmse-references", "Beside it", Box::new(move || summary().and_then(|s| s.references).map_or("—".into(), |r| format!("mean {:.1} dB · centralised {}", r.mean_rmse_db, r.centralised_rmse_db.map_or("—".into(), |c| format!("{c:.1} dB"))))))}
+                {card("rmse-references", "Beside it", Box::new(move || match summary().map(|s| s.references) {
+                    None => "—".into(),
+                    // Trained in the worker's spare time, after the run's own figures.
+                    Some(None) => "measuring…".into(),
+                    Some(Some(r)) => format!("mean {:.1} dB · centralised {}", r.mean_rmse_db, r.centralised_rmse_db.map_or("—".into(), |c| format!("{c:.1} dB"))),
+                }))}
             </div>
             <p class="summary" id="signal-summary" data-testid="summary" aria-live="polite">{summary_text}</p>
             <p class="hint" data-testid="two-attacks">{TWO_ATTACKS}</p>

@@ -6,11 +6,14 @@ use crate::protocol::{Response, SignalRequest, SignalResponse};
 use whereabouts_core::study::StudyRunner;
 use whereabouts_engine::signal_map::lab::{HeatMap, Lab, LabEvent};
 use whereabouts_engine::signal_map::placement::ImportedTrace;
-use whereabouts_engine::signal_map::reference::References;
+use whereabouts_engine::signal_map::reference::{Measuring, References};
 use whereabouts_engine::signal_map::scenario::ScenarioConfig;
 use whereabouts_engine::signal_map::studies::{self, Study, StudyPoint, StudyRun};
 use whereabouts_engine::signal_map::warm_start::WarmCache;
 use whereabouts_engine::signal_map::world::World;
+
+/// SGD steps of the references' training between looks at the clock.
+const REFERENCE_STEPS: usize = 8;
 
 /// Multiply-adds the heat map may cost (a few milliseconds in the browser).
 const HEAT_BUDGET: usize = 3_000_000;
@@ -30,10 +33,13 @@ pub struct SignalHost {
     data: Option<ImportedTrace>,
     /// The last warm start trained (a new lab in the same world and model reuses it).
     warm: WarmCache,
-    /// The RMSE references of the current lab's data (computed once the lab first goes idle:
-    /// it trains a model; an edit of the path keeps them, one person's points among the
-    /// world's).
-    references: Option<(u32, References)>,
+    /// The RMSE references of the current lab's data, once measured.
+    references: Option<References>,
+    /// Their measurement, begun when the lab first goes idle (it trains a model, in the
+    /// slices the lab leaves free, so that a start or an edit never waits for it); a new start
+    /// or an edit of the path drops it, and the references, for a new measurement on the new
+    /// data.
+    measuring: Option<Measuring>,
 }
 
 /// A study in progress (the privacy–utility study, I3, I4): one lab per run, in one world.
@@ -63,6 +69,8 @@ impl SignalHost {
                 use_data,
             } => {
                 self.generation = generation;
+                self.references = None;
+                self.measuring = None;
                 match self
                     .with_data(*config, use_data)
                     .and_then(|c| Lab::new_cached(c, &mut self.warm))
@@ -119,6 +127,8 @@ impl SignalHost {
                         }));
                         self.heat_due.extend(trained);
                         self.idle_reported = false;
+                        self.references = None;
+                        self.measuring = None;
                     }
                     Err(message) => emit(Response::Signal(SignalResponse::Error {
                         generation,
@@ -190,6 +200,30 @@ impl SignalHost {
         (generation == self.generation)
             .then_some(self.lab.as_mut())
             .flatten()
+    }
+
+    /// Measures the references until the deadline, and sends them once measured.
+    fn pump_references(
+        &mut self,
+        now: &dyn Fn() -> f64,
+        deadline: f64,
+        emit: &mut dyn FnMut(Response),
+    ) {
+        let (Some(lab), Some(measuring)) = (self.lab.as_ref(), self.measuring.as_mut()) else {
+            return;
+        };
+        while now() < deadline {
+            // A few steps between looks at the clock (one is ~20 µs on the small model).
+            if let Some(references) = lab.advance_references(measuring, REFERENCE_STEPS) {
+                self.references = Some(references);
+                self.measuring = None;
+                emit(Response::Signal(SignalResponse::References {
+                    generation: self.generation,
+                    references,
+                }));
+                return;
+            }
+        }
     }
 
     /// Advances the study until the deadline; the lab has priority (see [`pump`](LabHost::pump)).
@@ -267,6 +301,7 @@ impl LabHost for SignalHost {
 
     fn has_work(&self) -> bool {
         self.study.is_some()
+            || self.measuring.is_some()
             || self
                 .lab
                 .as_ref()
@@ -286,7 +321,11 @@ impl LabHost for SignalHost {
             .as_ref()
             .is_none_or(|lab| !lab.busy() && self.idle_reported && self.heat_due.is_empty());
         if lab_idle {
-            self.pump_study(now, deadline, emit);
+            if self.measuring.is_some() {
+                self.pump_references(now, deadline, emit);
+            } else {
+                self.pump_study(now, deadline, emit);
+            }
             return self.has_work();
         }
         let Some(lab) = self.lab.as_mut() else {
@@ -318,17 +357,15 @@ impl LabHost for SignalHost {
             Ok(false) => {
                 if !self.idle_reported {
                     self.idle_reported = true;
-                    let references = match self.references {
-                        Some((g, r)) if g == generation => r,
-                        _ => lab.references(),
-                    };
-                    self.references = Some((generation, references));
                     let mut summary = lab.summary();
-                    summary.references = Some(references);
+                    summary.references = self.references;
                     emit(Response::Signal(SignalResponse::Idle {
                         generation,
                         summary,
                     }));
+                    if self.references.is_none() && self.measuring.is_none() {
+                        self.measuring = Some(lab.measure_references());
+                    }
                 }
                 false
             }

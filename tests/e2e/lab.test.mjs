@@ -182,6 +182,12 @@ test("the visitor joins a federation whose map has learnt; the paper's cold star
   const analytic = async () => parseInt(await card('analytic-error'));
   const warm = { rmse: await rmse(), analytic: await analytic() };
   assert.ok(warm.rmse < 10, `warm start: ${warm.rmse} dB RMSE`);
+  // The references come after the run's figures (trained in the worker's spare time), and a
+  // model that has learnt beats predicting the mean.
+  await page.waitForFunction(() => /centralised/.test(document.querySelector('[data-testid="rmse-references"]').textContent), null, { timeout: 60000 });
+  const references = await card('rmse-references');
+  const mean = parseFloat(references.match(/mean ([\d.]+) dB/)[1]);
+  assert.ok(warm.rmse < mean, `warm ${warm.rmse} dB against ${references}`);
   assert.match(await card('start-hint'), /already learnt/);
   await page.click('[data-testid="switch-start"]');
   await page.waitForFunction(() => /start=cold/.test(location.search));

@@ -23,7 +23,7 @@ use crate::signal_map::attack::unroll::Unrolled;
 use crate::signal_map::defence::dp::RdpAccountant;
 use crate::signal_map::fl::{Federation, Update};
 use crate::signal_map::model::Predictor;
-use crate::signal_map::reference::References;
+use crate::signal_map::reference::{Measuring, References};
 use crate::signal_map::scenario::{
     AttackInputs, DlgOutcome, FedAvgOutcome, OutputBias, RoundRecord, ScenarioConfig, Summary,
     dp_budget_stop, summarize,
@@ -442,12 +442,34 @@ impl Lab {
     /// from a fresh model whose output bias starts at the mean label. Not cached: it trains a
     /// model, so callers ask once per run.
     pub fn references(&self) -> References {
-        References::of_fresh_model(
+        self.measure_references()
+            .finish(&self.federation.spec, &self.data.train, &self.data.test)
+    }
+
+    /// The references' measurement, to advance with [`Lab::advance_references`] a few steps at
+    /// a time (the worker's slices); run to the end, [`Lab::references`].
+    pub fn measure_references(&self) -> Measuring {
+        Measuring::of_fresh_model(
             &self.federation.spec,
             &self.data.train,
             &self.data.test,
             &mut Stream::new(self.config.seed, "model-init"),
             self.config.seed,
+        )
+    }
+
+    /// Up to `steps` more steps of `measuring` (begun by this lab's
+    /// [`Lab::measure_references`]); the references once done.
+    pub fn advance_references(
+        &self,
+        measuring: &mut Measuring,
+        steps: usize,
+    ) -> Option<References> {
+        measuring.advance(
+            &self.federation.spec,
+            &self.data.train,
+            &self.data.test,
+            steps,
         )
     }
 

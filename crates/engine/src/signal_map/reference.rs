@@ -15,7 +15,7 @@
 //!
 //! Both are scored on the run's held-out test set, as the federation's model is.
 
-use crate::signal_map::model::train::{LocalTraining, train_local_by_hand};
+use crate::signal_map::model::train::{LocalTrainer, LocalTraining};
 use crate::signal_map::model::{MlpSpec, Predictor};
 use crate::signal_map::trace::Sample;
 use serde::{Deserialize, Serialize};
@@ -60,9 +60,7 @@ impl References {
         init: &mut Stream,
         seed: u64,
     ) -> Self {
-        let mean = train.iter().map(|s| f64::from(s.y)).sum::<f64>() / train.len().max(1) as f64;
-        let initial = spec.init(mean as f32, init);
-        Self::measure(spec, &initial, train, test, seed)
+        Measuring::of_fresh_model(spec, train, test, init, seed).finish(spec, train, test)
     }
 
     /// Both references for a model `spec` starting at `initial`, trained on `train`, scored on
@@ -74,24 +72,103 @@ impl References {
         test: &[Sample],
         seed: u64,
     ) -> Self {
-        let mean = train.iter().map(|s| f64::from(s.y)).sum::<f64>() / train.len().max(1) as f64;
+        Measuring::new(spec, initial, train, test, seed).finish(spec, train, test)
+    }
+}
+
+/// The references being measured a few SGD steps at a time (the page's worker trains them in
+/// its 4 ms slices, so that a run's next edit never waits for them). Run to the end they are
+/// [`References::measure`], to the last bit; every call must pass the same `spec`, `train` and
+/// `test`.
+pub struct Measuring {
+    mean_rmse_db: f64,
+    /// The centralised model's training; `None` once it is over.
+    training: Option<(LocalTrainer, Stream)>,
+    centralised_rmse_db: Option<f64>,
+}
+
+impl Measuring {
+    /// The mean predictor's RMSE now, the centralised model's training from `initial` to come.
+    pub fn new(
+        spec: &MlpSpec,
+        initial: &[f32],
+        train: &[Sample],
+        test: &[Sample],
+        seed: u64,
+    ) -> Self {
+        let mean = mean_label(train);
         let mean_rmse_db =
             whereabouts_core::metrics::rmse(test.iter().map(|s| (mean, f64::from(s.y))))
                 .unwrap_or(f64::NAN);
-        let centralised_rmse_db = train_local_by_hand(
-            spec,
-            initial,
-            train,
-            &centralised(train.len()),
-            &mut Stream::new(seed, "centralised-reference"),
-        )
-        .ok()
-        .map(|r| test_rmse(spec, &r.params, test));
+        let training = LocalTrainer::new(spec, initial, train.len(), &centralised(train.len()))
+            .ok()
+            .map(|t| (t, Stream::new(seed, "centralised-reference")));
         Self {
             mean_rmse_db,
-            centralised_rmse_db,
+            training,
+            centralised_rmse_db: None,
         }
     }
+
+    /// [`Measuring::new`] for a fresh model of `spec` (see [`References::of_fresh_model`]).
+    pub fn of_fresh_model(
+        spec: &MlpSpec,
+        train: &[Sample],
+        test: &[Sample],
+        init: &mut Stream,
+        seed: u64,
+    ) -> Self {
+        let initial = spec.init(mean_label(train) as f32, init);
+        Self::new(spec, &initial, train, test, seed)
+    }
+
+    /// Up to `steps` more SGD steps of the centralised model; both references once its
+    /// training is over (or has diverged).
+    pub fn advance(
+        &mut self,
+        spec: &MlpSpec,
+        train: &[Sample],
+        test: &[Sample],
+        steps: usize,
+    ) -> Option<References> {
+        if let Some((trainer, stream)) = self.training.as_mut() {
+            let mut failed = false;
+            for _ in 0..steps {
+                if trainer.done() || trainer.step(spec, train, stream, &mut None).is_err() {
+                    failed = !trainer.done();
+                    break;
+                }
+            }
+            if failed || trainer.done() {
+                self.centralised_rmse_db = if failed {
+                    None
+                } else {
+                    trainer
+                        .result()
+                        .ok()
+                        .map(|r| test_rmse(spec, &r.params, test))
+                };
+                self.training = None;
+            }
+        }
+        self.training.is_none().then_some(References {
+            mean_rmse_db: self.mean_rmse_db,
+            centralised_rmse_db: self.centralised_rmse_db,
+        })
+    }
+
+    /// Trains to the end.
+    pub fn finish(mut self, spec: &MlpSpec, train: &[Sample], test: &[Sample]) -> References {
+        loop {
+            if let Some(r) = self.advance(spec, train, test, usize::MAX) {
+                return r;
+            }
+        }
+    }
+}
+
+fn mean_label(train: &[Sample]) -> f64 {
+    train.iter().map(|s| f64::from(s.y)).sum::<f64>() / train.len().max(1) as f64
 }
 
 /// A model's RMSE on `test`, dB.
@@ -140,5 +217,18 @@ mod tests {
         assert_eq!(centralised_epochs(2400), 10);
         assert_eq!(centralised_epochs(69_000), 5);
         assert_eq!(centralised_epochs(10_000_000), 1);
+
+        // Measured a few steps at a time (as the worker does), the same to the last bit.
+        let mut measuring = Measuring::new(&spec, &initial, train, test, 1);
+        let mut calls = 0;
+        let sliced = loop {
+            calls += 1;
+            if let Some(r) = measuring.advance(&spec, train, test, 7) {
+                break r;
+            }
+        };
+        assert_eq!(sliced, r);
+        // 10 epochs of ⌈2400 / 32⌉ = 75 steps, 7 a call.
+        assert_eq!(calls, 750usize.div_ceil(7));
     }
 }

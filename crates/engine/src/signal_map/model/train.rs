@@ -7,9 +7,11 @@
 //! (inverted dropout, Keras semantics) come from the same seeded stream rather than candle's own
 //! RNG, so runs are reproducible.
 
+mod by_hand;
+mod candle;
+
 use super::MlpSpec;
 use crate::signal_map::trace::Sample;
-use candle_core::{Device, Tensor, Var};
 use serde::{Deserialize, Serialize};
 use whereabouts_core::privacy::gaussian::clip_and_noise;
 use whereabouts_core::rng::Stream;
@@ -108,106 +110,8 @@ pub fn train_local_with(
     stream: &mut Stream,
     mut noise: Noise,
 ) -> Result<LocalResult, TrainError> {
-    let dev = Device::Cpu;
-    let layers = spec.layers();
-    let vars: Vec<(Var, Var)> = layers
-        .iter()
-        .map(|l| {
-            let w = Var::from_slice(&start[l.w..l.b], (l.outputs, l.inputs), &dev)?;
-            let b = Var::from_slice(&start[l.b..l.b + l.outputs], l.outputs, &dev)?;
-            Ok((w, b))
-        })
-        .collect::<Result<_, candle_core::Error>>()?;
-
-    let n = batch.len();
-    let b = cfg.batch_size.unwrap_or(n).clamp(1, n.max(1));
-    let mut order: Vec<usize> = (0..n).collect();
-    let mut steps = 0;
-    let mut batch_means = Vec::new();
-    for _ in 0..cfg.epochs {
-        if cfg.batch_size.is_some() {
-            stream.shuffle(&mut order);
-        }
-        for chunk in order.chunks(b) {
-            let xs: Vec<f32> = chunk.iter().flat_map(|&i| batch[i].x).collect();
-            let k = chunk.len() as f32;
-            batch_means.push([
-                chunk.iter().map(|&i| batch[i].x[0]).sum::<f32>() / k,
-                chunk.iter().map(|&i| batch[i].x[1]).sum::<f32>() / k,
-            ]);
-            let ys: Vec<f32> = chunk.iter().map(|&i| batch[i].y).collect();
-            let x = Tensor::from_vec(xs, (chunk.len(), 2), &dev)?;
-            let y = Tensor::from_vec(ys, (chunk.len(), 1), &dev)?;
-            let mut a = x;
-            for (l, (w, bias)) in layers.iter().zip(&vars) {
-                let z = a
-                    .matmul(&w.as_tensor().t()?)?
-                    .broadcast_add(bias.as_tensor())?;
-                a = match l.activation {
-                    None => z,
-                    Some(act) => {
-                        let h = match act {
-                            super::Activation::Relu => z.relu()?,
-                            super::Activation::Sigmoid => candle_nn::ops::sigmoid(&z)?,
-                            super::Activation::Tanh => z.tanh()?,
-                        };
-                        dropout(h, spec.dropout, stream, &dev)?
-                    }
-                };
-            }
-            let loss = (a - y)?.sqr()?.mean_all()?;
-            let loss_value = loss.to_scalar::<f32>()?;
-            if !loss_value.is_finite() {
-                return Err(TrainError::Diverged { step: steps });
-            }
-            let grads = loss.backward()?;
-            if noise.is_some() {
-                // The whole step's gradient as one vector (the parameters' flat layout), clipped
-                // and noised, then stepped.
-                let mut flat = Vec::with_capacity(start.len());
-                for (w, bias) in &vars {
-                    for v in [w, bias] {
-                        match grads.get(v.as_tensor()) {
-                            Some(g) => flat.extend(g.flatten_all()?.to_vec1::<f32>()?),
-                            None => flat.extend(std::iter::repeat_n(0.0, v.elem_count())),
-                        }
-                    }
-                }
-                privatise_step(&mut flat, &mut noise);
-                let mut at = 0;
-                for (w, bias) in &vars {
-                    for v in [w, bias] {
-                        let g =
-                            Tensor::from_slice(&flat[at..at + v.elem_count()], v.shape(), &dev)?;
-                        at += v.elem_count();
-                        v.set(&(v.as_tensor() - (g * f64::from(cfg.learning_rate))?)?)?;
-                    }
-                }
-            } else {
-                for (w, bias) in &vars {
-                    for v in [w, bias] {
-                        if let Some(g) = grads.get(v.as_tensor()) {
-                            v.set(&(v.as_tensor() - (g * f64::from(cfg.learning_rate))?)?)?;
-                        }
-                    }
-                }
-            }
-            steps += 1;
-        }
-    }
-    let mut params = Vec::with_capacity(start.len());
-    for (w, bias) in &vars {
-        params.extend(w.as_tensor().flatten_all()?.to_vec1::<f32>()?);
-        params.extend(bias.as_tensor().to_vec1::<f32>()?);
-    }
-    if params.iter().any(|p| !p.is_finite()) {
-        return Err(TrainError::Diverged { step: steps });
-    }
-    Ok(LocalResult {
-        params,
-        steps,
-        batch_means,
-    })
+    let mut trainer = LocalTrainer::candle(spec, start, batch.len(), cfg)?;
+    trainer.run(spec, batch, stream, &mut noise)
 }
 
 /// [`train_local`] written out by hand, for a model without dropout: the same SGD on the same
@@ -236,131 +140,165 @@ pub fn train_local_by_hand_with(
     stream: &mut Stream,
     mut noise: Noise,
 ) -> Result<LocalResult, TrainError> {
-    if spec.dropout > 0.0 {
-        return train_local_with(spec, start, batch, cfg, stream, noise);
-    }
-    let layers = spec.layers();
-    let mut params = start.to_vec();
-    let n = batch.len();
-    let b = cfg.batch_size.unwrap_or(n).clamp(1, n.max(1));
-    let mut order: Vec<usize> = (0..n).collect();
-    let mut steps = 0;
-    let mut batch_means = Vec::new();
-    // acts[l]: the layer-l inputs of every row of the mini-batch (acts[0] = x), row-major.
-    let mut acts: Vec<Vec<f32>> = vec![Vec::new(); layers.len() + 1];
-    let mut grad = vec![0.0f32; params.len()];
-    let (mut delta, mut below) = (Vec::new(), Vec::new());
-    for _ in 0..cfg.epochs {
-        if cfg.batch_size.is_some() {
-            stream.shuffle(&mut order);
-        }
-        for chunk in order.chunks(b) {
-            let k = chunk.len();
-            batch_means.push([
-                chunk.iter().map(|&i| batch[i].x[0]).sum::<f32>() / k as f32,
-                chunk.iter().map(|&i| batch[i].x[1]).sum::<f32>() / k as f32,
-            ]);
-            acts[0].clear();
-            acts[0].extend(chunk.iter().flat_map(|&i| batch[i].x));
-            for (li, l) in layers.iter().enumerate() {
-                let (lower, upper) = acts.split_at_mut(li + 1);
-                let (input, out) = (&lower[li], &mut upper[0]);
-                out.clear();
-                for r in 0..k {
-                    let a = &input[r * l.inputs..(r + 1) * l.inputs];
-                    for o in 0..l.outputs {
-                        let w = &params[l.w + o * l.inputs..l.w + (o + 1) * l.inputs];
-                        let z = params[l.b + o] + w.iter().zip(a).map(|(w, a)| w * a).sum::<f32>();
-                        out.push(match l.activation {
-                            None => z,
-                            Some(super::Activation::Relu) => z.max(0.0),
-                            Some(super::Activation::Sigmoid) => 1.0 / (1.0 + (-z).exp()),
-                            Some(super::Activation::Tanh) => z.tanh(),
-                        });
-                    }
-                }
-            }
-            // loss = mean (ŷ − y)², ∂loss/∂ŷ = 2(ŷ − y)/k.
-            let prediction = &acts[layers.len()];
-            let mut loss = 0.0f32;
-            delta.clear();
-            for (r, &i) in chunk.iter().enumerate() {
-                let e = prediction[r] - batch[i].y;
-                loss += e * e / k as f32;
-                delta.push(2.0 * e / k as f32);
-            }
-            if !loss.is_finite() {
-                return Err(TrainError::Diverged { step: steps });
-            }
-            grad.iter_mut().for_each(|g| *g = 0.0);
-            for (li, l) in layers.iter().enumerate().rev() {
-                let input = &acts[li];
-                for r in 0..k {
-                    let a = &input[r * l.inputs..(r + 1) * l.inputs];
-                    for o in 0..l.outputs {
-                        let d = delta[r * l.outputs + o];
-                        grad[l.b + o] += d;
-                        for (g, &ai) in grad[l.w + o * l.inputs..l.w + (o + 1) * l.inputs]
-                            .iter_mut()
-                            .zip(a)
-                        {
-                            *g += d * ai;
-                        }
-                    }
-                }
-                if li == 0 {
-                    break;
-                }
-                // δ below = (δ W) ⊙ σ'(a), σ' from the activation's output.
-                let act = layers[li - 1]
-                    .activation
-                    .expect("hidden layers have activations");
-                below.clear();
-                below.resize(k * l.inputs, 0.0f32);
-                for r in 0..k {
-                    for o in 0..l.outputs {
-                        let d = delta[r * l.outputs + o];
-                        let w = &params[l.w + o * l.inputs..l.w + (o + 1) * l.inputs];
-                        for (bj, &wj) in below[r * l.inputs..(r + 1) * l.inputs].iter_mut().zip(w) {
-                            *bj += d * wj;
-                        }
-                    }
-                }
-                for (bj, &a) in below.iter_mut().zip(input.iter()) {
-                    *bj *= match act {
-                        super::Activation::Relu => f32::from(u8::from(a > 0.0)),
-                        super::Activation::Sigmoid => a * (1.0 - a),
-                        super::Activation::Tanh => 1.0 - a * a,
-                    };
-                }
-                std::mem::swap(&mut delta, &mut below);
-            }
-            privatise_step(&mut grad, &mut noise);
-            for (p, g) in params.iter_mut().zip(&grad) {
-                *p -= cfg.learning_rate * g;
-            }
-            steps += 1;
-        }
-    }
-    if params.iter().any(|p| !p.is_finite()) {
-        return Err(TrainError::Diverged { step: steps });
-    }
-    Ok(LocalResult {
-        params,
-        steps,
-        batch_means,
-    })
+    let mut trainer = LocalTrainer::new(spec, start, batch.len(), cfg)?;
+    trainer.run(spec, batch, stream, &mut noise)
 }
 
-/// Inverted dropout with a mask from our own stream.
-fn dropout(h: Tensor, p: f64, stream: &mut Stream, dev: &Device) -> candle_core::Result<Tensor> {
-    if p <= 0.0 {
-        return Ok(h);
+/// Local training one SGD step at a time: what [`train_local_with`] and
+/// [`train_local_by_hand_with`] run to the end, and what a caller that must yield between
+/// steps (the worker's 4 ms slices) runs a few steps at a time. The steps, the shuffles and the
+/// result are the same either way; every call must pass the same `spec`, `batch`, `stream` and
+/// noise.
+pub struct LocalTrainer {
+    cfg: LocalTraining,
+    /// Mini-batch size (B = ∞ is the whole batch).
+    b: usize,
+    /// This epoch's order of the batch's points.
+    order: Vec<usize>,
+    epoch: usize,
+    /// Where in `order` the next mini-batch starts (0: the epoch's shuffle is still to draw).
+    at: usize,
+    steps: usize,
+    batch_means: Vec<[f32; 2]>,
+    engine: Engine,
+}
+
+/// Who computes a step: candle's autograd, or the same arithmetic written out by hand.
+enum Engine {
+    Candle(candle::Model),
+    ByHand(by_hand::Model),
+}
+
+impl LocalTrainer {
+    /// Training from `start` on a batch of `n` points: by hand, or with candle for a model with
+    /// dropout.
+    pub fn new(
+        spec: &MlpSpec,
+        start: &[f32],
+        n: usize,
+        cfg: &LocalTraining,
+    ) -> Result<Self, TrainError> {
+        if spec.dropout > 0.0 {
+            return Self::candle(spec, start, n, cfg);
+        }
+        Ok(Self::with(
+            Engine::ByHand(by_hand::Model::new(spec, start)),
+            n,
+            cfg,
+        ))
     }
-    let keep = (1.0 / (1.0 - p)) as f32;
-    let mask: Vec<f32> = (0..h.elem_count())
-        .map(|_| if stream.chance(p) { 0.0 } else { keep })
-        .collect();
-    let mask = Tensor::from_vec(mask, h.shape(), dev)?;
-    h * mask
+
+    /// Training from `start` on a batch of `n` points with candle.
+    pub fn candle(
+        spec: &MlpSpec,
+        start: &[f32],
+        n: usize,
+        cfg: &LocalTraining,
+    ) -> Result<Self, TrainError> {
+        Ok(Self::with(
+            Engine::Candle(candle::Model::new(spec, start)?),
+            n,
+            cfg,
+        ))
+    }
+
+    fn with(engine: Engine, n: usize, cfg: &LocalTraining) -> Self {
+        Self {
+            cfg: *cfg,
+            b: cfg.batch_size.unwrap_or(n).clamp(1, n.max(1)),
+            order: (0..n).collect(),
+            epoch: 0,
+            at: 0,
+            steps: 0,
+            batch_means: Vec::new(),
+            engine,
+        }
+    }
+
+    /// Every epoch is done.
+    pub fn done(&self) -> bool {
+        self.epoch >= self.cfg.epochs
+    }
+
+    /// SGD steps taken so far.
+    pub fn steps(&self) -> usize {
+        self.steps
+    }
+
+    /// SGD steps in all (E · ⌈n / B⌉).
+    pub fn total_steps(&self) -> usize {
+        self.cfg.epochs * self.order.len().div_ceil(self.b)
+    }
+
+    /// One SGD step on the next mini-batch (an epoch's shuffle is drawn before its first).
+    pub fn step(
+        &mut self,
+        spec: &MlpSpec,
+        batch: &[Sample],
+        stream: &mut Stream,
+        noise: &mut Noise,
+    ) -> Result<(), TrainError> {
+        if self.done() {
+            return Ok(());
+        }
+        if self.at == 0 && self.cfg.batch_size.is_some() {
+            stream.shuffle(&mut self.order);
+        }
+        let n = self.order.len();
+        let end = (self.at + self.b).min(n);
+        if self.at < end {
+            let chunk = &self.order[self.at..end];
+            let k = chunk.len() as f32;
+            self.batch_means.push([
+                chunk.iter().map(|&i| batch[i].x[0]).sum::<f32>() / k,
+                chunk.iter().map(|&i| batch[i].x[1]).sum::<f32>() / k,
+            ]);
+            let stepped = match &mut self.engine {
+                Engine::Candle(m) => m.step(spec, batch, chunk, &self.cfg, stream, noise),
+                Engine::ByHand(m) => m.step(spec, batch, chunk, &self.cfg, noise),
+            };
+            stepped.map_err(|e| match e {
+                TrainError::Diverged { .. } => TrainError::Diverged { step: self.steps },
+                other => other,
+            })?;
+            self.steps += 1;
+        }
+        self.at = end;
+        if self.at >= n {
+            self.at = 0;
+            self.epoch += 1;
+        }
+        Ok(())
+    }
+
+    /// Steps to the end and returns the result.
+    pub fn run(
+        &mut self,
+        spec: &MlpSpec,
+        batch: &[Sample],
+        stream: &mut Stream,
+        noise: &mut Noise,
+    ) -> Result<LocalResult, TrainError> {
+        while !self.done() {
+            self.step(spec, batch, stream, noise)?;
+        }
+        self.result()
+    }
+
+    /// The parameters reached, the steps and their mini-batches' means; an error if a
+    /// parameter is not finite.
+    pub fn result(&self) -> Result<LocalResult, TrainError> {
+        let params = match &self.engine {
+            Engine::Candle(m) => m.params()?,
+            Engine::ByHand(m) => m.params().to_vec(),
+        };
+        if params.iter().any(|p| !p.is_finite()) {
+            return Err(TrainError::Diverged { step: self.steps });
+        }
+        Ok(LocalResult {
+            params,
+            steps: self.steps,
+            batch_means: self.batch_means.clone(),
+        })
+    }
 }
