@@ -17,6 +17,9 @@ pub mod signal_map;
 pub mod ui;
 pub mod worker;
 
+#[cfg(test)]
+mod old_links;
+
 /// Entry point of the page (called from `src/main.rs`).
 pub fn start_app() {
     fatal::install_panic_hook();

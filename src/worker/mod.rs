@@ -386,9 +386,20 @@ mod tests {
             out.iter()
                 .any(|r| matches!(r, Response::Signal(SignalResponse::Heat { .. })))
         );
+        // The run's figures, then the references measured in the slices after them.
+        let idle = out
+            .iter()
+            .position(|r| {
+                matches!(
+                    r,
+                    Response::Signal(SignalResponse::Idle { generation: 3, .. })
+                )
+            })
+            .expect("the run goes idle");
         assert!(matches!(
-            out.last(),
-            Some(Response::Signal(SignalResponse::Idle { generation: 3, .. }))
+            &out[idle + 1..],
+            [Response::Signal(SignalResponse::References { generation: 3, references })]
+                if references.mean_rmse_db > 0.0
         ));
         assert!(!engine.has_work());
 
@@ -425,7 +436,16 @@ mod tests {
             }))
         ));
         assert!(engine.has_work());
-        pump_all(&mut engine);
+        // The edit changed the data: the Idle after it carries no references, new ones follow.
+        let out = pump_all(&mut engine);
+        assert!(out.iter().any(|r| matches!(
+            r,
+            Response::Signal(SignalResponse::Idle { summary, .. }) if summary.references.is_none()
+        )));
+        assert!(matches!(
+            out.last(),
+            Some(Response::Signal(SignalResponse::References { .. }))
+        ));
         assert!(!engine.has_work());
     }
 

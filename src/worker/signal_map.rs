@@ -367,7 +367,7 @@ impl LabHost for SignalHost {
                         self.measuring = Some(lab.measure_references());
                     }
                 }
-                false
+                self.measuring.is_some()
             }
             Err(message) => {
                 // A diverging model: stop this lab, keep what the page shows.
