@@ -56,9 +56,14 @@ fn hideable(lab: LabKind) -> Hideable {
             settings: || keys(signal_map::settings::FIELDS),
         },
         LabKind::Density => Hideable {
-            param: "d.hide",
-            groups: density_lab::settings::CONTROL_GROUPS,
-            settings: || keys(density_lab::settings::FIELDS),
+            param: whereabouts_engine::density::settings::HIDE_KEY,
+            groups: whereabouts_engine::density::settings::CONTROL_GROUPS,
+            settings: || {
+                whereabouts_engine::density::settings::SETTINGS
+                    .iter()
+                    .map(|s| s.key)
+                    .collect()
+            },
         },
         LabKind::Linkability => Hideable {
             param: "l.hide",

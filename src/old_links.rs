@@ -7,7 +7,6 @@
 //! byte-identical; `WHEREABOUTS_WRITE_RESOLVED=1 cargo test old_links` rewrites it, for a
 //! change that means to alter a link's meaning (say why in the commit).
 
-use crate::density::settings::DensitySettings;
 use crate::linkability::settings::LinkSettings;
 use crate::mobility::settings::{MobSettings, default_path};
 use crate::shell::PATH_KEY;
@@ -127,16 +126,19 @@ fn resolve(query: &str) -> [(&'static str, Reading); 4] {
         &signal.settings.to_query(&path, &signal.hidden),
     );
 
-    let density = DensitySettings::from_query(query);
+    let density = crate::density::settings::from_query(query);
     let places = density
         .places
         .clone()
         .unwrap_or_else(crate::density::default_places);
     let density = Reading::new(
-        Ok(&density.settings.to_config(&places)),
+        Ok(&crate::density::settings::with_places(
+            &density.settings,
+            &places,
+        )),
         &density.hidden,
         &density.problems,
-        &density.settings.to_query(&places, &density.hidden),
+        &crate::density::settings::to_query(&density.settings, &places, &density.hidden),
     );
 
     let link = LinkSettings::from_query(query);

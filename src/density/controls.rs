@@ -3,13 +3,14 @@
 
 use super::DensityState;
 use super::map::city;
-use super::settings::{FIELDS, Section};
 use crate::ui::basemap::format_distance;
 use crate::ui::layers::layer_toggle;
-use crate::ui::settings::field_control;
+use crate::ui::settings::setting_control;
 use leptos::prelude::*;
 use whereabouts_core::geo::Metres;
+use whereabouts_core::setting::get;
 use whereabouts_engine::density::limits::MAX_VISITOR_PLACES;
+use whereabouts_engine::density::settings::{CITY, PHONES, SERVER, SETTINGS};
 
 /// Where "Add a place" puts a new one: the first of a few spots not near another place.
 fn free_spot(places: &[Metres]) -> Metres {
@@ -32,17 +33,18 @@ fn free_spot(places: &[Metres]) -> Metres {
 #[component]
 pub fn DensityControls(state: DensityState) -> impl IntoView {
     let error = RwSignal::new(None::<(&'static str, String)>);
-    let section = move |s: Section| {
-        FIELDS
+    let section = move |heading: &'static str| {
+        SETTINGS
             .iter()
-            .filter(move |f| f.section == s)
-            .map(move |f| {
-                let key = f.key;
-                field_control(
-                    *f,
-                    move || state.settings.with(|s| s.get(key)),
+            .filter(move |s| s.section == heading)
+            .map(move |s| {
+                let key = s.key;
+                let relevant = s.relevant;
+                setting_control(
+                    s,
+                    move || state.settings.with(|c| get(SETTINGS, c, key)),
                     move |v| state.set_field(key, v),
-                    move || !state.hides(key) && state.settings.with(|s| s.relevant(key)),
+                    move || !state.hides(key) && state.settings.with(relevant),
                     error,
                 )
             })
@@ -108,12 +110,12 @@ pub fn DensityControls(state: DensityState) -> impl IntoView {
             <div class="tools" class:hidden=move || state.hides("d.places") || state.has_data()>
                 <button type="button" data-testid="density-add-place" prop:disabled=full on:click=add>"Add a place"</button>
             </div>
-            <h2>"What phones send"</h2>
-            {section(Section::Phones)}
-            <h2>"The server"</h2>
-            {section(Section::Server)}
-            <h2>"The city"</h2>
-            {section(Section::City)}
+            <h2>{PHONES}</h2>
+            {section(PHONES)}
+            <h2>{SERVER}</h2>
+            {section(SERVER)}
+            <h2>{CITY}</h2>
+            {section(CITY)}
             <h2 class:hidden=move || state.hides("d.layers")>"Map layers"</h2>
             <div class="layers" class:hidden=move || state.hides("d.layers")>
                 {layer("candidates", "Peaks in your upload",

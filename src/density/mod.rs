@@ -20,10 +20,10 @@ use crate::shell::{data::DataState, engine::Engine};
 pub use crate::ui::basemap::now_ms;
 use leptos::prelude::*;
 use scene::Scene;
-use settings::DensitySettings;
 use whereabouts_core::geo::Metres;
 use whereabouts_engine::density::DensityConfig;
 use whereabouts_engine::density::limits::MAX_VISITOR_PLACES;
+use whereabouts_engine::density::settings::SETTINGS;
 
 /// What the map shows under the markers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,7 +78,7 @@ pub fn default_places() -> Vec<Metres> {
 /// Everything the lab's parts share (all `Copy` handles).
 #[derive(Clone, Copy)]
 pub struct DensityState {
-    pub settings: RwSignal<DensitySettings>,
+    pub settings: RwSignal<DensityConfig>,
     pub places: RwSignal<Vec<Metres>>,
     /// The place whose upload the map and the figures show.
     pub selected: RwSignal<usize>,
@@ -119,7 +119,8 @@ impl DensityState {
 
     pub fn config(&self) -> DensityConfig {
         let places = self.places.get_untracked();
-        self.settings.with_untracked(|s| s.to_config(&places))
+        self.settings
+            .with_untracked(|s| settings::with_places(s, &places))
     }
 
     /// Starts a fresh run with the current settings and places.
@@ -211,24 +212,27 @@ impl DensityState {
     /// Applies a control's new value, or explains why not (the old value stays).
     pub fn set_field(&self, key: &str, value: &str) -> Result<(), String> {
         let mut next = self.settings.get_untracked();
-        next.set(key, value)?;
+        whereabouts_core::setting::set(SETTINGS, &mut next, key, value)?;
         self.apply(next)
     }
 
     /// A lesson step's state: `pairs` (URL keys and values) over the lab's defaults, the
     /// places and the hidden controls kept.
     pub fn set_state(&self, pairs: &[(&str, &str)]) -> Result<(), String> {
-        let mut next = DensitySettings::default();
-        for (key, value) in pairs {
-            next.set(key, value)?;
+        let mut next = DensityConfig::default();
+        if let Some(problem) = whereabouts_core::setting::apply(SETTINGS, &mut next, pairs)
+            .into_iter()
+            .next()
+        {
+            return Err(problem);
         }
         self.apply(next)
     }
 
     /// Runs `next` if it is valid (else the old settings stay), and keeps it in the link.
-    fn apply(&self, next: DensitySettings) -> Result<(), String> {
+    fn apply(&self, next: DensityConfig) -> Result<(), String> {
         let places = self.places.get_untracked();
-        next.to_config(&places)
+        settings::with_places(&next, &places)
             .validate()
             .map_err(|e| e.to_string())?;
         self.settings.set(next);
@@ -248,7 +252,7 @@ impl DensityState {
         let hidden = self.hidden.get_untracked();
         let own = self
             .settings
-            .with_untracked(|s| s.to_query(&places, &hidden));
+            .with_untracked(|s| settings::to_query(s, &places, &hidden));
         crate::shell::tabs::save_lab_query(LabKind::Density, &own);
     }
 
@@ -334,7 +338,7 @@ pub fn create(engine: Engine, data: DataState, active: RwSignal<LabKind>) -> Den
     let query = web_sys::window()
         .and_then(|w| w.location().search().ok())
         .unwrap_or_default();
-    let parsed = DensitySettings::from_query(&query);
+    let parsed = settings::from_query(&query);
     let notice = (!parsed.problems.is_empty()).then(|| {
         format!(
             "Some settings in the link were ignored: {}",

@@ -3,10 +3,10 @@
 //! quality, and the attack on the whole city — each with its "?".
 
 use super::DensityState;
-use super::settings::Send;
 use crate::ui::basemap::format_distance;
 use crate::ui::help::help;
 use leptos::prelude::*;
+use whereabouts_engine::density::Scheme;
 use whereabouts_engine::density::attack::random_guess_distance;
 
 const GUESS_HELP: &str = "The server attacks the upload you sent from this place (the mean of your answers, if it asked several times) and names one point; this is its distance from where you were. Random guessing — a point anywhere in the city — lands this far on average. Peaks as high as yours: the points of your upload within 10% of your own peak, which the paper says the server cannot tell from yours (claim 1).";
@@ -34,7 +34,9 @@ pub fn Results(state: DensityState) -> impl IntoView {
                     .map(|g| random_guess_distance(g, a.guess.truth)),
             )
         });
-        let shares = state.settings.with(|s| s.send == Send::Features);
+        let shares = state
+            .settings
+            .with(|s| matches!(s.scheme, Scheme::Rff { .. }));
         Some(view! {
             <p class="big" data-testid="density-error" data-error=format!("{:.1}", a.guess.error_m())>
                 {format_distance(a.guess.error_m())}

@@ -137,7 +137,7 @@ pub const FIELDS: &[Field] = &[
         key: "l.you",
         label: "You are",
         help: "Whose data your two devices hold. A ready-made path is walked on the campus from the first day, a fix every 10 minutes, like the Signal map's; the path you drew there comes with the link; your file (below) is placed as the Signal map places it, its first days used. A campus resident is one of the synthetic people, there every round.",
-        kind: Kind::Select(WHO_LABELS),
+        kind: Kind::Choice(WHO_LABELS),
         get: |s| key_of(&WHO, &s.who).into(),
         set: |s, v| {
             s.who = choice(&WHO, v, "a person")?;
@@ -149,7 +149,7 @@ pub const FIELDS: &[Field] = &[
         key: "l.split",
         label: "Your devices share your data",
         help: "How each person's measurements are divided between their two devices ([004] §7). Random: each measurement on either, like a phone and a tablet used side by side. By day: all of a day's on one device. Chronological: the first half on the old phone, the rest on the new one — the hardest for the server.",
-        kind: Kind::Select(SPLIT_LABELS),
+        kind: Kind::Choice(SPLIT_LABELS),
         get: |s| key_of(&SPLITS, &s.split).into(),
         set: |s, v| {
             s.split = choice(&SPLITS, v, "a split")?;
@@ -191,7 +191,7 @@ pub const FIELDS: &[Field] = &[
         key: "l.attack",
         label: "The server's attack",
         help: "How the server attributes a new device's updates to people ([004] §6.1), trained on the known devices' updates: an MLP (128 ReLU units, dropout 0.2, SGD with momentum), a linear SVM one-vs-rest, the 10 nearest neighbours — or, beyond the paper, by place: each update's Lemma 1 reconstruction of where its owner was, compared with the known devices'.",
-        kind: Kind::Select(ATTACK_LABELS),
+        kind: Kind::Choice(ATTACK_LABELS),
         get: |s| key_of(&ATTACKS, &s.attack).into(),
         set: |s, v| {
             s.attack = choice(&ATTACKS, v, "an attack")?;
@@ -203,7 +203,7 @@ pub const FIELDS: &[Field] = &[
         key: "l.layers",
         label: "What it reads of an update",
         help: "The paper's attacks read the last layer's update, scaled to unit length; every layer reads all of it (this model's first layer gives the most away).",
-        kind: Kind::Select(LAYER_LABELS),
+        kind: Kind::Choice(LAYER_LABELS),
         get: |s| key_of(&LAYERS, &s.layers).into(),
         set: |s, v| {
             s.layers = choice(&LAYERS, v, "a choice of layers")?;
@@ -230,7 +230,7 @@ pub const FIELDS: &[Field] = &[
         key: "l.mitigation",
         label: "Every device",
         help: "What every device does to blend in ([004] §11), adapted from photos to places. Noise: Gaussian noise of σ on every number of its update. bkg-repl: a share β of its measurements each round swapped for background ones, measured by people outside the federation. rand-aug: α background measurements added for each of its own. mm-aug: the background clustered into crowds, each device adding α per measurement from one crowd — a person's two devices from different ones.",
-        kind: Kind::Select(MITIGATION_LABELS),
+        kind: Kind::Choice(MITIGATION_LABELS),
         get: |s| s.mitigation.into(),
         set: |s, v| {
             s.mitigation = MITIGATIONS

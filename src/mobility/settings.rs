@@ -215,7 +215,7 @@ pub const FIELDS: &[Field] = &[
         key: "m.who",
         label: "The server's target",
         help: "Whose trajectory the phone trains on and the server tries to rebuild: the path you draw on the map (travelled back and forth like a bus route, a position about every 10 minutes), your imported file (its points in time order, one about every 10 minutes, placed on the city), or one of the city's own users.",
-        kind: Kind::Select(WHO_LABELS),
+        kind: Kind::Choice(WHO_LABELS),
         get: |s| key_of(&WHO, &s.who).into(),
         set: |s, v| {
             s.who = choice(&WHO, v, "a target")?;
@@ -239,7 +239,7 @@ pub const FIELDS: &[Field] = &[
         key: "m.method",
         label: "The server's attack",
         help: "How the server inverts your phone's update ([002] Tables 1 and 3): every attack makes up 8 positions and a next position, and moves them until the gradient they would give matches the one your phone sent. ST-GIA adds the three switches below. DLG: the plain version (row-wise L2 distance, L-BFGS). iDLG and CPL are given the true next position (CPL also the model's output on your window: privileged knowledge). InvGrad: cosine distance and Adam. SAPAG: a Gaussian-kernel distance.",
-        kind: Kind::Select(METHOD_LABELS),
+        kind: Kind::Choice(METHOD_LABELS),
         get: |s| key_of(&METHODS, &s.method).into(),
         set: |s, v| {
             s.method = choice(&METHODS, v, "an attack")?;
@@ -251,7 +251,7 @@ pub const FIELDS: &[Field] = &[
         key: "m.init",
         label: "Start from the last round",
         help: "ST-GIA's spatiotemporal initialisation (§3.1): round t's window is round t − 1's slid by one point, so the server starts from its previous reconstruction. The paper's: the previous window as it was. The authors' code: shifted by one, with the previous guess of the next position appended. Off: a random start every round (the ablation of Fig. 4).",
-        kind: Kind::Select(INIT_LABELS),
+        kind: Kind::Choice(INIT_LABELS),
         get: |s| key_of(&INITS, &s.init).into(),
         set: |s, v| {
             s.init = choice(&INITS, v, "an initialisation")?;
@@ -263,7 +263,7 @@ pub const FIELDS: &[Field] = &[
         key: "m.map",
         label: "Snap guesses",
         help: "ST-GIA's mapping after every step (§3.2): each guessed position is moved to the nearest point of the street network, since vehicles and check-ins are on the streets. The authors' code maps onto the target's own recorded points instead — an oracle, since that set holds the answer; it is here so its effect can be seen, labelled for what it is.",
-        kind: Kind::Select(MAPPING_LABELS),
+        kind: Kind::Choice(MAPPING_LABELS),
         get: |s| key_of(&MAPPINGS, &s.mapping).into(),
         set: |s, v| {
             s.mapping = choice(&MAPPINGS, v, "a mapping")?;
@@ -275,7 +275,7 @@ pub const FIELDS: &[Field] = &[
         key: "m.cal",
         label: "Average each point's guesses",
         help: "ST-GIA's calibration (§3.3, Eq. 9): each position is in up to 8 windows, so the server rebuilds it up to 8 times and averages. The paper's reading uses the rounds so far; the authors' code averages over every round of the run, later ones too (known only at the end). The success rate is scored on the averaged positions.",
-        kind: Kind::Select(CALIBRATION_LABELS),
+        kind: Kind::Choice(CALIBRATION_LABELS),
         get: |s| key_of(&CALIBRATIONS, &s.calibration).into(),
         set: |s, v| {
             s.calibration = choice(&CALIBRATIONS, v, "a calibration")?;
@@ -287,7 +287,7 @@ pub const FIELDS: &[Field] = &[
         key: "m.start",
         label: "Random start",
         help: "Where a random guess starts, in the normalised coordinates the model sees (your positions scaled to [0, 1]).",
-        kind: Kind::Select(START_LABELS),
+        kind: Kind::Choice(START_LABELS),
         get: |s| key_of(&STARTS, &s.start).into(),
         set: |s, v| {
             s.start = choice(&STARTS, v, "a start")?;
@@ -344,7 +344,7 @@ pub const FIELDS: &[Field] = &[
         key: "m.def",
         label: "Your phone's defence",
         help: "What your phone does before it trains ([002] Table 5). DP-SGD (as Abadi et al. define it) clips your phone's whole gradient to length 0.2 and adds Gaussian noise so that each round is (ε, 10⁻⁵)-differentially private for that round's window — its 8 positions and the next one — against a server that sees your phone's own update (local DP: any two windows count as neighbours, so the update can move by 2 × 0.2). DP-SGD as in the authors' code clips each of the model's 6 weight tensors to 0.2 and sizes its noise for a change of 0.2, though the whole update can move by 2 × 0.2 × √6 ≈ 0.98: the ε it states is understated, and the lab shows the true one beside it. GeoI moves every position by planar-Laplace noise (ε per km). GeoGI replaces it with a street corner drawn by the exponential mechanism on distances along the streets. Adaptive PGEM (the paper's, Eq. 13) replaces it with one of your own places drawn the same way, and spends a total budget ε round by round: more where the attack is doing well (Eqs. 10–12).",
-        kind: Kind::Select(GUARD_LABELS),
+        kind: Kind::Choice(GUARD_LABELS),
         get: |s| key_of(&GUARDS, &s.guard).into(),
         set: |s, v| {
             s.guard = choice(&GUARDS, v, "a defence")?;
@@ -371,7 +371,7 @@ pub const FIELDS: &[Field] = &[
         key: "m.audit",
         label: "Risk measured by",
         help: "The paper never says where the adaptive allocation's ASR_t and AIT_t come from. Our reading: the phone attacks its own clean update with ST-GIA before sending it (a self-audit; it doubles the phone's work). The alternative: the figures of the previous round's attack (the worst case in round 1).",
-        kind: Kind::Select(AUDIT_LABELS),
+        kind: Kind::Choice(AUDIT_LABELS),
         get: |s| key_of(&AUDITS, &s.audit).into(),
         set: |s, v| {
             s.audit = choice(&AUDITS, v, "an audit")?;
@@ -383,7 +383,7 @@ pub const FIELDS: &[Field] = &[
         key: "m.data",
         label: "The city's users",
         help: "The kind of trajectories of the city's users (the target too, when it is one of them), like the paper's data (§5.1): buses on their routes with a position about every 10 minutes, or people's sparse check-ins at the places they go.",
-        kind: Kind::Select(DATA_LABELS),
+        kind: Kind::Choice(DATA_LABELS),
         get: |s| key_of(&DATA, &s.data).into(),
         set: |s, v| {
             s.data = choice(&DATA, v, "a kind of data")?;
@@ -395,7 +395,7 @@ pub const FIELDS: &[Field] = &[
         key: "m.fed",
         label: "Training",
         help: "The authors' code: one client (the target) takes one SGD step on its window t in round t, and the update the server sees is that gradient. The paper: every user of the city takes its step and the server averages (FedAvg), still attacking the target's own update.",
-        kind: Kind::Select(FEDERATION_LABELS),
+        kind: Kind::Choice(FEDERATION_LABELS),
         get: |s| key_of(&FEDERATIONS, &s.federation).into(),
         set: |s, v| {
             s.federation = choice(&FEDERATIONS, v, "a federation")?;

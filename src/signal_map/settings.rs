@@ -264,7 +264,7 @@ pub const FIELDS: &[Field] = &[
         key: "start",
         label: "You join",
         help: "Warm: before your first round the federation trained for 4 weeks on the other campus users, so the map is a real signal map. A model that fits the data has small gradients that point every way, and the server's reconstructions land much farther from you (Insight I2). Cold: the paper's setting, an untrained model: the map starts blank and the first rounds leak the most.",
-        kind: Kind::Select(STARTS),
+        kind: Kind::Choice(STARTS),
         get: |s| if s.warm { "warm" } else { "cold" }.into(),
         set: |s, v| {
             s.warm = match v {
@@ -280,7 +280,7 @@ pub const FIELDS: &[Field] = &[
         key: "T",
         label: "Round length T",
         help: "Online FL: each round your phone trains only on what it logged during the round. Shorter rounds mean tighter batches, and more leakage (Insight I1).",
-        kind: Kind::Select(ROUNDS),
+        kind: Kind::Choice(ROUNDS),
         get: |s| trim(s.round_hours),
         set: |s, v| {
             s.round_hours = limited(v, &limits::ROUND_HOURS)?;
@@ -384,7 +384,7 @@ pub const FIELDS: &[Field] = &[
         key: "model",
         label: "Model",
         help: "The signal-map model every phone trains. The paper's model has 145,313 parameters; the small one 4,417, fast enough to re-attack while you drag.",
-        kind: Kind::Select(MODELS),
+        kind: Kind::Choice(MODELS),
         get: |s| match s.model {
             ModelPreset::Small => "small".into(),
             ModelPreset::Paper => "paper".into(),
@@ -415,7 +415,7 @@ pub const FIELDS: &[Field] = &[
         key: "att",
         label: "Server's attack",
         help: "DLG as in the paper matches one dummy point to your whole update. Beyond the paper, a FedAvg-aware server (Dimitrov et al. 2022) knows B, E, η and how many points you trained on, replays your phone's local training on one dummy point per local step, and matches the simulated update to yours: it runs after DLG on the same update, so both errors show side by side, and the map shows its dummies (one per step) beside the true mini-batch centroids. Each of its iterations replays every local step, so it is slower with many steps.",
-        kind: Kind::Select(ATTACKS),
+        kind: Kind::Choice(ATTACKS),
         get: |s| if s.fedavg_attack { "fedavg" } else { "dlg" }.into(),
         set: |s, v| {
             s.fedavg_attack = match v {
@@ -473,7 +473,7 @@ pub const FIELDS: &[Field] = &[
         key: "init",
         label: "DLG starts from",
         help: "Where the dummy location starts ([000] §4.1). The paper starts near the true centroid, which a real server cannot; the default starts near the analytic estimate (both with a little noise).",
-        kind: Kind::Select(INITS),
+        kind: Kind::Choice(INITS),
         get: |s| s.init.key().into(),
         set: |s, v| {
             s.init = InitChoice::ALL
@@ -489,7 +489,7 @@ pub const FIELDS: &[Field] = &[
         key: "def",
         label: "Defence",
         help: "What every phone does before sending its update. Diverse Batch: train on one point per place (DBSCAN clusters). Farthest Batch: train on the places farthest from where you mostly were — a decoy. Random subset: as many random points as Diverse Batch (the baseline). Local DP: clip every local step’s gradient (or the whole update) and add Gaussian noise. GeoInd: move every location by planar-Laplace noise. Errors stay measured against your real round data.",
-        kind: Kind::Select(DEFENCES),
+        kind: Kind::Choice(DEFENCES),
         get: |s| s.defence.key().into(),
         set: |s, v| {
             s.defence = DefenceChoice::ALL
@@ -535,7 +535,7 @@ pub const FIELDS: &[Field] = &[
         key: "dpat",
         label: "DP applied to",
         help: "Where the phone clips and adds noise. Every local step (the paper's, [000] §4.5): each mini-batch gradient is clipped to norm 1 and noised before the step, so a FedAvg round of E·⌈n/B⌉ steps spends ε that many times. Once on the update: the whole update is clipped and noised once (one release a round, but a clipped update of many steps barely moves the model).",
-        kind: Kind::Select(DP_APPLIED),
+        kind: Kind::Choice(DP_APPLIED),
         get: |s| s.dp_applied_to.key().into(),
         set: |s, v| {
             s.dp_applied_to = match v {

@@ -8,7 +8,11 @@ use wasm_bindgen::JsCast;
 /// The "?" button and its text. `id` must be unique on the page; `about` names what it
 /// explains (for screen readers: "About Seed"). Place the two parts where the layout wants
 /// them: the button beside the label, the text on its own row.
-pub fn help(id: String, about: &str, text: &'static str) -> (impl IntoView, impl IntoView) {
+pub fn help(
+    id: String,
+    about: &str,
+    text: &'static str,
+) -> (impl IntoView + use<>, impl IntoView + use<>) {
     let open = RwSignal::new(false);
     let button_id = format!("{id}-button");
     let inside = {

@@ -11,18 +11,8 @@
 use crate::ui::help::help;
 use leptos::prelude::*;
 use whereabouts_core::limit::Limit;
-
-/// How a control is edited.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Kind {
-    /// A number within the engine's bound for it.
-    Number {
-        step: &'static str,
-        limit: Limit,
-    },
-    Select(&'static [(&'static str, &'static str)]),
-    Toggle,
-}
+pub use whereabouts_core::setting::Kind;
+use whereabouts_core::setting::{Setting, apply_at};
 
 /// One setting of settings type `S`, shown in panel section `G`.
 pub struct Field<S: 'static, G: 'static> {
@@ -154,9 +144,83 @@ fn js_free_percent_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// The control of `field`: its label and "?", the input its kind asks for, and the message
-/// of a refused value. `value` reads the value in force (tracked), `apply` tries a new one,
-/// `shown` says whether the control shows (tracked: hidden by the link, or not relevant).
+/// What a link says to one lab: its config, the controls it hides, and what it refused.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Link<C> {
+    pub config: C,
+    pub hidden: Vec<String>,
+    /// Each with its place in the link (for a lab that merges problems of its own).
+    pub problems: Vec<(usize, String)>,
+}
+
+/// Reads a lab's settings from a query string over `config` (the lab's defaults): the values
+/// of `table`'s keys (and their aliases), and `hide_key`'s list of hidden controls — the
+/// table's keys and `groups`. Other labs' keys are left alone; a bad value keeps the default
+/// and is reported.
+pub fn read_link<C: Clone>(
+    table: &[Setting<C>],
+    hide_key: &str,
+    groups: &[&str],
+    mut config: C,
+    query: &str,
+) -> Link<C> {
+    let pairs: Vec<(&str, String)> = query_pairs(query).collect();
+    let borrowed: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let problems = apply_at(table, &mut config, &borrowed);
+    let hidden = pairs
+        .iter()
+        .rfind(|(k, _)| *k == hide_key)
+        .map(|(_, value)| {
+            value
+                .split(',')
+                .filter(|k| table.iter().any(|s| s.key == *k) || groups.contains(k))
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    Link {
+        config,
+        hidden,
+        problems,
+    }
+}
+
+/// A lab's part of the query string: every setting in the table's order, then the hidden
+/// controls.
+pub fn write_link<C>(
+    table: &[Setting<C>],
+    config: &C,
+    hide_key: &str,
+    hidden: &[String],
+) -> Vec<String> {
+    let mut parts = whereabouts_core::setting::pairs(table, config);
+    if !hidden.is_empty() {
+        parts.push(format!("{hide_key}={}", hidden.join(",")));
+    }
+    parts
+}
+
+/// The control of one setting row (see [`control`]).
+pub fn setting_control<C: 'static>(
+    setting: &Setting<C>,
+    value: impl Fn() -> String + Copy + Send + Sync + 'static,
+    apply: impl Fn(&str) -> Result<(), String> + Copy + Send + Sync + 'static,
+    shown: impl Fn() -> bool + Send + Sync + 'static,
+    error: RwSignal<Option<(&'static str, String)>>,
+) -> impl IntoView {
+    control(
+        setting.key,
+        setting.title(),
+        setting.help,
+        setting.kind,
+        value,
+        apply,
+        shown,
+        error,
+    )
+}
+
+/// The control of `field` (see [`control`]).
 pub fn field_control<S, G: Copy>(
     field: Field<S, G>,
     value: impl Fn() -> String + Copy + Send + Sync + 'static,
@@ -164,13 +228,32 @@ pub fn field_control<S, G: Copy>(
     shown: impl Fn() -> bool + Send + Sync + 'static,
     error: RwSignal<Option<(&'static str, String)>>,
 ) -> impl IntoView {
-    let Field {
-        key,
-        label,
-        help: help_text,
-        kind,
-        ..
-    } = field;
+    control(
+        field.key,
+        field.label.to_string(),
+        field.help,
+        field.kind,
+        value,
+        apply,
+        shown,
+        error,
+    )
+}
+
+/// A setting's control: its label and "?", the input its kind asks for, and the message of a
+/// refused value. `value` reads the value in force (tracked), `apply` tries a new one, `shown`
+/// says whether the control shows (tracked: hidden by the link, or not relevant).
+#[allow(clippy::too_many_arguments)]
+fn control(
+    key: &'static str,
+    label: String,
+    help_text: &'static str,
+    kind: Kind,
+    value: impl Fn() -> String + Copy + Send + Sync + 'static,
+    apply: impl Fn(&str) -> Result<(), String> + Copy + Send + Sync + 'static,
+    shown: impl Fn() -> bool + Send + Sync + 'static,
+    error: RwSignal<Option<(&'static str, String)>>,
+) -> impl IntoView {
     let id = format!("field-{key}");
     // A refused value does not stay in its box: the box shows the value in force again, and
     // the message says what was refused and why.
@@ -192,7 +275,7 @@ pub fn field_control<S, G: Copy>(
             .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlInputElement>(t).ok())
     };
     let error_id = format!("error-{key}-message");
-    let (help_button, help_body) = help(format!("help-{key}"), label, help_text);
+    let (help_button, help_body) = help(format!("help-{key}"), &label, help_text);
     let message = move || {
         error.with(|e| {
             e.as_ref()
@@ -209,7 +292,7 @@ pub fn field_control<S, G: Copy>(
                 on:change=move |e| try_apply(event_target_value(&e), target_input(&e))/>
         }
         .into_any(),
-        Kind::Select(options) => view! {
+        Kind::Choice(options) => view! {
             <select id=id.clone() data-testid=format!("input-{key}") aria-describedby=error_id.clone()
                 on:change=move |e| try_apply(event_target_value(&e), None)>
                 {options.iter().map(|(v, l)| {

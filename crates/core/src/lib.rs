@@ -23,6 +23,7 @@ pub mod metrics;
 pub mod nan;
 pub mod privacy;
 pub mod rng;
+pub mod setting;
 pub mod stats;
 pub mod study;
 pub mod sweep;

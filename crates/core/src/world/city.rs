@@ -46,6 +46,12 @@ pub enum Moment {
     Evening,
 }
 
+crate::choices!(Moment, "a moment", {
+    Moment::Night => "night", "Night: at home";
+    Moment::Day => "day", "Day: at work";
+    Moment::Evening => "evening", "Evening: out";
+});
+
 impl Moment {
     pub const ALL: [Moment; 3] = [Moment::Night, Moment::Day, Moment::Evening];
 

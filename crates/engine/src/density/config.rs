@@ -68,6 +68,11 @@ impl Attack {
     }
 }
 
+/// The default B: the smallest whose peak picking finds most people, so that the lab opens on
+/// the paper's scheme with its privacy claims and their limit side by side (B = 1 and 2 hide
+/// everyone from peak picking; docs/reproduce-density.md).
+pub const DEFAULT_FEATURES: usize = 3;
+
 /// Everything a run depends on.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -105,7 +110,9 @@ impl Default for DensityConfig {
             moment: Moment::Day,
             grid_side: 128,
             bandwidth_m: 300.0,
-            scheme: Scheme::Rff { features: 1 },
+            scheme: Scheme::Rff {
+                features: DEFAULT_FEATURES,
+            },
             persistence: Persistence::Fixed,
             queries: 1,
             attacked: 200,
@@ -116,6 +123,15 @@ impl Default for DensityConfig {
 }
 
 impl DensityConfig {
+    /// B, the random features each phone sends ([`DEFAULT_FEATURES`] when the scheme is not
+    /// random features: what choosing them brings).
+    pub fn features(&self) -> usize {
+        match self.scheme {
+            Scheme::Rff { features } => features,
+            _ => DEFAULT_FEATURES,
+        }
+    }
+
     /// The config as TOML.
     pub fn to_toml(&self) -> Result<String, String> {
         toml::to_string(self).map_err(|e| format!("cannot write TOML: {e}"))

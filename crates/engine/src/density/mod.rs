@@ -16,7 +16,8 @@
 //! - [`attack`]: the server's peak picking, local maxima, repeated queries, random guessing;
 //! - [`fit`]: the stronger server that fits a user's frequencies and phases to their upload;
 //! - [`search`]: the fitted surface's maxima, ties, the density prior, and a user's displacement;
-//! - [`config`] and [`limits`]: a run's settings and their bounds;
+//! - [`config`], [`limits`] and [`settings`]: a run's settings, their bounds, and each one's
+//!   row (key, label, help, control) for the page and its links;
 //! - [`lab`]: a run on the shared driver interface (the page's worker, studies, the CLI);
 //! - [`study`]: the privacy–utility study over B and GeoInd ε;
 //! - [`experiments`]: the studies of `whereabouts reproduce --lab density`;
@@ -35,6 +36,7 @@ pub mod limits;
 pub mod nufft;
 pub mod rff;
 pub mod search;
+pub mod settings;
 pub mod study;
 pub mod visitor;
 
