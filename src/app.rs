@@ -1,7 +1,8 @@
 //! The page: header, the lab tabs ([`crate::shell`]), the four labs (the Signal map, Density,
 //! Linkability, Mobility), the visitor's own data (shared by the labs), and the privacy footer.
 
-use crate::ui::lesson::{self, Apply, Lesson, LessonPanel};
+use crate::labs::{LESSONS, spec};
+use crate::ui::lesson::{self, Apply, LessonPanel};
 use crate::{
     density::{
         self as density_lab, controls::DensityControls, map::DensityMap,
@@ -23,7 +24,7 @@ use crate::{
         data::{DataPanel, DataState},
         engine::{Engine, EngineStatus},
         glossary::Glossary,
-        instructor::{Hideable, InstructorPanel, present_from_query, present_mode},
+        instructor::{InstructorPanel, present_from_query, present_mode},
         tabs::{LabKind, LabTabs, current_lab},
     },
     signal_map::{
@@ -35,48 +36,6 @@ use crate::{
     },
 };
 use leptos::prelude::*;
-
-/// Every lab's lesson, in tab order.
-static LESSONS: [&Lesson; 4] = [
-    &signal_map::lesson::LESSON,
-    &density_lab::lesson::LESSON,
-    &link_lab::lesson::LESSON,
-    &mob_lab::lesson::LESSON,
-];
-
-/// What an instructor may hide from students in each lab.
-fn hideable(lab: LabKind) -> Hideable {
-    fn keys<S, G>(fields: &'static [crate::ui::settings::Field<S, G>]) -> Vec<&'static str> {
-        fields.iter().map(|f| f.key).collect()
-    }
-    match lab {
-        LabKind::Signal => Hideable {
-            param: "hide",
-            groups: signal_map::settings::CONTROL_GROUPS,
-            settings: || keys(signal_map::settings::FIELDS),
-        },
-        LabKind::Density => Hideable {
-            param: whereabouts_engine::density::settings::HIDE_KEY,
-            groups: whereabouts_engine::density::settings::CONTROL_GROUPS,
-            settings: || {
-                whereabouts_engine::density::settings::SETTINGS
-                    .iter()
-                    .map(|s| s.key)
-                    .collect()
-            },
-        },
-        LabKind::Linkability => Hideable {
-            param: "l.hide",
-            groups: link_lab::settings::CONTROL_GROUPS,
-            settings: || keys(link_lab::settings::FIELDS),
-        },
-        LabKind::Mobility => Hideable {
-            param: "m.hide",
-            groups: mob_lab::settings::CONTROL_GROUPS,
-            settings: || keys(mob_lab::settings::FIELDS),
-        },
-    }
-}
 
 #[component]
 pub fn App() -> impl IntoView {
@@ -138,9 +97,7 @@ pub fn App() -> impl IntoView {
         if shown != LabKind::Signal {
             lab.playing.set(false);
         }
-        lab.send(Request::Show {
-            lab: shown.key().into(),
-        });
+        lab.send(Request::Show { lab: shown });
     });
 
     // The skip link focuses the open lab's panel (without a #fragment in the address bar).
@@ -184,7 +141,7 @@ pub fn App() -> impl IntoView {
                                     let _ = d.remove_attribute("open");
                                 }
                             }>
-                            <strong>{l.lab.title()}</strong>" — "{l.title}
+                            <strong>{spec(l.lab).title}</strong>" — "{l.title}
                         </a></li>
                     }).collect_view()}
                 </ul>
@@ -218,7 +175,7 @@ pub fn App() -> impl IntoView {
         </p>
         <LabTabs active=active/>
         <div class="instructor-wrap" class:hidden=move || !instructor.get()>
-            <InstructorPanel open=instructor lab=active lessons=&LESSONS hideable=hideable/>
+            <InstructorPanel open=instructor lab=active/>
         </div>
         <div class="instructor-wrap" class:hidden=move || !glossary.get()>
             <Glossary open=glossary/>

@@ -11,7 +11,6 @@ use crate::linkability::settings::LinkSettings;
 use crate::mobility::settings::{MobSettings, default_path};
 use crate::shell::PATH_KEY;
 use crate::shell::path_link::decode_path;
-use crate::shell::tabs::LabKind;
 use crate::signal_map::settings::LabSettings;
 use crate::ui::settings::query_pairs;
 use std::fmt::Write;
@@ -187,7 +186,7 @@ fn resolve_corpus() -> String {
         let _ = write!(
             out,
             "\n### ?{query}\ntab: {}\n",
-            LabKind::from_query(query).key()
+            crate::shell::tabs::lab_of(query).key()
         );
         for ((lab, r), (_, b)) in resolve(query).iter().zip(&base) {
             out.push_str(&r.text(lab, Some(b)));

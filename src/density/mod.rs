@@ -14,6 +14,22 @@ pub mod scene;
 pub mod settings;
 pub mod study;
 
+/// The lab in the registry ([`crate::labs`]).
+pub static SPEC: crate::labs::LabSpec = crate::labs::LabSpec {
+    kind: crate::protocol::LabKind::Density,
+    title: "Density",
+    prefix: "d.",
+    hide_key: whereabouts_engine::density::settings::HIDE_KEY,
+    groups: whereabouts_engine::density::settings::CONTROL_GROUPS,
+    settings: || {
+        whereabouts_engine::density::settings::SETTINGS
+            .iter()
+            .map(|s| s.key)
+            .collect()
+    },
+    lesson: &lesson::LESSON,
+};
+
 use crate::protocol::{DensityRequest, DensityResponse, Request, Response};
 use crate::shell::tabs::LabKind;
 use crate::shell::{data::DataState, engine::Engine};

@@ -16,6 +16,17 @@ pub mod settings;
 pub mod study;
 pub mod updates_map;
 
+/// The lab in the registry ([`crate::labs`]).
+pub static SPEC: crate::labs::LabSpec = crate::labs::LabSpec {
+    kind: crate::protocol::LabKind::Linkability,
+    title: "Linkability",
+    prefix: "l.",
+    hide_key: "l.hide",
+    groups: settings::CONTROL_GROUPS,
+    settings: || settings::FIELDS.iter().map(|f| f.key).collect(),
+    lesson: &lesson::LESSON,
+};
+
 use crate::protocol::linkability::UseData;
 use crate::protocol::{LinkRequest, LinkResponse, Request, Response};
 use crate::shell::path_link::decode_path;

@@ -15,6 +15,17 @@ pub mod scene;
 pub mod settings;
 pub mod study;
 
+/// The lab in the registry ([`crate::labs`]).
+pub static SPEC: crate::labs::LabSpec = crate::labs::LabSpec {
+    kind: crate::protocol::LabKind::Mobility,
+    title: "Mobility",
+    prefix: "m.",
+    hide_key: "m.hide",
+    groups: settings::CONTROL_GROUPS,
+    settings: || settings::FIELDS.iter().map(|f| f.key).collect(),
+    lesson: &lesson::LESSON,
+};
+
 use crate::protocol::{MobRequest, MobResponse, Request, Response};
 use crate::shell::tabs::LabKind;
 use crate::shell::{data::DataState, engine::Engine};

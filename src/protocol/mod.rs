@@ -10,6 +10,7 @@
 
 pub mod density;
 pub mod import;
+pub mod lab;
 pub mod linkability;
 pub mod mobility;
 pub mod signal;
@@ -18,6 +19,7 @@ pub use density::{Request as DensityRequest, Response as DensityResponse};
 pub use import::{
     ImportReport, ImportSettings, Request as ImportRequest, Response as ImportResponse,
 };
+pub use lab::LabKind;
 pub use linkability::{Request as LinkRequest, Response as LinkResponse};
 pub use mobility::{Request as MobRequest, Response as MobResponse};
 pub use signal::{Request as SignalRequest, Response as SignalResponse};
@@ -34,8 +36,8 @@ use whereabouts_core::import::Fix;
 pub enum Request {
     /// A round-trip check: the worker answers [`Response::Pong`] with the same nonce.
     Ping { nonce: u32 },
-    /// Which lab's tab shows (its `?lab=` key): only that lab computes; the others wait.
-    Show { lab: String },
+    /// Which lab's tab shows: only that lab computes; the others wait.
+    Show { lab: LabKind },
     /// The visitor's imported trace, for every lab's runs and studies on "your own data";
     /// `fixes: None` forgets it. The fixes travel as a packed `Float64Array` attachment
     /// ([`pack`]).

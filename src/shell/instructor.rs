@@ -3,20 +3,11 @@
 //! QR code drawn in the page; and present mode itself (`present=1`: large type, fewer panels,
 //! ← / → step the lesson, Escape leaves it).
 
+use crate::labs::spec;
 use crate::shell::tabs::{LabKind, with_lab};
-use crate::ui::lesson::{Lesson, with_step};
+use crate::ui::lesson::with_step;
 use crate::ui::qr::QrCodeView;
 use leptos::{ev, prelude::*};
-
-/// What students may have hidden in one lab: its query key for hidden controls, its groups of
-/// controls and every one of its settings' keys.
-#[derive(Clone, Copy)]
-pub struct Hideable {
-    pub param: &'static str,
-    /// The lab's groups of controls besides its settings.
-    pub groups: &'static [&'static str],
-    pub settings: fn() -> Vec<&'static str>,
-}
 
 /// What a group of controls is, for the instructor (its key without the lab's prefix).
 fn group_label(key: &str) -> &'static str {
@@ -126,15 +117,9 @@ fn page_address() -> String {
         .unwrap_or_default()
 }
 
-/// The panel. `lab` is the tab showing; `lessons` every lab's lesson; `hideable` each lab's
-/// hideable controls.
+/// The panel. `lab` is the tab showing (its lesson, settings and groups from the registry).
 #[component]
-pub fn InstructorPanel(
-    open: RwSignal<bool>,
-    lab: RwSignal<LabKind>,
-    lessons: &'static [&'static Lesson],
-    hideable: fn(LabKind) -> Hideable,
-) -> impl IntoView {
+pub fn InstructorPanel(open: RwSignal<bool>, lab: RwSignal<LabKind>) -> impl IntoView {
     // The students start at: 0 = the lab as it is now, k = the lesson's step k.
     let start = RwSignal::new(0usize);
     let present = RwSignal::new(false);
@@ -163,12 +148,12 @@ pub fn InstructorPanel(
         groups.set(Vec::new());
         hide_all.set(false);
     });
-    let lesson = move || lessons.iter().find(|l| l.lab == lab.get()).copied();
+    let lesson = move || Some(spec(lab.get()).lesson);
     let link = Memo::new(move |_| {
         tick.track();
         open.track();
         let l = lab.get();
-        let h = hideable(l);
+        let h = spec(l);
         let mut hidden: Vec<&str> = groups.get();
         if hide_all.get() {
             hidden.extend((h.settings)());
@@ -179,7 +164,7 @@ pub fn InstructorPanel(
         let query = web_sys::window()
             .and_then(|w| w.location().search().ok())
             .unwrap_or_default();
-        let q = students_query(&query, l, h.param, &hidden, at, present.get());
+        let q = students_query(&query, l, h.hide_key, &hidden, at, present.get());
         format!("{}?{q}", page_address())
     });
     view! {
@@ -196,7 +181,7 @@ pub fn InstructorPanel(
                         <select data-testid="instructor-start" on:change=move |e| {
                             start.set(event_target_value(&e).parse().unwrap_or(0));
                         }>
-                            <option value="0" selected=move || start.get() == 0>{move || format!("the {} lab as it is now", lab.get().title())}</option>
+                            <option value="0" selected=move || start.get() == 0>{move || format!("the {} lab as it is now", spec(lab.get()).title)}</option>
                             {move || lesson().map(|ls| ls.steps.iter().enumerate().map(|(i, s)| view! {
                                 <option value=(i + 1).to_string() selected=move || start.get() == i + 1>
                                     {format!("lesson step {}: {}", i + 1, s.title)}
@@ -216,7 +201,7 @@ pub fn InstructorPanel(
                                 on:change=move |e| hide_all.set(event_target_checked(&e))/>
                             "every setting"
                         </label>
-                        {move || hideable(lab.get()).groups.iter().map(|&key| view! {
+                        {move || spec(lab.get()).groups.iter().map(|&key| view! {
                             <label class="toggle">
                                 <input type="checkbox" data-hide=key prop:checked=move || groups.with(|g| g.contains(&key))
                                     on:change=move |e| {

@@ -4,55 +4,16 @@
 //! Every lab stays mounted when its tab is hidden, so switching back finds it exactly as it
 //! was, and the address bar keeps every lab's settings whichever tab is showing.
 
+use crate::labs::{LABS, spec};
 use leptos::prelude::*;
 
-/// The four labs, one per source system (docs/papers.md).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LabKind {
-    Signal,
-    Density,
-    Linkability,
-    Mobility,
-}
+pub use crate::protocol::LabKind;
 
-impl LabKind {
-    /// In tab order: the first built, then lightest to heaviest.
-    pub const ALL: [LabKind; 4] = [
-        LabKind::Signal,
-        LabKind::Density,
-        LabKind::Linkability,
-        LabKind::Mobility,
-    ];
-
-    /// The value of `?lab=`.
-    pub fn key(self) -> &'static str {
-        match self {
-            LabKind::Signal => "signal",
-            LabKind::Density => "density",
-            LabKind::Linkability => "linkability",
-            LabKind::Mobility => "mobility",
-        }
-    }
-
-    pub fn title(self) -> &'static str {
-        match self {
-            LabKind::Signal => "Signal map",
-            LabKind::Density => "Density",
-            LabKind::Linkability => "Linkability",
-            LabKind::Mobility => "Mobility",
-        }
-    }
-
-    pub fn parse(key: &str) -> Option<LabKind> {
-        LabKind::ALL.into_iter().find(|l| l.key() == key)
-    }
-
-    /// The lab a query string asks for (the Signal map when it names none or an unknown one).
-    pub fn from_query(query: &str) -> LabKind {
-        lab_param(query)
-            .and_then(|v| LabKind::parse(&v))
-            .unwrap_or(LabKind::Signal)
-    }
+/// The lab a query string asks for (the Signal map when it names none or an unknown one).
+pub fn lab_of(query: &str) -> LabKind {
+    lab_param(query)
+        .and_then(|v| LabKind::parse(&v))
+        .unwrap_or(LabKind::Signal)
 }
 
 /// The decoded value of `lab=` in a query string, if any.
@@ -79,24 +40,11 @@ pub fn with_lab(query: &str, lab: LabKind) -> String {
         .join("&")
 }
 
-impl LabKind {
-    /// The prefix of the lab's own keys in the query string: the Signal map's are plain (they
-    /// were there before the other labs), every other lab's are `x.key`.
-    pub fn prefix(self) -> &'static str {
-        match self {
-            LabKind::Signal => "",
-            LabKind::Density => "d.",
-            LabKind::Linkability => "l.",
-            LabKind::Mobility => "m.",
-        }
-    }
-
-    /// True if `key` in the query string is one of this lab's settings.
-    pub fn owns(self, key: &str) -> bool {
-        match self {
-            LabKind::Signal => !SHELL_KEYS.contains(&key) && !other_lab_key(key),
-            _ => key.starts_with(self.prefix()),
-        }
+/// True if `key` in the query string is one of `lab`'s settings.
+pub fn owns(lab: LabKind, key: &str) -> bool {
+    match spec(lab).prefix {
+        "" => !SHELL_KEYS.contains(&key) && !other_lab_key(key),
+        prefix => key.starts_with(prefix),
     }
 }
 
@@ -106,9 +54,8 @@ pub const SHELL_KEYS: [&str; 5] = ["lab", "lesson", "step", "present", "glossary
 
 /// True if `key` belongs to a lab other than the Signal map (which ignores it).
 pub fn other_lab_key(key: &str) -> bool {
-    LabKind::ALL
-        .iter()
-        .any(|l| !l.prefix().is_empty() && key.starts_with(l.prefix()))
+    LABS.iter()
+        .any(|l| !l.prefix.is_empty() && key.starts_with(l.prefix))
 }
 
 /// `current` with `lab`'s own settings replaced by `own` (both without `?`), every other lab's
@@ -130,7 +77,7 @@ pub fn merge_query(current: &str, lab: LabKind, own: &str, shown: LabKind) -> St
             let source = if l == lab { &own } else { &current };
             source
                 .iter()
-                .filter(move |p| l.owns(&key(p)))
+                .filter(move |p| owns(l, &key(p)))
                 .cloned()
                 .collect::<Vec<_>>()
         })
@@ -149,7 +96,7 @@ pub fn merge_query(current: &str, lab: LabKind, own: &str, shown: LabKind) -> St
 pub fn save_lab_query(lab: LabKind, own: &str) -> Option<usize> {
     let w = web_sys::window()?;
     let current = w.location().search().unwrap_or_default();
-    let query = merge_query(&current, lab, own, LabKind::from_query(&current));
+    let query = merge_query(&current, lab, own, lab_of(&current));
     let history = w.history().ok()?;
     let _ = history.replace_state_with_url(
         &wasm_bindgen::JsValue::NULL,
@@ -164,7 +111,7 @@ pub fn current_lab() -> LabKind {
     let query = web_sys::window()
         .and_then(|w| w.location().search().ok())
         .unwrap_or_default();
-    LabKind::from_query(&query)
+    lab_of(&query)
 }
 
 /// Shows `lab`'s tab in the address bar, keeping every other setting (replaceState).
@@ -239,7 +186,7 @@ pub fn LabTabs(active: RwSignal<LabKind>) -> impl IntoView {
                                 select(lab);
                             }
                         >
-                            {lab.title()}
+                            {spec(lab).title}
                         </a>
                     }
                 })
@@ -254,10 +201,10 @@ mod tests {
 
     #[test]
     fn the_query_names_the_lab_and_the_signal_map_is_the_default() {
-        assert_eq!(LabKind::from_query(""), LabKind::Signal);
-        assert_eq!(LabKind::from_query("?seed=3&lab=density"), LabKind::Density);
-        assert_eq!(LabKind::from_query("lab=mobility"), LabKind::Mobility);
-        assert_eq!(LabKind::from_query("lab=nonsense&T=4"), LabKind::Signal);
+        assert_eq!(lab_of(""), LabKind::Signal);
+        assert_eq!(lab_of("?seed=3&lab=density"), LabKind::Density);
+        assert_eq!(lab_of("lab=mobility"), LabKind::Mobility);
+        assert_eq!(lab_of("lab=nonsense&T=4"), LabKind::Signal);
         for lab in LabKind::ALL {
             assert_eq!(LabKind::parse(lab.key()), Some(lab));
         }
@@ -276,9 +223,9 @@ mod tests {
 
     #[test]
     fn each_lab_writes_its_own_keys_and_keeps_the_others() {
-        assert!(LabKind::Density.owns("d.B") && !LabKind::Density.owns("B"));
-        assert!(LabKind::Signal.owns("B") && !LabKind::Signal.owns("d.B"));
-        assert!(!LabKind::Signal.owns("lab") && other_lab_key("m.win"));
+        assert!(owns(LabKind::Density, "d.B") && !owns(LabKind::Density, "B"));
+        assert!(owns(LabKind::Signal, "B") && !owns(LabKind::Signal, "d.B"));
+        assert!(!owns(LabKind::Signal, "lab") && other_lab_key("m.win"));
         let q = "lab=density&T=24&B=8&d.B=3&d.h=300";
         // The Signal map saves: its keys replaced, the Density lab's kept, the tab kept.
         let s = merge_query(q, LabKind::Signal, "T=6&B=inf", LabKind::Density);
@@ -290,7 +237,7 @@ mod tests {
 
     #[test]
     fn a_lesson_and_present_mode_survive_every_labs_save() {
-        assert!(!LabKind::Signal.owns("lesson") && !LabKind::Signal.owns("present"));
+        assert!(!owns(LabKind::Signal, "lesson") && !owns(LabKind::Signal, "present"));
         let q = "lab=density&T=24&d.B=3&lesson=density&step=2&present=1";
         let s = merge_query(q, LabKind::Signal, "T=6", LabKind::Density);
         assert_eq!(s, "lab=density&T=6&d.B=3&lesson=density&step=2&present=1");

@@ -14,6 +14,17 @@ pub mod scene;
 pub mod settings;
 pub mod study;
 
+/// The lab in the registry ([`crate::labs`]).
+pub static SPEC: crate::labs::LabSpec = crate::labs::LabSpec {
+    kind: crate::protocol::LabKind::Signal,
+    title: "Signal map",
+    prefix: "",
+    hide_key: "hide",
+    groups: settings::CONTROL_GROUPS,
+    settings: || settings::FIELDS.iter().map(|f| f.key).collect(),
+    lesson: &lesson::LESSON,
+};
+
 use crate::protocol::{Request, Response, SignalRequest, SignalResponse};
 use crate::shell::{data::DataState, engine::Engine};
 pub use crate::ui::basemap::now_ms;

@@ -15,8 +15,8 @@ pub mod mobility;
 pub mod signal_map;
 pub mod study;
 
+use crate::protocol::LabKind;
 use crate::protocol::{self, ImportRequest, Request, Response};
-use crate::shell::tabs::LabKind;
 use std::{cell::RefCell, rc::Rc};
 use wasm_bindgen::{JsCast, JsValue, closure::Closure};
 use web_sys::{DedicatedWorkerGlobalScope, MessageChannel, MessageEvent};
@@ -73,12 +73,7 @@ impl Scheduler {
                 nonce,
                 engine_version: whereabouts_engine::VERSION.to_string(),
             }),
-            Request::Show { lab } => match LabKind::parse(&lab) {
-                Some(kind) => self.shown = Some(kind),
-                None => emit(Response::Rejected {
-                    reason: format!("no lab is called {lab:?}"),
-                }),
-            },
+            Request::Show { lab } => self.shown = Some(lab),
             Request::Data { name, fixes } => {
                 let data = fixes.map(|f| VisitorData {
                     name,
@@ -491,7 +486,7 @@ mod tests {
         assert!(engine.has_work());
         engine.handle(
             Request::Show {
-                lab: "density".into(),
+                lab: LabKind::Density,
             },
             &|| 0.0,
             &mut |r| out.push(r),
@@ -500,7 +495,7 @@ mod tests {
         assert!(pump_all(&mut engine).is_empty());
         engine.handle(
             Request::Show {
-                lab: "signal".into(),
+                lab: LabKind::Signal,
             },
             &|| 0.0,
             &mut |r| out.push(r),
@@ -607,7 +602,7 @@ mod tests {
         use whereabouts_engine::density::lab::DensityEvent;
         let mut engine = Scheduler::default();
         let show = Request::Show {
-            lab: "density".into(),
+            lab: LabKind::Density,
         };
         engine.handle(show, &|| 0.0, &mut |_| {});
         let config = DensityConfig {
@@ -700,7 +695,7 @@ mod tests {
         engine.handle(start(UseData::No), &|| 0.0, &mut |_| {});
         assert!(!engine.has_work(), "the Signal map shows: the lab waits");
         let show = Request::Show {
-            lab: "linkability".into(),
+            lab: LabKind::Linkability,
         };
         engine.handle(show, &|| 0.0, &mut |_| {});
         let out = pump_all(&mut engine);
@@ -732,7 +727,7 @@ mod tests {
         config.attack.iterations = 12;
         let mut engine = Scheduler::default();
         let show = Request::Show {
-            lab: "mobility".into(),
+            lab: LabKind::Mobility,
         };
         engine.handle(show, &|| 0.0, &mut |_| {});
         let mut out = Vec::new();
