@@ -3,7 +3,7 @@
 //! fewer waves hide more and map worse, more map better and hide less, asking again with a
 //! redrawn basis undoes it, and geo-indistinguishability's noise — ending in the sandbox.
 
-use crate::shell::tabs::LabKind;
+use crate::protocol::LabKind;
 use crate::ui::lesson::{Lesson, Step};
 
 pub static LESSON: Lesson = Lesson {

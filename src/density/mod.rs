@@ -30,8 +30,8 @@ pub static SPEC: crate::labs::LabSpec = crate::labs::LabSpec {
     lesson: &lesson::LESSON,
 };
 
+use crate::protocol::LabKind;
 use crate::protocol::{DensityRequest, DensityResponse, Request, Response};
-use crate::shell::tabs::LabKind;
 use crate::shell::{data::DataState, engine::Engine};
 pub use crate::ui::basemap::now_ms;
 use leptos::prelude::*;

@@ -3,7 +3,7 @@
 //! split, what an update gives away besides (the places), and the mitigations' trade-offs —
 //! ending in the sandbox.
 
-use crate::shell::tabs::LabKind;
+use crate::protocol::LabKind;
 use crate::ui::lesson::{Lesson, Step};
 
 pub static LESSON: Lesson = Lesson {

@@ -27,10 +27,10 @@ pub static SPEC: crate::labs::LabSpec = crate::labs::LabSpec {
     lesson: &lesson::LESSON,
 };
 
+use crate::protocol::LabKind;
 use crate::protocol::linkability::UseData;
 use crate::protocol::{LinkRequest, LinkResponse, Request, Response};
 use crate::shell::path_link::decode_path;
-use crate::shell::tabs::LabKind;
 use crate::shell::{PATH_KEY, data::DataState, engine::Engine};
 use crate::ui::basemap::now_ms;
 use crate::ui::settings::query_pairs;

@@ -2,7 +2,7 @@
 //! rebuilds a window of the route from each round's gradient, its street mapping, a plain DLG
 //! beside it, position noise, the adaptive budget and DP-SGD — ending in the sandbox.
 
-use crate::shell::tabs::LabKind;
+use crate::protocol::LabKind;
 use crate::ui::lesson::{Lesson, Step};
 
 pub static LESSON: Lesson = Lesson {

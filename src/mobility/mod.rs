@@ -26,8 +26,8 @@ pub static SPEC: crate::labs::LabSpec = crate::labs::LabSpec {
     lesson: &lesson::LESSON,
 };
 
+use crate::protocol::LabKind;
 use crate::protocol::{MobRequest, MobResponse, Request, Response};
-use crate::shell::tabs::LabKind;
 use crate::shell::{data::DataState, engine::Engine};
 use crate::ui::basemap::now_ms;
 use crate::ui::path_editor::PathEditor;

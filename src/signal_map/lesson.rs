@@ -4,7 +4,7 @@
 //! sandbox. The "what to notice" of each step is checked on the page by the end-to-end tests
 //! (tests/e2e/lesson.test.mjs).
 
-use crate::shell::tabs::LabKind;
+use crate::protocol::LabKind;
 use crate::ui::lesson::{Lesson, Step};
 
 pub static LESSON: Lesson = Lesson {

@@ -25,7 +25,7 @@ pub static SPEC: crate::labs::LabSpec = crate::labs::LabSpec {
     lesson: &lesson::LESSON,
 };
 
-use crate::protocol::{Request, Response, SignalRequest, SignalResponse};
+use crate::protocol::{LabKind, Request, Response, SignalRequest, SignalResponse};
 use crate::shell::{data::DataState, engine::Engine};
 pub use crate::ui::basemap::now_ms;
 use crate::ui::path_editor::PathEditor;
@@ -324,9 +324,7 @@ impl LabState {
     /// history spam, and a reload keeps the drawing).
     pub fn save_url(&self) {
         let own = self.query();
-        if let Some(chars) =
-            crate::shell::tabs::save_lab_query(crate::shell::tabs::LabKind::Signal, &own)
-        {
+        if let Some(chars) = crate::shell::tabs::save_lab_query(LabKind::Signal, &own) {
             self.link_chars.set(chars);
         }
     }

@@ -7,7 +7,7 @@
 //! their place in the address bar. Steps move with the buttons, or with ← / → and Page Up /
 //! Page Down (a presenter's clicker) anywhere on the page but in a text field.
 
-use crate::shell::tabs::LabKind;
+use crate::protocol::LabKind;
 use leptos::{ev, prelude::*};
 use wasm_bindgen::JsCast;
 
