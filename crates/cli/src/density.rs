@@ -36,10 +36,27 @@ struct RunOut {
 
 /// Runs `config` (the lab's default without one) and returns the JSON text.
 pub fn run(config: Option<&str>, surfaces: bool) -> Result<String, String> {
-    let config = match config {
+    run_with(config, surfaces, None)
+}
+
+/// [`run`]; with `data` (a file's name and fixes), the visitor's places are the file's frequent
+/// places, as the page puts them.
+pub fn run_with(
+    config: Option<&str>,
+    surfaces: bool,
+    data: Option<(String, Vec<whereabouts_core::import::Fix>)>,
+) -> Result<String, String> {
+    let mut config = match config {
         Some(text) => DensityConfig::parse(text)?,
         None => DensityConfig::default(),
     };
+    if let Some((name, fixes)) = data {
+        let found =
+            whereabouts_engine::density::visitor::places_from_fixes(&fixes, config.city_half_m)
+                .map_err(|e| format!("{name}: {e}"))?;
+        config.visitor = found.places;
+        config.validate().map_err(|e| e.to_string())?;
+    }
     let mut lab = DensityLab::start(config.clone())?;
     lab.finish(&mut |_| {})?;
     let visitor_id = lab.visitor_id();

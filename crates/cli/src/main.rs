@@ -2,6 +2,7 @@
 //! runs, for scripted, reproducible experiments.
 
 mod density;
+mod labs;
 mod sweep;
 
 use clap::{Parser, Subcommand};
@@ -40,22 +41,37 @@ enum Command {
         #[arg(long, short)]
         out: Option<PathBuf>,
     },
-    /// Run a scenario (TOML or JSON config) and write the per-round results as JSON.
+    /// Run one lab (the Signal map's scenario by default) from a TOML or JSON config and write
+    /// its results as JSON: per round for the Signal map, the run's figures and the server's
+    /// guesses for the others.
     Run {
-        /// The scenario; `whereabouts config` prints a complete example.
+        /// signal-map, density, linkability or mobility.
+        #[arg(long, default_value = "signal-map")]
+        lab: String,
+        /// The run's settings (left-out ones keep the lab's defaults; without it, the lab's
+        /// default run); `--print-config` prints a complete example.
         #[arg(long)]
-        config: PathBuf,
+        config: Option<PathBuf>,
+        /// Print the lab's default config (TOML) instead of running.
+        #[arg(long)]
+        print_config: bool,
+        /// Density: also write the exact KDE and the server's estimate, cell by cell.
+        #[arg(long)]
+        surfaces: bool,
         /// Output file (default: standard output).
         #[arg(long, short)]
         out: Option<PathBuf>,
-        /// Include wall-clock attack times (makes the output differ between runs).
+        /// Signal map: include wall-clock attack times (makes the output differ between runs).
         #[arg(long)]
         timings: bool,
-        /// Keep the attack-progress events (the DLG path is in each round's `trail` anyway).
+        /// Signal map: keep the attack-progress events (the DLG path is in each round's `trail`
+        /// anyway).
         #[arg(long)]
         progress_events: bool,
-        /// The target's data from your own file (CSV, GPX, GeoJSON, Google location history):
-        /// the world is placed around it and rounds follow its timestamps.
+        /// Your own file (CSV, GPX, GeoJSON, Google location history), put in as the page puts
+        /// it: the Signal map's target (the world placed around it, rounds by its timestamps),
+        /// the Density lab's places (its frequent places), the Linkability lab's visitor, the
+        /// Mobility lab's target.
         #[arg(long)]
         data: Option<PathBuf>,
         /// With --data: keep at most one fix per this many seconds.
@@ -230,20 +246,70 @@ fn main() -> ExitCode {
             out,
         } => generate(&preset, seed, users, weeks, out.as_deref()),
         Command::Run {
+            print_config: true,
+            lab,
+            ..
+        } => labs::default_config(&lab).map(|t| print!("{t}")),
+        Command::Run {
+            lab,
             config,
+            surfaces,
             out,
             timings,
             progress_events,
             data,
             thin,
-        } => run(
-            &config,
-            out.as_deref(),
-            timings,
-            progress_events,
-            data.as_deref(),
-            thin,
-        ),
+            ..
+        } => {
+            let signal_only = [
+                ("--timings", timings),
+                ("--progress-events", progress_events),
+            ];
+            let density_only = [("--surfaces", surfaces)];
+            let refuse = |flags: &[(&str, bool)], whose: &str| {
+                flags
+                    .iter()
+                    .find(|(_, on)| *on)
+                    .map_or(Ok(()), |(flag, _)| Err(format!("{flag} is {whose} only")))
+            };
+            let text = || config.as_deref().map(read).transpose();
+            let file = || {
+                data.as_deref()
+                    .map(
+                        |path| -> Result<(String, Vec<whereabouts_core::import::Fix>), String> {
+                            let (name, i) = import_path(path)?;
+                            Ok((name, whereabouts_core::import::thin(&i.fixes, thin)))
+                        },
+                    )
+                    .transpose()
+            };
+            match lab.as_str() {
+                "signal-map" => refuse(&density_only, "the Density lab's").and_then(|()| {
+                    run(
+                        config.as_deref(),
+                        out.as_deref(),
+                        timings,
+                        progress_events,
+                        data.as_deref(),
+                        thin,
+                    )
+                }),
+                other => refuse(&signal_only, "the Signal map's")
+                    .and_then(|()| {
+                        if other != "density" {
+                            refuse(&density_only, "the Density lab's")?;
+                        }
+                        let (text, file) = (text()?, file()?);
+                        match other {
+                            "density" => density::run_with(text.as_deref(), surfaces, file),
+                            "linkability" => labs::linkability(text.as_deref(), file),
+                            "mobility" => labs::mobility(text.as_deref(), file),
+                            _ => Err(format!("no lab is called “{other}” ({})", labs::LABS)),
+                        }
+                    })
+                    .and_then(|json| write_out(out.as_deref(), &json)),
+            }
+        }
         Command::Config => ScenarioConfig::default().to_toml().map(|t| print!("{t}")),
         Command::Attack { case } => attack(&case),
         Command::Bench { iterations } => {
@@ -346,15 +412,19 @@ fn generate(
 }
 
 fn run(
-    config_path: &Path,
+    config_path: Option<&Path>,
     out: Option<&Path>,
     timings: bool,
     progress_events: bool,
     data: Option<&Path>,
     thin: f64,
 ) -> Result<(), String> {
-    let mut config = ScenarioConfig::parse(&read(config_path)?)
-        .map_err(|e| format!("{}: {e}", config_path.display()))?;
+    let mut config = match config_path {
+        Some(path) => {
+            ScenarioConfig::parse(&read(path)?).map_err(|e| format!("{}: {e}", path.display()))?
+        }
+        None => ScenarioConfig::default(),
+    };
     if let Some(path) = data {
         let (name, i) = import_path(path)?;
         let fixes = whereabouts_core::import::thin(&i.fixes, thin);

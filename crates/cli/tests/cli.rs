@@ -457,3 +457,78 @@ fn density_runs_a_configuration_to_json_and_names_a_bad_setting() {
         text(&bad.stderr)
     );
 }
+
+#[test]
+fn run_takes_any_lab_from_a_config_with_the_labs_defaults_for_what_it_leaves_out() {
+    // Linkability: a small federation; the same settings give the same numbers.
+    let config = temp("link.toml");
+    std::fs::write(&config, "people = 10\nrounds = 6\n[mlp]\nepochs = 5\n").unwrap();
+    let args = [
+        "run",
+        "--lab",
+        "linkability",
+        "--config",
+        config.to_str().unwrap(),
+    ];
+    let out = whereabouts(&args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["summary"]["people"], 10);
+    assert_eq!(json["summary"]["rounds_done"], 6);
+    // Left out: the lab's default (the MLP's hidden layer, the devices' learning rate).
+    assert_eq!(json["config"]["mlp"]["hidden"], 128);
+    assert_eq!(json["config"]["learning_rate"], 0.05);
+    assert_eq!(whereabouts(&args).stdout, out.stdout);
+
+    // Mobility on the visitor's own file: the target is its positions.
+    let config = temp("mob.toml");
+    std::fs::write(&config, "rounds = 3\nusers = 20\n").unwrap();
+    let sample = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../www/samples/campus-week.gpx"
+    );
+    let out = whereabouts(&[
+        "run",
+        "--lab",
+        "mobility",
+        "--config",
+        config.to_str().unwrap(),
+        "--data",
+        sample,
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["config"]["target"]["kind"], "fixes");
+    assert_eq!(json["summary"]["rounds_done"], 3);
+
+    // Each lab prints its defaults; a bad setting, a bad lab and another lab's flag are named.
+    for (lab, key) in [
+        ("signal-map", "round_length"),
+        ("density", "bandwidth_m"),
+        ("linkability", "local_epochs"),
+        ("mobility", "learning_rate"),
+    ] {
+        let printed = whereabouts(&["run", "--lab", lab, "--print-config"]);
+        assert!(text(&printed.stdout).contains(key), "{lab}");
+    }
+    std::fs::write(&config, "rounds = 0\n").unwrap();
+    let bad = whereabouts(&[
+        "run",
+        "--lab",
+        "mobility",
+        "--config",
+        config.to_str().unwrap(),
+    ]);
+    assert!(!bad.status.success());
+    assert!(
+        text(&bad.stderr).contains("rounds"),
+        "{}",
+        text(&bad.stderr)
+    );
+    let bad = whereabouts(&["run", "--lab", "weather"]);
+    assert!(text(&bad.stderr).contains("no lab is called “weather”"));
+    let bad = whereabouts(&["run", "--lab", "mobility", "--timings"]);
+    assert!(text(&bad.stderr).contains("--timings is the Signal map's only"));
+    let bad = whereabouts(&["run", "--surfaces"]);
+    assert!(text(&bad.stderr).contains("--surfaces is the Density lab's only"));
+}

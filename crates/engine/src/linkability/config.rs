@@ -147,7 +147,7 @@ fn one() -> usize {
 
 /// Everything a run depends on.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct LinkConfig {
     pub seed: u64,
     /// People in the federation; each has two devices.

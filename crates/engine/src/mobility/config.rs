@@ -134,7 +134,7 @@ pub enum Start {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct AttackConfig {
     pub method: Method,
     /// ST-GIA's switches (the baselines start at random each round, unmapped, uncalibrated).
@@ -175,7 +175,7 @@ impl AttackConfig {
 
 /// One run of the lab.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct MobConfig {
     pub seed: u64,
     pub data: TraceKind,

@@ -11,7 +11,7 @@ use whereabouts_core::rng::Stream;
 
 /// The MLP's hyper-parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct MlpSettings {
     pub hidden: usize,
     pub dropout: f64,
