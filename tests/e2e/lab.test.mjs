@@ -192,7 +192,7 @@ test("the visitor joins a federation whose map has learnt; the paper's cold star
   await page.click('[data-testid="switch-start"]');
   await page.waitForFunction(() => /start=cold/.test(location.search));
   // The run starts again: wait for the warm run's figures to go, then for the new run's end.
-  await page.waitForFunction((old) => document.querySelector('[data-testid="rmse"]').textContent !== old, await card('rmse'));
+  await page.waitForFunction((old) => document.querySelector('[data-testid="rmse"]').textContent !== old, await card('rmse'), { timeout: 60000 });
   await finished(page);
   const cold = { rmse: await rmse(), analytic: await analytic() };
   assert.ok(cold.rmse > 50, `cold start: ${cold.rmse} dB RMSE`);
