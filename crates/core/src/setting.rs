@@ -144,6 +144,46 @@ pub fn pairs<C>(table: &[Setting<C>], config: &C) -> Vec<String> {
         .collect()
 }
 
+/// What is missing from a table, if anything: every setting needs a key, a label, a help text
+/// and a section; a number a bound that is not empty; a choice at least two options, each
+/// with a label; no two settings may answer to the same key. Each lab's tests call it.
+pub fn check_table<C>(table: &[Setting<C>]) -> Result<(), String> {
+    for (i, s) in table.iter().enumerate() {
+        let what = if s.key.is_empty() { "a setting" } else { s.key };
+        if s.key.is_empty() || s.label.is_empty() || s.help.is_empty() || s.section.is_empty() {
+            return Err(format!(
+                "{what}: key, label, help and section are all needed"
+            ));
+        }
+        match s.kind {
+            Kind::Number { limit, .. }
+                if limit.min.is_nan()
+                    || limit.max.is_nan()
+                    || limit.min > limit.max
+                    || limit.text.is_empty() =>
+            {
+                return Err(format!("{what}: its bound is empty or unnamed"));
+            }
+            Kind::Choice(options)
+                if options.len() < 2
+                    || options.iter().any(|(k, l)| k.is_empty() || l.is_empty()) =>
+            {
+                return Err(format!(
+                    "{what}: a choice needs two or more labelled options"
+                ));
+            }
+            _ => {}
+        }
+        let keys = std::iter::once(s.key).chain(s.aliases.iter().copied());
+        for key in keys {
+            if table[..i].iter().any(|other| other.answers_to(key)) {
+                return Err(format!("“{key}” names two settings"));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// A number within `limit`, or what is wrong with it.
 pub fn number(value: &str, limit: &Limit) -> Result<f64, String> {
     within(value, limit, |v| v)
@@ -378,6 +418,20 @@ mod tests {
         assert!(set(TABLE, &mut c, "sigma", "9").is_ok());
         assert_eq!(c, Config { n: 5, ..plain() });
         assert!(!(TABLE[1].relevant)(&c));
+    }
+
+    #[test]
+    fn a_table_without_a_help_text_or_with_a_key_twice_is_named() {
+        assert_eq!(check_table(TABLE), Ok(()));
+        let mut broken = TABLE.to_vec();
+        broken[1].help = "";
+        assert!(check_table(&broken).unwrap_err().starts_with("sigma"));
+        let mut twice = TABLE.to_vec();
+        twice[2].aliases = &["mode"];
+        assert_eq!(
+            check_table(&twice).unwrap_err(),
+            "“mode” names two settings"
+        );
     }
 
     #[test]

@@ -279,6 +279,11 @@ mod tests {
 
     #[test]
     fn every_setting_round_trips_through_its_text_and_absurd_values_are_named() {
+        assert_eq!(whereabouts_core::setting::check_table(SETTINGS), Ok(()));
+        for s in SETTINGS {
+            assert!(SECTIONS.contains(&s.section), "{}", s.key);
+            assert!(s.key.starts_with("d."), "{}", s.key);
+        }
         let c = DensityConfig {
             scheme: Scheme::GeoInd {
                 epsilon_per_m: 0.003,
