@@ -51,7 +51,7 @@ fn a_labs_messages_travel_in_the_envelope() {
     let back = protocol::decode_response(protocol::encode_response(&response).unwrap());
     assert_eq!(back.unwrap(), response);
     let show = Request::Show {
-        lab: "density".into(),
+        lab: whereabouts_web::protocol::LabKind::Density,
     };
     let back = protocol::decode_request(protocol::encode_request(&show).unwrap());
     assert_eq!(back.unwrap(), show);

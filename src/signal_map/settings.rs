@@ -609,14 +609,6 @@ fn limited_f32(value: &str, limit: &Limit) -> Result<f64, String> {
     within(value, limit, |v| f64::from(v as f32))
 }
 
-/// The label of a field, for messages.
-pub fn label(key: &str) -> &'static str {
-    FIELDS
-        .iter()
-        .find(|f| f.key == key)
-        .map_or("setting", |f| f.label)
-}
-
 impl LabSettings {
     /// The value of a control as text ("" for an unknown key).
     pub fn get(&self, key: &str) -> String {
