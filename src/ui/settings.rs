@@ -1,8 +1,8 @@
-//! A lab's settings as a table of fields, written once per setting: URL key, label, "?" help,
-//! how it is edited (a number within the engine's own [`Limit`], a choice, a toggle), how it is
-//! read and written as text, and where it goes in the panel. The controls, the URL and the
-//! validation of every lab come from such a table; values are refused with a message, never
-//! clamped silently.
+//! The page's side of the settings: a setting row's control (its "?" and its refusal), a lab's
+//! link read and written from its rows, and the query string's pairs. The rows themselves are
+//! the engine's, next to each lab's config ([`whereabouts_core::setting`]); the labs not yet on
+//! engine rows (the Signal map, Linkability, Mobility: issue #38) keep a page-side table of
+//! [`Field`]s here. Values are refused with a message, never clamped silently.
 //!
 //! Every lab keeps its keys in the one query string (the address bar holds every lab's settings
 //! whichever tab shows): the Signal map's keys are plain (`T`, `B`, …; they were there first),
@@ -10,7 +10,6 @@
 
 use crate::ui::help::help;
 use leptos::prelude::*;
-use whereabouts_core::limit::Limit;
 pub use whereabouts_core::setting::Kind;
 use whereabouts_core::setting::{Setting, apply_at};
 
@@ -60,36 +59,9 @@ pub fn get_field<S, G>(fields: &[Field<S, G>], settings: &S, key: &str) -> Strin
         .map_or(String::new(), |f| (f.get)(settings))
 }
 
-/// A number within `limit`, or what is wrong with it.
-pub fn limited(value: &str, limit: &Limit) -> Result<f64, String> {
-    within(value, limit, |v| v)
-}
-
-/// `value` as a number whose form `as_used` (the value the engine will use) lies in `limit`.
-pub fn within(value: &str, limit: &Limit, as_used: fn(f64) -> f64) -> Result<f64, String> {
-    let v: f64 = value
-        .trim()
-        .parse()
-        .map_err(|_| format!("“{value}” is not a number"))?;
-    if limit.contains(as_used(v)) {
-        Ok(v)
-    } else {
-        Err(format!("must be {}", limit.text))
-    }
-}
-
-pub fn flag(value: &str) -> Result<bool, String> {
-    match value {
-        "1" | "true" | "on" => Ok(true),
-        "0" | "false" | "off" => Ok(false),
-        _ => Err("must be 1 or 0".into()),
-    }
-}
-
-/// A number as the URL and the controls show it (the shortest form that reads back the same).
-pub fn trim(x: f64) -> String {
-    format!("{x}")
-}
+// The parsing of a value is the rows' (whereabouts_core::setting), for the tables not yet
+// on engine rows too.
+pub use whereabouts_core::setting::{flag, number as limited, trim, within};
 
 /// The choice among `options` whose key is `value`, or what is wrong.
 pub fn choice<T: Copy>(options: &[(T, &str)], value: &str, what: &str) -> Result<T, String> {
