@@ -8,9 +8,10 @@ use super::adjoint;
 use super::dual::Dual;
 use super::lstm::{self, INPUT, OUTPUT, WINDOW, Window};
 use super::objective::{Distance, Observed, UNKNOWNS};
-use super::optim::{Adam, Lbfgs, Point};
+use super::optim::{Lbfgs, Point};
 use super::scalar::Scalar;
 use serde::{Deserialize, Serialize};
+use whereabouts_core::optim::Adam;
 
 /// The optimiser and its learning rate.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -132,7 +133,11 @@ fn add_extras(params: &[f32], extras: &Extras, z: &Point, value: &mut f32, gradi
 
 enum State {
     Lbfgs(Lbfgs),
-    Adam(Adam),
+    /// `torch.optim.Adam(lr)` with its defaults: the core's Adam on the unknowns.
+    Adam {
+        lr: f32,
+        adam: Adam<f32, UNKNOWNS>,
+    },
 }
 
 /// One round's inversion, an iteration at a time (the page's worker works in slices).
@@ -165,7 +170,10 @@ impl Inverter {
             z: pack(&start.0, &known_label.unwrap_or(start.1)),
             state: match settings.optimiser {
                 Optimiser::Lbfgs { lr } => State::Lbfgs(Lbfgs::new(lr)),
-                Optimiser::Adam { lr } => State::Adam(Adam::new(lr)),
+                Optimiser::Adam { lr } => State::Adam {
+                    lr,
+                    adam: Adam::new(),
+                },
             },
             trail: Vec::with_capacity(settings.iterations),
             evaluations: 0,
@@ -201,7 +209,14 @@ impl Inverter {
         let before = self.z;
         let (value, n) = match &mut self.state {
             State::Lbfgs(o) => o.step(&mut self.z, &mut f),
-            State::Adam(o) => o.step(&mut self.z, &mut f),
+            State::Adam { lr, adam } => {
+                let (value, gradient) = f(&self.z);
+                let step = adam.step(*lr, &gradient);
+                for (z, step) in self.z.iter_mut().zip(step) {
+                    *z -= step;
+                }
+                (value, 1)
+            }
         };
         self.evaluations += n;
         if !value.is_finite() || self.z.iter().any(|v| !v.is_finite()) {

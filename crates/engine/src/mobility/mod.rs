@@ -9,10 +9,10 @@
 //! dummy window's gradient and the observed one, with its exact derivative with respect to the
 //! 8×2 dummy positions and the 2-D dummy label, carried on forward-mode dual numbers ([`dual`])
 //! as the reference, and by reverse mode over reverse mode ([`adjoint`]) for the attack, because
-//! it needs the derivative of a gradient), PyTorch's optimisers ([`optim`]), one round's
-//! inversion ([`attack`]), the calibration over rounds ([`calibration`]), the metrics
-//! ([`metrics`]), the defences ([`defence`]), the data ([`traces`], and the visitor's file as
-//! the target: [`visitor`]), the run on the core's driver ([`lab`]), the page's study
+//! it needs the derivative of a gradient), PyTorch's L-BFGS ([`optim`]; Adam is the core's),
+//! one round's inversion ([`attack`]), the calibration over rounds ([`calibration`]), the
+//! metrics ([`metrics`]), the defences ([`defence`]), the data ([`traces`], and the visitor's
+//! file as the target: [`visitor`]), the run on the core's driver ([`lab`]), the page's study
 //! ([`study`]) and the command line's tables ([`experiments`]).
 
 pub mod adjoint;

@@ -1,7 +1,7 @@
-//! The attack's optimisers over the unknowns, as PyTorch's: L-BFGS (`torch.optim.LBFGS` with its
-//! defaults and no line search — what the authors' code runs, lr 0.01) and Adam (InvGrad's).
-//! Each keeps its state across steps, as PyTorch's do, so a step after the road mapping moved
-//! the dummy carries on from where it was.
+//! The attack's L-BFGS over the unknowns, as PyTorch's (`torch.optim.LBFGS` with its defaults
+//! and no line search — what the authors' code runs, lr 0.01). It keeps its state across steps,
+//! as PyTorch's does, so a step after the road mapping moved the dummy carries on from where it
+//! was. InvGrad's Adam is the core's ([`whereabouts_core::optim::Adam`]), kept the same way.
 
 use super::objective::UNKNOWNS;
 
@@ -143,45 +143,5 @@ impl Lbfgs {
             }
         }
         (orig_loss, evals)
-    }
-}
-
-/// `torch.optim.Adam(lr)` with its defaults (β = (0.9, 0.999), ε = 1e-8).
-#[derive(Clone, Debug)]
-pub struct Adam {
-    pub lr: f32,
-    m: Point,
-    v: Point,
-    step: i32,
-}
-
-impl Adam {
-    pub fn new(lr: f32) -> Self {
-        Adam {
-            lr,
-            m: [0.0; UNKNOWNS],
-            v: [0.0; UNKNOWNS],
-            step: 0,
-        }
-    }
-
-    /// One step: one evaluation of `f`; returns the value before it.
-    pub fn step(
-        &mut self,
-        x: &mut Point,
-        f: &mut dyn FnMut(&Point) -> (f32, Point),
-    ) -> (f32, usize) {
-        let (value, g) = f(x);
-        self.step += 1;
-        let (b1, b2) = (0.9f32, 0.999f32);
-        let c1 = 1.0 - b1.powi(self.step);
-        let c2 = 1.0 - b2.powi(self.step);
-        for k in 0..UNKNOWNS {
-            self.m[k] = b1 * self.m[k] + (1.0 - b1) * g[k];
-            self.v[k] = b2 * self.v[k] + (1.0 - b2) * g[k] * g[k];
-            let denominator = (self.v[k] / c2).sqrt() + 1e-8;
-            x[k] -= self.lr * (self.m[k] / c1) / denominator;
-        }
-        (value, 1)
     }
 }

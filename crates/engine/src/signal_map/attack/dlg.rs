@@ -13,6 +13,7 @@ use crate::signal_map::trace::Standardizer;
 use serde::{Deserialize, Serialize};
 use whereabouts_core::error::ConfigError;
 use whereabouts_core::geo::Metres;
+use whereabouts_core::optim::Adam;
 use whereabouts_core::rng::Stream;
 
 /// Where the dummy location starts ([000] §4.1, "DLG Initialization Strategies").
@@ -247,8 +248,8 @@ pub struct DlgRun {
     start: Metres,
     /// (x′₀, x′₁, y′) in standardised units and dBm.
     v: [f64; 3],
-    m1: [f64; 3],
-    m2: [f64; 3],
+    /// Adam's moments (when the optimiser is Adam).
+    adam: Adam<f64, 3>,
     iterations: usize,
     still: usize,
     converged: bool,
@@ -276,8 +277,7 @@ impl DlgRun {
         Self {
             start,
             v: [f64::from(x0[0]), f64::from(x0[1]), f64::from(prior_label)],
-            m1: [0.0; 3],
-            m2: [0.0; 3],
+            adam: Adam::new(),
             iterations: 0,
             still: 0,
             converged: false,
@@ -319,7 +319,6 @@ impl DlgRun {
         budget: usize,
         on_progress: &mut dyn FnMut(usize, Metres, f64),
     ) -> bool {
-        let (beta1, beta2, eps) = (0.9f64, 0.999f64, 1e-8f64);
         let learn_label = !matches!(cfg.label, LabelMode::Analytic);
         let mut done = 0;
         while !self.finished && done < budget {
@@ -331,19 +330,13 @@ impl DlgRun {
             done += 1;
             // x′₀, x′₁, and y′ when the label is learned.
             let lanes = if learn_label { 3 } else { 2 };
-            for k in 0..lanes {
-                let gk = f64::from(self.tangents[k]);
-                let step = match cfg.optimizer {
-                    Optimizer::Sgd { lr } => lr * gk,
-                    Optimizer::Adam { lr } => {
-                        self.m1[k] = beta1 * self.m1[k] + (1.0 - beta1) * gk;
-                        self.m2[k] = beta2 * self.m2[k] + (1.0 - beta2) * gk * gk;
-                        let mh = self.m1[k] / (1.0 - libm::pow(beta1, it as f64));
-                        let vh = self.m2[k] / (1.0 - libm::pow(beta2, it as f64));
-                        lr * mh / (libm::sqrt(vh) + eps)
-                    }
-                };
-                self.v[k] -= step;
+            let g = self.tangents.map(f64::from);
+            let step = match cfg.optimizer {
+                Optimizer::Sgd { lr } => g.map(|gk| lr * gk),
+                Optimizer::Adam { lr } => self.adam.step(lr, &g[..lanes]),
+            };
+            for (v, step) in self.v.iter_mut().zip(step).take(lanes) {
+                *v -= step;
             }
             self.iterations = it;
             let next = standardizer.to_metres([self.v[0], self.v[1]]);

@@ -15,6 +15,7 @@ use crate::signal_map::trace::Standardizer;
 use serde::{Deserialize, Serialize};
 use whereabouts_core::error::ConfigError;
 use whereabouts_core::geo::Metres;
+use whereabouts_core::optim::Adam;
 use whereabouts_core::rng::Stream;
 
 /// Every setting of the FedAvg-aware attack.
@@ -106,8 +107,8 @@ pub struct FedAvgResult {
 pub struct FedAvgRun {
     /// Per dummy (x₀, x₁, y): standardised location and dBm.
     v: Vec<[f64; 3]>,
-    m1: Vec<[f64; 3]>,
-    m2: Vec<[f64; 3]>,
+    /// Each dummy's Adam moments (when the optimiser is Adam).
+    adam: Vec<Adam<f64, 3>>,
     grad: Vec<[f64; 3]>,
     weights: Vec<f64>,
     dummy_of: Vec<usize>,
@@ -140,8 +141,7 @@ impl FedAvgRun {
         let n = v.len();
         let (weights, dummy_of) = (schedule.dummy_weights(), schedule.dummy_of.clone());
         let mut run = Self {
-            m1: vec![[0.0; 3]; n],
-            m2: vec![[0.0; 3]; n],
+            adam: vec![Adam::new(); n],
             grad: vec![[0.0; 3]; n],
             weights,
             dummy_of,
@@ -195,7 +195,6 @@ impl FedAvgRun {
         budget: usize,
         on_progress: &mut dyn FnMut(usize, Metres, f64),
     ) -> bool {
-        let (beta1, beta2, eps) = (0.9f64, 0.999f64, 1e-8f64);
         let lanes = if cfg.label == StepLabel::Joint { 3 } else { 2 };
         let scale = [standardizer.sd[0], standardizer.sd[1]];
         let mut done = 0;
@@ -207,21 +206,13 @@ impl FedAvgRun {
             let it = self.iterations + 1;
             done += 1;
             let mut moved = 0.0f64;
-            for (i, d) in self.v.iter_mut().enumerate() {
-                let mut step = [0.0; 3];
-                for k in 0..lanes {
-                    let gk = self.grad[i][k];
-                    step[k] = match cfg.optimizer {
-                        Optimizer::Sgd { lr } => lr * gk,
-                        Optimizer::Adam { lr } => {
-                            self.m1[i][k] = beta1 * self.m1[i][k] + (1.0 - beta1) * gk;
-                            self.m2[i][k] = beta2 * self.m2[i][k] + (1.0 - beta2) * gk * gk;
-                            let mh = self.m1[i][k] / (1.0 - libm::pow(beta1, it as f64));
-                            let vh = self.m2[i][k] / (1.0 - libm::pow(beta2, it as f64));
-                            lr * mh / (libm::sqrt(vh) + eps)
-                        }
-                    };
-                    d[k] -= step[k];
+            for ((d, g), adam) in self.v.iter_mut().zip(&self.grad).zip(&mut self.adam) {
+                let step = match cfg.optimizer {
+                    Optimizer::Sgd { lr } => g.map(|gk| lr * gk),
+                    Optimizer::Adam { lr } => adam.step(lr, &g[..lanes]),
+                };
+                for (x, step) in d.iter_mut().zip(step).take(lanes) {
+                    *x -= step;
                 }
                 moved = moved.max(libm::hypot(step[0] * scale[0], step[1] * scale[1]));
             }
