@@ -4,7 +4,7 @@
 //! ([`rng`]), configuration errors ([`error`]) and bounds ([`limit`]), metrics ([`metrics`]),
 //! the import parsers for people's own GPS files ([`import`]), the synthetic people and their routines ([`world`]),
 //! clustering ([`dbscan`]), privacy mechanisms on plain vectors and locations ([`privacy`]),
-//! the attacks' Adam ([`optim`]),
+//! the attacks' dual numbers ([`dual`]) and Adam ([`optim`]),
 //! federated-learning plumbing ([`fl`]), the interface every lab's engine implements
 //! ([`driver`]), the study runner ([`study`]), studies as sweeps of independent points
 //! ([`sweep`]) and their tables ([`table`]). No lab is a dependency: the compiler keeps the boundary.
@@ -15,6 +15,7 @@
 
 pub mod dbscan;
 pub mod driver;
+pub mod dual;
 pub mod error;
 pub mod fl;
 pub mod geo;

@@ -5,12 +5,11 @@
 //! code). Every iterate is kept, for the attack-iteration metric (AIT) and the page's trail.
 
 use super::adjoint;
-use super::dual::Dual;
 use super::lstm::{self, INPUT, OUTPUT, WINDOW, Window};
 use super::objective::{Distance, Observed, UNKNOWNS};
 use super::optim::{Lbfgs, Point};
-use super::scalar::Scalar;
 use serde::{Deserialize, Serialize};
+use whereabouts_core::dual::Dual;
 use whereabouts_core::optim::Adam;
 
 /// The optimiser and its learning rate.

@@ -7,7 +7,7 @@
 //! The model ([`lstm`]: forward and back-propagation through time, written once for any
 //! [`scalar::Scalar`]) and the gradient-inversion core ([`objective`]: the distance between a
 //! dummy window's gradient and the observed one, with its exact derivative with respect to the
-//! 8×2 dummy positions and the 2-D dummy label, carried on forward-mode dual numbers ([`dual`])
+//! 8×2 dummy positions and the 2-D dummy label, carried on the core's forward-mode dual numbers
 //! as the reference, and by reverse mode over reverse mode ([`adjoint`]) for the attack, because
 //! it needs the derivative of a gradient), PyTorch's L-BFGS ([`optim`]; Adam is the core's),
 //! one round's inversion ([`attack`]), the calibration over rounds ([`calibration`]), the
@@ -21,7 +21,6 @@ pub mod bench;
 pub mod calibration;
 pub mod config;
 pub mod defence;
-pub mod dual;
 pub mod experiments;
 pub mod lab;
 pub mod limits;

@@ -17,10 +17,9 @@
 //!   exp(−‖g'_l − g_l‖²_F / σ²_{l,c}), with σ²_{l,c} the variance of the observed gradient's
 //!   column c (over rows; a bias vector has one variance), zeros replaced by 1.
 
-use super::dual::Dual;
 use super::lstm::{INPUT, OUTPUT, PARAMETERS, TENSORS, WINDOW, Window, loss_and_gradient};
-use super::scalar::Scalar;
 use serde::{Deserialize, Serialize};
+use whereabouts_core::dual::Dual;
 
 /// The attack's unknowns: the window's positions (row-major) and the label.
 pub const UNKNOWNS: usize = WINDOW * INPUT + OUTPUT;
@@ -180,7 +179,10 @@ fn between(dummy: &[D], observed: &Observed, distance: Distance) -> D {
                 } else {
                     denominator
                 };
-                total = total + D::constant(1.0) - dot * denominator.recip();
+                // 1/d with its derivative as −(1/d)²: this reference's own rounding, kept bit
+                // for bit (the core's `Dual::recip` takes −1/d², which differs in the last bit).
+                let r = 1.0 / denominator.v;
+                total = total + D::constant(1.0) - dot * denominator.chain(r, -r * r);
             }
         }
         Distance::Gaussian => {

@@ -2,14 +2,14 @@
 //!
 //! - [`dlg`]: Algorithm 2, gradient inversion with one dummy point and a cosine loss.
 //! - [`analytic`]: Lemma 1's closed form, and the quantities of Theorems 1–2.
-//! - [`objective`], [`dual`]: the exact, allocation-free DLG loss and its gradient.
+//! - [`objective`]: the exact, allocation-free DLG loss and its gradient (on the core's dual
+//!   numbers).
 //! - [`fedavg`], [`unroll`]: beyond the paper, a server that simulates the phone's local
 //!   training on dummies (FedAvg-aware inversion) and the exact gradient of that simulation.
 
 pub mod analytic;
 pub mod case;
 pub mod dlg;
-pub mod dual;
 pub mod fedavg;
 pub mod objective;
 pub mod unroll;

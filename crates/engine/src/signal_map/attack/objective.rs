@@ -26,9 +26,14 @@
 //! [`LabelMode::Joint`] is the paper's literal choice (y′ optimised with x′ from the prior mean);
 //! [`LabelMode::JointL2`] adds an ‖g′ − g_obs‖²/‖g_obs‖² term that can see the label's scale.
 
-use super::dual::D4;
 use crate::signal_map::model::{Activation, LayerShape, MlpSpec};
 use serde::{Deserialize, Serialize};
+use whereabouts_core::dual::Dual;
+
+/// The loss's numbers: a value and its three tangents ∂/∂x′₀, ∂/∂x′₁ (the dummy location) and
+/// ∂/∂y′ (the dummy label) — four f32 lanes, so every multiply-add of a constant weight by one
+/// is a 4-wide vector operation on SIMD hardware.
+pub type D4 = Dual<3>;
 
 /// How the dummy label y′ is treated.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
