@@ -4,6 +4,8 @@
 //! rounds (the authors' code): every round of the run that contains the point, later ones too.
 
 use super::lstm::{INPUT, WINDOW, Window};
+use super::traces::Scaler;
+use whereabouts_core::geo::Metres;
 
 /// The estimate of every point of the trajectory covered so far, from `recovered[r]` = round
 /// r's reconstructed window (its first point is point r), using the first `rounds` of them
@@ -37,4 +39,32 @@ pub fn recoveries(p: usize, rounds: usize) -> usize {
     let first = p.saturating_sub(WINDOW - 1);
     let last = p.min(rounds - 1);
     if last < first { 0 } else { last - first + 1 }
+}
+
+/// Window `t`'s points as the causal calibration has them at round `t` (Eq. 9 over rounds ≤ t),
+/// from `recovered` (rounds 0 … t at least).
+pub fn causal(recovered: &[Window<f32>], t: usize) -> Window<f32> {
+    let estimates = calibrate(recovered, t + 1);
+    std::array::from_fn(|k| estimates[t + k].expect("window t is covered"))
+}
+
+/// Each given round's points' errors (metres) under the all-rounds calibration (every recovered
+/// window of the run counts): `rounds` gives each round's index and its window's true points,
+/// `scaler` the target's normalisation.
+pub fn all_rounds_errors<'a>(
+    recovered: &[Window<f32>],
+    scaler: &Scaler,
+    rounds: impl Iterator<Item = (usize, &'a [Metres])>,
+) -> Vec<Vec<f64>> {
+    let all = calibrate(recovered, recovered.len());
+    rounds
+        .map(|(round, truth)| {
+            (0..WINDOW)
+                .map(|k| {
+                    let p = all[round + k].expect("covered");
+                    scaler.denormalise(p).distance(&truth[k])
+                })
+                .collect()
+        })
+        .collect()
 }

@@ -3,16 +3,20 @@
 //! first by a location defence, or its gradient noised by DP-SGD); the server averages and
 //! attacks the target's update; its reconstructions are calibrated over rounds and scored
 //! against the truth. Worked in slices of attack iterations (the page's worker), or to the end
-//! (studies, the CLI).
+//! (studies, the CLI). ST-GIA's parts are their own files: its start ([`super::start`], §3.1),
+//! the road mapping ([`super::mapping`], §3.2) and the calibration ([`super::calibration`],
+//! §3.3).
 
 use super::attack::{Extras, Inverter, Iterate};
-use super::calibration::calibrate;
-use super::config::{Calibration, Federation, Init, Mapping, Method, MobConfig, Start};
+use super::calibration;
+use super::config::{Calibration, Federation, Init, Mapping, Method, MobConfig};
 use super::defence::{self, Audit, Budget, DPSGD_DELTA, Defence, Domain, DpClip};
 use super::lstm::{self, INPUT, OUTPUT, WINDOW, Window};
+use super::mapping::{Map, mapper};
 use super::metrics::{ait, asr, first_success};
 use super::objective::Observed;
 use super::pretrain;
+use super::start::start_from;
 use super::traces::{self, Fix, Scaler, Target};
 use serde::{Deserialize, Serialize};
 use whereabouts_core::driver::{Driver, Guess};
@@ -188,13 +192,6 @@ fn first_successes(
         .collect()
 }
 
-/// The road mapping in normalised coordinates.
-type Map<'a> = Box<dyn Fn([f32; INPUT]) -> [f32; INPUT] + 'a>;
-
-fn dist(a: [f32; INPUT], b: [f32; INPUT]) -> f32 {
-    (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)
-}
-
 impl MobLab {
     pub fn config(&self) -> &MobConfig {
         &self.config
@@ -238,52 +235,9 @@ impl MobLab {
         }
     }
 
-    /// A random dummy for round `t` (U[0,1) or N(0,1)).
-    fn random_start(&self, t: usize, label: &str) -> (Window<f32>, [f32; OUTPUT]) {
-        let mut s = Stream::new(self.config.seed, &format!("{label}-{t}"));
-        let mut draw = || match self.config.attack.start {
-            Start::Uniform => s.uniform() as f32,
-            Start::Gaussian => s.normal() as f32,
-        };
-        let w: Window<f32> = std::array::from_fn(|_| [draw(), draw()]);
-        (w, [draw(), draw()])
-    }
-
-    /// ST-GIA's start from the previous reconstruction (Eq. 6), or a random one.
-    pub(super) fn start_from(
-        &self,
-        t: usize,
-        init: Init,
-        previous: Option<(Window<f32>, [f32; OUTPUT])>,
-        label: &str,
-    ) -> (Window<f32>, [f32; OUTPUT]) {
-        let random = self.random_start(t, label);
-        match (init, previous) {
-            (Init::Paper, Some((w, _))) => (w, random.1),
-            (Init::Code, Some((w, y))) => (
-                std::array::from_fn(|k| if k + 1 < WINDOW { w[k + 1] } else { y }),
-                y,
-            ),
-            _ => random,
-        }
-    }
-
-    /// The mapping of the configured kind, in the target's normalised coordinates.
+    /// The road mapping of kind `mapping` (§3.2), in the target's normalised coordinates.
     fn mapper(&self, mapping: Mapping) -> Option<Map<'_>> {
-        let scaler = self.users[0].scaler;
-        match mapping {
-            Mapping::Off => None,
-            Mapping::Roads => Some(Box::new(move |x| {
-                scaler.normalise(self.roads.snap(scaler.denormalise(x)).position)
-            })),
-            Mapping::OwnPoints => Some(Box::new(move |x| {
-                *self
-                    .own_points
-                    .iter()
-                    .min_by(|a, b| dist(**a, x).total_cmp(&dist(**b, x)))
-                    .expect("the target has points")
-            })),
-        }
+        mapper(mapping, self.users[0].scaler, &self.roads, &self.own_points)
     }
 
     /// Begins round `t`: the target's clean data and gradient; the self-audit if the defence
@@ -305,7 +259,7 @@ impl MobLab {
                 audit: Audit::SelfAudit,
                 ..
             } => {
-                let start = self.start_from(t, Init::Code, self.audit_previous, "audit");
+                let start = start_from(&self.config, t, Init::Code, self.audit_previous, "audit");
                 let inv = Inverter::new(
                     Method::StGia.inversion(self.config.attack.iterations),
                     Extras::default(),
@@ -410,7 +364,7 @@ impl MobLab {
             .recovered
             .last()
             .map(|w| (*w, *self.labels.last().expect("a label per window")));
-        let start = self.start_from(t, init, previous, "dummy");
+        let start = start_from(&self.config, t, init, previous, "dummy");
         let known = attack.method.knows_label().then_some(round.clean.1);
         let extras = Extras {
             output_target: (attack.method == Method::Cpl)
@@ -448,9 +402,9 @@ impl MobLab {
             .iter()
             .map(|p| scaler.denormalise(*p))
             .collect();
-        let causal = calibrate(&self.recovered, t + 1);
-        let calibrated: Vec<Metres> = (0..WINDOW)
-            .map(|k| scaler.denormalise(causal[t + k].expect("window t is covered")))
+        let calibrated: Vec<Metres> = calibration::causal(&self.recovered, t)
+            .iter()
+            .map(|p| scaler.denormalise(*p))
             .collect();
         let errors_m: Vec<f64> = reconstruction
             .iter()
@@ -607,20 +561,11 @@ impl MobLab {
     /// can be read off one run).
     pub fn errors_with(&self, calibration: Calibration) -> Vec<Vec<f64>> {
         recorded_errors(&self.records, calibration).unwrap_or_else(|| {
-            // All rounds: calibrated on every recovered window of the run.
-            let scaler = self.users[0].scaler;
-            let all = calibrate(&self.recovered, self.recovered.len());
-            self.records
-                .iter()
-                .map(|r| {
-                    (0..WINDOW)
-                        .map(|k| {
-                            let p = all[r.round + k].expect("covered");
-                            scaler.denormalise(p).distance(&r.truth[k])
-                        })
-                        .collect()
-                })
-                .collect()
+            calibration::all_rounds_errors(
+                &self.recovered,
+                &self.users[0].scaler,
+                self.records.iter().map(|r| (r.round, r.truth.as_slice())),
+            )
         })
     }
 }

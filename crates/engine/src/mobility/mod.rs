@@ -10,10 +10,11 @@
 //! 8×2 dummy positions and the 2-D dummy label, carried on the core's forward-mode dual numbers
 //! as the reference, and by reverse mode over reverse mode ([`adjoint`]) for the attack, because
 //! it needs the derivative of a gradient), PyTorch's L-BFGS ([`optim`]; Adam is the core's),
-//! one round's inversion ([`attack`]), the calibration over rounds ([`calibration`]), the
-//! metrics ([`metrics`]), the defences ([`defence`]), the data ([`traces`], and the visitor's
-//! file as the target: [`visitor`]), the run on the core's driver ([`lab`]), the page's study
-//! ([`study`]) and the command line's tables ([`experiments`]).
+//! one round's inversion ([`attack`]), ST-GIA's start ([`start`]), road mapping ([`mapping`])
+//! and calibration over rounds ([`calibration`]), the metrics ([`metrics`]), the defences
+//! ([`defence`]), the data ([`traces`], and the visitor's file as the target: [`visitor`]), the
+//! run on the core's driver ([`lab`]), the page's study ([`study`]) and the command line's
+//! tables ([`experiments`]).
 
 pub mod adjoint;
 pub mod attack;
@@ -25,11 +26,13 @@ pub mod experiments;
 pub mod lab;
 pub mod limits;
 pub mod lstm;
+pub mod mapping;
 pub mod metrics;
 pub mod objective;
 pub mod optim;
 pub mod pretrain;
 pub mod scalar;
+pub mod start;
 pub mod study;
 pub mod traces;
 pub mod visitor;

@@ -9,6 +9,7 @@ use super::lstm::{self, INPUT, OUTPUT, PARAMETERS, WINDOW, Window, loss_and_grad
 use super::metrics;
 use super::objective::{Distance, Observed, UNKNOWNS, evaluate};
 use super::pretrain;
+use super::start::start_from;
 use super::traces::{self, Scaler, TraceKind};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -639,14 +640,14 @@ fn each_ablation_switch_changes_what_it_should() {
     // its label appended; the paper's from the window itself; off, at random.
     let prev = (std::array::from_fn(|k| [k as f32, 0.5]), [8.0f32, 0.5f32]);
     let lab = MobLab::start(short(Method::StGia)).unwrap();
-    let code = lab.start_from(1, Init::Code, Some(prev), "dummy");
+    let code = start_from(lab.config(), 1, Init::Code, Some(prev), "dummy");
     assert_eq!(code.0[0], [1.0, 0.5]);
     assert_eq!(code.0[7], [8.0, 0.5]);
     assert_eq!(code.1, [8.0, 0.5]);
-    let paper = lab.start_from(1, Init::Paper, Some(prev), "dummy");
+    let paper = start_from(lab.config(), 1, Init::Paper, Some(prev), "dummy");
     assert_eq!(paper.0, prev.0);
     assert_ne!(paper.1, prev.1);
-    let off = lab.start_from(1, Init::Off, Some(prev), "dummy");
+    let off = start_from(lab.config(), 1, Init::Off, Some(prev), "dummy");
     assert!(off.0.iter().flatten().all(|v| (0.0..1.0).contains(v)));
     // The baselines ignore ST-GIA's switches.
     let mut dlg = short(Method::Dlg);
