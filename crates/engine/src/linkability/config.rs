@@ -6,6 +6,7 @@ use super::attack::Identifier;
 use super::attack::mlp::MlpSettings;
 use super::features::Layers;
 use super::limits;
+use super::model::model_spec;
 use crate::signal_map::placement::ImportedTrace;
 use crate::signal_map::trajectory::Trajectory;
 use serde::{Deserialize, Serialize};
@@ -228,7 +229,7 @@ impl LinkConfig {
 
     /// Coordinates of each update the server keeps.
     pub fn kept_per_update(&self) -> usize {
-        let spec = super::federation::model_spec();
+        let spec = model_spec();
         match self.layers {
             Layers::Last => spec
                 .layers()

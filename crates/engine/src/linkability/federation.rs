@@ -4,37 +4,21 @@
 //! update labelled with client, user and round), together with where Lemma 1 puts it (the
 //! server can read that off any update, [000] §2.2).
 //!
-//! The server keeps only the layers it attacks ([`Layers`]): the log of 400 people's full
-//! updates would not fit in a tab.
+//! The server keeps only the layers it attacks ([`super::model::kept_range`]): the log of 400
+//! people's full updates would not fit in a tab.
 
 use super::config::LinkConfig;
-use super::features::Layers;
 use super::mitigation::Mitigator;
+use super::model::{kept_range, model_spec};
 use super::population::{Population, owner};
 use crate::signal_map::attack::analytic;
 use crate::signal_map::fl::{Federation, FlConfig};
 use crate::signal_map::model::train::{LocalTraining, TrainError};
-use crate::signal_map::model::{MlpSpec, ModelPreset, Predictor};
+use crate::signal_map::model::{MlpSpec, Predictor};
 use crate::signal_map::reference::References;
 use whereabouts_core::fl::{LoggedUpdate, UpdateLog, aggregate};
 use whereabouts_core::geo::Metres;
 use whereabouts_core::rng::Stream;
-
-/// The phones' model: the signal map's small MLP (2 → 64 tanh → 64 sigmoid → 1).
-pub fn model_spec() -> MlpSpec {
-    ModelPreset::Small.spec()
-}
-
-/// The coordinates of the flat parameter vector the server keeps for `layers`.
-pub fn kept_range(spec: &MlpSpec, layers: Layers) -> std::ops::Range<usize> {
-    match layers {
-        Layers::All => 0..spec.parameter_count(),
-        Layers::Last => {
-            let last = *spec.layers().last().expect("the model has layers");
-            last.w..last.b + last.outputs
-        }
-    }
-}
 
 /// A federation in progress: the global model, the log, and the next round.
 pub struct FederationRun {

@@ -21,6 +21,7 @@ pub mod lab;
 pub mod limits;
 pub mod metrics;
 pub mod mitigation;
+pub mod model;
 pub mod population;
 pub mod scenario;
 pub mod study;
