@@ -34,7 +34,6 @@ use crate::signal_map::warm_start::WarmCache;
 use crate::signal_map::world::{Measurement, World};
 use serde::{Deserialize, Serialize};
 use whereabouts_core::driver::{Driver, Guess};
-use whereabouts_core::fl::UpdateLog;
 use whereabouts_core::geo::{LatLon, Metres};
 use whereabouts_core::rng::Stream;
 
@@ -1029,18 +1028,6 @@ impl Lab {
             record.dp_releases = Some(spent.releases());
         }
         record
-    }
-
-    /// Every participant's update so far, as the server received it, with its true owner (one
-    /// device per person in this lab: the client id is the user id).
-    pub fn update_log(&self) -> UpdateLog {
-        let mut log = UpdateLog::default();
-        for (t, round) in self.rounds.iter().enumerate() {
-            for u in &round.updates {
-                log.record(t, u.user, u.user, u.batch.len(), &round.before, &u.params);
-            }
-        }
-        log
     }
 
     /// The last non-diverged DLG reconstruction (Init::Previous).

@@ -295,23 +295,11 @@ fn fedavg_rounds_report_each_local_steps_mini_batch_centroid() {
 }
 
 #[test]
-fn every_update_is_logged_with_its_owner_and_the_guesses_match_the_records() {
+fn the_guesses_match_the_records() {
     let mut lab = Lab::new(config()).unwrap();
     lab.want(usize::MAX);
     lab.finish(&mut |_| {}).unwrap();
-    let log = lab.update_log();
     let records = lab.records();
-    // Three users with data every day: each round logs each participant once.
-    for r in &records {
-        let mut users: Vec<u32> = log.round(r.round).map(|u| u.owner).collect();
-        users.sort_unstable();
-        assert_eq!(users, r.participants, "round {}", r.round);
-    }
-    assert!(
-        log.entries()
-            .iter()
-            .all(|u| u.client == u.owner && !u.delta.is_empty())
-    );
     let guesses = whereabouts_core::driver::Driver::guesses(&lab);
     assert_eq!(
         guesses.len(),
