@@ -6,6 +6,7 @@ use crate::signal_map::world::Preset;
 use std::cell::Cell;
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
+use whereabouts_core::geo::Metres;
 
 pub(super) fn config() -> ScenarioConfig {
     ScenarioConfig {

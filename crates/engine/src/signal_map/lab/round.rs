@@ -1,0 +1,223 @@
+//! One round of the run: the participants' local updates (an edit's round keeps the others'),
+//! FedAvg, the target's update handed to the attacks, then the global model's test RMSE a
+//! slice at a time, then the round's record.
+
+use super::attacks::Attack;
+use super::{Lab, LabEvent, TargetRound, thinned};
+use crate::signal_map::attack::dlg::DlgRun;
+use crate::signal_map::attack::objective::Objective;
+use crate::signal_map::defence::dp::RdpAccountant;
+use crate::signal_map::fl::{Federation, Update};
+use crate::signal_map::model::Predictor;
+use crate::signal_map::scenario::AttackInputs;
+
+/// Test points evaluated between two looks at the clock.
+const RMSE_CHUNK: usize = 256;
+
+/// The global model's test RMSE, evaluated a slice at a time (the same sum, in the same
+/// order, as [`whereabouts_core::metrics::rmse`]).
+pub(super) enum Rmse {
+    Pending { next: usize, sum: f64 },
+    Done(f64),
+}
+
+pub(super) struct LabRound {
+    pub(super) before: Vec<f32>,
+    pub(super) after: Vec<f32>,
+    pub(super) updates: Vec<Update>,
+    /// Under local DP, the target's privacy loss after this round (kept per round, so an edit
+    /// that drops later rounds drops their releases too).
+    pub(super) spent: RdpAccountant,
+    pub(super) rmse: Rmse,
+    pub(super) attack: Option<Attack>,
+}
+
+impl LabRound {
+    pub(super) fn complete(&self) -> bool {
+        matches!(self.rmse, Rmse::Done(_)) && matches!(self.attack, None | Some(Attack::Done(_)))
+    }
+}
+
+impl Lab {
+    /// Why the target sent no update in round `t`.
+    fn absent_because(&self, t: usize, participants: &[u32]) -> String {
+        let me = self.config.target;
+        // The server picks among the users with data, so "no fixes" comes first.
+        if self
+            .data
+            .local_data(me, t, self.federation.config.cumulative)
+            .is_empty()
+        {
+            "you have no fixes in this round".into()
+        } else if !participants.contains(&me) {
+            "the server did not pick you this round (fraction of users C < 1)".into()
+        } else {
+            "the defence chose none of your fixes to train on, so your phone sent no update".into()
+        }
+    }
+
+    /// Trains round `t` (all earlier rounds trained). `reuse`: the round as it was before an
+    /// edit of the target's data, whose other participants' updates are still valid.
+    pub(super) fn train_round(
+        &mut self,
+        t: usize,
+        reuse: Option<LabRound>,
+        emit: &mut dyn FnMut(LabEvent),
+    ) -> Result<(), String> {
+        let before = self
+            .rounds
+            .last()
+            .map_or_else(|| self.initial.clone(), |r| r.after.clone());
+        let participants = self.federation.participants(&self.data, &self.users, t);
+        let mut updates = Vec::with_capacity(participants.len());
+        for &user in &participants {
+            let kept = reuse.as_ref().and_then(|r| {
+                (user != self.config.target)
+                    .then(|| r.updates.iter().find(|u| u.user == user))
+                    .flatten()
+            });
+            let update = match kept {
+                Some(u) => Some(u.clone()),
+                None => self
+                    .federation
+                    .local_update(&self.data, user, t, &before, self.selector.as_ref())
+                    .map_err(|(user, e)| format!("round {t}, user {user}: {e}"))?,
+            };
+            updates.extend(update);
+        }
+        let after = Federation::aggregate(&updates).unwrap_or_else(|| before.clone());
+        let previous = self.previous_reconstruction();
+        let target = updates.iter().find(|u| u.user == self.config.target);
+        let mut spent = self.spent();
+        if let (Some(dp), Some(u)) = (self.config.defence.dp(), target) {
+            dp.spend(
+                &mut spent,
+                dp.releases(u.batch.len(), &self.config.fl.local),
+            );
+        }
+        let inputs = target.map(|u| {
+            AttackInputs::new(
+                &self.config,
+                &self.federation.spec,
+                &self.data,
+                self.world.area(),
+                t,
+                &before,
+                u,
+                previous,
+            )
+        });
+        let absent = target
+            .is_none()
+            .then(|| self.absent_because(t, &participants));
+        emit(LabEvent::Trained {
+            round: t,
+            absent,
+            participants: updates.iter().map(|u| u.user).collect(),
+            target: inputs.as_ref().zip(target).map(|(i, u)| TargetRound {
+                points: u.round_data.iter().map(|s| s.pos).collect(),
+                truth: i.truth,
+                analytic: i.analytic,
+                dlg_start: i.start,
+                steps: thinned(&i.steps),
+            }),
+        });
+        let attack = match (inputs, target) {
+            (Some(inputs), Some(update)) => Some(match inputs.start {
+                Some(start) => {
+                    let mut objective = Objective::new(
+                        &self.federation.spec,
+                        &inputs.weights,
+                        &inputs.g_obs,
+                        update.steps,
+                    );
+                    let run = DlgRun::new(
+                        &mut objective,
+                        &self.config.attack.settings,
+                        &self.data.standardizer,
+                        start,
+                        self.data.mean_label(),
+                    );
+                    Attack::Running {
+                        inputs: Box::new(inputs),
+                        run: Box::new(run),
+                        steps: update.steps,
+                        millis: 0.0,
+                    }
+                }
+                None => self.after_dlg(Box::new(inputs), None, &before, update),
+            }),
+            _ => None,
+        };
+        self.rounds.push(LabRound {
+            before,
+            after,
+            updates,
+            spent,
+            rmse: Rmse::Pending { next: 0, sum: 0.0 },
+            attack,
+        });
+        Ok(())
+    }
+
+    /// Advances round `t` towards complete: its DLG attack first (the reconstruction the
+    /// visitor waits for), then the FedAvg-aware attack if the server runs it, then the
+    /// model's test RMSE, then the final record.
+    pub(super) fn complete_round(
+        &mut self,
+        t: usize,
+        now: &dyn Fn() -> f64,
+        deadline: f64,
+        emit: &mut dyn FnMut(LabEvent),
+    ) {
+        if matches!(self.rounds[t].attack, Some(Attack::Running { .. })) {
+            self.advance_attack(t, now, deadline, emit);
+            return;
+        }
+        if matches!(self.rounds[t].attack, Some(Attack::Simulating { .. })) {
+            self.advance_fedavg(t, now, deadline, emit);
+            return;
+        }
+        let round = &mut self.rounds[t];
+        if let Rmse::Pending { next, sum } = &mut round.rmse {
+            let test = &self.data.test;
+            let params = &round.after;
+            let end = (*next + RMSE_CHUNK).min(test.len());
+            let mut predictor = Predictor::new(&self.federation.spec);
+            for s in &test[*next..end] {
+                let p = f64::from(predictor.predict(params, s.x));
+                *sum += (p - f64::from(s.y)).powi(2);
+            }
+            *next = end;
+            if end == test.len() {
+                let value = if test.is_empty() {
+                    f64::NAN
+                } else {
+                    libm::sqrt(*sum / test.len() as f64)
+                };
+                round.rmse = Rmse::Done(value);
+            }
+            return;
+        }
+        let Rmse::Done(rmse_db) = self.rounds[t].rmse else {
+            return;
+        };
+        if let Some(Attack::Reconstructed {
+            inputs,
+            dlg,
+            fedavg,
+        }) = self.rounds[t].attack.take()
+        {
+            let round = &self.rounds[t];
+            let record = self.record(
+                &inputs,
+                &round.before,
+                &round.updates,
+                (dlg.map(|d| *d), fedavg.map(|f| f.map(|o| *o))),
+                rmse_db,
+            );
+            emit(LabEvent::Attacked(Box::new(record.clone())));
+            self.rounds[t].attack = Some(Attack::Done(Box::new(record)));
+        }
+    }
+}
