@@ -210,6 +210,8 @@ impl SignalHost {
         emit: &mut dyn FnMut(Response),
     ) {
         let (Some(lab), Some(measuring)) = (self.lab.as_ref(), self.measuring.as_mut()) else {
+            // No lab (it stopped on an error): nothing to measure.
+            self.measuring = None;
             return;
         };
         while now() < deadline {
@@ -372,6 +374,7 @@ impl LabHost for SignalHost {
             Err(message) => {
                 // A diverging model: stop this lab, keep what the page shows.
                 self.lab = None;
+                self.measuring = None;
                 emit(Response::Signal(SignalResponse::Error {
                     generation,
                     message,
