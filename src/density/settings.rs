@@ -37,7 +37,9 @@ pub fn to_query(config: &DensityConfig, places: &[Metres], hidden: &[String]) ->
 pub fn from_query(query: &str) -> FromQuery {
     let link = read_link(
         SETTINGS,
+        "d.",
         HIDE_KEY,
+        &[PLACES_KEY],
         CONTROL_GROUPS,
         DensityConfig::default(),
         query,
@@ -135,9 +137,10 @@ mod tests {
         assert_eq!(back.hidden, vec!["d.study".to_string()]);
         assert!(back.problems.is_empty(), "{:?}", back.problems);
         assert!(with_places(&c, &places).validate().is_ok());
-        let bad = from_query("d.places=1_2,99999_0&d.N=abc");
-        assert_eq!(bad.problems.len(), 2, "{:?}", bad.problems);
+        let bad = from_query("d.places=1_2,99999_0&d.N=abc&d.bogus=1");
+        assert_eq!(bad.problems.len(), 3, "{:?}", bad.problems);
         assert!(bad.problems[0].contains("within the city"));
+        assert_eq!(bad.problems[2], "unknown setting “d.bogus”");
         assert_eq!(bad.places, None);
     }
 }

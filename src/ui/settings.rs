@@ -129,16 +129,29 @@ pub struct Link<C> {
 /// of `table`'s keys (and their aliases), and `hide_key`'s list of hidden controls — the
 /// table's keys and `groups`. Other labs' keys are left alone; a bad value keeps the default
 /// and is reported.
+///
+/// A key with the lab's `prefix` that is neither a setting, `hide_key` nor one of `own` (the
+/// lab's other keys, read by the lab itself) is reported as unknown.
 pub fn read_link<C: Clone>(
     table: &[Setting<C>],
+    prefix: &str,
     hide_key: &str,
+    own: &[&str],
     groups: &[&str],
     mut config: C,
     query: &str,
 ) -> Link<C> {
     let pairs: Vec<(&str, String)> = query_pairs(query).collect();
     let borrowed: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let problems = apply_at(table, &mut config, &borrowed);
+    let mut problems = apply_at(table, &mut config, &borrowed);
+    for (at, (key, _)) in pairs.iter().enumerate() {
+        let known =
+            *key == hide_key || own.contains(key) || table.iter().any(|s| s.answers_to(key));
+        if key.starts_with(prefix) && !known {
+            problems.push((at, format!("unknown setting “{key}”")));
+        }
+    }
+    problems.sort_by_key(|(at, _)| *at);
     let hidden = pairs
         .iter()
         .rfind(|(k, _)| *k == hide_key)
