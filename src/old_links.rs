@@ -7,7 +7,6 @@
 //! byte-identical; `WHEREABOUTS_WRITE_RESOLVED=1 cargo test old_links` rewrites it, for a
 //! change that means to alter a link's meaning (say why in the commit).
 
-use crate::linkability::settings::LinkSettings;
 use crate::mobility::settings::{MobSettings, default_path};
 use crate::shell::PATH_KEY;
 use crate::shell::path_link::decode_path;
@@ -140,18 +139,19 @@ fn resolve(query: &str) -> [(&'static str, Reading); 4] {
         &crate::density::settings::to_query(&density.settings, &places, &density.hidden),
     );
 
-    let link = LinkSettings::from_query(query);
+    let link = crate::linkability::settings::from_query(query);
     let drawn = query_pairs(query)
         .find(|(k, _)| *k == PATH_KEY)
         .and_then(|(_, v)| decode_path(&v).ok());
+    let problems: Vec<String> = link.problems.iter().map(|(_, e)| e.clone()).collect();
     let linkability = Reading::new(
-        link.settings
-            .to_config(drawn.as_deref())
+        crate::linkability::settings::run_config(&link.config, drawn.as_deref())
             .as_ref()
+            .map(|(c, _)| c)
             .map_err(Clone::clone),
         &link.hidden,
-        &link.problems,
-        &link.settings.to_query(&link.hidden),
+        &problems,
+        &crate::linkability::settings::to_query(&link.config, &link.hidden),
     );
 
     let mobility = MobSettings::from_query(query);

@@ -2,24 +2,26 @@
 //! server's attack and what every device does against it, each with its "?".
 
 use super::LinkState;
-use super::settings::{FIELDS, Section};
-use crate::ui::settings::field_control;
+use crate::ui::settings::setting_control;
 use leptos::prelude::*;
+use whereabouts_core::setting::get;
+use whereabouts_engine::linkability::settings::{AGAINST, FEDERATION, SERVER, SETTINGS, YOU};
 
 #[component]
 pub fn LinkControls(state: LinkState) -> impl IntoView {
     let error = RwSignal::new(None::<(&'static str, String)>);
-    let section = move |s: Section| {
-        FIELDS
+    let section = move |heading: &'static str| {
+        SETTINGS
             .iter()
-            .filter(move |f| f.section == s)
-            .map(move |f| {
-                let key = f.key;
-                field_control(
-                    *f,
-                    move || state.settings.with(|s| s.get(key)),
+            .filter(move |s| s.section == heading)
+            .map(move |s| {
+                let key = s.key;
+                let relevant = s.relevant;
+                setting_control(
+                    s,
+                    move || state.settings.with(|c| get(SETTINGS, c, key)),
                     move |v| state.set_field(key, v),
-                    move || !state.hides(key) && state.settings.with(|s| s.relevant(key)),
+                    move || !state.hides(key) && state.settings.with(relevant),
                     error,
                 )
             })
@@ -27,15 +29,15 @@ pub fn LinkControls(state: LinkState) -> impl IntoView {
     };
     view! {
         <section class="panel controls" aria-labelledby="link-controls-title">
-            <h2 id="link-controls-title">"You and your two devices"</h2>
+            <h2 id="link-controls-title">{YOU}</h2>
             <p class="hint">"You own a phone and a tablet (or an old phone and a new one). Each is a separate client of the federation under its own pseudonym; both help train the signal map with what you measured. The server never learns who owns which — unless the updates tell it."</p>
-            {section(Section::You)}
-            <h2>"The federation"</h2>
-            {section(Section::Federation)}
-            <h2>"The server"</h2>
-            {section(Section::Server)}
-            <h2>"Against it"</h2>
-            {section(Section::Mitigation)}
+            {section(YOU)}
+            <h2>{FEDERATION}</h2>
+            {section(FEDERATION)}
+            <h2>{SERVER}</h2>
+            {section(SERVER)}
+            <h2>{AGAINST}</h2>
+            {section(AGAINST)}
             <div class="tools">
                 <button type="button" data-testid="link-run-again" on:click=move |_| state.restart()>"Run again"</button>
             </div>

@@ -21,9 +21,14 @@ pub static SPEC: crate::labs::LabSpec = crate::labs::LabSpec {
     kind: crate::protocol::LabKind::Linkability,
     title: "Linkability",
     prefix: "l.",
-    hide_key: "l.hide",
-    groups: settings::CONTROL_GROUPS,
-    settings: || settings::FIELDS.iter().map(|f| f.key).collect(),
+    hide_key: whereabouts_engine::linkability::settings::HIDE_KEY,
+    groups: whereabouts_engine::linkability::settings::CONTROL_GROUPS,
+    settings: || {
+        whereabouts_engine::linkability::settings::SETTINGS
+            .iter()
+            .map(|s| s.key)
+            .collect()
+    },
     lesson: &lesson::LESSON,
 };
 
@@ -36,14 +41,15 @@ use crate::ui::basemap::now_ms;
 use crate::ui::settings::query_pairs;
 use leptos::prelude::*;
 use scene::Scene;
-use settings::{LinkSettings, Who};
 use whereabouts_core::geo::Metres;
+use whereabouts_core::setting::{apply, set};
 use whereabouts_engine::linkability::config::LinkConfig;
+use whereabouts_engine::linkability::settings::{SETTINGS, file_to_come, lab_default};
 
 /// Everything the lab's parts share (all `Copy` handles).
 #[derive(Clone, Copy)]
 pub struct LinkState {
-    pub settings: RwSignal<LinkSettings>,
+    pub settings: RwSignal<LinkConfig>,
     pub hidden: RwSignal<Vec<String>>,
     pub scene: RwSignal<Scene>,
     pub notice: RwSignal<Option<String>>,
@@ -74,17 +80,15 @@ impl LinkState {
 
     /// The run's config and whether the worker puts the visitor's file in; or what is wrong.
     fn config(&self) -> Result<(LinkConfig, UseData), String> {
-        let settings = self.settings.get_untracked();
-        let config = settings.to_config(drawn_path().as_deref())?;
-        if settings.who == Who::File {
-            if !self.data.has_data() {
-                return Err(
-                    "You are: your file — choose or drop one under “Your own data” first".into(),
-                );
-            }
-            return Ok((config, UseData::File));
+        let (config, use_data) = self
+            .settings
+            .with_untracked(|c| settings::run_config(c, drawn_path().as_deref()))?;
+        if use_data == UseData::File && !self.data.has_data() {
+            return Err(
+                "You are: your file — choose or drop one under “Your own data” first".into(),
+            );
         }
-        Ok((config, UseData::No))
+        Ok((config, use_data))
     }
 
     /// Starts a fresh run with the current settings.
@@ -118,25 +122,23 @@ impl LinkState {
     /// Applies a control's new value, or explains why not (the old value stays).
     pub fn set_field(&self, key: &str, value: &str) -> Result<(), String> {
         let mut next = self.settings.get_untracked();
-        next.set(key, value)?;
+        set(SETTINGS, &mut next, key, value)?;
         self.apply(next)
     }
 
     /// A lesson step's state: `pairs` (URL keys and values) over the lab's defaults, the
     /// hidden controls kept.
     pub fn set_state(&self, pairs: &[(&str, &str)]) -> Result<(), String> {
-        let mut next = LinkSettings::default();
-        for (key, value) in pairs {
-            next.set(key, value)?;
+        let mut next = lab_default();
+        if let Some(problem) = apply(SETTINGS, &mut next, pairs).into_iter().next() {
+            return Err(problem);
         }
         self.apply(next)
     }
 
     /// Runs `next` if it is valid (else the old settings stay), and keeps it in the link.
-    fn apply(&self, next: LinkSettings) -> Result<(), String> {
-        if next.who != Who::Drawn && next.who != Who::File {
-            next.to_config(None)?;
-        }
+    fn apply(&self, next: LinkConfig) -> Result<(), String> {
+        settings::check(&next)?;
         self.settings.set(next);
         self.save_url();
         self.restart();
@@ -145,7 +147,9 @@ impl LinkState {
 
     pub fn save_url(&self) {
         let hidden = self.hidden.get_untracked();
-        let own = self.settings.with_untracked(|s| s.to_query(&hidden));
+        let own = self
+            .settings
+            .with_untracked(|c| settings::to_query(c, &hidden));
         crate::shell::tabs::save_lab_query(LabKind::Linkability, &own);
     }
 
@@ -196,15 +200,16 @@ pub fn create(engine: Engine, data: DataState, active: RwSignal<LabKind>) -> Lin
     let query = web_sys::window()
         .and_then(|w| w.location().search().ok())
         .unwrap_or_default();
-    let parsed = LinkSettings::from_query(&query);
+    let parsed = settings::from_query(&query);
     let notice = (!parsed.problems.is_empty()).then(|| {
+        let problems: Vec<&str> = parsed.problems.iter().map(|(_, e)| e.as_str()).collect();
         format!(
             "Some settings in the link were ignored: {}",
-            parsed.problems.join("; ")
+            problems.join("; ")
         )
     });
     let state = LinkState {
-        settings: RwSignal::new(parsed.settings),
+        settings: RwSignal::new(parsed.config),
         hidden: RwSignal::new(parsed.hidden),
         scene: RwSignal::new(Scene::default()),
         notice: RwSignal::new(None),
@@ -240,12 +245,12 @@ pub fn create(engine: Engine, data: DataState, active: RwSignal<LabKind>) -> Lin
         }
         // A file came: you are your file; it went: you walk the default week again.
         if seen.is_some_and(|(_, r)| r != revision) {
-            let who = if data.has_data() {
-                Who::File
+            let you = if data.has_data() {
+                file_to_come()
             } else {
-                LinkSettings::default().who
+                lab_default().you
             };
-            state.settings.update(|s| s.who = who);
+            state.settings.update(|c| c.you = you);
         }
         state.save_url();
         state.restart();

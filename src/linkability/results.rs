@@ -153,7 +153,7 @@ pub fn Results(state: LinkState) -> impl IntoView {
                                 {format!("{:.0}× chance", m.over_chance())}
                             </p>
                             <p class="sub">{format!("{}: mean AP {} (chance {}) · top-1 {} · top-5 {}",
-                                attack.label(), percent(m.mean_ap), percent(m.chance_ap), percent(m.top1), percent(m.top5))}</p>
+                                attack.short_label(), percent(m.mean_ap), percent(m.chance_ap), percent(m.top1), percent(m.top5))}</p>
                         }.into_any(),
                         None => view! { <p class="sub">"…"</p> }.into_any(),
                     }}

@@ -29,16 +29,9 @@ pub enum Split {
 impl Split {
     pub const ALL: [Split; 3] = [Split::Random, Split::Day, Split::Chrono];
 
+    /// Its key in configs, links and tables ([`crate::linkability::settings`]).
     pub fn name(self) -> &'static str {
-        match self {
-            Split::Random => "random",
-            Split::Day => "day",
-            Split::Chrono => "chrono",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|s| s.name() == name)
+        whereabouts_core::setting::Choices::key(&self)
     }
 }
 

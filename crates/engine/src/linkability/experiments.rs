@@ -410,7 +410,7 @@ pub fn identification_table(
             let ms = nth(&os, k);
             rows.push(vec![
                 split.name().into(),
-                attack.label().into(),
+                attack.short_label().into(),
                 ap_cell(&ms),
                 pct(ms.iter().map(|m| m.top1)),
                 pct(ms.iter().map(|m| m.top5)),
@@ -501,7 +501,7 @@ pub fn layers(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> {
         let ms = nth(&os, k);
         rows.push(vec![
             name,
-            attack.label().into(),
+            attack.short_label().into(),
             ap_cell(&ms),
             pct(ms.iter().map(|m| m.top1)),
         ]);

@@ -20,15 +20,9 @@ pub enum Layers {
 impl Layers {
     pub const ALL: [Layers; 2] = [Layers::Last, Layers::All];
 
+    /// Its key in configs, links and tables ([`crate::linkability::settings`]).
     pub fn name(self) -> &'static str {
-        match self {
-            Layers::Last => "last",
-            Layers::All => "all",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|l| l.name() == name)
+        whereabouts_core::setting::Choices::key(&self)
     }
 }
 

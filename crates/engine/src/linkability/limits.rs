@@ -20,9 +20,9 @@ pub const NOISE_SIGMA: Limit = closed(0.0, 10.0, "between 0 and 10");
 pub const BETA: Limit = closed(0.0, 1.0, "between 0 and 1");
 /// α, background measurements added per own measurement.
 pub const ALPHA: Limit = closed(0.0, 8.0, "between 0 and 8");
-/// Epochs of the attack networks.
 /// The phones' local epochs.
 pub const LOCAL_EPOCHS: Limit = whole(1.0, 20.0, "a whole number from 1 to 20");
+/// Epochs of the attack networks.
 pub const EPOCHS: Limit = whole(1.0, 500.0, "a whole number from 1 to 500");
 /// Numbers the server may keep in its update log (every kept coordinate of every update): about
 /// 256 MB of f32, what a browser tab can hold beside the rest.

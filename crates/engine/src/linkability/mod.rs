@@ -24,6 +24,7 @@ pub mod mitigation;
 pub mod model;
 pub mod population;
 pub mod scenario;
+pub mod settings;
 pub mod study;
 
 #[cfg(test)]

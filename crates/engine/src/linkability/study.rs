@@ -105,7 +105,7 @@ impl PageStudy for StudyOn {
                 "The trade-off study: every mitigation at every strength, {} people, {} split, the {} attack (Fig. 14)",
                 self.0.people,
                 self.0.split.name(),
-                self.0.attack.label()
+                self.0.attack.short_label()
             ),
             notes: failures(labels.iter().zip(points.iter().map(|p| &p.failed))),
             columns: [

@@ -39,17 +39,13 @@ impl Identifier {
         Identifier::Chance,
     ];
 
+    /// Its key in configs, links and tables ([`crate::linkability::settings`]).
     pub fn name(self) -> &'static str {
-        match self {
-            Identifier::Chance => "chance",
-            Identifier::Svm => "svm",
-            Identifier::Knn => "knn",
-            Identifier::Mlp => "mlp",
-            Identifier::Place => "place",
-        }
+        whereabouts_core::setting::Choices::key(&self)
     }
 
-    pub fn label(self) -> &'static str {
+    /// Its short name in tables and figures (the menu's is [`Choices::label`](whereabouts_core::setting::Choices::label)).
+    pub fn short_label(self) -> &'static str {
         match self {
             Identifier::Chance => "Chance",
             Identifier::Svm => "SVM",
@@ -57,10 +53,6 @@ impl Identifier {
             Identifier::Mlp => "MLP",
             Identifier::Place => "By place (Lemma 1 + k-NN)",
         }
-    }
-
-    pub fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|a| a.name() == name)
     }
 }
 

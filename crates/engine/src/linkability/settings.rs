@@ -1,0 +1,476 @@
+//! The Linkability lab's settings, one row each ([`whereabouts_core::setting`]): the page's
+//! controls, the address bar's `l.` keys, the lessons' and the instructor's keys and the
+//! messages for refused values all come from [`SETTINGS`]. The lab opens on [`lab_default`]:
+//! the engine's run with the visitor walking the Signal map's simple week.
+
+use super::attack::Identifier;
+use super::config::{LinkConfig, Mitigation, Split, You};
+use super::features::Layers;
+use super::limits;
+use crate::signal_map::placement::ImportedTrace;
+use crate::signal_map::trajectory::{
+    DEFAULT_FIX_MINUTES, DEFAULT_LEG_MINUTES, Trajectory, TrajectoryPreset,
+};
+use crate::signal_map::world::Preset;
+use whereabouts_core::choices;
+use whereabouts_core::setting::{Choices, Kind, Setting, always, number, trim};
+
+/// The panel's sections, in order.
+pub const YOU: &str = "You and your two devices";
+pub const FEDERATION: &str = "The federation";
+pub const SERVER: &str = "The server";
+pub const AGAINST: &str = "Against it";
+pub const SECTIONS: [&str; 4] = [YOU, FEDERATION, SERVER, AGAINST];
+
+/// The link's key for hidden controls, and the groups of controls besides the settings.
+pub const HIDE_KEY: &str = "l.hide";
+pub const CONTROL_GROUPS: &[&str] = &["l.study", "l.map", "l.data"];
+
+choices!(Split, "a split", {
+    Split::Random => "random", "Random: phone and tablet together";
+    Split::Day => "day", "By day: one device a day";
+    Split::Chrono => "chrono", "Chronological: a new phone";
+});
+choices!(Layers, "a choice of layers", {
+    Layers::Last => "last", "The last layer (the paper's)";
+    Layers::All => "all", "Every layer";
+});
+choices!(Identifier, "an attack", {
+    Identifier::Mlp => "mlp", "MLP (the paper's best)";
+    Identifier::Svm => "svm", "Linear SVM";
+    Identifier::Knn => "knn", "k-NN, K = 10";
+    Identifier::Place => "place", "By place: Lemma 1 + k-NN";
+    Identifier::Chance => "chance", "Chance";
+});
+
+/// Who the visitor is: one of the Signal map's ready-made paths, the path drawn there (the
+/// page fills its waypoints in from the link's `path`), the imported file (the worker puts it
+/// in), or a campus resident.
+const WHO: &[(&str, &str)] = &[
+    ("week", "A simple week (5 days)"),
+    ("commute", "A commuter's week"),
+    ("weekend", "A weekend out"),
+    ("stay_at_home", "A stay-at-home week"),
+    ("drawn", "The path you drew (Signal map)"),
+    ("file", "Your file"),
+    ("synthetic", "A campus resident (4 weeks)"),
+];
+
+/// The mitigations by [`Mitigation::name`].
+const MITIGATIONS: &[(&str, &str)] = &[
+    ("none", "None"),
+    ("noise", "Gaussian noise on the update"),
+    ("bkg-repl", "bkg-repl: replace with background"),
+    ("rand-aug", "rand-aug: add random background"),
+    ("mm-aug", "mm-aug: add a crowd's background"),
+];
+
+/// Each mitigation's strength when it is first chosen (σ, β, α).
+pub const DEFAULT_SIGMA: f64 = 0.01;
+pub const DEFAULT_BETA: f64 = 0.5;
+pub const DEFAULT_ALPHA: f64 = 1.0;
+
+/// A ready-made path walked on the campus, a fix every 10 minutes, as the Signal map walks it.
+pub fn preset_path(preset: TrajectoryPreset) -> You {
+    // The campus's extent does not depend on the seed.
+    let campus = Preset::Campus.config(0);
+    You::Path {
+        trajectory: preset.trajectory(campus.half_width(), campus.half_height()),
+    }
+}
+
+/// The path drawn in the Signal-map lab before its waypoints are known (the page fills them in
+/// from the link's `path`).
+pub fn drawn_path() -> You {
+    You::Path {
+        trajectory: Trajectory {
+            waypoints: Vec::new(),
+            leg_minutes: DEFAULT_LEG_MINUTES,
+            sample_minutes: DEFAULT_FIX_MINUTES,
+        },
+    }
+}
+
+/// The visitor's file before the worker puts its fixes in.
+pub fn file_to_come() -> You {
+    You::File {
+        trace: ImportedTrace::new(String::new(), Vec::new()),
+    }
+}
+
+/// The lab's opening run: the engine's, with the visitor walking the simple week.
+pub fn lab_default() -> LinkConfig {
+    LinkConfig {
+        you: preset_path(TrajectoryPreset::Week),
+        ..LinkConfig::default()
+    }
+}
+
+/// The key of who the visitor is (a path equal to a ready-made one is that one).
+fn who(you: &You) -> &'static str {
+    match you {
+        You::Synthetic => "synthetic",
+        You::File { .. } => "file",
+        You::Path { .. } => TrajectoryPreset::ALL
+            .into_iter()
+            .find(|p| preset_path(*p) == *you)
+            .map_or("drawn", |p| p.name()),
+    }
+}
+
+/// The parameter a mitigation is strong in, so that switching between two with the same one
+/// (rand-aug and mm-aug: α) keeps its value.
+fn parameter(name: &str) -> &'static str {
+    match name {
+        "noise" => "sigma",
+        "bkg-repl" => "beta",
+        "rand-aug" | "mm-aug" => "alpha",
+        _ => "",
+    }
+}
+
+fn default_strength(name: &str) -> f64 {
+    match parameter(name) {
+        "sigma" => DEFAULT_SIGMA,
+        "beta" => DEFAULT_BETA,
+        _ => DEFAULT_ALPHA,
+    }
+}
+
+/// The strength row of the mitigations strong in `param`: read where it is in force, else the
+/// default; set only where it is in force.
+fn strength_get(c: &LinkConfig, param: &str, default: f64) -> String {
+    if parameter(c.mitigation.name()) == param {
+        trim(c.mitigation.strength())
+    } else {
+        trim(default)
+    }
+}
+
+fn strength_set(c: &mut LinkConfig, param: &str, value: f64) {
+    let name = c.mitigation.name();
+    if parameter(name) == param {
+        c.mitigation = Mitigation::parse(name, value).unwrap_or(Mitigation::None);
+    }
+}
+
+/// Every setting of the Linkability lab, in the panel's order.
+pub const SETTINGS: &[Setting<LinkConfig>] = &[
+    Setting {
+        key: "l.you",
+        aliases: &[],
+        label: "You are",
+        unit: "",
+        help: "Whose data your two devices hold. A ready-made path is walked on the campus from the first day, a fix every 10 minutes, like the Signal map's; the path you drew there comes with the link; your file (below) is placed as the Signal map places it, its first days used. A campus resident is one of the synthetic people, there every round.",
+        section: YOU,
+        kind: Kind::Choice(WHO),
+        get: |c| who(&c.you).into(),
+        set: |c, v| {
+            // The same choice again keeps what it holds (the drawn path, the file).
+            if who(&c.you) == v {
+                return Ok(());
+            }
+            c.you = match v {
+                "drawn" => drawn_path(),
+                "file" => file_to_come(),
+                "synthetic" => You::Synthetic,
+                _ => TrajectoryPreset::ALL
+                    .into_iter()
+                    .find(|p| p.name() == v)
+                    .map(preset_path)
+                    .ok_or_else(|| {
+                        let keys: Vec<&str> = WHO.iter().map(|w| w.0).collect();
+                        format!("“{v}” is not a person ({})", keys.join(", "))
+                    })?,
+            };
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "l.split",
+        aliases: &[],
+        label: "Your devices share your data",
+        unit: "",
+        help: "How each person's measurements are divided between their two devices ([004] §7). Random: each measurement on either, like a phone and a tablet used side by side. By day: all of a day's on one device. Chronological: the first half on the old phone, the rest on the new one — the hardest for the server.",
+        section: YOU,
+        kind: Kind::Choice(Split::MENU),
+        get: |c| Choices::key(&c.split).into(),
+        set: |c, v| {
+            c.split = <Split as Choices>::parse(v)?;
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "l.people",
+        aliases: &[],
+        label: "People",
+        unit: "",
+        help: "People in the federation besides you, two devices each, every device a separate pseudonymous client (the paper has 53 and 327). Each person's first device is one the server has learned ('known'); the second is new, and the server must say whose it is.",
+        section: FEDERATION,
+        kind: Kind::Number {
+            step: "10",
+            limit: limits::PEOPLE,
+        },
+        get: |c| c.people.to_string(),
+        set: |c, v| {
+            c.people = number(v, &limits::PEOPLE)? as usize;
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "l.rounds",
+        aliases: &[],
+        label: "Rounds (days)",
+        unit: "",
+        help: "Rounds of online federated learning of the signal map, one a day: every device with data that day trains on it and sends its update, which the server logs under the device's pseudonym.",
+        section: FEDERATION,
+        kind: Kind::Number {
+            step: "1",
+            limit: limits::ROUNDS,
+        },
+        get: |c| c.rounds.to_string(),
+        set: |c, v| {
+            c.rounds = number(v, &limits::ROUNDS)? as usize;
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "l.attack",
+        aliases: &[],
+        label: "The server's attack",
+        unit: "",
+        help: "How the server attributes a new device's updates to people ([004] §6.1), trained on the known devices' updates: an MLP (128 ReLU units, dropout 0.2, SGD with momentum), a linear SVM one-vs-rest, the 10 nearest neighbours — or, beyond the paper, by place: each update's Lemma 1 reconstruction of where its owner was, compared with the known devices'.",
+        section: SERVER,
+        kind: Kind::Choice(Identifier::MENU),
+        get: |c| Choices::key(&c.attack).into(),
+        set: |c, v| {
+            c.attack = <Identifier as Choices>::parse(v)?;
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "l.layers",
+        aliases: &[],
+        label: "What it reads of an update",
+        unit: "",
+        help: "The paper's attacks read the last layer's update, scaled to unit length; every layer reads all of it (this model's first layer gives the most away).",
+        section: SERVER,
+        kind: Kind::Choice(Layers::MENU),
+        get: |c| Choices::key(&c.layers).into(),
+        set: |c, v| {
+            c.layers = <Layers as Choices>::parse(v)?;
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "l.epochs",
+        aliases: &[],
+        label: "MLP epochs",
+        unit: "",
+        help: "Passes of the MLP's training over the known devices' updates (the paper does not say; 20 here). More epochs: a sharper attack and a longer wait.",
+        section: SERVER,
+        kind: Kind::Number {
+            step: "5",
+            limit: limits::EPOCHS,
+        },
+        get: |c| c.mlp.epochs.to_string(),
+        set: |c, v| {
+            c.mlp.epochs = number(v, &limits::EPOCHS)? as usize;
+            Ok(())
+        },
+        relevant: |c| c.attack == Identifier::Mlp,
+    },
+    Setting {
+        key: "l.mitigation",
+        aliases: &[],
+        label: "Every device",
+        unit: "",
+        help: "What every device does to blend in ([004] §11), adapted from photos to places. Noise: Gaussian noise of σ on every number of its update. bkg-repl: a share β of its measurements each round swapped for background ones, measured by people outside the federation. rand-aug: α background measurements added for each of its own. mm-aug: the background clustered into crowds, each device adding α per measurement from one crowd — a person's two devices from different ones.",
+        section: AGAINST,
+        kind: Kind::Choice(MITIGATIONS),
+        get: |c| c.mitigation.name().into(),
+        set: |c, v| {
+            let old = c.mitigation;
+            let strength = if parameter(old.name()) == parameter(v) {
+                old.strength()
+            } else {
+                default_strength(v)
+            };
+            c.mitigation = Mitigation::parse(v, strength).ok_or_else(|| {
+                let keys: Vec<&str> = MITIGATIONS.iter().map(|m| m.0).collect();
+                format!("“{v}” is not a mitigation ({})", keys.join(", "))
+            })?;
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "l.sigma",
+        aliases: &[],
+        label: "Noise σ",
+        unit: "",
+        help: "The standard deviation of the noise on every number of an update. A last-layer number of an update is about 0.1 in size here.",
+        section: AGAINST,
+        kind: Kind::Number {
+            step: "0.01",
+            limit: limits::NOISE_SIGMA,
+        },
+        get: |c| strength_get(c, "sigma", DEFAULT_SIGMA),
+        set: |c, v| {
+            strength_set(c, "sigma", number(v, &limits::NOISE_SIGMA)?);
+            Ok(())
+        },
+        relevant: |c| parameter(c.mitigation.name()) == "sigma",
+    },
+    Setting {
+        key: "l.beta",
+        aliases: &[],
+        label: "Share replaced β",
+        unit: "",
+        help: "The share of a device's measurements in each round replaced by background ones (1: none of its own are left).",
+        section: AGAINST,
+        kind: Kind::Number {
+            step: "0.05",
+            limit: limits::BETA,
+        },
+        get: |c| strength_get(c, "beta", DEFAULT_BETA),
+        set: |c, v| {
+            strength_set(c, "beta", number(v, &limits::BETA)?);
+            Ok(())
+        },
+        relevant: |c| parameter(c.mitigation.name()) == "beta",
+    },
+    Setting {
+        key: "l.alpha",
+        aliases: &[],
+        label: "Background added α",
+        unit: "",
+        help: "Background measurements added for each of the device's own in a round.",
+        section: AGAINST,
+        kind: Kind::Number {
+            step: "0.5",
+            limit: limits::ALPHA,
+        },
+        get: |c| strength_get(c, "alpha", DEFAULT_ALPHA),
+        set: |c, v| {
+            strength_set(c, "alpha", number(v, &limits::ALPHA)?);
+            Ok(())
+        },
+        relevant: |c| parameter(c.mitigation.name()) == "alpha",
+    },
+    Setting {
+        key: "l.seed",
+        aliases: &[],
+        label: "Seed",
+        unit: "",
+        help: "Everything random (the people, the splits, the training, the attack) comes from this number: the same seed gives the same run.",
+        section: FEDERATION,
+        kind: Kind::Number {
+            step: "1",
+            limit: limits::SEED,
+        },
+        get: |c| c.seed.to_string(),
+        set: |c, v| {
+            c.seed = number(v, &limits::SEED)? as u64;
+            Ok(())
+        },
+        relevant: always,
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+    use whereabouts_core::setting::{apply, check_table, pairs, set};
+
+    #[test]
+    fn every_setting_round_trips_through_its_text_and_absurd_values_are_named() {
+        assert_eq!(check_table(SETTINGS), Ok(()));
+        for s in SETTINGS {
+            assert!(SECTIONS.contains(&s.section), "{}", s.key);
+            assert!(s.key.starts_with("l."), "{}", s.key);
+        }
+        let mut c = LinkConfig {
+            seed: 11,
+            people: 120,
+            rounds: 14,
+            split: Split::Chrono,
+            layers: Layers::All,
+            attack: Identifier::Svm,
+            mitigation: Mitigation::MmAug { alpha: 2.0 },
+            you: preset_path(TrajectoryPreset::Commute),
+            ..lab_default()
+        };
+        c.mlp.epochs = 40;
+        let text = pairs(SETTINGS, &c);
+        let owned: Vec<(&str, &str)> = text.iter().filter_map(|p| p.split_once('=')).collect();
+        let mut back = lab_default();
+        assert!(apply(SETTINGS, &mut back, &owned).is_empty());
+        assert_eq!(back, c);
+        assert!(lab_default().validate().is_ok());
+
+        let mut c = lab_default();
+        for (key, bad) in [
+            ("l.people", "3"),
+            ("l.people", "401"),
+            ("l.rounds", "61"),
+            ("l.sigma", "-1"),
+            ("l.beta", "1.5"),
+            ("l.alpha", "9"),
+            ("l.epochs", "0"),
+            ("l.attack", "oracle"),
+            ("l.mitigation", "vpn"),
+            ("l.you", "someone"),
+        ] {
+            let e = set(SETTINGS, &mut c, key, bad).unwrap_err();
+            let title = SETTINGS.iter().find(|s| s.key == key).unwrap().title();
+            assert!(e.starts_with(&title), "{key}: {e}");
+        }
+        assert_eq!(c, lab_default());
+        // At the engine's own bounds the rows and the engine agree.
+        set(SETTINGS, &mut c, "l.people", "400").unwrap();
+        set(SETTINGS, &mut c, "l.rounds", "60").unwrap();
+        assert!(c.validate().is_ok());
+        // Every layer of 400 people over 60 rounds is more than the server may keep.
+        set(SETTINGS, &mut c, "l.layers", "all").unwrap();
+        assert!(c.validate().unwrap_err().to_string().contains("million"));
+    }
+
+    #[test]
+    fn a_mitigation_keeps_its_strength_and_who_you_are_reads_back() {
+        let mut c = lab_default();
+        set(SETTINGS, &mut c, "l.mitigation", "rand-aug").unwrap();
+        set(SETTINGS, &mut c, "l.alpha", "3").unwrap();
+        // β belongs to another mitigation: accepted, no effect.
+        set(SETTINGS, &mut c, "l.beta", "0.2").unwrap();
+        set(SETTINGS, &mut c, "l.mitigation", "mm-aug").unwrap();
+        assert_eq!(c.mitigation, Mitigation::MmAug { alpha: 3.0 });
+        set(SETTINGS, &mut c, "l.mitigation", "noise").unwrap();
+        assert_eq!(
+            c.mitigation,
+            Mitigation::Noise {
+                sigma: DEFAULT_SIGMA
+            }
+        );
+        for key in [
+            "week",
+            "commute",
+            "weekend",
+            "stay_at_home",
+            "drawn",
+            "file",
+            "synthetic",
+        ] {
+            set(SETTINGS, &mut c, "l.you", key).unwrap();
+            assert_eq!(who(&c.you), key);
+        }
+    }
+}
