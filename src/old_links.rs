@@ -10,10 +10,8 @@
 use crate::mobility::settings::{MobSettings, default_path};
 use crate::shell::PATH_KEY;
 use crate::shell::path_link::decode_path;
-use crate::signal_map::settings::LabSettings;
 use crate::ui::settings::query_pairs;
 use std::fmt::Write;
-use whereabouts_engine::signal_map::trajectory::TrajectoryPreset;
 
 const CORPUS: &str = include_str!("../tests/links/corpus.txt");
 const RESOLVED: &str = "tests/links/resolved.txt";
@@ -111,17 +109,20 @@ fn flatten(at: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>) {
 
 /// What the four labs make of `query`, in tab order.
 fn resolve(query: &str) -> [(&'static str, Reading); 4] {
-    let signal = LabSettings::from_query(query);
-    let (hw, hh) = crate::signal_map::campus_half();
+    let signal = crate::signal_map::settings::from_query(query);
     let path = signal
         .path
         .clone()
-        .unwrap_or_else(|| TrajectoryPreset::Week.trajectory(hw, hh).waypoints);
+        .unwrap_or_else(whereabouts_engine::signal_map::settings::default_path);
     let signal = Reading::new(
-        Ok(&signal.settings.to_config(&path)),
+        Ok(&crate::signal_map::config_to_run(
+            &signal.config,
+            &path,
+            false,
+        )),
         &signal.hidden,
         &signal.problems,
-        &signal.settings.to_query(&path, &signal.hidden),
+        &crate::signal_map::settings::to_query(&signal.config, &path, &signal.hidden),
     );
 
     let density = crate::density::settings::from_query(query);

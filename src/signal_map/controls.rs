@@ -2,10 +2,14 @@
 
 use super::LabState;
 use super::draw::Layers;
-use super::settings::{FIELDS, Field, Section};
 use crate::ui::layers::layer_toggle;
-use crate::ui::settings::field_control;
+use crate::ui::settings::setting_control;
 use leptos::{ev, prelude::*};
+use whereabouts_core::setting::{Setting, get};
+use whereabouts_engine::signal_map::scenario::ScenarioConfig;
+use whereabouts_engine::signal_map::settings::{
+    ATTACK, DEFENCE, FEDERATION, SETTINGS, TRAJECTORY, WORLD,
+};
 use whereabouts_engine::signal_map::trajectory::TrajectoryPreset;
 
 fn is_hidden(state: LabState, key: &'static str) -> impl Fn() -> bool + Copy {
@@ -86,23 +90,21 @@ pub fn Playback(state: LabState) -> impl IntoView {
 #[component]
 pub fn Controls(state: LabState) -> impl IntoView {
     let error = RwSignal::new(None::<(&'static str, String)>);
-    let section = move |s: Section| {
-        FIELDS
+    let section = move |heading: &'static str| {
+        SETTINGS
             .iter()
-            .filter(move |f| f.section == s)
-            .map(move |f| view! { <FieldControl state field=*f error/> })
+            .filter(move |s| s.section == heading)
+            .map(move |s| view! { <SettingControl state setting=s error/> })
             .collect_view()
     };
     // A heading whose every control is hidden (by `hide=`, or not relevant) goes too; `extra`:
     // a control under it that is not a setting ("New world" goes with `seed`).
-    let empty = move |s: Section, extra: &'static str| {
+    let empty = move |heading: &'static str, extra: &'static str| {
         move || {
-            let shown =
-                |key: &str| !is_hidden_key(state, key) && state.settings.with(|x| x.relevant(key));
-            !FIELDS
-                .iter()
-                .filter(|f| f.section == s)
-                .any(|f| shown(f.key))
+            let shown = |s: &Setting<ScenarioConfig>| {
+                !is_hidden_key(state, s.key) && state.settings.with(s.relevant)
+            };
+            !SETTINGS.iter().filter(|s| s.section == heading).any(shown)
                 && (extra.is_empty() || is_hidden_key(state, extra))
         }
     };
@@ -120,7 +122,10 @@ pub fn Controls(state: LabState) -> impl IntoView {
         if n == 0 {
             return "No path: click or drag on the map to draw where you went.".to_string();
         }
-        let hours = legs as f64 * state.settings.with(|s| s.leg_minutes) / 60.0;
+        let leg_minutes = state
+            .settings
+            .with(|c| c.trajectory.as_ref().map_or(0.0, |t| t.leg_minutes));
+        let hours = legs as f64 * leg_minutes / 60.0;
         format!(
             "{n} waypoints · {:.1} km · {} → {} rounds",
             len / 1000.0,
@@ -197,16 +202,16 @@ pub fn Controls(state: LabState) -> impl IntoView {
                 <button type="button" data-testid="clear" on:click=clear>"Clear"</button>
             </div>
             <p class="stats" data-testid="path-stats">{stats}</p>
-            {section(Section::Trajectory)}
+            {section(TRAJECTORY)}
             </div>
-            <h2 class:hidden=empty(Section::Federation, "")>"Federated learning"</h2>
-            {section(Section::Federation)}
-            <h2 class:hidden=empty(Section::Attack, "")>"The server's attack"</h2>
-            {section(Section::Attack)}
-            <h2 class:hidden=empty(Section::Defence, "")>"Defence"</h2>
-            {section(Section::Defence)}
-            <h2 class:hidden=empty(Section::World, "seed")>"World"</h2>
-            {section(Section::World)}
+            <h2 class:hidden=empty(FEDERATION, "")>{FEDERATION}</h2>
+            {section(FEDERATION)}
+            <h2 class:hidden=empty(ATTACK, "")>{ATTACK}</h2>
+            {section(ATTACK)}
+            <h2 class:hidden=empty(DEFENCE, "")>{DEFENCE}</h2>
+            {section(DEFENCE)}
+            <h2 class:hidden=empty(WORLD, "seed")>{WORLD}</h2>
+            {section(WORLD)}
             <button type="button" class:hidden=is_hidden(state, "seed") data-testid="new-world" on:click=new_world>"New world"</button>
             <h2 class:hidden=is_hidden(state, "layers")>"Map layers"</h2>
             <div class="layers" class:hidden=is_hidden(state, "layers")>
@@ -240,17 +245,17 @@ pub fn Controls(state: LabState) -> impl IntoView {
 }
 
 #[component]
-fn FieldControl(
+fn SettingControl(
     state: LabState,
-    field: Field,
+    setting: &'static Setting<ScenarioConfig>,
     error: RwSignal<Option<(&'static str, String)>>,
 ) -> impl IntoView {
-    let key = field.key;
-    field_control(
-        field,
-        move || state.settings.with(|s| s.get(key)),
+    let (key, relevant) = (setting.key, setting.relevant);
+    setting_control(
+        setting,
+        move || state.settings.with(|c| get(SETTINGS, c, key)),
         move |v| state.set_field(key, v),
-        move || !is_hidden(state, key)() && state.settings.with(|s| s.relevant(key)),
+        move || !is_hidden(state, key)() && state.settings.with(relevant),
         error,
     )
 }

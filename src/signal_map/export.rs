@@ -150,8 +150,7 @@ mod tests {
 
     #[test]
     fn the_json_export_records_the_file_that_ran_not_the_drawn_path() {
-        use crate::signal_map::settings::LabSettings;
-        let settings = LabSettings::default();
+        let settings = whereabouts_engine::signal_map::settings::lab_default();
         let path = TrajectoryPreset::Commute.trajectory(900.0, 850.0).waypoints;
         let drawn = crate::signal_map::config_to_run(&settings, &path, false);
         assert!(drawn.trajectory.is_some());

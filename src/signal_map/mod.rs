@@ -19,9 +19,14 @@ pub static SPEC: crate::labs::LabSpec = crate::labs::LabSpec {
     kind: crate::protocol::LabKind::Signal,
     title: "Signal map",
     prefix: "",
-    hide_key: "hide",
-    groups: settings::CONTROL_GROUPS,
-    settings: || settings::FIELDS.iter().map(|f| f.key).collect(),
+    hide_key: whereabouts_engine::signal_map::settings::HIDE_KEY,
+    groups: whereabouts_engine::signal_map::settings::CONTROL_GROUPS,
+    settings: || {
+        whereabouts_engine::signal_map::settings::SETTINGS
+            .iter()
+            .map(|s| s.key)
+            .collect()
+    },
     lesson: &lesson::LESSON,
 };
 
@@ -32,17 +37,14 @@ use crate::ui::path_editor::PathEditor;
 use draw::Layers;
 use leptos::prelude::*;
 use scene::Scene;
-use settings::LabSettings;
+pub use settings::config_to_run;
 use std::time::Duration;
+use whereabouts_core::setting::{apply, set};
+use whereabouts_engine::signal_map::scenario::ScenarioConfig;
+pub use whereabouts_engine::signal_map::settings::campus_half;
+use whereabouts_engine::signal_map::settings::{SETTINGS, default_path, lab_default, with_path};
 use whereabouts_engine::signal_map::trajectory::MAX_WAYPOINTS;
 use whereabouts_engine::signal_map::trajectory::TrajectoryPreset;
-
-/// Area half-sizes of the campus world, from the engine's preset (the ready-made paths are
-/// placed in it before the world loads).
-pub fn campus_half() -> (f64, f64) {
-    let c = whereabouts_engine::signal_map::world::Preset::Campus.config(1);
-    (c.half_width(), c.half_height())
-}
 
 /// Pause between rounds while playing, so each round can be seen.
 const PLAY_PAUSE: Duration = Duration::from_millis(350);
@@ -62,7 +64,7 @@ pub struct Latency {
 /// Everything the lab's parts share (all `Copy` handles).
 #[derive(Clone, Copy)]
 pub struct LabState {
-    pub settings: RwSignal<LabSettings>,
+    pub settings: RwSignal<ScenarioConfig>,
     pub editor: RwSignal<PathEditor>,
     pub hidden: RwSignal<Vec<String>>,
     pub scene: RwSignal<Scene>,
@@ -92,21 +94,6 @@ pub struct LabState {
     /// The path the worker has (the last edit sent or started).
     last_sent: StoredValue<Vec<whereabouts_core::geo::Metres>>,
     play_timer: StoredValue<bool>,
-}
-
-/// The configuration a run uses: the settings on the drawn path, or — when the visitor's file
-/// is loaded — on that file (the worker adds its fixes; the world's length follows them).
-pub fn config_to_run(
-    settings: &LabSettings,
-    path: &[whereabouts_core::geo::Metres],
-    use_data: bool,
-) -> whereabouts_engine::signal_map::scenario::ScenarioConfig {
-    let mut config = settings.to_config(path);
-    if use_data {
-        config.trajectory = None;
-        config.world.weeks = None;
-    }
-    config
 }
 
 impl LabState {
@@ -196,7 +183,7 @@ impl LabState {
         self.edit.set_value((edit, now_ms(), None));
         let trajectory = self
             .settings
-            .with_untracked(|s| s.to_config(&path))
+            .with_untracked(|c| with_path(c, &path))
             .trajectory
             .expect("the lab config has a trajectory");
         self.in_flight.set_value(true);
@@ -332,22 +319,23 @@ impl LabState {
     pub fn query(&self) -> String {
         let path = self.editor.with_untracked(|e| e.waypoints.clone());
         let hidden = self.hidden.get_untracked();
-        self.settings.with_untracked(|s| s.to_query(&path, &hidden))
+        self.settings
+            .with_untracked(|c| settings::to_query(c, &path, &hidden))
     }
 
     /// Applies a control's new value, or explains why not (the old value stays).
     pub fn set_field(&self, key: &str, value: &str) -> Result<(), String> {
         let mut next = self.settings.get_untracked();
-        next.set(key, value)?;
+        set(SETTINGS, &mut next, key, value)?;
         self.apply(next)
     }
 
     /// A lesson step's state: `pairs` (URL keys and values) over the lab's defaults, the path
     /// and the hidden controls kept; then `rounds` rounds, or playing from the start.
     pub fn set_state(&self, pairs: &[(&str, &str)], rounds: Option<usize>) -> Result<(), String> {
-        let mut next = LabSettings::default();
-        for (key, value) in pairs {
-            next.set(key, value)?;
+        let mut next = lab_default();
+        if let Some(problem) = apply(SETTINGS, &mut next, pairs).into_iter().next() {
+            return Err(problem);
         }
         self.selected.set(None);
         self.playing.set(rounds.is_none());
@@ -357,10 +345,10 @@ impl LabState {
 
     /// Runs `next` if it is valid for the path (else the old settings stay), and keeps it in
     /// the link.
-    fn apply(&self, next: LabSettings) -> Result<(), String> {
+    fn apply(&self, next: ScenarioConfig) -> Result<(), String> {
         let path = self.editor.with_untracked(|e| e.waypoints.clone());
         if !path.is_empty() {
-            next.to_config(&path)
+            with_path(&next, &path)
                 .validate()
                 .map_err(|e| e.to_string())?;
         }
@@ -375,11 +363,11 @@ impl LabState {
             let (hw, hh) = campus_half();
             preset.trajectory(hw, hh)
         };
-        self.editor.update(|e| e.replace(t.waypoints));
-        self.settings.update(|s| {
-            s.leg_minutes = t.leg_minutes;
-            s.sample_minutes = t.sample_minutes;
+        self.settings.update(|c| {
+            c.trajectory = Some(t.clone());
+            *c = with_path(c, &t.waypoints);
         });
+        self.editor.update(|e| e.replace(t.waypoints));
         self.save_url();
         self.restart();
     }
@@ -500,12 +488,8 @@ pub fn create(engine: Engine, data: DataState) -> LabState {
     let query = web_sys::window()
         .and_then(|w| w.location().search().ok())
         .unwrap_or_default();
-    let parsed = LabSettings::from_query(&query);
-    let path = parsed.path.clone().unwrap_or_else(|| {
-        TrajectoryPreset::Week
-            .trajectory(campus_half().0, campus_half().1)
-            .waypoints
-    });
+    let parsed = settings::from_query(&query);
+    let path = parsed.path.clone().unwrap_or_else(default_path);
     let notice = (!parsed.problems.is_empty()).then(|| {
         format!(
             "Some settings in the link were ignored: {}",
@@ -513,7 +497,7 @@ pub fn create(engine: Engine, data: DataState) -> LabState {
         )
     });
     let state = LabState {
-        settings: RwSignal::new(parsed.settings),
+        settings: RwSignal::new(parsed.config),
         editor: RwSignal::new(PathEditor::new(path, MAX_WAYPOINTS)),
         hidden: RwSignal::new(parsed.hidden),
         scene: RwSignal::new(Scene::default()),

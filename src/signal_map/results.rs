@@ -4,10 +4,11 @@
 use super::LabState;
 use super::export;
 use super::scene::RoundView;
-use super::settings::LabSettings;
 use crate::ui::chart::{Axis, Chart, Point, Series};
 use crate::ui::help::help;
 use leptos::prelude::*;
+use whereabouts_engine::signal_map::defence::Defence;
+use whereabouts_engine::signal_map::scenario::ScenarioConfig;
 
 fn metres(v: Option<f64>) -> String {
     v.map_or("—".into(), |m| format!("{m:.0} m"))
@@ -160,9 +161,12 @@ const COLD_TEXT: &str = "The paper's cold start: an untrained model that starts 
 pub const TWO_ATTACKS: &str = "Why two attacks? The analytic attack (Lemma 1) reads the average of where you were straight out of the first layer of your update. DLG instead searches for one made-up point whose training step looks like yours — but, as the paper's algorithm is written, it compares against the model after your update, while your phone computed the update on the model before it. That small mismatch moves DLG's best match tens of metres off, even when you stood still.";
 
 /// Local DP's privacy loss in words: what one release is, what is protected, the total with δ.
-fn dp_text(total: f64, releases: Option<usize>, settings: &LabSettings) -> String {
+fn dp_text(total: f64, releases: Option<usize>, config: &ScenarioConfig) -> String {
     use whereabouts_engine::signal_map::defence::dp::{AppliedTo, PAPER_DELTA};
-    let per = match settings.dp_applied_to {
+    let Defence::LocalDp(dp) = config.defence else {
+        return String::new();
+    };
+    let per = match dp.applied_to {
         AppliedTo::LocalStep => "local step",
         AppliedTo::Update => "update",
     };
@@ -171,7 +175,7 @@ fn dp_text(total: f64, releases: Option<usize>, settings: &LabSettings) -> Strin
     });
     format!(
         " Local DP: your total ε{over} is {total:.1} (δ = {PAPER_DELTA:e}, Rényi-DP composition), which protects everything you trained on; each release (ε = {} per {per}) protects your whole round of data, since any two of a phone's round data are neighbours.",
-        settings.dp_epsilon
+        dp.epsilon
     )
 }
 
@@ -321,18 +325,18 @@ pub fn Results(state: LabState) -> impl IntoView {
             <p class="summary" id="signal-summary" data-testid="summary" aria-live="polite">{summary_text}</p>
             <p class="hint" data-testid="two-attacks">{TWO_ATTACKS}</p>
             <p class="hint" data-testid="start-hint">
-                {move || if state.settings.with(|s| s.warm) { WARM_TEXT } else { COLD_TEXT }}
+                {move || if state.settings.with(|c| c.warm_start.is_some()) { WARM_TEXT } else { COLD_TEXT }}
                 " "
                 <button type="button" class="link" data-testid="switch-start"
                     on:click=move |_| {
-                        let next = if state.settings.with_untracked(|s| s.warm) { "cold" } else { "warm" };
+                        let next = if state.settings.with_untracked(|c| c.warm_start.is_some()) { "cold" } else { "warm" };
                         // Both values are always valid: the only refusal is a bad path, which
                         // the notice already shows.
                         if let Err(e) = state.set_field("start", next) {
                             state.notice.set(Some(e));
                         }
                     }>
-                    {move || if state.settings.with(|s| s.warm) { "Try the paper's cold start" } else { "Back to the warm start" }}
+                    {move || if state.settings.with(|c| c.warm_start.is_some()) { "Try the paper's cold start" } else { "Back to the warm start" }}
                 </button>
             </p>
             <p class="latency" data-testid="latency"

@@ -131,7 +131,9 @@ pub struct Link<C> {
 /// and is reported.
 ///
 /// A key with the lab's `prefix` that is neither a setting, `hide_key` nor one of `own` (the
-/// lab's other keys, read by the lab itself) is reported as unknown.
+/// lab's other keys, read by the lab itself) is reported as unknown. With no prefix (the
+/// Signal map's plain keys, which share the query string with the shell's) the lab names its
+/// unknown keys itself.
 pub fn read_link<C: Clone>(
     table: &[Setting<C>],
     prefix: &str,
@@ -147,7 +149,7 @@ pub fn read_link<C: Clone>(
     for (at, (key, _)) in pairs.iter().enumerate() {
         let known =
             *key == hide_key || own.contains(key) || table.iter().any(|s| s.answers_to(key));
-        if key.starts_with(prefix) && !known {
+        if !prefix.is_empty() && key.starts_with(prefix) && !known {
             problems.push((at, format!("unknown setting “{key}”")));
         }
     }

@@ -45,15 +45,11 @@ pub enum AppliedTo {
     Update,
 }
 
-impl AppliedTo {
-    /// The key in configurations and links.
-    pub fn key(self) -> &'static str {
-        match self {
-            AppliedTo::LocalStep => "local_step",
-            AppliedTo::Update => "update",
-        }
-    }
-}
+// The key in configurations and links, and the label in the lab's menu.
+whereabouts_core::choices!(AppliedTo, "a place for DP", {
+    AppliedTo::LocalStep => "local_step", "Every local step (paper)";
+    AppliedTo::Update => "update", "Once on the update";
+});
 
 /// Local DP settings.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]

@@ -1,0 +1,1001 @@
+//! The Signal-map lab's settings, one row each ([`whereabouts_core::setting`]): the page's
+//! controls, the address bar's keys (plain: `T`, `B`, … — the lab was there first), the
+//! lessons' and the instructor's keys and the messages for refused values all come from
+//! [`SETTINGS`], read and written on a [`ScenarioConfig`]. The lab opens on [`lab_default`]:
+//! the campus with the visitor walking the simple week, joining a federation that has learnt.
+
+use super::attack::dlg::{Init, Optimizer, START_NOISE_M};
+use super::attack::fedavg::FedAvgConfig;
+use super::defence::dp::{AppliedTo, LocalDp};
+use super::defence::{Defence, PAPER_MIN_SAMPLES};
+use super::limits::{self, Limit};
+use super::model::ModelPreset;
+use super::scenario::{ModelChoice, OutputBias, ScenarioConfig, WorldChoice};
+use super::trace::RoundLength;
+use super::trajectory::{Trajectory, TrajectoryPreset};
+use super::warm_start::WarmStart;
+use super::world::Preset;
+use whereabouts_core::choices;
+use whereabouts_core::geo::Metres;
+use whereabouts_core::setting::{Choices, Kind, Setting, always, flag, flag_text, number, trim};
+
+/// The panel's sections, in order.
+pub const TRAJECTORY: &str = "Your trajectory";
+pub const FEDERATION: &str = "Federated learning";
+pub const ATTACK: &str = "The server's attack";
+pub const DEFENCE: &str = "Defence";
+pub const WORLD: &str = "World";
+pub const SECTIONS: [&str; 5] = [TRAJECTORY, FEDERATION, ATTACK, DEFENCE, WORLD];
+
+/// The link's key for hidden controls, and the groups of controls besides the settings
+/// (playback, the path tools, …).
+pub const HIDE_KEY: &str = "hide";
+pub const CONTROL_GROUPS: &[&str] = &[
+    "playback", "draw", "presets", "export", "layers", "data", "studies", "status",
+];
+
+/// Other users available in the campus world (users 1–6; user 0 is the visitor).
+pub const MAX_OTHER_USERS: usize = 6;
+/// The background user's id: it comes after the world's `MAX_OTHER_USERS + 1` regular users.
+pub const BACKGROUND_ID: u32 = MAX_OTHER_USERS as u32 + 1;
+/// The other synthetic users who can join the visitor (the campus world's users 1–6).
+pub const OTHER_USERS: Limit = Limit {
+    min: 0.0,
+    min_exclusive: false,
+    max: MAX_OTHER_USERS as f64,
+    whole: true,
+    text: "a whole number from 0 to 6",
+};
+
+/// Each defence's parameters when it is first chosen: DBSCAN's eps (the paper's best, 0.05
+/// km), Farthest Batch's points, local DP's ε per release, GeoInd's ε per metre (400 m).
+pub const DEFAULT_EPS_KM: f64 = 0.05;
+pub const DEFAULT_FARTHEST_NUM: usize = 10;
+pub const DEFAULT_DP_EPSILON: f64 = 100.0;
+pub const DEFAULT_GEO_EPSILON_PER_M: f64 = 0.005;
+/// The grid of DLG's grid start: the paper's 350 m ([000] §4.1).
+pub const GRID_SPACING_M: f64 = 350.0;
+
+choices!(ModelPreset, "a model", {
+    ModelPreset::Small => "small", "Small";
+    ModelPreset::Paper => "paper", "Paper's";
+});
+
+const ROUNDS: &[(&str, &str)] = &[
+    ("1", "1 hour"),
+    ("6", "6 hours"),
+    ("12", "12 hours"),
+    ("24", "1 day"),
+    ("168", "1 week"),
+];
+const STARTS: &[(&str, &str)] = &[("warm", "Learnt map"), ("cold", "Untrained")];
+const ATTACKS: &[(&str, &str)] = &[("dlg", "DLG (paper)"), ("fedavg", "+ FedAvg-aware")];
+/// DLG's starts ([000] §4.1, "DLG Initialization Strategies"): the grid is the paper's 350 m;
+/// the noise, 200 m, is our choice (the paper gives no scale; docs/papers.md).
+const INITS: &[(&str, &str)] = &[
+    ("analytic", "Near Lemma 1"),
+    ("centroid", "Near the truth"),
+    ("random", "Random"),
+    ("grid", "Grid cell"),
+    ("previous", "Previous"),
+];
+const DEFENCES: &[(&str, &str)] = &[
+    ("none", "None"),
+    ("diverse", "Diverse Batch"),
+    ("farthest", "Farthest Batch"),
+    ("random", "Random subset"),
+    ("dp", "Local DP"),
+    ("geoind", "GeoInd"),
+];
+
+/// The campus's half width and height, m (the same for every seed).
+pub fn campus_half() -> (f64, f64) {
+    let c = Preset::Campus.config(1);
+    (c.half_width(), c.half_height())
+}
+
+/// The path the lab opens with: the simple week on the campus.
+pub fn default_path() -> Vec<Metres> {
+    let (hw, hh) = campus_half();
+    TrajectoryPreset::Week.trajectory(hw, hh).waypoints
+}
+
+/// The lab's opening run: the engine's federation, model and attack (FedSGD, the small model,
+/// DLG and Lemma 1) on the campus, the visitor (user 0) walking the simple week alone, after
+/// the federation learnt from the other campus users for four weeks.
+pub fn lab_default() -> ScenarioConfig {
+    let (hw, hh) = campus_half();
+    let mut c = ScenarioConfig {
+        world: WorldChoice {
+            preset: Preset::Campus,
+            users: Some(MAX_OTHER_USERS + 1),
+            weeks: None,
+            cell: None,
+            background: Some(false),
+        },
+        target: 0,
+        participants: Some(vec![0]),
+        trajectory: Some(TrajectoryPreset::Week.trajectory(hw, hh)),
+        ..ScenarioConfig::default()
+    };
+    set_warm(&mut c, true);
+    set_init(&mut c, "analytic").expect("a start the table offers");
+    with_path(&c, &default_path())
+}
+
+/// `config` with the visitor walking `waypoints` (rounded to whole metres, as the link carries
+/// them, so that a shared link reproduces the run exactly); the world lasts as many weeks as
+/// the walk (1 to 8).
+pub fn with_path(config: &ScenarioConfig, waypoints: &[Metres]) -> ScenarioConfig {
+    let mut c = config.clone();
+    let trajectory = c.trajectory.get_or_insert_with(|| Trajectory {
+        waypoints: Vec::new(),
+        leg_minutes: super::trajectory::DEFAULT_LEG_MINUTES,
+        sample_minutes: super::trajectory::DEFAULT_FIX_MINUTES,
+    });
+    trajectory.waypoints = waypoints
+        .iter()
+        .map(|p| Metres::new(p.east.round(), p.north.round()))
+        .collect();
+    fit_weeks(&mut c);
+    c
+}
+
+/// The world lasts as long as the visitor's walk, 1 to 8 weeks.
+fn fit_weeks(c: &mut ScenarioConfig) {
+    if let Some(t) = &c.trajectory {
+        c.world.weeks = Some((t.duration_s() / 604_800.0).ceil().clamp(1.0, 8.0) as u32);
+    }
+}
+
+/// The walk's timing (a config without a walk, the visitor's file, has the defaults').
+fn walk(c: &ScenarioConfig) -> (f64, f64) {
+    c.trajectory.as_ref().map_or(
+        (
+            super::trajectory::DEFAULT_LEG_MINUTES,
+            super::trajectory::DEFAULT_FIX_MINUTES,
+        ),
+        |t| (t.leg_minutes, t.sample_minutes),
+    )
+}
+
+fn walk_mut(c: &mut ScenarioConfig) -> &mut Trajectory {
+    c.trajectory.get_or_insert_with(|| Trajectory {
+        waypoints: Vec::new(),
+        leg_minutes: super::trajectory::DEFAULT_LEG_MINUTES,
+        sample_minutes: super::trajectory::DEFAULT_FIX_MINUTES,
+    })
+}
+
+/// Warm: the federation has learnt before the visitor's first round (the lab's choice); cold:
+/// [000]'s untrained model.
+fn set_warm(c: &mut ScenarioConfig, warm: bool) {
+    c.warm_start = warm.then(WarmStart::default);
+    c.output_bias = if warm {
+        OutputBias::MeanLabel
+    } else {
+        OutputBias::Zero
+    };
+}
+
+/// The other users taking part (not the visitor, not the background user).
+fn other_users(c: &ScenarioConfig) -> usize {
+    c.participants.as_ref().map_or(0, |p| {
+        p.iter()
+            .filter(|&&u| u != c.target && u != BACKGROUND_ID)
+            .count()
+    })
+}
+
+fn background_user(c: &ScenarioConfig) -> bool {
+    c.world.background == Some(true)
+}
+
+/// The visitor, the first `others` campus users, and the background user if it takes part.
+fn set_participants(c: &mut ScenarioConfig, others: usize, background: bool) {
+    c.world.background = Some(background);
+    c.participants = Some(
+        (0..=others as u32)
+            .chain(background.then_some(BACKGROUND_ID))
+            .collect(),
+    );
+}
+
+/// The FedAvg-aware attack shares DLG's budget, step size and start.
+fn refresh_fedavg(c: &mut ScenarioConfig) {
+    if c.attack.fedavg.is_some() {
+        c.attack.fedavg = Some(FedAvgConfig::like(&c.attack.settings));
+    }
+}
+
+fn init_key(init: Init) -> &'static str {
+    match init {
+        Init::AnalyticPlusNoise { .. } => "analytic",
+        Init::CentroidPlusNoise { .. } => "centroid",
+        Init::RandomInArea => "random",
+        Init::Grid { .. } => "grid",
+        Init::Previous => "previous",
+    }
+}
+
+fn set_init(c: &mut ScenarioConfig, v: &str) -> Result<(), String> {
+    c.attack.settings.init = match v {
+        "analytic" => Init::AnalyticPlusNoise {
+            sd_m: START_NOISE_M,
+        },
+        "centroid" => Init::CentroidPlusNoise {
+            sd_m: START_NOISE_M,
+        },
+        "random" => Init::RandomInArea,
+        "grid" => Init::Grid {
+            spacing_m: GRID_SPACING_M,
+        },
+        "previous" => Init::Previous,
+        _ => return Err(format!("“{v}” is not a starting point")),
+    };
+    refresh_fedavg(c);
+    Ok(())
+}
+
+fn defence_key(d: &Defence) -> &'static str {
+    match d {
+        Defence::None => "none",
+        Defence::DiverseBatch { .. } => "diverse",
+        Defence::FarthestBatch { .. } => "farthest",
+        Defence::RandomSubset { .. } => "random",
+        Defence::LocalDp(_) => "dp",
+        Defence::GeoInd { .. } => "geoind",
+    }
+}
+
+/// DBSCAN's eps of a batch defence (Diverse, Farthest, Random subset).
+fn eps_km(d: &Defence) -> Option<f64> {
+    match *d {
+        Defence::DiverseBatch { eps_km, .. }
+        | Defence::FarthestBatch { eps_km, .. }
+        | Defence::RandomSubset { eps_km, .. } => Some(eps_km),
+        _ => None,
+    }
+}
+
+/// The defence `key` at its first parameters; the batch defences share DBSCAN's eps, so
+/// switching between them keeps it.
+fn defence_of(key: &str, before: &Defence) -> Result<Defence, String> {
+    let eps_km = eps_km(before).unwrap_or(DEFAULT_EPS_KM);
+    let min_samples = PAPER_MIN_SAMPLES;
+    Ok(match key {
+        "none" => Defence::None,
+        "diverse" => Defence::DiverseBatch {
+            eps_km,
+            min_samples,
+        },
+        "farthest" => Defence::FarthestBatch {
+            eps_km,
+            min_samples,
+            num: DEFAULT_FARTHEST_NUM,
+        },
+        "random" => Defence::RandomSubset {
+            eps_km,
+            min_samples,
+        },
+        "dp" => Defence::LocalDp(LocalDp::at(DEFAULT_DP_EPSILON)),
+        "geoind" => Defence::GeoInd {
+            epsilon_per_m: DEFAULT_GEO_EPSILON_PER_M,
+        },
+        _ => return Err(format!("“{key}” is not a defence")),
+    })
+}
+
+/// Local DP's settings when it is the defence in force.
+fn local_dp(c: &ScenarioConfig) -> Option<LocalDp> {
+    match c.defence {
+        Defence::LocalDp(d) => Some(d),
+        _ => None,
+    }
+}
+
+/// A number the engine uses in f32 (the learning rate): the bound is checked on the f32 value,
+/// as the engine checks it.
+fn number_f32(value: &str, limit: &Limit) -> Result<f32, String> {
+    whereabouts_core::setting::within(value, limit, |v| f64::from(v as f32)).map(|v| v as f32)
+}
+
+/// Every setting of the Signal-map lab, in the panel's order.
+pub const SETTINGS: &[Setting<ScenarioConfig>] = &[
+    Setting {
+        key: "leg",
+        aliases: &[],
+        label: "Minutes per leg",
+        unit: "",
+        help: "How long you take from one waypoint to the next. Every leg takes the same time, so two waypoints in the same place are a stay.",
+        section: TRAJECTORY,
+        kind: Kind::Number {
+            step: "10",
+            limit: limits::LEG_MINUTES,
+        },
+        get: |c| trim(walk(c).0),
+        set: |c, v| {
+            let leg = number(v, &limits::LEG_MINUTES)?;
+            if walk(c).1 > leg {
+                return Err("must not be less than the minutes between GPS fixes".into());
+            }
+            walk_mut(c).leg_minutes = leg;
+            fit_weeks(c);
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "fix",
+        aliases: &[],
+        label: "Minutes between GPS fixes",
+        unit: "",
+        help: "How often your phone logs a measurement (position + signal strength).",
+        section: TRAJECTORY,
+        kind: Kind::Number {
+            step: "1",
+            limit: limits::FIX_MINUTES,
+        },
+        get: |c| trim(walk(c).1),
+        set: |c, v| {
+            let fix = number(v, &limits::FIX_MINUTES)?;
+            if fix > walk(c).0 {
+                return Err("must not exceed the minutes per leg".into());
+            }
+            walk_mut(c).sample_minutes = fix;
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "start",
+        aliases: &[],
+        label: "You join",
+        unit: "",
+        help: "Warm: before your first round the federation trained for 4 weeks on the other campus users, so the map is a real signal map. A model that fits the data has small gradients that point every way, and the server's reconstructions land much farther from you (Insight I2). Cold: the paper's setting, an untrained model: the map starts blank and the first rounds leak the most.",
+        section: FEDERATION,
+        kind: Kind::Choice(STARTS),
+        get: |c| {
+            if c.warm_start.is_some() {
+                "warm"
+            } else {
+                "cold"
+            }
+            .into()
+        },
+        set: |c, v| {
+            match v {
+                "warm" => set_warm(c, true),
+                "cold" => set_warm(c, false),
+                _ => return Err(format!("“{v}” is not a start (warm, cold)")),
+            }
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "T",
+        aliases: &[],
+        label: "Round length T",
+        unit: "",
+        help: "Online FL: each round your phone trains only on what it logged during the round. Shorter rounds mean tighter batches, and more leakage (Insight I1).",
+        section: FEDERATION,
+        kind: Kind::Choice(ROUNDS),
+        get: |c| trim(c.round_length.seconds() / 3600.0),
+        set: |c, v| {
+            c.round_length = match number(v, &limits::ROUND_HOURS)? {
+                1.0 => RoundLength::Hour,
+                24.0 => RoundLength::Day,
+                168.0 => RoundLength::Week,
+                h => RoundLength::Hours(h),
+            };
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "B",
+        aliases: &[],
+        label: "Batch size B",
+        unit: "",
+        help: "Local mini-batch size; ∞ (type inf) = the whole round's data in one batch. With E = 1 and B = ∞ this is FedSGD: the update is one exact gradient.",
+        section: FEDERATION,
+        kind: Kind::Number {
+            step: "1",
+            limit: limits::BATCH_SIZE,
+        },
+        get: |c| {
+            c.fl.local
+                .batch_size
+                .map_or("inf".into(), |b| b.to_string())
+        },
+        set: |c, v| {
+            let v = v.trim();
+            c.fl.local.batch_size = if matches!(v, "inf" | "∞" | "") {
+                None
+            } else {
+                Some(number(v, &limits::BATCH_SIZE)? as usize)
+            };
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "E",
+        aliases: &[],
+        label: "Local epochs E",
+        unit: "",
+        help: "Passes over the round's data before sending the update. More local steps (FedAvg) blur what the update says about the batch (Insight I3).",
+        section: FEDERATION,
+        kind: Kind::Number {
+            step: "1",
+            limit: limits::EPOCHS,
+        },
+        get: |c| c.fl.local.epochs.to_string(),
+        set: |c, v| {
+            c.fl.local.epochs = number(v, &limits::EPOCHS)? as usize;
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "lr",
+        aliases: &[],
+        label: "Learning rate η",
+        unit: "",
+        help: "Local SGD step size. The server divides the update by η to get the gradient it attacks.",
+        section: FEDERATION,
+        kind: Kind::Number {
+            step: "0.001",
+            limit: limits::LEARNING_RATE,
+        },
+        // The shortest decimal of the f32 (0.001, not 0.0010000000474974513).
+        get: |c| c.fl.local.learning_rate.to_string(),
+        set: |c, v| {
+            c.fl.local.learning_rate = number_f32(v, &limits::LEARNING_RATE)?;
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "C",
+        aliases: &[],
+        label: "Fraction of users C",
+        unit: "",
+        help: "Share of the users with data that the server picks each round.",
+        section: FEDERATION,
+        kind: Kind::Number {
+            step: "0.1",
+            limit: limits::CLIENT_FRACTION,
+        },
+        get: |c| trim(c.fl.client_fraction),
+        set: |c, v| {
+            c.fl.client_fraction = number(v, &limits::CLIENT_FRACTION)?;
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "bg",
+        aliases: &[],
+        label: "Other users",
+        unit: "",
+        help: "Synthetic users of the campus world who join the federation (0–6). They change the global model, not what your own update reveals.",
+        section: FEDERATION,
+        kind: Kind::Number {
+            step: "1",
+            limit: OTHER_USERS,
+        },
+        get: |c| other_users(c).to_string(),
+        set: |c, v| {
+            let others = number(v, &OTHER_USERS)? as usize;
+            set_participants(c, others, background_user(c));
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "bgu",
+        aliases: &[],
+        label: "Background user",
+        unit: "",
+        help: "A crowd of short-lived sources merged into one extra participant, like the many one-off uploads of a crowdsourced data set (the paper's Radiocells background user, Table 3).",
+        section: FEDERATION,
+        kind: Kind::Toggle,
+        get: |c| flag_text(background_user(c)),
+        set: |c, v| {
+            let background = flag(v)?;
+            set_participants(c, other_users(c), background);
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "model",
+        aliases: &[],
+        label: "Model",
+        unit: "",
+        help: "The signal-map model every phone trains. The paper's model has 145,313 parameters; the small one 4,417, fast enough to re-attack while you drag.",
+        section: FEDERATION,
+        kind: Kind::Choice(ModelPreset::MENU),
+        get: |c| match &c.model {
+            ModelChoice::Preset(p) => Choices::key(p).into(),
+            ModelChoice::Custom(_) => "custom".into(),
+        },
+        set: |c, v| {
+            c.model = ModelChoice::Preset(<ModelPreset as Choices>::parse(v)?);
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "dlg",
+        aliases: &[],
+        label: "DLG attack",
+        unit: "",
+        help: "Deep Leakage from Gradients (Algorithm 2): the server optimises one dummy location until its gradient points like your update.",
+        section: ATTACK,
+        kind: Kind::Toggle,
+        get: |c| flag_text(c.attack.dlg),
+        set: |c, v| {
+            c.attack.dlg = flag(v)?;
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "att",
+        aliases: &[],
+        label: "Server's attack",
+        unit: "",
+        help: "DLG as in the paper matches one dummy point to your whole update. Beyond the paper, a FedAvg-aware server (Dimitrov et al. 2022) knows B, E, η and how many points you trained on, replays your phone's local training on one dummy point per local step, and matches the simulated update to yours: it runs after DLG on the same update, so both errors show side by side, and the map shows its dummies (one per step) beside the true mini-batch centroids. Each of its iterations replays every local step, so it is slower with many steps.",
+        section: ATTACK,
+        kind: Kind::Choice(ATTACKS),
+        get: |c| {
+            if c.attack.fedavg.is_some() {
+                "fedavg"
+            } else {
+                "dlg"
+            }
+            .into()
+        },
+        set: |c, v| {
+            c.attack.fedavg = match v {
+                "dlg" => None,
+                "fedavg" => Some(FedAvgConfig::like(&c.attack.settings)),
+                _ => return Err(format!("“{v}” is not an attack")),
+            };
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "lemma",
+        aliases: &[],
+        label: "Analytic attack (Lemma 1)",
+        unit: "",
+        help: "The instant reconstruction: the first layer's weight and bias gradients give a weighted average of your locations, no optimisation needed.",
+        section: ATTACK,
+        kind: Kind::Toggle,
+        get: |c| flag_text(c.attack.analytic),
+        set: |c, v| {
+            c.attack.analytic = flag(v)?;
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "its",
+        aliases: &[],
+        label: "DLG iterations",
+        unit: "",
+        help: "Upper limit on optimisation steps (the paper allows 400,000; it stops earlier once the dummy stops moving).",
+        section: ATTACK,
+        kind: Kind::Number {
+            step: "100",
+            limit: limits::DLG_ITERATIONS,
+        },
+        get: |c| c.attack.settings.max_iterations.to_string(),
+        set: |c, v| {
+            c.attack.settings.max_iterations = number(v, &limits::DLG_ITERATIONS)? as usize;
+            refresh_fedavg(c);
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "alr",
+        aliases: &[],
+        label: "DLG step size",
+        unit: "",
+        help: "Adam learning rate of the dummy location, in standardised units.",
+        section: ATTACK,
+        kind: Kind::Number {
+            step: "0.005",
+            limit: limits::DLG_LEARNING_RATE,
+        },
+        get: |c| match c.attack.settings.optimizer {
+            Optimizer::Adam { lr } | Optimizer::Sgd { lr } => trim(lr),
+        },
+        set: |c, v| {
+            let lr = number(v, &limits::DLG_LEARNING_RATE)?;
+            c.attack.settings.optimizer = Optimizer::Adam { lr };
+            refresh_fedavg(c);
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "init",
+        aliases: &[],
+        label: "DLG starts from",
+        unit: "",
+        help: "Where the dummy location starts ([000] §4.1). The paper starts near the true centroid, which a real server cannot; the default starts near the analytic estimate (both with a little noise).",
+        section: ATTACK,
+        kind: Kind::Choice(INITS),
+        get: |c| init_key(c.attack.settings.init).into(),
+        set: set_init,
+        relevant: always,
+    },
+    Setting {
+        key: "def",
+        aliases: &[],
+        label: "Defence",
+        unit: "",
+        help: "What every phone does before sending its update. Diverse Batch: train on one point per place (DBSCAN clusters). Farthest Batch: train on the places farthest from where you mostly were — a decoy. Random subset: as many random points as Diverse Batch (the baseline). Local DP: clip every local step’s gradient (or the whole update) and add Gaussian noise. GeoInd: move every location by planar-Laplace noise. Errors stay measured against your real round data.",
+        section: DEFENCE,
+        kind: Kind::Choice(DEFENCES),
+        get: |c| defence_key(&c.defence).into(),
+        set: |c, v| {
+            // The same defence again keeps its parameters.
+            if defence_key(&c.defence) != v {
+                c.defence = defence_of(v, &c.defence)?;
+            }
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "deps",
+        aliases: &[],
+        label: "DBSCAN eps (km)",
+        unit: "",
+        help: "Points closer than this belong to the same place (the paper's best: 0.05 km). Clusters need 5 points; stray points are left out.",
+        section: DEFENCE,
+        kind: Kind::Number {
+            step: "0.01",
+            limit: limits::DBSCAN_EPS_KM,
+        },
+        get: |c| trim(eps_km(&c.defence).unwrap_or(DEFAULT_EPS_KM)),
+        set: |c, v| {
+            let e = number(v, &limits::DBSCAN_EPS_KM)?;
+            match &mut c.defence {
+                Defence::DiverseBatch { eps_km, .. }
+                | Defence::FarthestBatch { eps_km, .. }
+                | Defence::RandomSubset { eps_km, .. } => *eps_km = e,
+                _ => {}
+            }
+            Ok(())
+        },
+        relevant: |c| eps_km(&c.defence).is_some(),
+    },
+    Setting {
+        key: "dnum",
+        aliases: &[],
+        label: "Farthest Batch points",
+        unit: "",
+        help: "How many points the phone trains on, taken from the farthest places first. Fewer points: more privacy, a worse model.",
+        section: DEFENCE,
+        kind: Kind::Number {
+            step: "1",
+            limit: limits::FARTHEST_NUM,
+        },
+        get: |c| match c.defence {
+            Defence::FarthestBatch { num, .. } => num.to_string(),
+            _ => DEFAULT_FARTHEST_NUM.to_string(),
+        },
+        set: |c, v| {
+            let n = number(v, &limits::FARTHEST_NUM)? as usize;
+            if let Defence::FarthestBatch { num, .. } = &mut c.defence {
+                *num = n;
+            }
+            Ok(())
+        },
+        relevant: |c| matches!(c.defence, Defence::FarthestBatch { .. }),
+    },
+    Setting {
+        key: "dpat",
+        aliases: &[],
+        label: "DP applied to",
+        unit: "",
+        help: "Where the phone clips and adds noise. Every local step (the paper's, [000] §4.5): each mini-batch gradient is clipped to norm 1 and noised before the step, so a FedAvg round of E·⌈n/B⌉ steps spends ε that many times. Once on the update: the whole update is clipped and noised once (one release a round, but a clipped update of many steps barely moves the model).",
+        section: DEFENCE,
+        kind: Kind::Choice(AppliedTo::MENU),
+        get: |c| Choices::key(&local_dp(c).map_or(AppliedTo::LocalStep, |d| d.applied_to)).into(),
+        set: |c, v| {
+            let applied_to = <AppliedTo as Choices>::parse(v)?;
+            if let Defence::LocalDp(d) = &mut c.defence {
+                d.applied_to = applied_to;
+            }
+            Ok(())
+        },
+        relevant: |c| local_dp(c).is_some(),
+    },
+    Setting {
+        key: "dpe",
+        aliases: &[],
+        label: "DP ε per release",
+        unit: "",
+        help: "What it protects: one phone's whole round of data (every point it trained on that round), against a server that sees its update — local DP, so any two of the phone's data sets are neighbours and the sensitivity is twice the clipping norm 1. Gaussian mechanism with δ = 1e-5, σ calibrated exactly for this ε per release (every local step, or the update) by the analytic Gaussian mechanism (Balle & Wang 2018; the paper's classic formula √(2 ln(1.25/δ))/ε is proven only for ε < 1). Smaller ε: more noise. The results show the ε of one round (its releases composed) and your total over all rounds, with δ (Rényi-DP composition).",
+        section: DEFENCE,
+        kind: Kind::Number {
+            step: "10",
+            limit: limits::DP_EPSILON,
+        },
+        get: |c| trim(local_dp(c).map_or(DEFAULT_DP_EPSILON, |d| d.epsilon)),
+        set: |c, v| {
+            let epsilon = number(v, &limits::DP_EPSILON)?;
+            if let Defence::LocalDp(d) = &mut c.defence {
+                *d = LocalDp {
+                    applied_to: d.applied_to,
+                    ..LocalDp::at(epsilon)
+                };
+            }
+            Ok(())
+        },
+        relevant: |c| local_dp(c).is_some(),
+    },
+    Setting {
+        key: "geo",
+        aliases: &[],
+        label: "GeoInd ε (per m)",
+        unit: "",
+        help: "Planar-Laplace noise on every location; the mean shift is 2/ε (0.005 per m: 400 m).",
+        section: DEFENCE,
+        kind: Kind::Number {
+            step: "0.001",
+            limit: limits::GEOIND_EPSILON_PER_M,
+        },
+        get: |c| match c.defence {
+            Defence::GeoInd { epsilon_per_m } => trim(epsilon_per_m),
+            _ => trim(DEFAULT_GEO_EPSILON_PER_M),
+        },
+        set: |c, v| {
+            let e = number(v, &limits::GEOIND_EPSILON_PER_M)?;
+            if let Defence::GeoInd { epsilon_per_m } = &mut c.defence {
+                *epsilon_per_m = e;
+            }
+            Ok(())
+        },
+        relevant: |c| matches!(c.defence, Defence::GeoInd { .. }),
+    },
+    Setting {
+        key: "seed",
+        aliases: &[],
+        label: "Seed",
+        unit: "",
+        help: "Everything random (the world, the noise, the model) comes from this number: the same seed gives the same run.",
+        section: WORLD,
+        kind: Kind::Number {
+            step: "1",
+            limit: limits::SEED,
+        },
+        get: |c| c.seed.to_string(),
+        set: |c, v| {
+            c.seed = number(v, &limits::SEED)? as u64;
+            Ok(())
+        },
+        relevant: always,
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+    use whereabouts_core::setting::{apply, check_table, get, pairs, set};
+
+    #[test]
+    fn every_setting_round_trips_through_its_text_and_absurd_values_are_named() {
+        assert_eq!(check_table(SETTINGS), Ok(()));
+        for s in SETTINGS {
+            assert!(SECTIONS.contains(&s.section), "{}", s.key);
+        }
+        let mut c = lab_default();
+        for (key, value) in [
+            ("T", "6"),
+            ("B", "32"),
+            ("lr", "0.01"),
+            ("bg", "3"),
+            ("bgu", "1"),
+            ("init", "grid"),
+            ("att", "fedavg"),
+            ("its", "700"),
+            ("dlg", "0"),
+            ("start", "cold"),
+            ("seed", "42"),
+            ("def", "farthest"),
+            ("deps", "0.1"),
+            ("dnum", "7"),
+            ("leg", "90"),
+            ("fix", "5"),
+        ] {
+            set(SETTINGS, &mut c, key, value).unwrap();
+            assert_eq!(get(SETTINGS, &c, key), value, "{key}");
+        }
+        let text = pairs(SETTINGS, &c);
+        let owned: Vec<(&str, &str)> = text.iter().filter_map(|p| p.split_once('=')).collect();
+        let mut back = lab_default();
+        assert!(apply(SETTINGS, &mut back, &owned).is_empty());
+        assert_eq!(back, c);
+        assert_eq!(c.participants, Some(vec![0, 1, 2, 3, BACKGROUND_ID]));
+        assert_eq!(c.world.background, Some(true));
+        assert_eq!(
+            c.attack.fedavg,
+            Some(FedAvgConfig::like(&c.attack.settings))
+        );
+        assert_eq!(c.attack.settings.max_iterations, 700);
+        c.validate().unwrap();
+
+        let mut c = lab_default();
+        for (key, bad) in [
+            ("lr", "100"),
+            ("lr", "NaN"),
+            ("E", "2.5"),
+            ("bg", "7"),
+            ("B", "0"),
+            ("T", "0"),
+            ("fix", "500"),
+            ("leg", "5"),
+            ("its", "0"),
+            ("def", "vpn"),
+            ("model", "huge"),
+            ("start", "lukewarm"),
+        ] {
+            let e = set(SETTINGS, &mut c, key, bad).unwrap_err();
+            let title = SETTINGS.iter().find(|s| s.key == key).unwrap().title();
+            assert!(e.starts_with(&title), "{key}: {e}");
+        }
+        assert_eq!(c, lab_default(), "a refused value changes nothing");
+        assert!(
+            set(SETTINGS, &mut c, "fix", "500")
+                .unwrap_err()
+                .contains("minutes per leg")
+        );
+        set(SETTINGS, &mut c, "B", "inf").unwrap();
+        assert_eq!(c.fl.local.batch_size, None);
+    }
+
+    /// Each numeric row accepts exactly what the engine's validation accepts, at both ends of
+    /// its bound and a hair outside them.
+    #[test]
+    fn every_bound_is_the_engines() {
+        let (hw, hh) = campus_half();
+        let area = (Metres::new(-hw, -hh), Metres::new(hw, hh));
+        // Room for the probes: one waypoint, the longest legs, the shortest fixes.
+        let mut base = with_path(&lab_default(), &default_path()[..1]);
+        let t = base.trajectory.as_mut().unwrap();
+        (t.leg_minutes, t.sample_minutes) = (10_080.0, 0.1);
+        let mut checked = 0;
+        for s in SETTINGS {
+            let limit = match s.kind {
+                Kind::Number { limit, .. } => limit,
+                // T is offered as a list, but a link may carry any length within its bound.
+                _ if s.key == "T" => limits::ROUND_HOURS,
+                _ => continue,
+            };
+            // The seed (any u64 for the engine; a link carries 2⁵³) and the other users (the
+            // lab's world has six) are the lab's own bounds.
+            if matches!(s.key, "seed" | "bg") {
+                continue;
+            }
+            let mut c = base.clone();
+            // A defence's parameter is probed with its defence in force.
+            let defence = match s.key {
+                "deps" => "diverse",
+                "dnum" => "farthest",
+                "dpe" => "dp",
+                "geo" => "geoind",
+                _ => "none",
+            };
+            set(SETTINGS, &mut c, "def", defence).unwrap();
+            for x in [
+                limit.min,
+                limit.min.next_down(),
+                limit.min.next_up(),
+                limit.max,
+                limit.max.next_up(),
+                limit.max.next_down(),
+                limit.max + 1.0,
+                (limit.min + limit.max) / 2.0,
+            ] {
+                if x < 0.0 {
+                    continue;
+                }
+                let mut row = c.clone();
+                let accepted = set(SETTINGS, &mut row, s.key, &format!("{x}")).is_ok();
+                if accepted {
+                    let valid = row.validate().is_ok()
+                        && row.trajectory.as_ref().unwrap().validate(area).is_ok();
+                    assert!(
+                        valid,
+                        "{} = {x}: the row accepts it, the engine does not",
+                        s.key
+                    );
+                } else {
+                    // Refused: the value is outside the engine's bound (or not whole).
+                    assert!(
+                        !limit.contains(x) || x.fract() != 0.0,
+                        "{} = {x}: the row refuses a value within the engine's bound",
+                        s.key
+                    );
+                }
+            }
+            checked += 1;
+        }
+        assert_eq!(checked, 13, "every numeric engine setting was probed");
+    }
+
+    #[test]
+    fn the_defaults_are_the_engines_and_the_visitor_joins_a_learnt_federation() {
+        let c = lab_default();
+        let e = ScenarioConfig::default();
+        assert_eq!(get(SETTINGS, &c, "lr"), "0.001");
+        assert_eq!(c.fl, e.fl);
+        assert_eq!(c.round_length, e.round_length);
+        assert_eq!(c.model, e.model);
+        assert_eq!(
+            (c.attack.dlg, c.attack.analytic, c.attack.fedavg.clone()),
+            (e.attack.dlg, e.attack.analytic, None)
+        );
+        assert_eq!(c.warm_start, Some(WarmStart::default()));
+        assert_eq!(c.output_bias, OutputBias::MeanLabel);
+        assert_eq!(c.participants, Some(vec![0]));
+        assert_eq!(c.world.weeks, Some(1));
+        c.validate().unwrap();
+        let mut cold = c.clone();
+        set(SETTINGS, &mut cold, "start", "cold").unwrap();
+        assert_eq!(
+            (cold.warm_start, cold.output_bias),
+            (None, OutputBias::Zero)
+        );
+        let mut dp = c;
+        set(SETTINGS, &mut dp, "def", "dp").unwrap();
+        set(SETTINGS, &mut dp, "dpat", "update").unwrap();
+        set(SETTINGS, &mut dp, "dpe", "30").unwrap();
+        let relevant = |key: &str| (SETTINGS.iter().find(|s| s.key == key).unwrap().relevant)(&dp);
+        assert!(relevant("dpe") && !relevant("dnum"));
+        assert_eq!(
+            dp.defence,
+            Defence::LocalDp(LocalDp {
+                applied_to: AppliedTo::Update,
+                ..LocalDp::at(30.0)
+            })
+        );
+        dp.validate().unwrap();
+    }
+
+    #[test]
+    fn the_model_help_quotes_the_engines_parameter_counts() {
+        let help = SETTINGS.iter().find(|s| s.key == "model").unwrap().help;
+        let grouped = |n: usize| {
+            let s = n.to_string();
+            let mut out = String::new();
+            for (i, c) in s.chars().enumerate() {
+                if i > 0 && (s.len() - i).is_multiple_of(3) {
+                    out.push(',');
+                }
+                out.push(c);
+            }
+            out
+        };
+        for preset in [ModelPreset::Small, ModelPreset::Paper] {
+            let n = grouped(preset.spec().parameter_count());
+            assert!(
+                help.contains(&n),
+                "{preset:?} has {n} parameters; the help says: {help}"
+            );
+        }
+    }
+}
