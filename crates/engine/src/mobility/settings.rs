@@ -1,0 +1,728 @@
+//! The Mobility lab's settings, one row each ([`whereabouts_core::setting`]): the page's
+//! controls, the address bar's `m.` keys, the lessons' and the instructor's keys and the
+//! messages for refused values all come from [`SETTINGS`], read from and written to a
+//! [`MobConfig`] directly.
+//!
+//! The lab opens on [`lab_default`]: the visitor's drawn route under the paper's attack ([002])
+//! and no defence. [`MobConfig::default`] stays the engine's default run (the city's first
+//! user), which `reproduce` starts from.
+
+use super::config::{Calibration, Federation, Init, Mapping, Method, MobConfig, Start};
+use super::defence::{Audit, Defence, DpClip};
+use super::limits;
+use super::traces::{Target, TraceKind};
+use whereabouts_core::choices;
+use whereabouts_core::geo::Metres;
+use whereabouts_core::setting::{Choices, Kind, Setting, always, flag, flag_text, number, trim};
+
+/// The panel's sections, in order.
+pub const YOU: &str = "Your trajectory";
+pub const ATTACK: &str = "The server's attack";
+pub const DEFENCE: &str = "Your phone's defence";
+pub const TRAINING: &str = "Training and the city";
+pub const SECTIONS: [&str; 4] = [YOU, ATTACK, DEFENCE, TRAINING];
+
+/// The link's key for hidden controls, and the groups of controls besides the settings: the
+/// route, the study, the map's layers and the visitor's own data (`m.data`, as `d.data` and
+/// `l.data` in the other labs; an old link's `m.hide=m.data` also hides the city's kind of data,
+/// whose key `m.data` was before it became `m.traces`).
+pub const HIDE_KEY: &str = "m.hide";
+pub const CONTROL_GROUPS: &[&str] = &["m.path", "m.study", "m.layers", "m.data"];
+
+/// The ε a defence starts with when the visitor first picks one (per round for DP-SGD, per km
+/// for the location mechanisms, the run's total for the adaptive one).
+pub const DEFENCE_EPSILON: f64 = 10.0;
+
+/// The route the lab opens with: across the city from the south-west, by the centre, to the
+/// north-east (the visitor drags, adds and removes its waypoints).
+pub fn default_path() -> Vec<Metres> {
+    vec![
+        Metres::new(-4200.0, -2600.0),
+        Metres::new(-1500.0, -900.0),
+        Metres::new(600.0, 700.0),
+        Metres::new(3800.0, 2900.0),
+    ]
+}
+
+/// The config the lab opens with: the visitor's own route ([`default_path`], along the streets)
+/// under the paper's attack with the authors' choices (the engine's default run) and no
+/// defence. The page puts the route the visitor draws in place of [`default_path`].
+pub fn lab_default() -> MobConfig {
+    MobConfig {
+        target: Target::Path {
+            waypoints: default_path(),
+            snap: true,
+        },
+        defence: Defence::None,
+        ..MobConfig::default()
+    }
+}
+
+choices!(TraceKind, "a kind of data", {
+    TraceKind::Vehicle => "vehicle", "Buses (like NYC)";
+    TraceKind::CheckIn => "checkin", "Check-ins";
+});
+choices!(Federation, "a federation", {
+    Federation::OneClient => "one", "One client (code)";
+    Federation::FedAvg => "fedavg", "FedAvg (paper)";
+});
+choices!(Method, "an attack", {
+    Method::StGia => "stgia", "ST-GIA";
+    Method::Dlg => "dlg", "DLG";
+    Method::Idlg => "idlg", "iDLG";
+    Method::InvGrad => "invgrad", "InvGrad";
+    Method::Cpl => "cpl", "CPL";
+    Method::Sapag => "sapag", "SAPAG";
+});
+choices!(Init, "an initialisation", {
+    Init::Code => "code", "Shifted (code)";
+    Init::Paper => "paper", "As it was (paper)";
+    Init::Off => "off", "Off (random)";
+});
+choices!(Mapping, "a mapping", {
+    Mapping::Roads => "roads", "Streets";
+    Mapping::OwnPoints => "own", "Own points (oracle)";
+    Mapping::Off => "off", "Off";
+});
+choices!(Calibration, "a calibration", {
+    Calibration::Causal => "causal", "So far (Eq. 9)";
+    Calibration::AllRounds => "all", "All rounds (code)";
+    Calibration::Off => "off", "Off";
+});
+choices!(Start, "a start", {
+    Start::Uniform => "uniform", "Uniform (code)";
+    Start::Gaussian => "gaussian", "Normal (paper)";
+});
+choices!(Audit, "an audit", {
+    Audit::SelfAudit => "self", "Self-audit";
+    Audit::PreviousRound => "previous", "Previous round";
+});
+
+/// Whose trajectory the server attacks, by the key of [`target_key`].
+const TARGETS: &[(&str, &str)] = &[
+    ("path", "Your route"),
+    ("file", "Your file"),
+    ("city", "A user of the city"),
+];
+
+/// The key of a target: the drawn route, the visitor's file, or the city's first user.
+pub fn target_key(target: &Target) -> &'static str {
+    match target {
+        Target::Path { .. } => "path",
+        Target::Fixes { .. } => "file",
+        Target::Synthetic => "city",
+    }
+}
+
+/// The defences of [002] Table 5, by the key of [`defence_key`].
+const DEFENCES: &[(&str, &str)] = &[
+    ("none", "None"),
+    ("dpsgd", "DP-SGD"),
+    (
+        "dpsgd_code",
+        "DP-SGD as in the authors' code (per-tensor clip; ε understated)",
+    ),
+    ("geoi", "GeoI"),
+    ("geogi", "GeoGI"),
+    ("adaptive", "Adaptive PGEM"),
+];
+
+/// The key of a defence (DP-SGD's two clips are two choices).
+pub fn defence_key(defence: &Defence) -> &'static str {
+    match defence {
+        Defence::None => "none",
+        Defence::DpSgd {
+            clip: DpClip::Flat, ..
+        } => "dpsgd",
+        Defence::DpSgd {
+            clip: DpClip::PerTensor,
+            ..
+        } => "dpsgd_code",
+        Defence::GeoI { .. } => "geoi",
+        Defence::GeoGi { .. } => "geogi",
+        Defence::Adaptive { .. } => "adaptive",
+    }
+}
+
+/// What a value not among `options` is refused with.
+fn not_one_of(value: &str, what: &str, options: &[(&str, &str)]) -> String {
+    let keys: Vec<&str> = options.iter().map(|x| x.0).collect();
+    format!("“{value}” is not {what} ({})", keys.join(", "))
+}
+
+/// Every setting of the Mobility lab, in the panel's order.
+pub const SETTINGS: &[Setting<MobConfig>] = &[
+    Setting {
+        key: "m.who",
+        aliases: &[],
+        label: "The server's target",
+        unit: "",
+        help: "Whose trajectory the phone trains on and the server tries to rebuild: the path you draw on the map (travelled back and forth like a bus route, a position about every 10 minutes), your imported file (its points in time order, one about every 10 minutes, placed on the city), or one of the city's own users.",
+        section: YOU,
+        kind: Kind::Choice(TARGETS),
+        get: |c| target_key(&c.target).into(),
+        set: |c, v| {
+            let target = match v {
+                "path" => Target::Path {
+                    waypoints: default_path(),
+                    snap: true,
+                },
+                // The visitor's file: whoever runs the config puts its points in (the page's
+                // worker holds the file).
+                "file" => Target::Fixes { fixes: Vec::new() },
+                "city" => Target::Synthetic,
+                _ => return Err(not_one_of(v, "a target", TARGETS)),
+            };
+            // The same target again keeps its route and its points.
+            if target_key(&target) != target_key(&c.target) {
+                c.target = target;
+            }
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "m.snap",
+        aliases: &[],
+        label: "Along the streets",
+        unit: "",
+        help: "Each leg of your path follows the shortest way along the streets (on: like a vehicle, and like every point of the paper's data); off: straight across the blocks, so the server's road mapping pulls its guesses off your path.",
+        section: YOU,
+        kind: Kind::Toggle,
+        get: |c| match c.target {
+            Target::Path { snap, .. } => flag_text(snap),
+            _ => flag_text(true),
+        },
+        set: |c, v| {
+            let on = flag(v)?;
+            if let Target::Path { snap, .. } = &mut c.target {
+                *snap = on;
+            }
+            Ok(())
+        },
+        relevant: |c| matches!(c.target, Target::Path { .. }),
+    },
+    Setting {
+        key: "m.method",
+        aliases: &[],
+        label: "The server's attack",
+        unit: "",
+        help: "How the server inverts your phone's update ([002] Tables 1 and 3): every attack makes up 8 positions and a next position, and moves them until the gradient they would give matches the one your phone sent. ST-GIA adds the three switches below. DLG: the plain version (row-wise L2 distance, L-BFGS). iDLG and CPL are given the true next position (CPL also the model's output on your window: privileged knowledge). InvGrad: cosine distance and Adam. SAPAG: a Gaussian-kernel distance.",
+        section: ATTACK,
+        kind: Kind::Choice(Method::MENU),
+        get: |c| c.attack.method.key().into(),
+        set: |c, v| {
+            c.attack.method = Method::parse(v)?;
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "m.init",
+        aliases: &[],
+        label: "Start from the last round",
+        unit: "",
+        help: "ST-GIA's spatiotemporal initialisation (§3.1): round t's window is round t − 1's slid by one point, so the server starts from its previous reconstruction. The paper's: the previous window as it was. The authors' code: shifted by one, with the previous guess of the next position appended. Off: a random start every round (the ablation of Fig. 4).",
+        section: ATTACK,
+        kind: Kind::Choice(Init::MENU),
+        get: |c| c.attack.init.key().into(),
+        set: |c, v| {
+            c.attack.init = Init::parse(v)?;
+            Ok(())
+        },
+        relevant: |c| c.attack.method == Method::StGia,
+    },
+    Setting {
+        key: "m.map",
+        aliases: &[],
+        label: "Snap guesses",
+        unit: "",
+        help: "ST-GIA's mapping after every step (§3.2): each guessed position is moved to the nearest point of the street network, since vehicles and check-ins are on the streets. The authors' code maps onto the target's own recorded points instead — an oracle, since that set holds the answer; it is here so its effect can be seen, labelled for what it is.",
+        section: ATTACK,
+        kind: Kind::Choice(Mapping::MENU),
+        get: |c| c.attack.mapping.key().into(),
+        set: |c, v| {
+            c.attack.mapping = Mapping::parse(v)?;
+            Ok(())
+        },
+        relevant: |c| c.attack.method == Method::StGia,
+    },
+    Setting {
+        key: "m.cal",
+        aliases: &[],
+        label: "Average each point's guesses",
+        unit: "",
+        help: "ST-GIA's calibration (§3.3, Eq. 9): each position is in up to 8 windows, so the server rebuilds it up to 8 times and averages. The paper's reading uses the rounds so far; the authors' code averages over every round of the run, later ones too (known only at the end). The success rate is scored on the averaged positions.",
+        section: ATTACK,
+        kind: Kind::Choice(Calibration::MENU),
+        get: |c| c.attack.calibration.key().into(),
+        set: |c, v| {
+            c.attack.calibration = Calibration::parse(v)?;
+            Ok(())
+        },
+        relevant: |c| c.attack.method == Method::StGia,
+    },
+    Setting {
+        key: "m.start",
+        aliases: &[],
+        label: "Random start",
+        unit: "",
+        help: "Where a random guess starts, in the normalised coordinates the model sees (your positions scaled to [0, 1]).",
+        section: ATTACK,
+        kind: Kind::Choice(Start::MENU),
+        get: |c| c.attack.start.key().into(),
+        set: |c, v| {
+            c.attack.start = Start::parse(v)?;
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "m.tv",
+        aliases: &[],
+        label: "InvGrad's TV weight",
+        unit: "",
+        help: "The weight of InvGrad's total-variation term, which favours smooth trajectories (0: off, as in the authors' code).",
+        section: ATTACK,
+        kind: Kind::Number {
+            step: "0.01",
+            limit: limits::TV_WEIGHT,
+        },
+        get: |c| c.attack.tv_weight.to_string(),
+        set: |c, v| {
+            c.attack.tv_weight = number(v, &limits::TV_WEIGHT)? as f32;
+            Ok(())
+        },
+        relevant: |c| c.attack.method == Method::InvGrad,
+    },
+    Setting {
+        key: "m.iters",
+        aliases: &[],
+        label: "Iterations per round",
+        unit: "",
+        help: "The attack's optimiser steps on each round's update (the paper: 200). Every iterate is kept: the trail on the map, and AIT (the first iteration at which a point came within the success radius).",
+        section: ATTACK,
+        kind: Kind::Number {
+            step: "10",
+            limit: limits::ITERATIONS,
+        },
+        get: |c| c.attack.iterations.to_string(),
+        set: |c, v| {
+            c.attack.iterations = number(v, &limits::ITERATIONS)? as usize;
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "m.tau",
+        aliases: &[],
+        label: "Success radius τ",
+        unit: "m",
+        help: "A position counts as found when the server's guess is within this distance (the paper: 500 m; the authors' scripts also 1 km and 2.5 km). ASR is the share of the window's positions found.",
+        section: ATTACK,
+        kind: Kind::Number {
+            step: "100",
+            limit: limits::TAU_M,
+        },
+        get: |c| trim(c.tau_m),
+        set: |c, v| {
+            c.tau_m = number(v, &limits::TAU_M)?;
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "m.def",
+        aliases: &[],
+        label: "Your phone's defence",
+        unit: "",
+        help: "What your phone does before it trains ([002] Table 5). DP-SGD (as Abadi et al. define it) clips your phone's whole gradient to length 0.2 and adds Gaussian noise so that each round is (ε, 10⁻⁵)-differentially private for that round's window — its 8 positions and the next one — against a server that sees your phone's own update (local DP: any two windows count as neighbours, so the update can move by 2 × 0.2). DP-SGD as in the authors' code clips each of the model's 6 weight tensors to 0.2 and sizes its noise for a change of 0.2, though the whole update can move by 2 × 0.2 × √6 ≈ 0.98: the ε it states is understated, and the lab shows the true one beside it. GeoI moves every position by planar-Laplace noise (ε per km). GeoGI replaces it with a street corner drawn by the exponential mechanism on distances along the streets. Adaptive PGEM (the paper's, Eq. 13) replaces it with one of your own places drawn the same way, and spends a total budget ε round by round: more where the attack is doing well (Eqs. 10–12).",
+        section: DEFENCE,
+        kind: Kind::Choice(DEFENCES),
+        get: |c| defence_key(&c.defence).into(),
+        set: |c, v| {
+            // A new defence keeps the ε of the one before (else the lab's first ε).
+            let epsilon = c.defence.epsilon().unwrap_or(DEFENCE_EPSILON);
+            let defence = match v {
+                "none" => Defence::None,
+                "dpsgd" => Defence::DpSgd {
+                    epsilon,
+                    clip: DpClip::Flat,
+                },
+                "dpsgd_code" => Defence::DpSgd {
+                    epsilon,
+                    clip: DpClip::PerTensor,
+                },
+                "geoi" => Defence::GeoI { epsilon },
+                "geogi" => Defence::GeoGi { epsilon },
+                "adaptive" => Defence::Adaptive {
+                    epsilon,
+                    audit: Audit::SelfAudit,
+                },
+                _ => return Err(not_one_of(v, "a defence", DEFENCES)),
+            };
+            // The same defence again keeps its parameters.
+            if defence_key(&defence) != defence_key(&c.defence) {
+                c.defence = defence;
+            }
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "m.eps",
+        aliases: &[],
+        label: "Privacy budget ε",
+        unit: "",
+        help: "Smaller is more private. DP-SGD: ε per round at δ = 10⁻⁵, protecting that round's window of 9 positions; the rounds add up, and the privacy budget card shows the total ε over the rounds so far (Rényi-DP accounting, δ = 10⁻⁵), which protects your whole trajectory trained on — both are upper bounds, from different accountings. For the authors'-code DP-SGD it is the ε the code states; the privacy budget card shows the true one. GeoI and GeoGI: ε per km, every round (over T rounds, T × ε per km). Adaptive PGEM: the run's total, per km, shared out by round as ε_t = e^(−γ_t)·(what is left), γ_t = ½·ASR_t + ½/AIT_t — the bar under the figures shows it being spent.",
+        section: DEFENCE,
+        kind: Kind::Number {
+            step: "1",
+            limit: limits::EPSILON,
+        },
+        get: |c| trim(c.defence.epsilon().unwrap_or(DEFENCE_EPSILON)),
+        set: |c, v| {
+            let e = number(v, &limits::EPSILON)?;
+            match &mut c.defence {
+                Defence::None => {}
+                Defence::DpSgd { epsilon, .. }
+                | Defence::GeoI { epsilon }
+                | Defence::GeoGi { epsilon }
+                | Defence::Adaptive { epsilon, .. } => *epsilon = e,
+            }
+            Ok(())
+        },
+        relevant: |c| c.defence != Defence::None,
+    },
+    Setting {
+        key: "m.audit",
+        aliases: &[],
+        label: "Risk measured by",
+        unit: "",
+        help: "The paper never says where the adaptive allocation's ASR_t and AIT_t come from. Our reading: the phone attacks its own clean update with ST-GIA before sending it (a self-audit; it doubles the phone's work). The alternative: the figures of the previous round's attack (the worst case in round 1).",
+        section: DEFENCE,
+        kind: Kind::Choice(Audit::MENU),
+        get: |c| match c.defence {
+            Defence::Adaptive { audit, .. } => audit.key().into(),
+            _ => Audit::SelfAudit.key().into(),
+        },
+        set: |c, v| {
+            let chosen = Audit::parse(v)?;
+            if let Defence::Adaptive { audit, .. } = &mut c.defence {
+                *audit = chosen;
+            }
+            Ok(())
+        },
+        relevant: |c| matches!(c.defence, Defence::Adaptive { .. }),
+    },
+    Setting {
+        // `m.data` before the visitor's own data panel took the name (`m.hide=m.data`).
+        key: "m.traces",
+        aliases: &["m.data"],
+        label: "The city's users",
+        unit: "",
+        help: "The kind of trajectories of the city's users (the target too, when it is one of them), like the paper's data (§5.1): buses on their routes with a position about every 10 minutes, or people's sparse check-ins at the places they go.",
+        section: TRAINING,
+        kind: Kind::Choice(TraceKind::MENU),
+        get: |c| c.data.key().into(),
+        set: |c, v| {
+            c.data = TraceKind::parse(v)?;
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "m.fed",
+        aliases: &[],
+        label: "Training",
+        unit: "",
+        help: "The authors' code: one client (the target) takes one SGD step on its window t in round t, and the update the server sees is that gradient. The paper: every user of the city takes its step and the server averages (FedAvg), still attacking the target's own update.",
+        section: TRAINING,
+        kind: Kind::Choice(Federation::MENU),
+        get: |c| c.federation.key().into(),
+        set: |c, v| {
+            c.federation = Federation::parse(v)?;
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "m.users",
+        aliases: &[],
+        label: "Users in the city",
+        unit: "",
+        help: "How many phones train under FedAvg (the paper: 100).",
+        section: TRAINING,
+        kind: Kind::Number {
+            step: "10",
+            limit: limits::USERS,
+        },
+        get: |c| c.users.to_string(),
+        set: |c, v| {
+            c.users = number(v, &limits::USERS)? as usize;
+            Ok(())
+        },
+        relevant: |c| c.federation == Federation::FedAvg,
+    },
+    Setting {
+        key: "m.T",
+        aliases: &[],
+        label: "Rounds T",
+        unit: "",
+        help: "Global rounds (the paper: 50). In round t the window is positions t to t + 7 and the label position t + 8, so the windows slide one position a round.",
+        section: TRAINING,
+        kind: Kind::Number {
+            step: "1",
+            limit: limits::ROUNDS,
+        },
+        get: |c| c.rounds.to_string(),
+        set: |c, v| {
+            c.rounds = number(v, &limits::ROUNDS)? as usize;
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "m.lr",
+        aliases: &[],
+        label: "Learning rate",
+        unit: "",
+        help: "The phones' SGD step (the authors' code: 0.001). The model is an LSTM (2 → 16) and a linear layer (16 → 2) predicting the next position from the last 8, trained on the mean squared error.",
+        section: TRAINING,
+        kind: Kind::Number {
+            step: "0.001",
+            limit: limits::LEARNING_RATE,
+        },
+        get: |c| c.learning_rate.to_string(),
+        set: |c, v| {
+            c.learning_rate = number(v, &limits::LEARNING_RATE)? as f32;
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
+        key: "m.seed",
+        aliases: &[],
+        label: "Seed",
+        unit: "",
+        help: "Everything random (the streets, the users, the model's first weights, the attack's random starts, the defences' noise) comes from this number: the same seed gives the same run, here and in the command line.",
+        section: TRAINING,
+        kind: Kind::Number {
+            step: "1",
+            limit: limits::SEED,
+        },
+        get: |c| c.seed.to_string(),
+        set: |c, v| {
+            c.seed = number(v, &limits::SEED)? as u64;
+            Ok(())
+        },
+        relevant: always,
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mobility::config::AttackConfig;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+    use whereabouts_core::setting::{apply, check_table, get, pairs, set};
+
+    /// `c` written as its rows' text and read back over the lab's default.
+    fn round_trip(c: &MobConfig) -> MobConfig {
+        let text = pairs(SETTINGS, c);
+        let owned: Vec<(&str, &str)> = text.iter().filter_map(|p| p.split_once('=')).collect();
+        let mut back = lab_default();
+        let problems = apply(SETTINGS, &mut back, &owned);
+        assert!(problems.is_empty(), "{problems:?}");
+        back
+    }
+
+    #[test]
+    fn every_setting_round_trips_through_its_text_and_absurd_values_are_named() {
+        assert_eq!(check_table(SETTINGS), Ok(()));
+        for s in SETTINGS {
+            assert!(SECTIONS.contains(&s.section), "{}", s.key);
+            assert!(s.key.starts_with("m."), "{}", s.key);
+        }
+        let c = MobConfig {
+            seed: 9,
+            data: TraceKind::CheckIn,
+            target: Target::Path {
+                waypoints: default_path(),
+                snap: false,
+            },
+            users: 20,
+            federation: Federation::FedAvg,
+            rounds: 30,
+            learning_rate: 0.01,
+            attack: AttackConfig {
+                method: Method::InvGrad,
+                init: Init::Paper,
+                mapping: Mapping::OwnPoints,
+                calibration: Calibration::AllRounds,
+                start: Start::Gaussian,
+                tv_weight: 0.5,
+                iterations: 150,
+            },
+            defence: Defence::Adaptive {
+                epsilon: 5.0,
+                audit: Audit::PreviousRound,
+            },
+            tau_m: 1000.0,
+            ..lab_default()
+        };
+        assert_eq!(round_trip(&c), c);
+        assert!(c.validate().is_ok());
+        // Every target and every defence reads back as itself; the file as "file".
+        for (target, key) in [
+            (Target::Fixes { fixes: Vec::new() }, "file"),
+            (Target::Synthetic, "city"),
+        ] {
+            let c = MobConfig {
+                target,
+                ..lab_default()
+            };
+            assert_eq!(get(SETTINGS, &c, "m.who"), key);
+            assert_eq!(round_trip(&c), c);
+        }
+        for defence in [
+            Defence::DpSgd {
+                epsilon: 3.0,
+                clip: DpClip::Flat,
+            },
+            Defence::DpSgd {
+                epsilon: 3.0,
+                clip: DpClip::PerTensor,
+            },
+            Defence::GeoI { epsilon: 0.5 },
+            Defence::GeoGi { epsilon: 20.0 },
+        ] {
+            let c = MobConfig {
+                defence,
+                ..lab_default()
+            };
+            assert_eq!(round_trip(&c), c);
+        }
+
+        let mut c = lab_default();
+        for (key, bad) in [
+            ("m.users", "0"),
+            ("m.T", "501"),
+            ("m.iters", "0"),
+            ("m.eps", "0"),
+            ("m.tau", "-5"),
+            ("m.lr", "abc"),
+            ("m.tv", "101"),
+            ("m.seed", ""),
+            ("m.method", "guess"),
+            ("m.snap", "maybe"),
+            ("m.who", "someone"),
+            ("m.def", "wall"),
+            ("m.data", "1"),
+        ] {
+            let e = set(SETTINGS, &mut c, key, bad).unwrap_err();
+            let title = SETTINGS.iter().find(|s| s.answers_to(key)).unwrap().title();
+            assert!(e.starts_with(&title), "{key}: {e}");
+        }
+        assert_eq!(c, lab_default());
+        assert_eq!(
+            set(SETTINGS, &mut c, "m.def", "wall").unwrap_err(),
+            "Your phone's defence: “wall” is not a defence (none, dpsgd, dpsgd_code, geoi, geogi, adaptive)"
+        );
+        assert_eq!(
+            set(SETTINGS, &mut c, "m.tau", "0").unwrap_err(),
+            "Success radius τ (m): must be above 0 m, at most 100 km"
+        );
+        // At the engine's own bounds the rows and the engine agree.
+        for (key, edge) in [
+            ("m.T", "500"),
+            ("m.iters", "5000"),
+            ("m.users", "1000"),
+            ("m.tau", "100000"),
+            ("m.lr", "10"),
+            ("m.tv", "100"),
+            ("m.seed", "9007199254740991"),
+            ("m.def", "geoi"),
+            ("m.eps", "1000000"),
+        ] {
+            set(SETTINGS, &mut c, key, edge).unwrap();
+        }
+        assert!(c.validate().is_ok(), "{:?}", c.validate());
+        assert!(lab_default().validate().is_ok());
+    }
+
+    #[test]
+    fn a_defence_keeps_the_epsilon_before_it_and_the_same_choice_keeps_its_parameters() {
+        let mut c = lab_default();
+        // ε and the audit of a defence not in force have no effect.
+        set(SETTINGS, &mut c, "m.eps", "3").unwrap();
+        set(SETTINGS, &mut c, "m.audit", "previous").unwrap();
+        assert_eq!(c, lab_default());
+        assert_eq!(get(SETTINGS, &c, "m.eps"), "10");
+        // The first defence starts at the lab's ε; the next keeps the ε before it.
+        set(SETTINGS, &mut c, "m.def", "geoi").unwrap();
+        assert_eq!(c.defence, Defence::GeoI { epsilon: 10.0 });
+        set(SETTINGS, &mut c, "m.eps", "3").unwrap();
+        set(SETTINGS, &mut c, "m.def", "dpsgd_code").unwrap();
+        assert_eq!(
+            c.defence,
+            Defence::DpSgd {
+                epsilon: 3.0,
+                clip: DpClip::PerTensor
+            }
+        );
+        set(SETTINGS, &mut c, "m.def", "adaptive").unwrap();
+        set(SETTINGS, &mut c, "m.audit", "previous").unwrap();
+        set(SETTINGS, &mut c, "m.def", "adaptive").unwrap();
+        assert_eq!(
+            c.defence,
+            Defence::Adaptive {
+                epsilon: 3.0,
+                audit: Audit::PreviousRound
+            }
+        );
+        set(SETTINGS, &mut c, "m.def", "none").unwrap();
+        assert_eq!(c.defence, Defence::None);
+        // A link's order does not matter: the defence is in place before its ε.
+        let mut c = lab_default();
+        assert!(apply(SETTINGS, &mut c, &[("m.eps", "5"), ("m.def", "dpsgd")]).is_empty());
+        assert_eq!(
+            c.defence,
+            Defence::DpSgd {
+                epsilon: 5.0,
+                clip: DpClip::Flat
+            }
+        );
+    }
+
+    #[test]
+    fn the_target_keeps_its_route_and_the_old_key_of_the_citys_data_is_read() {
+        let mut c = lab_default();
+        set(SETTINGS, &mut c, "m.snap", "0").unwrap();
+        set(SETTINGS, &mut c, "m.who", "path").unwrap();
+        assert_eq!(
+            c.target,
+            Target::Path {
+                waypoints: default_path(),
+                snap: false
+            }
+        );
+        set(SETTINGS, &mut c, "m.who", "file").unwrap();
+        assert_eq!(c.target, Target::Fixes { fixes: Vec::new() });
+        assert!(!(SETTINGS[1].relevant)(&c));
+        assert_eq!(get(SETTINGS, &c, "m.snap"), "1");
+        set(SETTINGS, &mut c, "m.data", "checkin").unwrap();
+        assert_eq!(c.data, TraceKind::CheckIn);
+        assert_eq!(get(SETTINGS, &c, "m.data"), "checkin");
+        // The engine's own default run is untouched: the city's first user.
+        assert_eq!(MobConfig::default().target, Target::Synthetic);
+        assert_eq!(
+            MobConfig {
+                target: Target::Synthetic,
+                ..lab_default()
+            },
+            MobConfig::default()
+        );
+    }
+}
