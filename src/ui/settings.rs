@@ -127,8 +127,8 @@ pub struct Link<C> {
 
 /// Reads a lab's settings from a query string over `config` (the lab's defaults): the values
 /// of `table`'s keys (and their aliases), and `hide_key`'s list of hidden controls — the
-/// table's keys and `groups`. Other labs' keys are left alone; a bad value keeps the default
-/// and is reported.
+/// table's keys, their old keys (hiding the setting) and `groups`. Other labs' keys are left
+/// alone; a bad value keeps the default and is reported.
 ///
 /// A key with the lab's `prefix` that is neither a setting, `hide_key` nor one of `own` (the
 /// lab's other keys, read by the lab itself) is reported as unknown. With no prefix (the
@@ -157,19 +157,34 @@ pub fn read_link<C: Clone>(
     let hidden = pairs
         .iter()
         .rfind(|(k, _)| *k == hide_key)
-        .map(|(_, value)| {
-            value
-                .split(',')
-                .filter(|k| table.iter().any(|s| s.key == *k) || groups.contains(k))
-                .map(str::to_string)
-                .collect()
-        })
+        .map(|(_, value)| hidden_controls(table, groups, value))
         .unwrap_or_default();
     Link {
         config,
         hidden,
         problems,
     }
+}
+
+/// The controls a hide list names, each once: the table's keys and `groups`. An old key of a
+/// setting (an alias) hides the setting as it did (an old `m.hide=m.data` hid the city's kind of
+/// data, now `m.traces`), and a group of that name as well.
+fn hidden_controls<C>(table: &[Setting<C>], groups: &[&str], list: &str) -> Vec<String> {
+    let mut hidden: Vec<String> = Vec::new();
+    for entry in list.split(',') {
+        let own =
+            (table.iter().any(|s| s.key == entry) || groups.contains(&entry)).then_some(entry);
+        let renamed = table
+            .iter()
+            .find(|s| s.aliases.contains(&entry))
+            .map(|s| s.key);
+        for key in own.into_iter().chain(renamed) {
+            if !hidden.iter().any(|h| h == key) {
+                hidden.push(key.to_string());
+            }
+        }
+    }
+    hidden
 }
 
 /// A lab's part of the query string: every setting in the table's order, then the hidden
@@ -332,5 +347,41 @@ mod tests {
             "“three” is not a number (one, two)"
         );
         assert_eq!(key_of(&options, &1), "one");
+    }
+
+    #[test]
+    fn a_hide_list_hides_each_control_once_and_an_old_key_hides_its_setting() {
+        const TABLE: &[Setting<u32>] = &[Setting {
+            key: "x.new",
+            aliases: &["x.old"],
+            label: "New",
+            unit: "",
+            help: "A setting whose key was x.old.",
+            section: "S",
+            kind: Kind::Toggle,
+            get: |c| c.to_string(),
+            set: |c, v| {
+                *c = whereabouts_core::setting::flag(v)? as u32;
+                Ok(())
+            },
+            relevant: whereabouts_core::setting::always,
+        }];
+        let link = read_link(
+            TABLE,
+            "x.",
+            "x.hide",
+            &[],
+            &["x.old", "x.panel"],
+            0,
+            "x.old=1&x.hide=x.panel,x.old,bogus,x.new,x.panel",
+        );
+        assert_eq!(link.config, 1);
+        assert!(link.problems.is_empty(), "{:?}", link.problems);
+        // The group named x.old and the setting it named before.
+        assert_eq!(link.hidden, ["x.panel", "x.old", "x.new"]);
+        assert_eq!(
+            write_link(TABLE, &link.config, "x.hide", &link.hidden),
+            ["x.new=1", "x.hide=x.panel,x.old,x.new"]
+        );
     }
 }
