@@ -7,11 +7,11 @@
 //! byte-identical; `WHEREABOUTS_WRITE_RESOLVED=1 cargo test old_links` rewrites it, for a
 //! change that means to alter a link's meaning (say why in the commit).
 
-use crate::mobility::settings::{MobSettings, default_path};
 use crate::shell::PATH_KEY;
 use crate::shell::path_link::decode_path;
 use crate::ui::settings::query_pairs;
 use std::fmt::Write;
+use whereabouts_engine::mobility::settings::default_path;
 
 const CORPUS: &str = include_str!("../tests/links/corpus.txt");
 const RESOLVED: &str = "tests/links/resolved.txt";
@@ -155,13 +155,16 @@ fn resolve(query: &str) -> [(&'static str, Reading); 4] {
         &crate::linkability::settings::to_query(&link.config, &link.hidden),
     );
 
-    let mobility = MobSettings::from_query(query);
+    let mobility = crate::mobility::settings::from_query(query);
     let path = mobility.path.clone().unwrap_or_else(default_path);
     let mobility = Reading::new(
-        Ok(&mobility.settings.to_config(&path)),
+        Ok(&crate::mobility::settings::with_path(
+            &mobility.settings,
+            &path,
+        )),
         &mobility.hidden,
         &mobility.problems,
-        &mobility.settings.to_query(&path, &mobility.hidden),
+        &crate::mobility::settings::to_query(&mobility.settings, &path, &mobility.hidden),
     );
     [
         ("signal", signal),

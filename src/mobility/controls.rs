@@ -1,44 +1,51 @@
 //! The Mobility lab's controls: the visitor's route (undo, redo, a new one), the settings (each
 //! with its "?") in four groups, and the map's layers.
 
-use super::settings::{FIELDS, Section, Who, default_path};
 use super::{Layers, MobState};
 use crate::ui::basemap::format_distance;
 use crate::ui::layers::layer_toggle;
-use crate::ui::settings::field_control;
+use crate::ui::settings::setting_control;
 use leptos::prelude::*;
+use whereabouts_core::setting::get;
 use whereabouts_core::world::roads::length;
+use whereabouts_engine::mobility::settings::{
+    ATTACK, DEFENCE, SETTINGS, TRAINING, YOU, default_path,
+};
+use whereabouts_engine::mobility::traces::Target;
 
 #[component]
 pub fn MobControls(state: MobState) -> impl IntoView {
     let error = RwSignal::new(None::<(&'static str, String)>);
-    let section = move |s: Section| {
-        FIELDS
+    let section = move |heading: &'static str| {
+        SETTINGS
             .iter()
-            .filter(move |f| f.section == s)
-            .map(move |f| {
-                let key = f.key;
-                field_control(
-                    *f,
-                    move || state.settings.with(|s| s.get(key)),
+            .filter(move |s| s.section == heading)
+            .map(move |s| {
+                let key = s.key;
+                let relevant = s.relevant;
+                setting_control(
+                    s,
+                    move || state.settings.with(|c| get(SETTINGS, c, key)),
                     move |v| state.set_field(key, v),
-                    move || !state.hides(key) && state.settings.with(|s| s.relevant(key)),
+                    move || !state.hides(key) && state.settings.with(relevant),
                     error,
                 )
             })
             .collect_view()
     };
-    let who = move || state.settings.with(|s| s.who);
-    let hint = move || match who() {
-        Who::Path => {
-            "Phones learn to predict where you go next from your last 8 positions. Draw your route on the map (click to add waypoints, drag them): your phone travels it back and forth, a position every 10 minutes, and trains on it. Watch the server rebuild the positions from each update."
-        }
-        Who::File => {
-            "Your file's positions, in time order and one about every 10 minutes, placed on the city: your phone trains on them, and the server rebuilds them from its updates."
-        }
-        Who::City => {
-            "The target is one of the city's own users (a bus, or a person's check-ins): the paper's setting."
-        }
+    let drawn = move || state.settings.with(super::settings::drawn);
+    let hint = move || {
+        state.settings.with(|c| match c.target {
+            Target::Path { .. } => {
+                "Phones learn to predict where you go next from your last 8 positions. Draw your route on the map (click to add waypoints, drag them): your phone travels it back and forth, a position every 10 minutes, and trains on it. Watch the server rebuild the positions from each update."
+            }
+            Target::Fixes { .. } => {
+                "Your file's positions, in time order and one about every 10 minutes, placed on the city: your phone trains on them, and the server rebuilds them from its updates."
+            }
+            Target::Synthetic => {
+                "The target is one of the city's own users (a bus, or a person's check-ins): the paper's setting."
+            }
+        })
     };
     let stats = move || {
         state.editor.with(|e| {
@@ -50,7 +57,7 @@ pub fn MobControls(state: MobState) -> impl IntoView {
             )
         })
     };
-    let route_hidden = move || state.hides("m.path") || who() != Who::Path;
+    let route_hidden = move || state.hides("m.path") || !drawn();
     let edit = move |f: fn(&mut crate::ui::path_editor::PathEditor) -> bool| {
         let mut changed = false;
         state.editor.update(|e| changed = f(e));
@@ -74,9 +81,9 @@ pub fn MobControls(state: MobState) -> impl IntoView {
     };
     view! {
         <section class="panel controls" aria-labelledby="mob-controls-title">
-            <h2 id="mob-controls-title">"Your trajectory"</h2>
+            <h2 id="mob-controls-title">{YOU}</h2>
             <p class="hint">{hint}</p>
-            {section(Section::You)}
+            {section(YOU)}
             <p class="stats" data-testid="mob-route" class:hidden=route_hidden>{stats}</p>
             <div class="tools" class:hidden=route_hidden>
                 <button type="button" data-testid="mob-undo" prop:disabled=move || !state.editor.with(|e| e.can_undo())
@@ -88,12 +95,12 @@ pub fn MobControls(state: MobState) -> impl IntoView {
                 <button type="button" data-testid="mob-default-route" title="The route the lab opens with"
                     on:click=move |_| edit(|e| { e.replace(default_path()); true })>"Example"</button>
             </div>
-            <h2>"The server's attack"</h2>
-            {section(Section::Attack)}
-            <h2>"Your phone's defence"</h2>
-            {section(Section::Defence)}
-            <h2>"Training and the city"</h2>
-            {section(Section::Federation)}
+            <h2>{ATTACK}</h2>
+            {section(ATTACK)}
+            <h2>{DEFENCE}</h2>
+            {section(DEFENCE)}
+            <h2>{TRAINING}</h2>
+            {section(TRAINING)}
             <h2 class:hidden=move || state.hides("m.layers")>"Map layers"</h2>
             <div class="layers" class:hidden=move || state.hides("m.layers")>
                 {layer("trail", "The server's optimisation",

@@ -4,7 +4,7 @@
 //! and the calibrated estimate of every position so far. The visitor draws their route with the
 //! shared path tool ([`crate::ui::path_tool`]).
 
-use super::settings::{Who, city};
+use super::settings::{city, drawn};
 use super::{Layers, MobState};
 use crate::ui::basemap::{self, Viewport, format_distance};
 use crate::ui::labels::{LABEL_FONT, Label, Rect, SMALL_FONT, boxes, draw_labels};
@@ -30,8 +30,7 @@ impl PathHost for MobState {
 
     /// While the target is the drawn route (and the link does not hide drawing).
     fn editable(&self) -> bool {
-        self.settings.with(|s| s.who == Who::Path)
-            && !self.hidden.with(|h| h.iter().any(|k| k == "m.path"))
+        self.settings.with(drawn) && !self.hidden.with(|h| h.iter().any(|k| k == "m.path"))
     }
 
     fn area(&self) -> (Metres, Metres) {
@@ -175,7 +174,7 @@ fn draw(
     let mut texts: Vec<Label> = Vec::new();
     let layers = state.layers.get_untracked();
     let viewed = state.viewed.get_untracked();
-    let drawn_route = state.settings.with_untracked(|s| s.who == Who::Path);
+    let drawn_route = state.settings.with_untracked(drawn);
     state.scene.with_untracked(|scene| {
         if let (true, Some(roads)) = (layers.streets, &scene.roads) {
             // Side streets thin, arterials wider: two strokes in all.

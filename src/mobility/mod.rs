@@ -20,9 +20,14 @@ pub static SPEC: crate::labs::LabSpec = crate::labs::LabSpec {
     kind: crate::protocol::LabKind::Mobility,
     title: "Mobility",
     prefix: "m.",
-    hide_key: "m.hide",
-    groups: settings::CONTROL_GROUPS,
-    settings: || settings::FIELDS.iter().map(|f| f.key).collect(),
+    hide_key: whereabouts_engine::mobility::settings::HIDE_KEY,
+    groups: whereabouts_engine::mobility::settings::CONTROL_GROUPS,
+    settings: || {
+        whereabouts_engine::mobility::settings::SETTINGS
+            .iter()
+            .map(|s| s.key)
+            .collect()
+    },
     lesson: &lesson::LESSON,
 };
 
@@ -33,11 +38,12 @@ use crate::ui::basemap::now_ms;
 use crate::ui::path_editor::PathEditor;
 use leptos::prelude::*;
 use scene::Scene;
-use settings::{MobSettings, Who, default_path};
+use settings::{drawn, is_file, with_path};
 use std::sync::Arc;
 use whereabouts_core::geo::Metres;
 use whereabouts_engine::mobility::config::MobConfig;
 use whereabouts_engine::mobility::limits;
+use whereabouts_engine::mobility::settings::{SETTINGS, default_path, lab_default};
 use whereabouts_engine::mobility::traces;
 
 /// Which layers the map draws.
@@ -61,7 +67,9 @@ impl Default for Layers {
 /// Everything the lab's parts share (all `Copy` handles).
 #[derive(Clone, Copy)]
 pub struct MobState {
-    pub settings: RwSignal<MobSettings>,
+    /// The settings: the engine's config, the drawn route put in when it runs
+    /// ([`settings::with_path`]).
+    pub settings: RwSignal<MobConfig>,
     /// The visitor's drawn route, with its undo history.
     pub editor: RwSignal<PathEditor>,
     pub hidden: RwSignal<Vec<String>>,
@@ -97,15 +105,14 @@ impl MobState {
 
     /// The run's config and whether the worker puts the visitor's file in; or what is wrong.
     fn config(&self) -> Result<(MobConfig, bool), String> {
-        let settings = self.settings.get_untracked();
-        if settings.who == Who::Path && self.editor.with_untracked(|e| e.waypoints.len()) < 2 {
+        let config = with_path(&self.settings.get_untracked(), &self.path());
+        if drawn(&config) && self.editor.with_untracked(|e| e.waypoints.len()) < 2 {
             return Err(
                 "Draw your route: click on the map to add its waypoints (two at least).".into(),
             );
         }
-        let config = settings.to_config(&self.path());
-        config.validate()?;
-        if settings.who == Who::File {
+        settings::validate(&config)?;
+        if is_file(&config) {
             if !self.data.has_data() {
                 return Err(
                     "The server's target: your file — choose or drop one under “Your own data” first"
@@ -217,24 +224,27 @@ impl MobState {
     /// Applies a control's new value, or explains why not (the old value stays).
     pub fn set_field(&self, key: &str, value: &str) -> Result<(), String> {
         let mut next = self.settings.get_untracked();
-        next.set(key, value)?;
+        whereabouts_core::setting::set(SETTINGS, &mut next, key, value)?;
         self.apply(next)
     }
 
     /// A lesson step's state: `pairs` (URL keys and values) over the lab's defaults, the
     /// route and the hidden controls kept; it plays from the first round.
     pub fn set_state(&self, pairs: &[(&str, &str)]) -> Result<(), String> {
-        let mut next = MobSettings::default();
-        for (key, value) in pairs {
-            next.set(key, value)?;
+        let mut next = lab_default();
+        if let Some(problem) = whereabouts_core::setting::apply(SETTINGS, &mut next, pairs)
+            .into_iter()
+            .next()
+        {
+            return Err(problem);
         }
         self.apply(next)
     }
 
     /// Runs `next` from the first round if it is valid (else the old settings stay), and keeps
     /// it in the link.
-    fn apply(&self, next: MobSettings) -> Result<(), String> {
-        next.to_config(&self.path()).validate()?;
+    fn apply(&self, next: MobConfig) -> Result<(), String> {
+        settings::validate(&with_path(&next, &self.path()))?;
         self.settings.set(next);
         self.save_url();
         self.replay();
@@ -244,7 +254,7 @@ impl MobState {
     /// The route changed (a gesture ended): the link keeps it, and a drawn target runs again.
     pub fn path_done(&self) {
         self.save_url();
-        if self.settings.with_untracked(|s| s.who == Who::Path) {
+        if self.settings.with_untracked(drawn) {
             self.replay();
         }
     }
@@ -252,7 +262,9 @@ impl MobState {
     pub fn save_url(&self) {
         let hidden = self.hidden.get_untracked();
         let path = self.path();
-        let own = self.settings.with_untracked(|s| s.to_query(&path, &hidden));
+        let own = self
+            .settings
+            .with_untracked(|s| settings::to_query(s, &path, &hidden));
         crate::shell::tabs::save_lab_query(LabKind::Mobility, &own);
     }
 
@@ -308,7 +320,7 @@ pub fn create(engine: Engine, data: DataState, active: RwSignal<LabKind>) -> Mob
     let query = web_sys::window()
         .and_then(|w| w.location().search().ok())
         .unwrap_or_default();
-    let parsed = MobSettings::from_query(&query);
+    let parsed = settings::from_query(&query);
     let notice = (!parsed.problems.is_empty()).then(|| {
         format!(
             "Some settings in the link were ignored: {}",
@@ -363,12 +375,12 @@ pub fn create(engine: Engine, data: DataState, active: RwSignal<LabKind>) -> Mob
         }
         // A file came: it is the target; it went: the drawn route again.
         if seen.is_some_and(|(_, r)| r != revision) {
-            let who = if data.has_data() {
-                Who::File
-            } else {
-                Who::Path
-            };
-            state.settings.update(|s| s.who = who);
+            let who = if data.has_data() { "file" } else { "path" };
+            let mut next = state.settings.get_untracked();
+            match whereabouts_core::setting::set(SETTINGS, &mut next, "m.who", who) {
+                Ok(()) => state.settings.set(next),
+                Err(e) => state.notice.set(Some(e)),
+            }
         }
         state.save_url();
         state.restart();

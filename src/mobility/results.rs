@@ -4,13 +4,14 @@
 
 use super::MobState;
 use super::map::GUESS_COLOUR;
-use super::settings::Guard;
 use crate::ui::basemap::format_distance;
 use crate::ui::chart::{Axis, Chart, Point, Series};
 use crate::ui::help::help;
 use leptos::prelude::*;
+use whereabouts_engine::mobility::defence::Defence;
 use whereabouts_engine::mobility::experiments::format_epsilon;
 use whereabouts_engine::mobility::lab::RoundRecord;
+use whereabouts_engine::mobility::settings::DEFENCE_EPSILON;
 
 const ROUND_HELP: &str = "In round t your phone trains on the window of positions t … t + 7 with t + 8 as the label, and sends its update. The server makes up a window and moves it, step by step, until its gradient matches yours ([002] §3). ASR, the attack success rate: the share of the 8 positions it puts within the success radius τ — scored, as in the paper, on its averaged estimates when calibration is on. AIT: the mean first iteration at which a found position came within τ (lower: found faster).";
 const MEAN_HELP: &str = "The success rate of every round so far and its mean over the rounds (the paper's Table 3 reports it by round). With ST-GIA's initialisation each round starts from the last one's answer, so one good round helps the next.";
@@ -52,7 +53,7 @@ pub fn MobPlayback(state: MobState) -> impl IntoView {
         state.scene.with(|s| {
             let total = s.rounds;
             if let Some((round, iteration)) = s.progress.filter(|_| s.running) {
-                let iterations = state.settings.with_untracked(|x| x.iterations);
+                let iterations = state.settings.with_untracked(|x| x.attack.iterations);
                 return format!(
                     "Round {} of {total}: the server is at step {iteration} of {iterations}",
                     round + 1
@@ -209,9 +210,16 @@ pub fn MobResults(state: MobState) -> impl IntoView {
         );
         Some(rows)
     };
-    let adaptive = move || state.settings.with(|s| s.guard == Guard::Adaptive);
+    let adaptive = move || {
+        state
+            .settings
+            .with(|s| matches!(s.defence, Defence::Adaptive { .. }))
+    };
     let budget = move || {
-        let total = state.settings.with(|s| s.epsilon);
+        let total = state
+            .settings
+            .with(|s| s.defence.epsilon())
+            .unwrap_or(DEFENCE_EPSILON);
         let spent: Vec<f64> = state.scene.with(|s| {
             s.records
                 .iter()
@@ -257,16 +265,15 @@ pub fn MobResults(state: MobState) -> impl IntoView {
     let fixed = move || {
         // DP-SGD's ε comes from the run (its records), not the settings.
         let dp = record().map(|r| (dp_text(&r), r.dp_epsilon));
-        state.settings.with(|s| match s.guard {
-            Guard::None | Guard::Adaptive => None,
-            Guard::DpSgd | Guard::DpSgdCode => Some(match dp {
+        state.settings.with(|s| match s.defence {
+            Defence::None | Defence::Adaptive { .. } => None,
+            Defence::DpSgd { .. } => Some(match dp {
                 Some((Some(text), total)) => (text, total),
                 _ => ("DP-SGD: its ε is shown after the first round.".into(), None),
             }),
-            Guard::GeoI | Guard::GeoGi => Some((
+            Defence::GeoI { epsilon } | Defence::GeoGi { epsilon } => Some((
                 format!(
-                    "ε = {} per km in every round: your phone trains on the purple points instead of yours.",
-                    s.epsilon
+                    "ε = {epsilon} per km in every round: your phone trains on the purple points instead of yours."
                 ),
                 None,
             )),

@@ -1,8 +1,8 @@
 //! The page's side of the settings: a setting row's control (its "?" and its refusal), a lab's
 //! link read and written from its rows, and the query string's pairs. The rows themselves are
-//! the engine's, next to each lab's config ([`whereabouts_core::setting`]); the labs not yet on
-//! engine rows (the Signal map, Linkability, Mobility: issue #38) keep a page-side table of
-//! [`Field`]s here. Values are refused with a message, never clamped silently.
+//! the engine's, next to each lab's config ([`whereabouts_core::setting`]); the lab not yet on
+//! engine rows (the Signal map: issue #38) keeps a page-side table of [`Field`]s here. Values
+//! are refused with a message, never clamped silently.
 //!
 //! Every lab keeps its keys in the one query string (the address bar holds every lab's settings
 //! whichever tab shows): the Signal map's keys are plain (`T`, `B`, …; they were there first),
