@@ -63,23 +63,6 @@ pub fn get_field<S, G>(fields: &[Field<S, G>], settings: &S, key: &str) -> Strin
 // on engine rows too.
 pub use whereabouts_core::setting::{flag, number as limited, trim, within};
 
-/// The choice among `options` whose key is `value`, or what is wrong.
-pub fn choice<T: Copy>(options: &[(T, &str)], value: &str, what: &str) -> Result<T, String> {
-    options
-        .iter()
-        .find(|(_, k)| *k == value)
-        .map(|x| x.0)
-        .ok_or_else(|| {
-            let keys: Vec<&str> = options.iter().map(|x| x.1).collect();
-            format!("“{value}” is not {what} ({})", keys.join(", "))
-        })
-}
-
-/// The key of `value` among `options`.
-pub fn key_of<T: PartialEq>(options: &[(T, &'static str)], value: &T) -> &'static str {
-    options.iter().find(|(c, _)| c == value).map_or("", |x| x.1)
-}
-
 /// The query string's `key=value` pairs, values decoded.
 pub fn query_pairs(query: &str) -> impl Iterator<Item = (&str, String)> {
     query
@@ -329,7 +312,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn query_pairs_are_decoded_and_choices_name_the_options() {
+    fn query_pairs_are_decoded() {
         let pairs: Vec<(&str, String)> = query_pairs("?a=1&d.B=10&name=my%20walk+x&flag").collect();
         assert_eq!(
             pairs,
@@ -340,13 +323,6 @@ mod tests {
                 ("flag", "".into())
             ]
         );
-        let options = [(1, "one"), (2, "two")];
-        assert_eq!(choice(&options, "two", "a number"), Ok(2));
-        assert_eq!(
-            choice(&options, "three", "a number").unwrap_err(),
-            "“three” is not a number (one, two)"
-        );
-        assert_eq!(key_of(&options, &1), "one");
     }
 
     #[test]
