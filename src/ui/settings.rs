@@ -1,8 +1,7 @@
 //! The page's side of the settings: a setting row's control (its "?" and its refusal), a lab's
 //! link read and written from its rows, and the query string's pairs. The rows themselves are
-//! the engine's, next to each lab's config ([`whereabouts_core::setting`]); the lab not yet on
-//! engine rows (the Signal map: issue #38) keeps a page-side table of [`Field`]s here. Values
-//! are refused with a message, never clamped silently.
+//! the engine's, next to each lab's config ([`whereabouts_core::setting`]). Values are refused
+//! with a message, never clamped silently.
 //!
 //! Every lab keeps its keys in the one query string (the address bar holds every lab's settings
 //! whichever tab shows): the Signal map's keys are plain (`T`, `B`, …; they were there first),
@@ -10,58 +9,7 @@
 
 use crate::ui::help::help;
 use leptos::prelude::*;
-pub use whereabouts_core::setting::Kind;
-use whereabouts_core::setting::{Setting, apply_at};
-
-/// One setting of settings type `S`, shown in panel section `G`.
-pub struct Field<S: 'static, G: 'static> {
-    pub key: &'static str,
-    pub label: &'static str,
-    pub help: &'static str,
-    pub kind: Kind,
-    /// The value as text, as the control and the URL show it.
-    pub get: fn(&S) -> String,
-    /// Sets the value from text, or says what is wrong with it (the caller names the control).
-    pub set: fn(&mut S, &str) -> Result<(), String>,
-    pub section: G,
-}
-
-impl<S, G: Copy> Clone for Field<S, G> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<S, G: Copy> Copy for Field<S, G> {}
-
-/// Sets `key` of `settings` from text through `fields`; an absurd value is refused with a
-/// message naming the control, and the settings are left as they were.
-pub fn set_field<S: Clone, G>(
-    fields: &[Field<S, G>],
-    settings: &mut S,
-    key: &str,
-    value: &str,
-) -> Result<(), String> {
-    let field = fields
-        .iter()
-        .find(|f| f.key == key)
-        .ok_or_else(|| format!("unknown setting “{key}”"))?;
-    let mut next = settings.clone();
-    (field.set)(&mut next, value).map_err(|e| format!("{}: {e}", field.label))?;
-    *settings = next;
-    Ok(())
-}
-
-/// The value of `key` as text ("" for an unknown key).
-pub fn get_field<S, G>(fields: &[Field<S, G>], settings: &S, key: &str) -> String {
-    fields
-        .iter()
-        .find(|f| f.key == key)
-        .map_or(String::new(), |f| (f.get)(settings))
-}
-
-// The parsing of a value is the rows' (whereabouts_core::setting), for the tables not yet
-// on engine rows too.
-pub use whereabouts_core::setting::{flag, number as limited, trim, within};
+use whereabouts_core::setting::{Kind, Setting, apply_at};
 
 /// The query string's `key=value` pairs, values decoded.
 pub fn query_pairs(query: &str) -> impl Iterator<Item = (&str, String)> {
@@ -185,7 +133,9 @@ pub fn write_link<C>(
     parts
 }
 
-/// The control of one setting row (see [`control`]).
+/// A setting's control: its label and "?", the input its kind asks for, and the message of a
+/// refused value. `value` reads the value in force (tracked), `apply` tries a new one, `shown`
+/// says whether the control shows (tracked: hidden by the link, or not relevant).
 pub fn setting_control<C: 'static>(
     setting: &Setting<C>,
     value: impl Fn() -> String + Copy + Send + Sync + 'static,
@@ -193,52 +143,7 @@ pub fn setting_control<C: 'static>(
     shown: impl Fn() -> bool + Send + Sync + 'static,
     error: RwSignal<Option<(&'static str, String)>>,
 ) -> impl IntoView {
-    control(
-        setting.key,
-        setting.title(),
-        setting.help,
-        setting.kind,
-        value,
-        apply,
-        shown,
-        error,
-    )
-}
-
-/// The control of `field` (see [`control`]).
-pub fn field_control<S, G: Copy>(
-    field: Field<S, G>,
-    value: impl Fn() -> String + Copy + Send + Sync + 'static,
-    apply: impl Fn(&str) -> Result<(), String> + Copy + Send + Sync + 'static,
-    shown: impl Fn() -> bool + Send + Sync + 'static,
-    error: RwSignal<Option<(&'static str, String)>>,
-) -> impl IntoView {
-    control(
-        field.key,
-        field.label.to_string(),
-        field.help,
-        field.kind,
-        value,
-        apply,
-        shown,
-        error,
-    )
-}
-
-/// A setting's control: its label and "?", the input its kind asks for, and the message of a
-/// refused value. `value` reads the value in force (tracked), `apply` tries a new one, `shown`
-/// says whether the control shows (tracked: hidden by the link, or not relevant).
-#[allow(clippy::too_many_arguments)]
-fn control(
-    key: &'static str,
-    label: String,
-    help_text: &'static str,
-    kind: Kind,
-    value: impl Fn() -> String + Copy + Send + Sync + 'static,
-    apply: impl Fn(&str) -> Result<(), String> + Copy + Send + Sync + 'static,
-    shown: impl Fn() -> bool + Send + Sync + 'static,
-    error: RwSignal<Option<(&'static str, String)>>,
-) -> impl IntoView {
+    let (key, label, help_text, kind) = (setting.key, setting.title(), setting.help, setting.kind);
     let id = format!("field-{key}");
     // A refused value does not stay in its box: the box shows the value in force again, and
     // the message says what was refused and why.
