@@ -3,6 +3,7 @@
 
 mod density;
 mod labs;
+mod settings;
 mod sweep;
 
 use clap::{Parser, Subcommand};
@@ -55,6 +56,10 @@ enum Command {
         /// Print the lab's default config (TOML) instead of running.
         #[arg(long)]
         print_config: bool,
+        /// A setting by the page's key (as in the page's link; `whereabouts settings --lab LAB`
+        /// lists them), applied over the config: `--set T=6 --set def=dp --set dpe=30`.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
         /// Density: also write the exact KDE and the server's estimate, cell by cell.
         #[arg(long)]
         surfaces: bool,
@@ -80,6 +85,13 @@ enum Command {
     },
     /// Print the default scenario config (TOML), a starting point for `run --config`.
     Config,
+    /// List a lab's settings by the page's keys (for `run --set`): each with its value in the
+    /// lab's default run, its bound or choices, and what it does.
+    Settings {
+        /// signal-map, density, linkability or mobility.
+        #[arg(long, default_value = "signal-map")]
+        lab: String,
+    },
     /// Run DLG on one case file (architecture, weights, observed update, settings).
     Attack {
         #[arg(long)]
@@ -259,6 +271,7 @@ fn main() -> ExitCode {
             progress_events,
             data,
             thin,
+            set,
             ..
         } => {
             let signal_only = [
@@ -272,7 +285,8 @@ fn main() -> ExitCode {
                     .find(|(_, on)| *on)
                     .map_or(Ok(()), |(flag, _)| Err(format!("{flag} is {whose} only")))
             };
-            let text = || config.as_deref().map(read).transpose();
+            let text =
+                || settings::apply_sets(&lab, config.as_deref().map(read).transpose()?, &set);
             let file = || {
                 data.as_deref()
                     .map(
@@ -285,8 +299,11 @@ fn main() -> ExitCode {
             };
             match lab.as_str() {
                 "signal-map" => refuse(&density_only, "the Density lab's").and_then(|()| {
+                    let name = config
+                        .as_deref()
+                        .map_or("--set".into(), |p| p.display().to_string());
                     run(
-                        config.as_deref(),
+                        text()?.map(|t| (name, t)),
                         out.as_deref(),
                         timings,
                         progress_events,
@@ -311,6 +328,7 @@ fn main() -> ExitCode {
             }
         }
         Command::Config => ScenarioConfig::default().to_toml().map(|t| print!("{t}")),
+        Command::Settings { lab } => settings::list(&lab).map(|t| print!("{t}")),
         Command::Attack { case } => attack(&case),
         Command::Bench { iterations } => {
             bench(iterations);
@@ -411,18 +429,18 @@ fn generate(
     Ok(())
 }
 
+/// Runs the Signal map's scenario `config` (its name for messages, and its text; the default
+/// scenario without one).
 fn run(
-    config_path: Option<&Path>,
+    config: Option<(String, String)>,
     out: Option<&Path>,
     timings: bool,
     progress_events: bool,
     data: Option<&Path>,
     thin: f64,
 ) -> Result<(), String> {
-    let mut config = match config_path {
-        Some(path) => {
-            ScenarioConfig::parse(&read(path)?).map_err(|e| format!("{}: {e}", path.display()))?
-        }
+    let mut config = match config {
+        Some((name, text)) => ScenarioConfig::parse(&text).map_err(|e| format!("{name}: {e}"))?,
         None => ScenarioConfig::default(),
     };
     if let Some(path) = data {

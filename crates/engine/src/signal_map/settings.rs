@@ -148,7 +148,8 @@ fn fit_weeks(c: &mut ScenarioConfig) {
     }
 }
 
-/// The walk's timing (a config without a walk, the visitor's file, has the defaults').
+/// The walk's timing (a config without a walk — the visitor's file, the engine's synthetic
+/// routine — has the defaults', and its timing rows have no effect).
 fn walk(c: &ScenarioConfig) -> (f64, f64) {
     c.trajectory.as_ref().map_or(
         (
@@ -157,14 +158,6 @@ fn walk(c: &ScenarioConfig) -> (f64, f64) {
         ),
         |t| (t.leg_minutes, t.sample_minutes),
     )
-}
-
-fn walk_mut(c: &mut ScenarioConfig) -> &mut Trajectory {
-    c.trajectory.get_or_insert_with(|| Trajectory {
-        waypoints: Vec::new(),
-        leg_minutes: super::trajectory::DEFAULT_LEG_MINUTES,
-        sample_minutes: super::trajectory::DEFAULT_FIX_MINUTES,
-    })
 }
 
 /// Warm: the federation has learnt before the visitor's first round (the lab's choice); cold:
@@ -319,11 +312,13 @@ pub const SETTINGS: &[Setting<ScenarioConfig>] = &[
             if walk(c).1 > leg {
                 return Err("must not be less than the minutes between GPS fixes".into());
             }
-            walk_mut(c).leg_minutes = leg;
+            if let Some(t) = c.trajectory.as_mut() {
+                t.leg_minutes = leg;
+            }
             fit_weeks(c);
             Ok(())
         },
-        relevant: always,
+        relevant: |c| c.trajectory.is_some(),
     },
     Setting {
         key: "fix",
@@ -342,10 +337,12 @@ pub const SETTINGS: &[Setting<ScenarioConfig>] = &[
             if fix > walk(c).0 {
                 return Err("must not exceed the minutes per leg".into());
             }
-            walk_mut(c).sample_minutes = fix;
+            if let Some(t) = c.trajectory.as_mut() {
+                t.sample_minutes = fix;
+            }
             Ok(())
         },
-        relevant: always,
+        relevant: |c| c.trajectory.is_some(),
     },
     Setting {
         key: "start",
