@@ -239,6 +239,24 @@ pub const SETTINGS: &[Setting<LinkConfig>] = &[
         relevant: always,
     },
     Setting {
+        key: "l.E",
+        aliases: &[],
+        label: "Local epochs E",
+        unit: "",
+        help: "Passes each device makes over its day's measurements before it sends its update (FedAvg's E). With 5, the lab's default, the federation's map learns: 7.3 dB test error after 28 rounds against 9.7 dB for the mean predictor (seed 7); with 1 it stays near the mean predictor. More local steps also change what an update says about its owner.",
+        section: FEDERATION,
+        kind: Kind::Number {
+            step: "1",
+            limit: limits::LOCAL_EPOCHS,
+        },
+        get: |c| c.local_epochs.to_string(),
+        set: |c, v| {
+            c.local_epochs = number(v, &limits::LOCAL_EPOCHS)? as usize;
+            Ok(())
+        },
+        relevant: always,
+    },
+    Setting {
         key: "l.attack",
         aliases: &[],
         label: "The server's attack",
