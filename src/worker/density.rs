@@ -37,15 +37,10 @@ const STUDY_REPLIES: super::study::Replies<StudyPoint> = super::study::Replies {
             id,
             done,
             total,
-            point: Some(point),
+            point,
         })
     },
-    done: |id| {
-        say(DensityResponse::StudyDone {
-            id,
-            cancelled: false,
-        })
-    },
+    done: |id, cancelled| say(DensityResponse::StudyDone { id, cancelled }),
     error: |id, message| say(DensityResponse::StudyError { id, message }),
 };
 
@@ -142,27 +137,14 @@ impl DensityHost {
                 id,
                 config,
                 use_data,
-            } => match self.with_data(*config, use_data) {
-                Ok((config, _)) => {
-                    let runner = study::runner(study::runs(&config));
-                    emit(say(DensityResponse::StudyProgress {
-                        id,
-                        done: 0,
-                        total: runner.total(),
-                        point: None,
-                    }));
-                    self.study = Some((id, runner));
-                }
-                Err(message) => emit(say(DensityResponse::StudyError { id, message })),
-            },
+            } => {
+                let runner = self
+                    .with_data(*config, use_data)
+                    .map(|(config, _)| study::runner(study::runs(&config)));
+                super::study::start(&mut self.study, id, runner, &STUDY_REPLIES, emit);
+            }
             DensityRequest::StudyCancel { id } => {
-                if self.study.as_ref().is_some_and(|(s, _)| *s == id) {
-                    self.study = None;
-                    emit(say(DensityResponse::StudyDone {
-                        id,
-                        cancelled: true,
-                    }));
-                }
+                super::study::cancel(&mut self.study, id, &STUDY_REPLIES, emit)
             }
         }
     }

@@ -36,15 +36,10 @@ const STUDY_REPLIES: super::study::Replies<StudyPoint> = super::study::Replies {
             id,
             done,
             total,
-            point: Some(point),
+            point,
         })
     },
-    done: |id| {
-        say(LinkResponse::StudyDone {
-            id,
-            cancelled: false,
-        })
-    },
+    done: |id, cancelled| say(LinkResponse::StudyDone { id, cancelled }),
     error: |id, message| say(LinkResponse::StudyError { id, message }),
 };
 
@@ -80,27 +75,14 @@ impl LinkHost {
                 id,
                 config,
                 use_data,
-            } => match self.with_data(*config, use_data) {
-                Ok(config) => {
-                    let runner = study::runner(study::runs(&config));
-                    emit(say(LinkResponse::StudyProgress {
-                        id,
-                        done: 0,
-                        total: runner.total(),
-                        point: None,
-                    }));
-                    self.study = Some((id, runner));
-                }
-                Err(message) => emit(say(LinkResponse::StudyError { id, message })),
-            },
+            } => {
+                let runner = self
+                    .with_data(*config, use_data)
+                    .map(|config| study::runner(study::runs(&config)));
+                super::study::start(&mut self.study, id, runner, &STUDY_REPLIES, emit);
+            }
             LinkRequest::StudyCancel { id } => {
-                if self.study.as_ref().is_some_and(|(s, _)| *s == id) {
-                    self.study = None;
-                    emit(say(LinkResponse::StudyDone {
-                        id,
-                        cancelled: true,
-                    }));
-                }
+                super::study::cancel(&mut self.study, id, &STUDY_REPLIES, emit)
             }
         }
     }

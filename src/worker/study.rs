@@ -6,12 +6,43 @@ use super::Response;
 use whereabouts_core::driver::Driver;
 use whereabouts_core::study::StudyRunner;
 
-/// How a lab says its study's progress (id, done, total, the finished run's point), end and
-/// failure.
+/// How a lab says its study's progress (id, done, total, the finished run's point: none at the
+/// start), end (cancelled or not) and failure.
 pub struct Replies<P> {
-    pub progress: fn(u32, usize, usize, P) -> Response,
-    pub done: fn(u32) -> Response,
+    pub progress: fn(u32, usize, usize, Option<P>) -> Response,
+    pub done: fn(u32, bool) -> Response,
     pub error: fn(u32, String) -> Response,
+}
+
+/// Puts study `id` in `slot` (replacing any before it) and says how many runs it has; or says
+/// why it cannot start.
+pub fn start<R, D: Driver, P>(
+    slot: &mut Option<(u32, StudyRunner<R, D, P>)>,
+    id: u32,
+    runner: Result<StudyRunner<R, D, P>, String>,
+    replies: &Replies<P>,
+    emit: &mut dyn FnMut(Response),
+) {
+    match runner {
+        Ok(runner) => {
+            emit((replies.progress)(id, 0, runner.total(), None));
+            *slot = Some((id, runner));
+        }
+        Err(message) => emit((replies.error)(id, message)),
+    }
+}
+
+/// Stops study `id` if it is the one in `slot`, and says so.
+pub fn cancel<R, D: Driver, P>(
+    slot: &mut Option<(u32, StudyRunner<R, D, P>)>,
+    id: u32,
+    replies: &Replies<P>,
+    emit: &mut dyn FnMut(Response),
+) {
+    if slot.as_ref().is_some_and(|(s, _)| *s == id) {
+        *slot = None;
+        emit((replies.done)(id, true));
+    }
 }
 
 /// Works the study in `slot` until the deadline; clears the slot when it ends or fails.
@@ -29,13 +60,13 @@ pub fn pump<R, D: Driver, P>(
     let mut done = runner.done();
     let result = runner.work(now, deadline, &mut |point| {
         done += 1;
-        emit((replies.progress)(id, done, total, point))
+        emit((replies.progress)(id, done, total, Some(point)))
     });
     match result {
         Ok(true) => {}
         Ok(false) => {
             *slot = None;
-            emit((replies.done)(id));
+            emit((replies.done)(id, false));
         }
         Err(message) => {
             *slot = None;
