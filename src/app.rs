@@ -1,7 +1,7 @@
 //! The page: header, the lab tabs ([`crate::shell`]), the four labs (the Signal map, Density,
 //! Linkability, Mobility), the visitor's own data (shared by the labs), and the privacy footer.
 
-use crate::labs::{LESSONS, spec};
+use crate::labs::LESSONS;
 use crate::ui::lesson::{self, Apply, LessonPanel};
 use crate::{
     density::{
@@ -25,7 +25,8 @@ use crate::{
         engine::{Engine, EngineStatus},
         glossary::Glossary,
         instructor::{InstructorPanel, present_from_query, present_mode},
-        tabs::{LabKind, LabTabs, current_lab},
+        tab_bar::LabTabs,
+        tabs::{LabKind, current_lab},
     },
     signal_map::{
         self,
@@ -141,7 +142,7 @@ pub fn App() -> impl IntoView {
                                     let _ = d.remove_attribute("open");
                                 }
                             }>
-                            <strong>{spec(l.lab).title}</strong>" — "{l.title}
+                            <strong>{l.lab.title()}</strong>" — "{l.title}
                         </a></li>
                     }).collect_view()}
                 </ul>

@@ -1,27 +1,11 @@
-//! The registry of labs: what the page knows of each — its title, the prefix of its keys in
-//! the link, its hidden-controls key and groups, its settings' keys, its lesson — from which
-//! the tab bar, the lessons menu, the instructor panel and the link's bookkeeping are made.
-//! Each lab declares its [`LabSpec`] in its own folder; adding a lab adds it here.
+//! The registry of labs: what the page knows of each ([`LabSpec`]: its hidden-controls key and
+//! groups, its settings' keys, its lesson; its title and its keys' prefix are its
+//! [`LabKind`]'s), from which the tab bar, the lessons menu and the instructor panel are made.
+//! Each lab declares its spec in its own folder; adding a lab adds it here.
 
+pub use crate::lab_spec::LabSpec;
 use crate::protocol::LabKind;
 use crate::ui::lesson::Lesson;
-
-/// What the page knows of one lab.
-pub struct LabSpec {
-    pub kind: LabKind,
-    /// The tab's title.
-    pub title: &'static str,
-    /// The prefix of the lab's keys in the link: "" for the Signal map (its keys were there
-    /// before the other labs), `x.` for every other.
-    pub prefix: &'static str,
-    /// The link's key for the controls an instructor hid.
-    pub hide_key: &'static str,
-    /// The groups of controls an instructor may hide besides the settings.
-    pub groups: &'static [&'static str],
-    /// Every setting's key.
-    pub settings: fn() -> Vec<&'static str>,
-    pub lesson: &'static Lesson,
-}
 
 /// Every lab, in tab order.
 pub static LABS: [&LabSpec; 4] = [
@@ -55,15 +39,16 @@ mod tests {
         let kinds: Vec<LabKind> = LABS.iter().map(|l| l.kind).collect();
         assert_eq!(kinds, LabKind::ALL);
         for l in LABS {
-            assert_eq!(l.lesson.lab, l.kind, "{}", l.title);
-            assert!(l.hide_key.starts_with(l.prefix));
+            let prefix = l.kind.prefix();
+            assert_eq!(l.lesson.lab, l.kind, "{}", l.kind.title());
+            assert!(l.hide_key.starts_with(prefix));
             for key in (l.settings)().into_iter().chain(l.groups.iter().copied()) {
-                assert!(key.starts_with(l.prefix), "{key}");
+                assert!(key.starts_with(prefix), "{key}");
                 // No other lab's prefix claims it.
                 assert!(
                     LABS.iter()
-                        .filter(|o| o.kind != l.kind && !o.prefix.is_empty())
-                        .all(|o| !key.starts_with(o.prefix)),
+                        .filter(|o| o.kind != l.kind && !o.kind.prefix().is_empty())
+                        .all(|o| !key.starts_with(o.kind.prefix())),
                     "{key}"
                 );
             }

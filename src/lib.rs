@@ -9,6 +9,7 @@ pub mod app;
 pub mod bridge;
 pub mod density;
 pub mod fatal;
+pub mod lab_spec;
 pub mod labs;
 pub mod linkability;
 pub mod mobility;

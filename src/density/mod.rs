@@ -15,10 +15,8 @@ pub mod settings;
 pub mod study;
 
 /// The lab in the registry ([`crate::labs`]).
-pub static SPEC: crate::labs::LabSpec = crate::labs::LabSpec {
+pub static SPEC: crate::lab_spec::LabSpec = crate::lab_spec::LabSpec {
     kind: crate::protocol::LabKind::Density,
-    title: "Density",
-    prefix: "d.",
     hide_key: whereabouts_engine::density::settings::HIDE_KEY,
     groups: whereabouts_engine::density::settings::CONTROL_GROUPS,
     settings: || {
@@ -32,6 +30,7 @@ pub static SPEC: crate::labs::LabSpec = crate::labs::LabSpec {
 
 use crate::protocol::LabKind;
 use crate::protocol::{DensityRequest, DensityResponse, Request, Response};
+use crate::shell::run::{RunState, page_query};
 use crate::shell::{data::DataState, engine::Engine};
 pub use crate::ui::basemap::now_ms;
 use leptos::prelude::*;
@@ -91,24 +90,18 @@ pub fn default_places() -> Vec<Metres> {
     DensityConfig::default().visitor
 }
 
-/// Everything the lab's parts share (all `Copy` handles).
+/// Everything the lab's parts share (all `Copy` handles): the run state every lab has, and
+/// the lab's own.
 #[derive(Clone, Copy)]
 pub struct DensityState {
-    pub settings: RwSignal<DensityConfig>,
+    pub run: RunState<DensityConfig, study::StudyView>,
     pub places: RwSignal<Vec<Metres>>,
     /// The place whose upload the map and the figures show.
     pub selected: RwSignal<usize>,
-    pub hidden: RwSignal<Vec<String>>,
     pub scene: RwSignal<Scene>,
     pub show: RwSignal<Show>,
     pub layers: RwSignal<Layers>,
-    pub notice: RwSignal<Option<String>>,
-    pub link_notice: RwSignal<Option<String>>,
     pub latency: RwSignal<Latency>,
-    pub study: RwSignal<study::StudyView>,
-    pub data: DataState,
-    engine: Engine,
-    generation: StoredValue<u32>,
     /// The last edit's number and when it was sent.
     edit: StoredValue<(u32, f64)>,
     in_flight: StoredValue<bool>,
@@ -117,15 +110,16 @@ pub struct DensityState {
     settle: StoredValue<bool>,
 }
 
+impl std::ops::Deref for DensityState {
+    type Target = RunState<DensityConfig, study::StudyView>;
+    fn deref(&self) -> &Self::Target {
+        &self.run
+    }
+}
+
 impl DensityState {
     fn send(&self, request: DensityRequest) {
-        if let Err(e) = self.engine.send(&Request::Density(request)) {
-            self.notice.set(Some(e));
-        }
-    }
-
-    pub fn hides(&self, key: &str) -> bool {
-        self.hidden.with(|h| h.iter().any(|k| k == key))
+        self.run.send(&Request::Density(request));
     }
 
     /// True while the visitor's file is loaded: their places are the file's.
@@ -141,8 +135,7 @@ impl DensityState {
 
     /// Starts a fresh run with the current settings and places.
     pub fn restart(&self) {
-        let generation = self.generation.get_value() + 1;
-        self.generation.set_value(generation);
+        let generation = self.next_generation();
         self.in_flight.set_value(false);
         self.dirty.set_value(false);
         self.settle.set_value(false);
@@ -177,7 +170,7 @@ impl DensityState {
         self.in_flight.set_value(true);
         self.dirty.set_value(false);
         self.send(DensityRequest::Places {
-            generation: self.generation.get_value(),
+            generation: self.generation(),
             edit: edit + 1,
             places: places
                 .iter()
@@ -198,7 +191,7 @@ impl DensityState {
         if self.settle.get_value() && !self.in_flight.get_value() {
             self.settle.set_value(false);
             self.send(DensityRequest::Settled {
-                generation: self.generation.get_value(),
+                generation: self.generation(),
             });
         }
     }
@@ -227,22 +220,13 @@ impl DensityState {
 
     /// Applies a control's new value, or explains why not (the old value stays).
     pub fn set_field(&self, key: &str, value: &str) -> Result<(), String> {
-        let mut next = self.settings.get_untracked();
-        whereabouts_core::setting::set(SETTINGS, &mut next, key, value)?;
-        self.apply(next)
+        self.apply(self.edited(key, value)?)
     }
 
     /// A lesson step's state: `pairs` (URL keys and values) over the lab's defaults, the
     /// places and the hidden controls kept.
     pub fn set_state(&self, pairs: &[(&str, &str)]) -> Result<(), String> {
-        let mut next = DensityConfig::default();
-        if let Some(problem) = whereabouts_core::setting::apply(SETTINGS, &mut next, pairs)
-            .into_iter()
-            .next()
-        {
-            return Err(problem);
-        }
-        self.apply(next)
+        self.apply(self.stepped(DensityConfig::default(), pairs)?)
     }
 
     /// Runs `next` if it is valid (else the old settings stay), and keeps it in the link.
@@ -269,7 +253,7 @@ impl DensityState {
         let own = self
             .settings
             .with_untracked(|s| settings::to_query(s, &places, &hidden));
-        crate::shell::tabs::save_lab_query(LabKind::Density, &own);
+        self.save(&own);
     }
 
     pub fn start_study(&self) {
@@ -288,7 +272,7 @@ impl DensityState {
     }
 
     fn on_response(&self, response: DensityResponse) {
-        let current = self.generation.get_value();
+        let current = self.generation();
         match &response {
             // A file's places replace the drawn ones while it is loaded.
             DensityResponse::Started {
@@ -351,31 +335,23 @@ impl DensityState {
 /// Creates the lab's state from the URL and listens for its responses. The first run starts
 /// when the lab's tab first shows (a visitor who never opens it costs nothing).
 pub fn create(engine: Engine, data: DataState, active: RwSignal<LabKind>) -> DensityState {
-    let query = web_sys::window()
-        .and_then(|w| w.location().search().ok())
-        .unwrap_or_default();
-    let parsed = settings::from_query(&query);
-    let notice = (!parsed.problems.is_empty()).then(|| {
-        format!(
-            "Some settings in the link were ignored: {}",
-            parsed.problems.join("; ")
-        )
-    });
+    let parsed = settings::from_query(&page_query());
     let state = DensityState {
-        settings: RwSignal::new(parsed.settings),
+        run: RunState::new(
+            LabKind::Density,
+            SETTINGS,
+            engine,
+            data,
+            parsed.settings,
+            parsed.hidden,
+            &parsed.problems,
+        ),
         places: RwSignal::new(parsed.places.unwrap_or_else(default_places)),
         selected: RwSignal::new(0),
-        hidden: RwSignal::new(parsed.hidden),
         scene: RwSignal::new(Scene::default()),
         show: RwSignal::new(Show::Upload),
         layers: RwSignal::new(Layers::default()),
-        notice: RwSignal::new(None),
-        link_notice: RwSignal::new(notice),
         latency: RwSignal::new(Latency::default()),
-        study: RwSignal::new(study::StudyView::default()),
-        data,
-        engine,
-        generation: StoredValue::new(0),
         edit: StoredValue::new((0, 0.0)),
         in_flight: StoredValue::new(false),
         dirty: StoredValue::new(false),

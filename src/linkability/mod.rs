@@ -17,10 +17,8 @@ pub mod study;
 pub mod updates_map;
 
 /// The lab in the registry ([`crate::labs`]).
-pub static SPEC: crate::labs::LabSpec = crate::labs::LabSpec {
+pub static SPEC: crate::lab_spec::LabSpec = crate::lab_spec::LabSpec {
     kind: crate::protocol::LabKind::Linkability,
-    title: "Linkability",
-    prefix: "l.",
     hide_key: whereabouts_engine::linkability::settings::HIDE_KEY,
     groups: whereabouts_engine::linkability::settings::CONTROL_GROUPS,
     settings: || {
@@ -36,46 +34,38 @@ use crate::protocol::LabKind;
 use crate::protocol::linkability::UseData;
 use crate::protocol::{LinkRequest, LinkResponse, Request, Response};
 use crate::shell::path_link::decode_path;
+use crate::shell::run::{RunState, page_query, query_value};
 use crate::shell::{PATH_KEY, data::DataState, engine::Engine};
 use crate::ui::basemap::now_ms;
-use crate::ui::settings::query_pairs;
 use leptos::prelude::*;
 use scene::Scene;
 use whereabouts_core::geo::Metres;
-use whereabouts_core::setting::{apply, set};
 use whereabouts_engine::linkability::config::LinkConfig;
 use whereabouts_engine::linkability::settings::{SETTINGS, file_to_come, lab_default};
 
-/// Everything the lab's parts share (all `Copy` handles).
+/// Everything the lab's parts share (all `Copy` handles): the run state every lab has, and
+/// the run's reports.
 #[derive(Clone, Copy)]
 pub struct LinkState {
-    pub settings: RwSignal<LinkConfig>,
-    pub hidden: RwSignal<Vec<String>>,
+    pub run: RunState<LinkConfig, study::StudyView>,
     pub scene: RwSignal<Scene>,
-    pub notice: RwSignal<Option<String>>,
-    pub link_notice: RwSignal<Option<String>>,
-    pub study: RwSignal<study::StudyView>,
-    pub data: DataState,
-    engine: Engine,
-    generation: StoredValue<u32>,
+}
+
+impl std::ops::Deref for LinkState {
+    type Target = RunState<LinkConfig, study::StudyView>;
+    fn deref(&self) -> &Self::Target {
+        &self.run
+    }
 }
 
 /// The path drawn in the Signal map, from the address bar (`None`: none, or unreadable).
 fn drawn_path() -> Option<Vec<Metres>> {
-    let query = web_sys::window()?.location().search().ok()?;
-    let (_, value) = query_pairs(&query).find(|(k, _)| *k == PATH_KEY)?;
-    decode_path(&value).ok()
+    decode_path(&query_value(PATH_KEY)?).ok()
 }
 
 impl LinkState {
     fn send(&self, request: LinkRequest) {
-        if let Err(e) = self.engine.send(&Request::Linkability(request)) {
-            self.notice.set(Some(e));
-        }
-    }
-
-    pub fn hides(&self, key: &str) -> bool {
-        self.hidden.with(|h| h.iter().any(|k| k == key))
+        self.run.send(&Request::Linkability(request));
     }
 
     /// The run's config and whether the worker puts the visitor's file in; or what is wrong.
@@ -93,8 +83,7 @@ impl LinkState {
 
     /// Starts a fresh run with the current settings.
     pub fn restart(&self) {
-        let generation = self.generation.get_value() + 1;
-        self.generation.set_value(generation);
+        let generation = self.next_generation();
         self.notice.set(None);
         match self.config() {
             Ok((config, use_data)) => {
@@ -121,19 +110,13 @@ impl LinkState {
 
     /// Applies a control's new value, or explains why not (the old value stays).
     pub fn set_field(&self, key: &str, value: &str) -> Result<(), String> {
-        let mut next = self.settings.get_untracked();
-        set(SETTINGS, &mut next, key, value)?;
-        self.apply(next)
+        self.apply(self.edited(key, value)?)
     }
 
     /// A lesson step's state: `pairs` (URL keys and values) over the lab's defaults, the
     /// hidden controls kept.
     pub fn set_state(&self, pairs: &[(&str, &str)]) -> Result<(), String> {
-        let mut next = lab_default();
-        if let Some(problem) = apply(SETTINGS, &mut next, pairs).into_iter().next() {
-            return Err(problem);
-        }
-        self.apply(next)
+        self.apply(self.stepped(lab_default(), pairs)?)
     }
 
     /// Runs `next` if it is valid (else the old settings stay), and keeps it in the link.
@@ -150,7 +133,7 @@ impl LinkState {
         let own = self
             .settings
             .with_untracked(|c| settings::to_query(c, &hidden));
-        crate::shell::tabs::save_lab_query(LabKind::Linkability, &own);
+        self.save(&own);
     }
 
     pub fn start_study(&self) {
@@ -182,7 +165,7 @@ impl LinkState {
             | LinkResponse::Error { generation, .. } => *generation,
             _ => return,
         };
-        if generation != self.generation.get_value() {
+        if generation != self.generation() {
             return;
         }
         if let LinkResponse::Error { message, .. } = &response {
@@ -197,27 +180,19 @@ impl LinkState {
 /// when the lab's tab first shows (a visitor who never opens it costs nothing); a file imported
 /// makes the visitor their file, and forgotten, the default week again.
 pub fn create(engine: Engine, data: DataState, active: RwSignal<LabKind>) -> LinkState {
-    let query = web_sys::window()
-        .and_then(|w| w.location().search().ok())
-        .unwrap_or_default();
-    let parsed = settings::from_query(&query);
-    let notice = (!parsed.problems.is_empty()).then(|| {
-        let problems: Vec<&str> = parsed.problems.iter().map(|(_, e)| e.as_str()).collect();
-        format!(
-            "Some settings in the link were ignored: {}",
-            problems.join("; ")
-        )
-    });
+    let parsed = settings::from_query(&page_query());
+    let problems: Vec<String> = parsed.problems.into_iter().map(|(_, e)| e).collect();
     let state = LinkState {
-        settings: RwSignal::new(parsed.config),
-        hidden: RwSignal::new(parsed.hidden),
+        run: RunState::new(
+            LabKind::Linkability,
+            SETTINGS,
+            engine,
+            data,
+            parsed.config,
+            parsed.hidden,
+            &problems,
+        ),
         scene: RwSignal::new(Scene::default()),
-        notice: RwSignal::new(None),
-        link_notice: RwSignal::new(notice),
-        study: RwSignal::new(study::StudyView::default()),
-        data,
-        engine,
-        generation: StoredValue::new(0),
     };
     engine.listen(move |response| match response {
         Response::Linkability(

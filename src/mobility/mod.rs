@@ -16,10 +16,8 @@ pub mod settings;
 pub mod study;
 
 /// The lab in the registry ([`crate::labs`]).
-pub static SPEC: crate::labs::LabSpec = crate::labs::LabSpec {
+pub static SPEC: crate::lab_spec::LabSpec = crate::lab_spec::LabSpec {
     kind: crate::protocol::LabKind::Mobility,
-    title: "Mobility",
-    prefix: "m.",
     hide_key: whereabouts_engine::mobility::settings::HIDE_KEY,
     groups: whereabouts_engine::mobility::settings::CONTROL_GROUPS,
     settings: || {
@@ -33,6 +31,7 @@ pub static SPEC: crate::labs::LabSpec = crate::labs::LabSpec {
 
 use crate::protocol::LabKind;
 use crate::protocol::{MobRequest, MobResponse, Request, Response};
+use crate::shell::run::{RunState, page_query};
 use crate::shell::{data::DataState, engine::Engine};
 use crate::ui::basemap::now_ms;
 use crate::ui::path_editor::PathEditor;
@@ -64,38 +63,32 @@ impl Default for Layers {
     }
 }
 
-/// Everything the lab's parts share (all `Copy` handles).
+/// Everything the lab's parts share (all `Copy` handles): the run state every lab has (its
+/// settings are the engine's config, the drawn route put in when it runs,
+/// [`settings::with_path`]) and the lab's own.
 #[derive(Clone, Copy)]
 pub struct MobState {
-    /// The settings: the engine's config, the drawn route put in when it runs
-    /// ([`settings::with_path`]).
-    pub settings: RwSignal<MobConfig>,
+    pub run: RunState<MobConfig, study::StudyView>,
     /// The visitor's drawn route, with its undo history.
     pub editor: RwSignal<PathEditor>,
-    pub hidden: RwSignal<Vec<String>>,
     pub scene: RwSignal<Scene>,
     pub layers: RwSignal<Layers>,
     /// The round the map and the figures show (`None`: the latest).
     pub viewed: RwSignal<Option<usize>>,
     /// The rounds play on as they come (else the run stops at the round reached).
     pub playing: RwSignal<bool>,
-    pub notice: RwSignal<Option<String>>,
-    pub link_notice: RwSignal<Option<String>>,
-    pub study: RwSignal<study::StudyView>,
-    pub data: DataState,
-    engine: Engine,
-    generation: StoredValue<u32>,
+}
+
+impl std::ops::Deref for MobState {
+    type Target = RunState<MobConfig, study::StudyView>;
+    fn deref(&self) -> &Self::Target {
+        &self.run
+    }
 }
 
 impl MobState {
     fn send(&self, request: MobRequest) {
-        if let Err(e) = self.engine.send(&Request::Mobility(request)) {
-            self.notice.set(Some(e));
-        }
-    }
-
-    pub fn hides(&self, key: &str) -> bool {
-        self.hidden.with(|h| h.iter().any(|k| k == key))
+        self.run.send(&Request::Mobility(request));
     }
 
     /// The drawn route's waypoints.
@@ -126,8 +119,7 @@ impl MobState {
 
     /// Starts a fresh run with the current settings and route, playing if playback is on.
     pub fn restart(&self) {
-        let generation = self.generation.get_value() + 1;
-        self.generation.set_value(generation);
+        let generation = self.next_generation();
         self.notice.set(None);
         self.viewed.set(None);
         let seed = self.settings.with_untracked(|s| s.seed);
@@ -209,7 +201,7 @@ impl MobState {
         self.scene
             .update(|s| s.running = s.done() < want.min(s.rounds));
         self.send(MobRequest::Play {
-            generation: self.generation.get_value(),
+            generation: self.generation(),
             want,
         });
     }
@@ -223,22 +215,13 @@ impl MobState {
 
     /// Applies a control's new value, or explains why not (the old value stays).
     pub fn set_field(&self, key: &str, value: &str) -> Result<(), String> {
-        let mut next = self.settings.get_untracked();
-        whereabouts_core::setting::set(SETTINGS, &mut next, key, value)?;
-        self.apply(next)
+        self.apply(self.edited(key, value)?)
     }
 
     /// A lesson step's state: `pairs` (URL keys and values) over the lab's defaults, the
     /// route and the hidden controls kept; it plays from the first round.
     pub fn set_state(&self, pairs: &[(&str, &str)]) -> Result<(), String> {
-        let mut next = lab_default();
-        if let Some(problem) = whereabouts_core::setting::apply(SETTINGS, &mut next, pairs)
-            .into_iter()
-            .next()
-        {
-            return Err(problem);
-        }
-        self.apply(next)
+        self.apply(self.stepped(lab_default(), pairs)?)
     }
 
     /// Runs `next` from the first round if it is valid (else the old settings stay), and keeps
@@ -265,7 +248,7 @@ impl MobState {
         let own = self
             .settings
             .with_untracked(|s| settings::to_query(s, &path, &hidden));
-        crate::shell::tabs::save_lab_query(LabKind::Mobility, &own);
+        self.save(&own);
     }
 
     pub fn start_study(&self) {
@@ -297,7 +280,7 @@ impl MobState {
             | MobResponse::Error { generation, .. } => *generation,
             _ => return,
         };
-        if generation != self.generation.get_value() {
+        if generation != self.generation() {
             return;
         }
         if let MobResponse::Error { message, .. } = &response {
@@ -317,33 +300,25 @@ impl MobState {
 /// when the lab's tab first shows (a visitor who never opens it costs nothing); a file imported
 /// makes the file the target, and forgotten, the drawn route again.
 pub fn create(engine: Engine, data: DataState, active: RwSignal<LabKind>) -> MobState {
-    let query = web_sys::window()
-        .and_then(|w| w.location().search().ok())
-        .unwrap_or_default();
-    let parsed = settings::from_query(&query);
-    let notice = (!parsed.problems.is_empty()).then(|| {
-        format!(
-            "Some settings in the link were ignored: {}",
-            parsed.problems.join("; ")
-        )
-    });
+    let parsed = settings::from_query(&page_query());
     let state = MobState {
-        settings: RwSignal::new(parsed.settings),
+        run: RunState::new(
+            LabKind::Mobility,
+            SETTINGS,
+            engine,
+            data,
+            parsed.settings,
+            parsed.hidden,
+            &parsed.problems,
+        ),
         editor: RwSignal::new(PathEditor::new(
             parsed.path.unwrap_or_else(default_path),
             limits::WAYPOINTS.max as usize,
         )),
-        hidden: RwSignal::new(parsed.hidden),
         scene: RwSignal::new(Scene::default()),
         layers: RwSignal::new(Layers::default()),
         viewed: RwSignal::new(None),
         playing: RwSignal::new(true),
-        notice: RwSignal::new(None),
-        link_notice: RwSignal::new(notice),
-        study: RwSignal::new(study::StudyView::default()),
-        data,
-        engine,
-        generation: StoredValue::new(0),
     };
     engine.listen(move |response| match response {
         Response::Mobility(

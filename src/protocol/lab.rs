@@ -1,6 +1,7 @@
 //! Which lab: the typed value the page, the worker and the messages between them share (the
-//! worker computes only the lab whose tab shows). Its key is the value of `?lab=`; what the page
-//! knows of each lab (title, its link's prefix, its lesson) is in the registry, [`crate::labs`].
+//! worker computes only the lab whose tab shows). Its key is the value of `?lab=`, its title the
+//! tab's, its prefix that of its keys in the link; what else the page knows of each lab (its
+//! settings, groups, lesson) is in the registry, [`crate::labs`].
 
 use serde::{Deserialize, Serialize};
 
@@ -30,6 +31,27 @@ impl LabKind {
             LabKind::Density => "density",
             LabKind::Linkability => "linkability",
             LabKind::Mobility => "mobility",
+        }
+    }
+
+    /// The tab's title.
+    pub fn title(self) -> &'static str {
+        match self {
+            LabKind::Signal => "Signal map",
+            LabKind::Density => "Density",
+            LabKind::Linkability => "Linkability",
+            LabKind::Mobility => "Mobility",
+        }
+    }
+
+    /// The prefix of the lab's keys in the link: "" for the Signal map (its keys were there
+    /// before the other labs), `x.` for every other.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            LabKind::Signal => "",
+            LabKind::Density => "d.",
+            LabKind::Linkability => "l.",
+            LabKind::Mobility => "m.",
         }
     }
 

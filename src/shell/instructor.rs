@@ -181,7 +181,7 @@ pub fn InstructorPanel(open: RwSignal<bool>, lab: RwSignal<LabKind>) -> impl Int
                         <select data-testid="instructor-start" on:change=move |e| {
                             start.set(event_target_value(&e).parse().unwrap_or(0));
                         }>
-                            <option value="0" selected=move || start.get() == 0>{move || format!("the {} lab as it is now", spec(lab.get()).title)}</option>
+                            <option value="0" selected=move || start.get() == 0>{move || format!("the {} lab as it is now", lab.get().title())}</option>
                             {move || lesson().map(|ls| ls.steps.iter().enumerate().map(|(i, s)| view! {
                                 <option value=(i + 1).to_string() selected=move || start.get() == i + 1>
                                     {format!("lesson step {}: {}", i + 1, s.title)}

@@ -8,6 +8,8 @@ pub mod engine;
 pub mod glossary;
 pub mod instructor;
 pub mod path_link;
+pub mod run;
+pub mod tab_bar;
 pub mod tabs;
 
 /// The query key of the visitor's drawn path (the Signal map's, which draws it).

@@ -1,11 +1,7 @@
-//! The lab shell: one tab per lab, chosen by `?lab=` in the query string (so a static host
-//! needs no rewrites), with the rest of the query left to the labs' own settings.
-//!
-//! Every lab stays mounted when its tab is hidden, so switching back finds it exactly as it
-//! was, and the address bar keeps every lab's settings whichever tab is showing.
-
-use crate::labs::{LABS, spec};
-use leptos::prelude::*;
+//! The lab shell's link: one tab per lab, chosen by `?lab=` in the query string (so a static
+//! host needs no rewrites), with the rest of the query left to the labs' own settings, each
+//! lab's keys its own (by its [`LabKind::prefix`]). The address bar keeps every lab's settings
+//! whichever tab is showing. The tab bar itself is [`super::tab_bar`].
 
 pub use crate::protocol::LabKind;
 
@@ -42,7 +38,7 @@ pub fn with_lab(query: &str, lab: LabKind) -> String {
 
 /// True if `key` in the query string is one of `lab`'s settings.
 pub fn owns(lab: LabKind, key: &str) -> bool {
-    match spec(lab).prefix {
+    match lab.prefix() {
         "" => !SHELL_KEYS.contains(&key) && !other_lab_key(key),
         prefix => key.starts_with(prefix),
     }
@@ -54,8 +50,9 @@ pub const SHELL_KEYS: [&str; 5] = ["lab", "lesson", "step", "present", "glossary
 
 /// True if `key` belongs to a lab other than the Signal map (which ignores it).
 pub fn other_lab_key(key: &str) -> bool {
-    LABS.iter()
-        .any(|l| !l.prefix.is_empty() && key.starts_with(l.prefix))
+    LabKind::ALL
+        .iter()
+        .any(|l| !l.prefix().is_empty() && key.starts_with(l.prefix()))
 }
 
 /// `current` with `lab`'s own settings replaced by `own` (both without `?`), every other lab's
@@ -112,87 +109,6 @@ pub fn current_lab() -> LabKind {
         .and_then(|w| w.location().search().ok())
         .unwrap_or_default();
     lab_of(&query)
-}
-
-/// Shows `lab`'s tab in the address bar, keeping every other setting (replaceState).
-fn show_in_url(lab: LabKind) {
-    let Some(w) = web_sys::window() else { return };
-    let query = w.location().search().unwrap_or_default();
-    if let Ok(history) = w.history() {
-        let _ = history.replace_state_with_url(
-            &wasm_bindgen::JsValue::NULL,
-            "",
-            Some(&format!("?{}", with_lab(&query, lab))),
-        );
-    }
-}
-
-/// The tab bar. Arrow keys move between tabs (the ARIA tabs pattern).
-#[component]
-pub fn LabTabs(active: RwSignal<LabKind>) -> impl IntoView {
-    let select = move |lab: LabKind| {
-        if active.get_untracked() == lab {
-            return;
-        }
-        active.set(lab);
-        show_in_url(lab);
-        // A canvas that was hidden has no size; the map redraws on resize.
-        if let Some(w) = web_sys::window()
-            && let Ok(event) = web_sys::Event::new("resize")
-        {
-            let _ = w.dispatch_event(&event);
-        }
-    };
-    let on_key = move |ev: leptos::ev::KeyboardEvent| {
-        let i = LabKind::ALL
-            .iter()
-            .position(|l| *l == active.get_untracked())
-            .unwrap_or(0);
-        let n = LabKind::ALL.len();
-        let next = match ev.key().as_str() {
-            "ArrowRight" => (i + 1) % n,
-            "ArrowLeft" => (i + n - 1) % n,
-            _ => return,
-        };
-        ev.prevent_default();
-        select(LabKind::ALL[next]);
-        if let Some(el) = web_sys::window()
-            .and_then(|w| w.document())
-            .and_then(|d| d.get_element_by_id(&format!("tab-{}", LabKind::ALL[next].key())))
-            .and_then(|e| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e).ok())
-        {
-            let _ = el.focus();
-        }
-    };
-    view! {
-        <nav class="lab-tabs" role="tablist" aria-label="Labs" on:keydown=on_key>
-            {LabKind::ALL
-                .into_iter()
-                .map(|lab| {
-                    let selected = move || active.get() == lab;
-                    view! {
-                        <a
-                            id=format!("tab-{}", lab.key())
-                            role="tab"
-                            class="lab-tab"
-                            class:active=selected
-                            href=format!("?lab={}", lab.key())
-                            aria-selected=move || selected().to_string()
-                            aria-controls=format!("panel-{}", lab.key())
-                            tabindex=move || if selected() { "0" } else { "-1" }
-                            data-testid=format!("tab-{}", lab.key())
-                            on:click=move |ev| {
-                                ev.prevent_default();
-                                select(lab);
-                            }
-                        >
-                            {spec(lab).title}
-                        </a>
-                    }
-                })
-                .collect_view()}
-        </nav>
-    }
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ fn is_hidden(state: LabState, key: &'static str) -> impl Fn() -> bool + Copy {
 
 /// True if the link hides the control or group `key` (tracked).
 fn is_hidden_key(state: LabState, key: &str) -> bool {
-    state.hidden.with(|h| h.iter().any(|k| k == key))
+    state.hides(key)
 }
 
 /// Play / pause / step / reset and the round timeline.

@@ -15,10 +15,8 @@ pub mod settings;
 pub mod study;
 
 /// The lab in the registry ([`crate::labs`]).
-pub static SPEC: crate::labs::LabSpec = crate::labs::LabSpec {
+pub static SPEC: crate::lab_spec::LabSpec = crate::lab_spec::LabSpec {
     kind: crate::protocol::LabKind::Signal,
-    title: "Signal map",
-    prefix: "",
     hide_key: whereabouts_engine::signal_map::settings::HIDE_KEY,
     groups: whereabouts_engine::signal_map::settings::CONTROL_GROUPS,
     settings: || {
@@ -31,6 +29,7 @@ pub static SPEC: crate::labs::LabSpec = crate::labs::LabSpec {
 };
 
 use crate::protocol::{LabKind, Request, Response, SignalRequest, SignalResponse};
+use crate::shell::run::{RunState, page_query};
 use crate::shell::{data::DataState, engine::Engine};
 pub use crate::ui::basemap::now_ms;
 use crate::ui::path_editor::PathEditor;
@@ -39,7 +38,6 @@ use leptos::prelude::*;
 use scene::Scene;
 pub use settings::config_to_run;
 use std::time::Duration;
-use whereabouts_core::setting::{apply, set};
 use whereabouts_engine::signal_map::scenario::ScenarioConfig;
 pub use whereabouts_engine::signal_map::settings::campus_half;
 use whereabouts_engine::signal_map::settings::{SETTINGS, default_path, lab_default, with_path};
@@ -61,12 +59,12 @@ pub struct Latency {
     pub worker_ms: Option<f64>,
 }
 
-/// Everything the lab's parts share (all `Copy` handles).
+/// Everything the lab's parts share (all `Copy` handles): the run state every lab has, and
+/// the lab's own.
 #[derive(Clone, Copy)]
 pub struct LabState {
-    pub settings: RwSignal<ScenarioConfig>,
+    pub run: RunState<ScenarioConfig, study::StudyView>,
     pub editor: RwSignal<PathEditor>,
-    pub hidden: RwSignal<Vec<String>>,
     pub scene: RwSignal<Scene>,
     /// Rounds 0..wanted are requested (and drawn).
     pub wanted: RwSignal<usize>,
@@ -74,19 +72,9 @@ pub struct LabState {
     /// The round the timeline shows; `None` follows the latest.
     pub selected: RwSignal<Option<usize>>,
     pub layers: RwSignal<Layers>,
-    /// Problems with the last attempted change or run (cleared by the next start).
-    pub notice: RwSignal<Option<String>>,
-    /// What the link this page was opened with asked for and did not get: shown until the
-    /// visitor dismisses it (the address bar then shows what runs instead).
-    pub link_notice: RwSignal<Option<String>>,
     /// The length of the page's link (the address bar's, written by `save_url`).
     pub link_chars: RwSignal<usize>,
     pub latency: RwSignal<Latency>,
-    pub study: RwSignal<study::StudyView>,
-    /// The visitor's imported file (the shell's, shared by every lab).
-    pub data: DataState,
-    engine: Engine,
-    generation: StoredValue<u32>,
     edit: StoredValue<(u32, f64, Option<usize>)>,
     /// An edit is with the worker; `dirty`: the path changed again meanwhile.
     in_flight: StoredValue<bool>,
@@ -96,11 +84,16 @@ pub struct LabState {
     play_timer: StoredValue<bool>,
 }
 
+impl std::ops::Deref for LabState {
+    type Target = RunState<ScenarioConfig, study::StudyView>;
+    fn deref(&self) -> &Self::Target {
+        &self.run
+    }
+}
+
 impl LabState {
     pub(crate) fn send(&self, request: Request) {
-        if let Err(e) = self.engine.send(&request) {
-            self.notice.set(Some(e));
-        }
+        self.run.send(&request);
     }
 
     /// True while the visitor's file is loaded: the lab runs on it instead of the path.
@@ -127,8 +120,7 @@ impl LabState {
     /// Starts a fresh lab with the current settings and path (keeps `wanted` rounds).
     pub fn restart(&self) {
         let path = self.editor.with_untracked(|e| e.waypoints.clone());
-        let generation = self.generation.get_value() + 1;
-        self.generation.set_value(generation);
+        let generation = self.next_generation();
         self.in_flight.set_value(false);
         self.dirty.set_value(false);
         self.last_sent.set_value(path.clone());
@@ -188,7 +180,7 @@ impl LabState {
             .expect("the lab config has a trajectory");
         self.in_flight.set_value(true);
         self.send(Request::Signal(SignalRequest::Trajectory {
-            generation: self.generation.get_value(),
+            generation: self.generation(),
             edit,
             trajectory,
         }));
@@ -206,7 +198,7 @@ impl LabState {
     pub fn want(&self, rounds: usize) {
         self.wanted.set(rounds);
         self.send(Request::Signal(SignalRequest::Want {
-            generation: self.generation.get_value(),
+            generation: self.generation(),
             rounds,
         }));
     }
@@ -311,7 +303,7 @@ impl LabState {
     /// history spam, and a reload keeps the drawing).
     pub fn save_url(&self) {
         let own = self.query();
-        if let Some(chars) = crate::shell::tabs::save_lab_query(LabKind::Signal, &own) {
+        if let Some(chars) = self.save(&own) {
             self.link_chars.set(chars);
         }
     }
@@ -325,18 +317,13 @@ impl LabState {
 
     /// Applies a control's new value, or explains why not (the old value stays).
     pub fn set_field(&self, key: &str, value: &str) -> Result<(), String> {
-        let mut next = self.settings.get_untracked();
-        set(SETTINGS, &mut next, key, value)?;
-        self.apply(next)
+        self.apply(self.edited(key, value)?)
     }
 
     /// A lesson step's state: `pairs` (URL keys and values) over the lab's defaults, the path
     /// and the hidden controls kept; then `rounds` rounds, or playing from the start.
     pub fn set_state(&self, pairs: &[(&str, &str)], rounds: Option<usize>) -> Result<(), String> {
-        let mut next = lab_default();
-        if let Some(problem) = apply(SETTINGS, &mut next, pairs).into_iter().next() {
-            return Err(problem);
-        }
+        let next = self.stepped(lab_default(), pairs)?;
         self.selected.set(None);
         self.playing.set(rounds.is_none());
         self.wanted.set(rounds.unwrap_or(0));
@@ -373,7 +360,7 @@ impl LabState {
     }
 
     fn on_response(&self, response: Response) {
-        let current = self.generation.get_value();
+        let current = self.generation();
         match response {
             Response::Signal(SignalResponse::Started {
                 generation,
@@ -485,34 +472,26 @@ impl LabState {
 /// Creates the lab's state from the URL, listens for its responses and starts its first run;
 /// it restarts whenever the visitor's data changes.
 pub fn create(engine: Engine, data: DataState) -> LabState {
-    let query = web_sys::window()
-        .and_then(|w| w.location().search().ok())
-        .unwrap_or_default();
-    let parsed = settings::from_query(&query);
+    let parsed = settings::from_query(&page_query());
     let path = parsed.path.clone().unwrap_or_else(default_path);
-    let notice = (!parsed.problems.is_empty()).then(|| {
-        format!(
-            "Some settings in the link were ignored: {}",
-            parsed.problems.join("; ")
-        )
-    });
     let state = LabState {
-        settings: RwSignal::new(parsed.config),
+        run: RunState::new(
+            LabKind::Signal,
+            SETTINGS,
+            engine,
+            data,
+            parsed.config,
+            parsed.hidden,
+            &parsed.problems,
+        ),
         editor: RwSignal::new(PathEditor::new(path, MAX_WAYPOINTS)),
-        hidden: RwSignal::new(parsed.hidden),
         scene: RwSignal::new(Scene::default()),
         wanted: RwSignal::new(0),
         playing: RwSignal::new(true),
         selected: RwSignal::new(None),
         layers: RwSignal::new(Layers::default()),
-        notice: RwSignal::new(None),
-        link_notice: RwSignal::new(notice),
         link_chars: RwSignal::new(0),
         latency: RwSignal::new(Latency::default()),
-        study: RwSignal::new(study::StudyView::default()),
-        data,
-        engine,
-        generation: StoredValue::new(0),
         edit: StoredValue::new((0, 0.0, None)),
         in_flight: StoredValue::new(false),
         dirty: StoredValue::new(false),

@@ -156,7 +156,7 @@ pub fn LessonPanel(
                 <section class="panel lesson" data-testid="lesson" data-lesson=lesson.key
                     data-step=(step + 1).to_string() aria-labelledby="lesson-title">
                     <p class="lesson-kicker">
-                        <span>{format!("Lesson · {}", crate::labs::spec(lesson.lab).title)}</span>
+                        <span>{format!("Lesson · {}", lesson.lab.title())}</span>
                         <span data-testid="lesson-count">{format!("Step {} of {total}", step + 1)}</span>
                     </p>
                     <h2 id="lesson-title">{lesson.title}</h2>

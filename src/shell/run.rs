@@ -1,0 +1,132 @@
+//! What every lab's page state has in common, written once: its settings (an engine config,
+//! edited through the lab's setting rows), the controls its link hides, its notices, its study's
+//! view, the visitor's data, and the generation of its run (the worker's answers to an older run
+//! are dropped). A lab's own state holds a [`RunState`] and adds what is its own (a map, a
+//! scene, a path); it reaches these fields through `Deref`.
+
+use super::data::DataState;
+use super::engine::Engine;
+use crate::protocol::{LabKind, Request};
+use crate::ui::settings::query_pairs;
+use leptos::prelude::*;
+use whereabouts_core::setting::{Setting, apply, set};
+
+/// A lab's run state on the page; `C` is its engine config, `S` its study's view.
+pub struct RunState<C: 'static, S: 'static> {
+    pub lab: LabKind,
+    /// The lab's setting rows.
+    pub table: &'static [Setting<C>],
+    pub settings: RwSignal<C>,
+    /// The controls and groups the link hides.
+    pub hidden: RwSignal<Vec<String>>,
+    /// Problems with the last attempted change or run (cleared by the next start).
+    pub notice: RwSignal<Option<String>>,
+    /// What the link the page was opened with asked for and did not get: shown until the
+    /// visitor dismisses it (the address bar then shows what runs instead).
+    pub link_notice: RwSignal<Option<String>>,
+    pub study: RwSignal<S>,
+    /// The visitor's imported file (the shell's, shared by every lab).
+    pub data: DataState,
+    engine: Engine,
+    generation: StoredValue<u32>,
+}
+
+impl<C, S> Clone for RunState<C, S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<C, S> Copy for RunState<C, S> {}
+
+/// The page's query string (empty outside a browser).
+pub fn page_query() -> String {
+    web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .unwrap_or_default()
+}
+
+impl<C: Clone + Send + Sync + 'static, S: Default + Send + Sync + 'static> RunState<C, S> {
+    /// The state a link opened: `config` and `hidden` as it read them, `problems` (what it
+    /// refused) kept as the link's notice.
+    pub fn new(
+        lab: LabKind,
+        table: &'static [Setting<C>],
+        engine: Engine,
+        data: DataState,
+        config: C,
+        hidden: Vec<String>,
+        problems: &[String],
+    ) -> Self {
+        let notice = (!problems.is_empty()).then(|| {
+            format!(
+                "Some settings in the link were ignored: {}",
+                problems.join("; ")
+            )
+        });
+        RunState {
+            lab,
+            table,
+            settings: RwSignal::new(config),
+            hidden: RwSignal::new(hidden),
+            notice: RwSignal::new(None),
+            link_notice: RwSignal::new(notice),
+            study: RwSignal::new(S::default()),
+            data,
+            engine,
+            generation: StoredValue::new(0),
+        }
+    }
+
+    /// Sends a request to the engine worker; a failure to send is the lab's notice.
+    pub fn send(&self, request: &Request) {
+        if let Err(e) = self.engine.send(request) {
+            self.notice.set(Some(e));
+        }
+    }
+
+    /// Whether the link hides the control or group `key` (tracked).
+    pub fn hides(&self, key: &str) -> bool {
+        self.hidden.with(|h| h.iter().any(|k| k == key))
+    }
+
+    /// The current run's generation.
+    pub fn generation(&self) -> u32 {
+        self.generation.get_value()
+    }
+
+    /// A new run's generation (answers to older ones are dropped from now on).
+    pub fn next_generation(&self) -> u32 {
+        let generation = self.generation.get_value() + 1;
+        self.generation.set_value(generation);
+        generation
+    }
+
+    /// The settings with `key` set to `value` by its row, or what is wrong (nothing changes).
+    pub fn edited(&self, key: &str, value: &str) -> Result<C, String> {
+        let mut next = self.settings.get_untracked();
+        set(self.table, &mut next, key, value)?;
+        Ok(next)
+    }
+
+    /// A lesson step's settings: `pairs` over the lab's `default`, or the first problem.
+    pub fn stepped(&self, mut default: C, pairs: &[(&str, &str)]) -> Result<C, String> {
+        match apply(self.table, &mut default, pairs).into_iter().next() {
+            Some(problem) => Err(problem),
+            None => Ok(default),
+        }
+    }
+
+    /// Writes the lab's part of the address bar (`own`, without `?`) beside the other labs';
+    /// the link's length.
+    pub fn save(&self, own: &str) -> Option<usize> {
+        super::tabs::save_lab_query(self.lab, own)
+    }
+}
+
+/// The value of `key` in the page's query string, if it has one.
+pub fn query_value(key: &str) -> Option<String> {
+    let query = page_query();
+    query_pairs(&query)
+        .find(|(k, _)| *k == key)
+        .map(|(_, value)| value)
+}
