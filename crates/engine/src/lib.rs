@@ -1,8 +1,11 @@
 //! # Whereabouts engine
 //!
-//! The labs: one module per source system, each on the shared core ([`whereabouts_core`]) and
-//! none reaching into another. Today: [`signal_map`] (papers [000]/[001]) and [`density`]
-//! ([003]). Linkability ([004]) and Mobility ([002]) follow as sibling modules (docs/papers.md).
+//! The labs: one module per source system, each on the shared core ([`whereabouts_core`]):
+//! [`signal_map`] (papers [000]/[001]), [`density`] ([003]), [`linkability`] ([004]: it builds
+//! on the Signal map's world, model and federation through their public API, never the
+//! reverse) and [`mobility`] ([002]). Each lab's `settings` module holds its settings as rows
+//! (key, label, help, bound, get/set on its config): the page's controls and links and the
+//! CLI's `--set` are made from them.
 //!
 //! The web app's worker and the native CLI both drive these modules, so every algorithm has one
 //! source of truth.
