@@ -1,24 +1,15 @@
 // Accessibility: axe-core (pinned, run from node_modules — nothing is fetched) on the page as a
 // visitor finds it and after the panels have filled; no serious or critical violation. And the
 // things axe cannot judge: a skip link, reduced motion, keyboard editing of the path.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { startServer } from '../../tools/serve.mjs';
-import { DIST, launch, openPage } from './harness.mjs';
+import { useSite } from './fixture.mjs';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-let server, browser;
-before(async () => {
-  server = await startServer(DIST);
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { open } = useSite();
 
 /** axe's serious and critical violations on the page as it is now, one line each. */
 async function violations(page) {
@@ -47,7 +38,7 @@ for (const [name, viewport] of [
   ['phone', { width: 390, height: 844 }],
 ]) {
   test(`axe finds no serious or critical violation (${name})`, async () => {
-    const { context, guard, page, errors } = await openPage(browser, server.url, '', { viewport, touch: name === 'phone' });
+    const { context, guard, page, errors } = await open('', { viewport, touch: name === 'phone' });
     await finished(page);
     // The study panel with a chart and a table, and a help open.
     await page.locator('.results .help-toggle').first().click();
@@ -66,7 +57,7 @@ for (const [name, viewport] of [
 
 test('axe finds no serious or critical violation in any lesson, the instructor panel, the glossary or present mode', async () => {
   for (const [lesson, query] of [['signal', '&glossary'], ['density', '&present=1'], ['linkability', ''], ['mobility', '']]) {
-    const { context, page, errors } = await openPage(browser, server.url, `?lesson=${lesson}${query}`, { attached: true });
+    const { context, page, errors } = await open(`?lesson=${lesson}${query}`, { attached: true });
     await page.waitForSelector('[data-testid="lesson"]');
     assert.deepEqual(await violations(page), [], lesson);
     await page.click('[data-testid="lesson-next"]');
@@ -80,7 +71,7 @@ test('axe finds no serious or critical violation in any lesson, the instructor p
 });
 
 test('a lesson is walked with the keyboard alone, with a visible focus', async () => {
-  const { context, page, errors } = await openPage(browser, server.url, '?lesson=linkability', { attached: true });
+  const { context, page, errors } = await open('?lesson=linkability', { attached: true });
   await page.waitForSelector('[data-testid="lesson"]');
   // Tab reaches the lesson's buttons; Enter on Next moves on; the focus ring shows.
   let found = false;
@@ -104,7 +95,7 @@ test('a lesson is walked with the keyboard alone, with a visible focus', async (
 });
 
 test('a skip link leads past the header to the lab, and reduced motion stops the transitions', async () => {
-  const { context, page, errors } = await openPage(browser, server.url, '');
+  const { context, page, errors } = await open('');
   await page.keyboard.press('Tab');
   const skip = page.locator('.skip-link');
   assert.equal(await skip.evaluate((a) => a === document.activeElement), true);
@@ -120,7 +111,7 @@ test('a skip link leads past the header to the lab, and reduced motion stops the
 });
 
 test('the path can be edited without a pointer: select, move, add and delete waypoints from the keyboard', async () => {
-  const { context, page, errors } = await openPage(browser, server.url, '?start=cold');
+  const { context, page, errors } = await open('?start=cold');
   await finished(page);
   const stats = () => page.textContent('[data-testid="path-stats"]');
   const count = async () => Number((await stats()).match(/^(\d+) waypoints/)[1]);

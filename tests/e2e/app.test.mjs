@@ -1,24 +1,12 @@
 // The real site, built by `./x build`, in headless Chromium: it renders, its engine worker
 // answers, nothing leaves the origin, and it fits a laptop and a phone.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { startServer } from '../../tools/serve.mjs';
-import { DIST, launch, openPage, screenshotPath } from './harness.mjs';
+import { useSite } from './fixture.mjs';
+import { screenshotPath } from './harness.mjs';
 
-let server, browser;
-before(async () => {
-  assert.ok(existsSync(join(DIST, 'index.html')), `no built site at ${DIST}: run ./x build first`);
-  server = await startServer(DIST);
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-const openApp = (viewport) => openPage(browser, server.url, '', { viewport, scale: 2, ready: false });
+const { open } = useSite();
+const openApp = (viewport) => open('', { viewport, scale: 2, ready: false });
 
 test('desktop: renders, the worker round-trips, no request leaves the origin', async () => {
   const { context, guard, page, errors } = await openApp({ width: 1280, height: 800 });

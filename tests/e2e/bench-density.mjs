@@ -7,12 +7,11 @@
 // 2. The server's aggregate in the browser: N = 10,000, B = 10 on 128 × 128 — from the first
 //    report of the estimate stage to the density on the page (the worker's slices of 4 ms, the
 //    NUFFT's FFT and the transfer included), three fresh tabs.
-import { launch, DIST } from './harness.mjs';
-import { startServer } from '../../tools/serve.mjs';
+import { startSite } from './harness.mjs';
 
 const STEPS = Number(process.env.STEPS ?? 30);
-const server = await startServer(DIST);
-const browser = await launch();
+const site = await startSite();
+const { browser } = site;
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -25,7 +24,7 @@ const idle = (page) =>
 {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
-  await page.goto(new URL('?lab=density', server.url).href);
+  await page.goto(new URL('?lab=density', site.url).href);
   await idle(page);
   const box = await page.locator('[data-testid="density-map"]').boundingBox();
   const [[px, py]] = (await page.getAttribute('[data-testid="density-map"]', 'data-places'))
@@ -61,12 +60,11 @@ const idle = (page) =>
 for (let run = 0; run < 3; run++) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
-  await page.goto(new URL('?lab=density&d.N=10000&d.B=10&d.grid=128', server.url).href);
+  await page.goto(new URL('?lab=density&d.N=10000&d.B=10&d.grid=128', site.url).href);
   await idle(page);
   const ms = Number(await page.getAttribute('[data-testid="density-results"]', 'data-aggregate-ms'));
   console.log(`aggregate (N = 10,000, B = 10, 128²) in the browser, run ${run + 1}: ${ms.toFixed(0)} ms`);
   await context.close();
 }
 
-await browser.close();
-await server.close();
+await site.close();

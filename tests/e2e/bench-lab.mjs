@@ -11,15 +11,14 @@
 // 3. Start: from navigation to the first round's RMSE on screen, for the paper's cold start
 //    and the lab's warm start (4 rounds of FedAvg over the other users first), alternated
 //    three times in fresh tabs (a fresh worker: nothing cached).
-import { launch, DIST } from './harness.mjs';
-import { startServer } from '../../tools/serve.mjs';
+import { startSite } from './harness.mjs';
 
 const STEPS = Number(process.env.STEPS ?? 30);
-const server = await startServer(DIST);
-const browser = await launch();
+const site = await startSite();
+const { browser } = site;
 const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
 const page = await context.newPage();
-await page.goto(server.url);
+await page.goto(site.url);
 
 const allDone = () =>
   page.waitForFunction(
@@ -112,7 +111,7 @@ for (let rep = 0; rep < 3; rep++) {
     const tab = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const p = await tab.newPage();
     const t = Date.now();
-    await p.goto(`${server.url}?start=${start}`);
+    await p.goto(`${site.url}?start=${start}`);
     await p.waitForFunction(() => document.querySelector('[data-testid="rmse"]')?.textContent.includes('dB'), null, { timeout: 60000 });
     starts[start].push(Date.now() - t);
     await tab.close();
@@ -151,5 +150,4 @@ console.log(
     `first round on screen: cold ${result.first_round_ms.cold.median} ms, warm ${result.first_round_ms.warm.median} ms median ` +
     `(×${f(result.first_round_ms.warm.median / result.first_round_ms.cold.median)})`,
 );
-await browser.close();
-await server.close();
+await site.close();

@@ -3,11 +3,10 @@
 // tabs. For each: the federation (from the start to its last round on the page), the attack (the
 // MLP's training and the figures, from the last round to the figures on the page), and the
 // page's long tasks (> 50 ms on the main thread) over the whole run, which must be 0.
-import { launch, DIST } from './harness.mjs';
-import { startServer } from '../../tools/serve.mjs';
+import { startSite } from './harness.mjs';
 
-const server = await startServer(DIST);
-const browser = await launch();
+const site = await startSite();
+const { browser } = site;
 const [people, rounds] = [Number(process.env.PEOPLE ?? 100), Number(process.env.ROUNDS ?? 50)];
 const query = `?lab=linkability&l.people=${people}&l.rounds=${rounds}`;
 for (let run = 0; run < Number(process.env.RUNS ?? 3); run++) {
@@ -20,7 +19,7 @@ for (let run = 0; run < Number(process.env.RUNS ?? 3); run++) {
     });
   });
   const page = await context.newPage();
-  await page.goto(new URL(query, server.url).href);
+  await page.goto(new URL(query, site.url).href);
   // The page is loaded: long tasks from here on are the lab's.
   await page.waitForSelector('[data-testid="link-results"]', { state: 'attached' });
   await page.evaluate(() => (window.__longTasks.length = 0));
@@ -36,5 +35,4 @@ for (let run = 0; run < Number(process.env.RUNS ?? 3); run++) {
   );
   await context.close();
 }
-await browser.close();
-await server.close();
+await site.close();

@@ -3,11 +3,10 @@
 // undefended run and the adaptive defence (whose phone attacks itself first: twice the work).
 // For each: milliseconds a round as the page receives them (first round to last), and the
 // page's long tasks (> 50 ms on the main thread) over the run, which must be 0.
-import { launch, DIST } from './harness.mjs';
-import { startServer } from '../../tools/serve.mjs';
+import { startSite } from './harness.mjs';
 
-const server = await startServer(DIST);
-const browser = await launch();
+const site = await startSite();
+const { browser } = site;
 const rounds = Number(process.env.ROUNDS ?? 50);
 for (const [name, extra] of [['no defence', ''], ['adaptive PGEM, self-audit', '&m.def=adaptive']]) {
   for (let run = 0; run < Number(process.env.RUNS ?? 3); run++) {
@@ -20,7 +19,7 @@ for (const [name, extra] of [['no defence', ''], ['adaptive PGEM, self-audit', '
       });
     });
     const page = await context.newPage();
-    await page.goto(new URL(`?lab=mobility&m.T=${rounds}${extra}`, server.url).href);
+    await page.goto(new URL(`?lab=mobility&m.T=${rounds}${extra}`, site.url).href);
     await page.waitForSelector('[data-testid="mob-results"]', { state: 'attached' });
     await page.evaluate(() => (window.__longTasks.length = 0));
     await page.waitForFunction(
@@ -40,5 +39,4 @@ for (const [name, extra] of [['no defence', ''], ['adaptive PGEM, self-audit', '
     await context.close();
   }
 }
-await browser.close();
-await server.close();
+await site.close();

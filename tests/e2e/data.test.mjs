@@ -2,24 +2,16 @@
 // another on the drop zone, watch the map move to it and the rounds follow its timestamps, get
 // a clear message for a broken file without losing anything, cancel a huge import, import a
 // 100 MB file without freezing the page, forget the data, and never send a byte anywhere.
-import { after, before, test } from 'node:test';
+import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync, openSync, writeSync, closeSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { startServer } from '../../tools/serve.mjs';
-import { DIST, SHOTS, launch, openPage, screenshotPath } from './harness.mjs';
+import { useSite } from './fixture.mjs';
+import { SHOTS, screenshotPath } from './harness.mjs';
 
-let server, browser;
+const { open } = useSite();
 const FILES = join(SHOTS, 'files');
-before(async () => {
-  server = await startServer(DIST);
-  browser = await launch();
-  mkdirSync(FILES, { recursive: true });
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+before(() => mkdirSync(FILES, { recursive: true }));
 
 const DAY = 86400;
 const T0 = 1_700_006_400; // 2023-11-15 00:00 UTC
@@ -77,8 +69,6 @@ function bigCsv(mb) {
   return path;
 }
 
-const open = (viewport = { width: 1280, height: 900 }, query = '') => openPage(browser, server.url, query, { viewport });
-
 const origin = (page) => page.getAttribute('[data-testid="map-canvas"]', 'data-origin');
 /** Waits until the map shows a world whose origin starts with `prefix`. */
 const originIs = (page, prefix, timeout = 60000) =>
@@ -127,7 +117,7 @@ async function drop(page, name, text, type) {
 test('a file through the file input and one by drag-and-drop run the federation where they are', async () => {
   // The paper's cold start, in which the attack's reach on a walk is known (the warm start's
   // DLG lands farther: Insight I2).
-  const { context, guard, page, errors } = await open(undefined, '?start=cold');
+  const { context, guard, page, errors } = await open('?start=cold');
   await originIs(page, '33.64'); // the lab starts on the synthetic campus
 
   // 1. The real file input: a walk in Zürich, three days with a gap.
@@ -281,7 +271,7 @@ test('importing works offline, after a cancel too; a sample offline says why in 
 });
 
 test('a sample loads from the site itself; the phone layout has no sideways scroll', async () => {
-  const { context, guard, page, errors } = await open({ width: 390, height: 844 });
+  const { context, guard, page, errors } = await open('', { viewport: { width: 390, height: 844 } });
   await page.click('[data-testid="sample-signal-log.csv"]');
   await imported(page, 'signal-log.csv');
   assert.match(await page.textContent('[data-testid="import-signal"]'), /comes from your file/);

@@ -1,23 +1,13 @@
 // The Density lab as a visitor uses it: drag your place on the map with real pointer events,
 // read the server's guess and the density's figures off the page, change B and watch the
 // trade-off move, share the link — and nothing leaves the origin.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer } from '../../tools/serve.mjs';
-import { DIST, launch, openPage, screenshotPath } from './harness.mjs';
-
-let server, browser;
-before(async () => {
-  server = await startServer(DIST);
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+import { params, useSite } from './fixture.mjs';
+import { screenshotPath } from './harness.mjs';
 
 // The status line belongs to the Signal map, behind its tab.
-const open = (query, options = {}) => openPage(browser, server.url, query, { attached: true, ...options });
+const { open } = useSite({ attached: true });
 
 /** The figures once a run after `after` (its number) is idle: the visitor's error, ρ, the
  * city's median error, the peaks as high as the visitor's, and the run's number. */
@@ -38,8 +28,6 @@ async function figures(page, after = 0, timeout = 60000) {
     rivals: Number(document.querySelector('[data-testid="density-rivals"]')?.dataset.rivals ?? NaN),
   }));
 }
-
-const params = (page) => page.evaluate(() => Object.fromEntries(new URLSearchParams(location.search)));
 const places = (page) =>
   page.$eval('[data-testid="density-map"]', (c) => c.dataset.places.split(';').map((p) => p.split(' ').map(Number)));
 

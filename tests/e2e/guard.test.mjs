@@ -1,27 +1,19 @@
 // The origin guard must itself be tested: a page that leaks must be caught, so a silent guard
 // cannot pass the real test.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { startServer } from '../../tools/serve.mjs';
-import { HERE, guardOrigin, launch } from './harness.mjs';
+import { useSite } from './fixture.mjs';
+import { HERE, guardOrigin } from './harness.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer(join(HERE, 'fixtures'));
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useSite({ dir: join(HERE, 'fixtures') });
 
 test('the guard reports cross-origin requests from the page and from a worker', async () => {
-  const context = await browser.newContext();
-  const origin = new URL(server.url).origin;
+  const context = await site.browser.newContext();
+  const origin = new URL(site.url).origin;
   const guard = await guardOrigin(context, origin);
   const page = await context.newPage();
-  await page.goto(`${server.url}leaky.html`);
+  await page.goto(`${site.url}leaky.html`);
   await page.waitForFunction(() => window.leaksAttempted === 3, null, { timeout: 10000 });
   // The worker's request is asynchronous; give it time to reach the network layer.
   await page.waitForTimeout(500);

@@ -1,8 +1,12 @@
-// Shared end-to-end harness: the browser, the origin guard, console capture, screenshots.
+// Shared end-to-end harness: the site and the browser, the origin guard, console capture,
+// screenshots. Test files take these through fixture.mjs (node:test hooks); the benches and
+// look.mjs, which are scripts, use them directly.
 import { chromium } from 'playwright-core';
-import { mkdirSync } from 'node:fs';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startServer } from '../../tools/serve.mjs';
 
 export const HERE = dirname(fileURLToPath(import.meta.url));
 export const ROOT = resolve(HERE, '..', '..');
@@ -26,6 +30,31 @@ export async function launch() {
       '--disable-sync',
     ],
   });
+}
+
+/**
+ * Serves `dir` (the built site unless told) on 127.0.0.1 and launches the browser; resolves to
+ * { server, browser, url, close() }, `close()` stopping both.
+ */
+export async function startSite(dir = DIST) {
+  if (dir === DIST) assert.ok(existsSync(join(DIST, 'index.html')), `no built site at ${DIST}: run ./x build first`);
+  const server = await startServer(dir);
+  let browser;
+  try {
+    browser = await launch();
+  } catch (err) {
+    await server.close();
+    throw err;
+  }
+  return {
+    server,
+    browser,
+    url: server.url,
+    async close() {
+      await browser.close();
+      await server.close();
+    },
+  };
 }
 
 /**

@@ -1,22 +1,12 @@
 // The Signal-map lab as a visitor uses it: draw a path with real pointer events, play the
 // rounds, read the reconstructions off the page, drag a waypoint, share the URL.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { startServer } from '../../tools/serve.mjs';
-import { DIST, launch, openPage, screenshotPath } from './harness.mjs';
+import { useSite } from './fixture.mjs';
+import { screenshotPath } from './harness.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer(DIST);
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-const open = (query = '', viewport = { width: 1280, height: 900 }) => openPage(browser, server.url, query, { viewport });
+const { open } = useSite();
 
 /** Waits until every round of the run is trained and attacked; returns the table's rows. */
 async function finished(page, timeout = 90000) {
@@ -228,8 +218,7 @@ test('a shared URL reproduces the same numbers', async () => {
 
 test('absurd values are refused, instructors can hide controls, the phone layout works', async () => {
   const { context, guard, page, errors } = await open('?hide=seed,model,playback', {
-    width: 390,
-    height: 844,
+    viewport: { width: 390, height: 844 },
   });
   assert.equal(await page.locator('[data-testid="input-seed"]').isVisible(), false);
   assert.equal(await page.locator('[data-testid="input-model"]').isVisible(), false);
@@ -277,7 +266,7 @@ async function touch(page, fingers, steps = 12) {
 }
 
 test('on a phone a swipe over the map scrolls the page, two fingers move the map, Draw is a choice, the settings follow the results', async () => {
-  const { context, guard, page, errors } = await openPage(browser, server.url, '', {
+  const { context, guard, page, errors } = await open('', {
     viewport: { width: 390, height: 844 },
     touch: true,
   });
@@ -336,7 +325,7 @@ test('on a phone a swipe over the map scrolls the page, two fingers move the map
 });
 
 test("on a laptop the headline is on the first screen, and the map's labels keep off each other and the legend", async () => {
-  const { context, guard, page, errors } = await open('', { width: 1280, height: 800 });
+  const { context, guard, page, errors } = await open('', { viewport: { width: 1280, height: 800 } });
   await finished(page);
   const card = await page.locator('[data-testid="closest-attack"]').boundingBox();
   assert.ok(card.y + card.height <= 800, `the headline ends at ${card.y + card.height} px`);
@@ -366,7 +355,7 @@ test("on a laptop the headline is on the first screen, and the map's labels keep
 
 test("an instructor's link hides whole sections, the data panel, the studies and the status line; Space does not play with Play hidden", async () => {
   const keys = 'seed,start,T,B,E,lr,C,bg,bgu,model,dlg,att,lemma,its,alr,init,leg,fix,deps,dnum,dpe,geo';
-  const { context, guard, page, errors } = await openPage(browser, server.url, `?hide=${keys},playback,data,studies,status,layers`, {
+  const { context, guard, page, errors } = await open(`?hide=${keys},playback,data,studies,status,layers`, {
     attached: true,
   });
   await page.waitForFunction(() => document.querySelector('[data-testid="play"]').getAttribute('aria-label') === 'Play', null, { timeout: 90000 });

@@ -2,23 +2,13 @@
 // student would (the Next button, or the keyboard), and the lab is checked to have reached the
 // step's state (its controls, its link) and to show the stated effect (a number moving the way
 // the step's "what to notice" says). The last step leaves the student in the sandbox.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer } from '../../tools/serve.mjs';
-import { DIST, launch, openPage, screenshotPath } from './harness.mjs';
+import { linkabilityFigures, mobilityFigures } from './figures.mjs';
+import { params, useSite } from './fixture.mjs';
+import { screenshotPath } from './harness.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer(DIST);
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-const open = (query, options = {}) => openPage(browser, server.url, query, { attached: true, ...options });
-const params = (page) => page.evaluate(() => Object.fromEntries(new URLSearchParams(location.search)));
+const { open } = useSite({ attached: true });
 const step = (page) => page.$eval('[data-testid="lesson"]', (l) => Number(l.dataset.step));
 
 /** Next, and the step it leads to is showing. */
@@ -181,26 +171,9 @@ test('the Density lesson walks the bump, the waves, B both ways, asking again an
 test('the Linkability lesson walks identification, the split, places and the mitigations', async () => {
   let run = 0;
   const seen = await walk('linkability', 5, async (s, page) => {
-    await page.waitForFunction(
-      (after) => {
-        const r = document.querySelector('[data-testid="link-results"]');
-        return Number(r.dataset.run) > after && r.dataset.idle === 'true' && document.querySelector('[data-testid="link-ap"]');
-      },
-      run,
-      { timeout: 120000 },
-    );
-    const f = await page.evaluate(() => {
-      const q = (id) => document.querySelector(`[data-testid="${id}"]`);
-      return {
-        run: Number(q('link-results').dataset.run),
-        rank: Number(q('link-your-rank').dataset.rank),
-        ap: Number(q('link-ap').dataset.ap),
-        overChance: Number(q('link-ap').dataset.overChance),
-        rmse: Number(q('link-rmse').dataset.rmse),
-      };
-    });
-    run = f.run;
-    return f;
+    const { run: last, rank, ap, overChance, rmse } = await linkabilityFigures(page, run, 120000);
+    run = last;
+    return { run: last, rank, ap, overChance, rmse };
   });
   const [mlp, chrono, place, mmAug, noise] = seen;
   assert.ok(mlp.overChance > 5, JSON.stringify(mlp));
@@ -214,20 +187,8 @@ test('the Linkability lesson walks identification, the split, places and the mit
 test('the Mobility lesson walks ST-GIA, the street mapping, DLG and the defences', async () => {
   let run = 0;
   const seen = await walk('mobility', 6, async (s, page) => {
-    await page.waitForFunction(
-      (after) => {
-        const r = document.querySelector('[data-testid="mob-results"]');
-        return Number(r.dataset.run) > after && Number(r.dataset.done) === 12 && r.dataset.idle === 'true';
-      },
-      run,
-      { timeout: 180000 },
-    );
-    const f = await page.evaluate(() => ({
-      run: Number(document.querySelector('[data-testid="mob-results"]').dataset.run),
-      mean: Number(document.querySelector('[data-testid="mob-mean-asr"]').dataset.asr),
-      ait: document.querySelector('[data-testid="mob-ait"]')?.textContent,
-      used: Number(document.querySelector('[data-testid="mob-budget"]')?.dataset.used ?? NaN),
-    }));
+    const { run: last, mean, ait, used } = await mobilityFigures(page, 12, run, 180000);
+    const f = { run: last, mean, ait, used };
     f.aitSteps = Number((f.ait.match(/step (\d+)/) ?? [])[1] ?? Infinity);
     run = f.run;
     return f;

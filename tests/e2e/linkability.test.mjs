@@ -1,50 +1,14 @@
 // The Linkability lab as a visitor uses it: open it, let the federation and the server run, read
 // where your new device comes in the server's ranking and how far above chance the attack is,
 // switch on a mitigation and watch the attack fall — and nothing leaves the origin.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer } from '../../tools/serve.mjs';
-import { DIST, launch, openPage, screenshotPath } from './harness.mjs';
+import { linkabilityFigures as figures } from './figures.mjs';
+import { params, useSite } from './fixture.mjs';
+import { screenshotPath } from './harness.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer(DIST);
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-const open = (query, options = {}) => openPage(browser, server.url, query, { attached: true, ...options });
-
-/** The figures once a run after `after` (its number) is idle. */
-async function figures(page, after = 0, timeout = 90000) {
-  await page.waitForFunction(
-    (after) => {
-      const r = document.querySelector('[data-testid="link-results"]');
-      return Number(r.dataset.run) > after && r.dataset.idle === 'true' && document.querySelector('[data-testid="link-ap"]');
-    },
-    after,
-    { timeout },
-  );
-  return page.evaluate(() => {
-    const q = (id) => document.querySelector(`[data-testid="${id}"]`);
-    return {
-      run: Number(q('link-results').dataset.run),
-      rank: Number(q('link-your-rank').dataset.rank),
-      of: Number(q('link-your-rank').dataset.of),
-      ap: Number(q('link-ap').dataset.ap),
-      overChance: Number(q('link-ap').dataset.overChance),
-      rmse: Number(q('link-rmse').dataset.rmse),
-      yours: [...document.querySelectorAll('[data-testid="link-ranked"]')].filter((li) => li.dataset.yours === 'true').length,
-      points: Number(q('link-updates-map').dataset.points),
-      summary: q('link-summary').textContent,
-    };
-  });
-}
-
-const params = (page) => page.evaluate(() => Object.fromEntries(new URLSearchParams(location.search)));
+// The status line belongs to the Signal map, behind its tab.
+const { open } = useSite({ attached: true });
 
 test('run the lab, read your rank and the AP, switch on a mitigation and see the AP fall', async () => {
   const { context, guard, page, errors } = await open('?lab=linkability');

@@ -1,15 +1,14 @@
 // Ad-hoc: screenshots of the built app at desktop and phone size (node tests/e2e/look.mjs [query] [wait ms]).
-import { launch, captureErrors, screenshotPath, DIST } from './harness.mjs';
-import { startServer } from '../../tools/serve.mjs';
+import { captureErrors, screenshotPath, startSite } from './harness.mjs';
 const query = process.argv[2] ?? '';
 const wait = Number(process.argv[3] ?? 8000);
-const server = await startServer(DIST);
-const browser = await launch();
+const site = await startSite();
+const { browser } = site;
 for (const [name, viewport, scale] of [['look-desktop', { width: 1366, height: 900 }, 1], ['look-phone', { width: 390, height: 844 }, 2]]) {
   const context = await browser.newContext({ viewport, deviceScaleFactor: scale });
   const page = await context.newPage();
   const errors = captureErrors(page);
-  await page.goto(new URL(query, server.url).href);
+  await page.goto(new URL(query, site.url).href);
   await page.waitForTimeout(wait);
   await page.screenshot({ path: screenshotPath(name), fullPage: true });
   console.log(name, 'errors:', errors);
@@ -17,5 +16,4 @@ for (const [name, viewport, scale] of [['look-desktop', { width: 1366, height: 9
   console.log(await page.locator('[data-testid=round-label]').textContent());
   await context.close();
 }
-await browser.close();
-await server.close();
+await site.close();

@@ -2,44 +2,14 @@
 // read the server's success and each position's error off the page, turn on the adaptive
 // defence and watch the success fall as the budget bar fills, step through rounds — and nothing
 // leaves the origin.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer } from '../../tools/serve.mjs';
-import { DIST, launch, openPage, screenshotPath } from './harness.mjs';
-
-let server, browser;
-before(async () => {
-  server = await startServer(DIST);
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+import { mobilityFigures as figures } from './figures.mjs';
+import { params, useSite } from './fixture.mjs';
+import { screenshotPath } from './harness.mjs';
 
 // The status line belongs to the Signal map, behind its tab.
-const open = (query, options = {}) => openPage(browser, server.url, query, { attached: true, ...options });
-const params = (page) => page.evaluate(() => Object.fromEntries(new URLSearchParams(location.search)));
-
-/** The figures once a run after `after` (its number) has `rounds` rounds in and is stopped. */
-async function figures(page, rounds, after = 0, timeout = 90000) {
-  await page.waitForFunction(
-    ([rounds, after]) => {
-      const r = document.querySelector('[data-testid="mob-results"]');
-      return Number(r.dataset.run) > after && Number(r.dataset.done) === rounds && r.dataset.idle === 'true';
-    },
-    [rounds, after],
-    { timeout },
-  );
-  return page.evaluate(() => ({
-    run: Number(document.querySelector('[data-testid="mob-results"]').dataset.run),
-    msPerRound: Number(document.querySelector('[data-testid="mob-results"]').dataset.msPerRound),
-    asr: Number(document.querySelector('[data-testid="mob-asr"]').dataset.asr),
-    mean: Number(document.querySelector('[data-testid="mob-mean-asr"]').dataset.asr),
-    errors: [...document.querySelectorAll('[data-testid="mob-error-row"]')].map((r) => Number(r.dataset.error)),
-    used: Number(document.querySelector('[data-testid="mob-budget"]')?.dataset.used ?? NaN),
-  }));
-}
+const { open } = useSite({ attached: true });
 
 test('draw a route, play the rounds, read the attack, then the adaptive defence stops it', async () => {
   const { context, guard, page, errors } = await open('?lab=mobility&m.T=12');

@@ -1,27 +1,16 @@
 // The lab shell: a tab per lab chosen by ?lab=, each lab working behind its tab, and every
 // lab's settings kept in the address bar across tabs.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer } from '../../tools/serve.mjs';
-import { DIST, launch, openPage, screenshotPath } from './harness.mjs';
-
-let server, browser;
-before(async () => {
-  server = await startServer(DIST);
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+import { params, useSite } from './fixture.mjs';
+import { screenshotPath } from './harness.mjs';
 
 // The status line belongs to the Signal map, which may be behind another tab.
-const open = (query) => openPage(browser, server.url, query, { attached: true });
+const { open } = useSite({ attached: true });
 
 const selected = (page) =>
   page.$$eval('[role="tab"]', (ts) => ts.filter((t) => t.getAttribute('aria-selected') === 'true').map((t) => t.dataset.testid));
 const visible = (page, selector) => page.$eval(selector, (e) => !e.closest('[hidden]') && e.offsetParent !== null);
-const params = (page) => page.evaluate(() => Object.fromEntries(new URLSearchParams(location.search)));
 
 test('tabs switch labs, keep each lab as it was and keep its settings in the URL', async () => {
   const { context, guard, page, errors } = await open('?seed=3&T=24');

@@ -2,23 +2,14 @@
 // that never hide a readout (every flag of every lab, through the instructor's own link),
 // present mode, and a lecture hall with no network: after one visit the site reloads and runs
 // with the server stopped.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer } from '../../tools/serve.mjs';
-import { DIST, captureErrors, guardOrigin, launch, openPage, screenshotPath } from './harness.mjs';
+import { params, useSite } from './fixture.mjs';
+import { DIST, captureErrors, guardOrigin, screenshotPath } from './harness.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer(DIST);
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-const open = (query, options = {}) => openPage(browser, server.url, query, { attached: true, ...options });
-const params = (page) => page.evaluate(() => Object.fromEntries(new URLSearchParams(location.search)));
+const site = useSite({ attached: true });
+const { open } = site;
 
 /** Each lab's readouts: what a student must still see with every control hidden. */
 const READOUTS = {
@@ -37,7 +28,7 @@ for (const lab of Object.keys(READOUTS)) {
     await page.selectOption('[data-testid="instructor-start"]', '2');
     const link = await page.inputValue('[data-testid="instructor-url"]');
     const url = new URL(link);
-    assert.equal(url.origin, new URL(server.url).origin);
+    assert.equal(url.origin, new URL(site.url).origin);
     const param = lab === 'signal' ? 'hide' : `${lab[0]}.hide`;
     const hidden = url.searchParams.get(param).split(',');
     assert.ok(hidden.length > 8, hidden.join());
@@ -87,7 +78,7 @@ test('present mode: large type, fewer panels, the keyboard steps the lesson, Esc
 
 test('after one visit the site reloads and runs with the server stopped', async () => {
   const own = await startServer(DIST);
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const context = await site.browser.newContext({ viewport: { width: 1280, height: 900 } });
   const guard = await guardOrigin(context, new URL(own.url).origin);
   const page = await context.newPage();
   const errors = captureErrors(page);
@@ -163,7 +154,7 @@ test('a new deploy is offered as a reload, and the reload runs the new version',
   const dir = mkdtempSync(join(tmpdir(), 'whereabouts-deploy-'));
   cpSync(DIST, dir, { recursive: true });
   const own = await startServer(dir);
-  const context = await browser.newContext();
+  const context = await site.browser.newContext();
   const page = await context.newPage();
   const errors = captureErrors(page);
   await page.goto(`${own.url}?lab=density`);
