@@ -10,6 +10,9 @@
 //! engine worker (a `Float64Array`), where every lab finds them; the page keeps only the report
 //! and the `File` handle (to re-read it with other columns or another sub-sampling). A lab
 //! follows [`DataView::revision`] to restart when the data changes.
+//!
+//! Its length (about 720 lines): the panel, its state and its two import paths (the import worker,
+//! or the engine worker when that cannot load) change together.
 
 use super::engine::Engine;
 use crate::bridge::{EngineBridge, WORKER_URL};

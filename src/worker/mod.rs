@@ -7,6 +7,9 @@
 //! glue in [`start`] moves messages across the boundary and schedules the next slice through a
 //! `MessageChannel` (unlike `setTimeout(0)`, not clamped to 4 ms). An import worker runs the
 //! same binary and answers only [`import`]'s family.
+//!
+//! Its length: the scheduler is about 270 lines; the rest is its tests, which drive every lab's
+//! host through it.
 
 pub mod density;
 pub mod import;

@@ -6,6 +6,9 @@
 //! claims is in the document's preface. Every figure is measured on `Scale::seeds` cities and
 //! given as its mean with its 95% interval ([`whereabouts_core::stats`]); a comparison holds only
 //! where the intervals separate.
+//!
+//! Its length (about 700 lines): every table of `reproduce --lab density`, each runner beside the
+//! table it fills.
 
 use super::config::{Attack, DensityConfig, Persistence, Scheme};
 use super::fit;

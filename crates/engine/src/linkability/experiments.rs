@@ -4,6 +4,9 @@
 //! study (Fig. 8), the open world against the share of seen people (Fig. 13), the mitigations'
 //! trade-offs (Fig. 14), and beyond the paper the MLP's epochs, the unlabelled linkers and
 //! linking by place.
+//!
+//! Its length (about 790 lines): every table of `reproduce --lab linkability`, each runner beside
+//! the table it fills.
 
 use super::attack::Identifier;
 use super::attack::mlp::MlpSettings;

@@ -11,6 +11,9 @@
 //! Runs are independent points of a sweep ([`Reproduce`], [`whereabouts_core::sweep`]): the
 //! command line spreads them over the machine's cores or a cluster; the browser's lab runs one
 //! at a time in its worker.
+//!
+//! Its length (about 790 lines): every table and figure of `reproduce --lab mobility`, each runner
+//! beside the table it fills.
 
 use super::config::{Calibration, Federation, Init, Mapping, Method, MobConfig};
 use super::defence::{Audit, Defence, DpClip};

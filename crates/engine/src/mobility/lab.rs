@@ -6,6 +6,10 @@
 //! (studies, the CLI). ST-GIA's parts are their own files: its start ([`super::start`], §3.1),
 //! the road mapping ([`super::mapping`], §3.2) and the calibration ([`super::calibration`],
 //! §3.3).
+//!
+//! Its length (about 770 lines): the round (training, defence, aggregation) and the attack worked
+//! in slices share the run's state; what can stand alone (ST-GIA's start, mapping, calibration; the
+//! LSTM; the objective) already does.
 
 use super::attack::{Extras, Inverter, Iterate};
 use super::calibration;

@@ -6,6 +6,9 @@
 //! The lab opens on [`lab_default`]: the visitor's drawn route under the paper's attack ([002])
 //! and no defence. [`MobConfig::default`] stays the engine's default run (the city's first
 //! user), which `reproduce` starts from.
+//!
+//! Its length (about 520 lines before the tests): one row per setting, each with its help text, in
+//! the panel's order.
 
 use super::config::{Calibration, Federation, Init, Mapping, Method, MobConfig, Start};
 use super::defence::{Audit, Defence, DpClip};

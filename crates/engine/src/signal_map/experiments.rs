@@ -18,6 +18,10 @@
 //! clipping: it starts at the mean label (docs/papers.md §3a). The start table runs both starts
 //! side by side. Every RMSE stands beside the mean predictor and the centralised model on the
 //! same data ([`References`]).
+//!
+//! Its length (about 1,000 lines): every table of `reproduce` for the Signal map is here, each
+//! runner beside the table it fills, so that a reader checks a table against the paper in one
+//! place; the findings' checks are their own file.
 
 use crate::signal_map::defence::dp::{AppliedTo, LocalDp};
 use crate::signal_map::defence::{Defence, PAPER_MIN_SAMPLES};

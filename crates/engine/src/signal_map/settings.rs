@@ -3,6 +3,9 @@
 //! lessons' and the instructor's keys and the messages for refused values all come from
 //! [`SETTINGS`], read and written on a [`ScenarioConfig`]. The lab opens on [`lab_default`]:
 //! the campus with the visitor walking the simple week, joining a federation that has learnt.
+//!
+//! Its length (about 790 lines before the tests): 24 rows, one per setting, each with its help
+//! text, in the panel's order, and the few helpers the defence and attack rows share.
 
 use super::attack::dlg::{Init, Optimizer, START_NOISE_M};
 use super::attack::fedavg::FedAvgConfig;
