@@ -5,12 +5,10 @@ use super::DensityState;
 use super::map::city;
 use crate::ui::basemap::format_distance;
 use crate::ui::layers::layer_toggle;
-use crate::ui::settings::setting_control;
 use leptos::prelude::*;
 use whereabouts_core::geo::Metres;
-use whereabouts_core::setting::get;
 use whereabouts_engine::density::limits::MAX_VISITOR_PLACES;
-use whereabouts_engine::density::settings::{CITY, PHONES, SERVER, SETTINGS};
+use whereabouts_engine::density::settings::{CITY, PHONES, SERVER};
 
 /// Where "Add a place" puts a new one: the first of a few spots not near another place.
 fn free_spot(places: &[Metres]) -> Metres {
@@ -34,21 +32,9 @@ fn free_spot(places: &[Metres]) -> Metres {
 pub fn DensityControls(state: DensityState) -> impl IntoView {
     let error = RwSignal::new(None::<(&'static str, String)>);
     let section = move |heading: &'static str| {
-        SETTINGS
-            .iter()
-            .filter(move |s| s.section == heading)
-            .map(move |s| {
-                let key = s.key;
-                let relevant = s.relevant;
-                setting_control(
-                    s,
-                    move || state.settings.with(|c| get(SETTINGS, c, key)),
-                    move |v| state.set_field(key, v),
-                    move || !state.hides(key) && state.settings.with(relevant),
-                    error,
-                )
-            })
-            .collect_view()
+        state
+            .run
+            .section(heading, move |k, v| state.set_field(k, v), error)
     };
     let places = move || {
         let selected = state.selected.get();

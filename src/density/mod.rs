@@ -257,18 +257,18 @@ impl DensityState {
     }
 
     pub fn start_study(&self) {
-        let id = self.study.with_untracked(|s| s.id) + 1;
-        self.study.set(study::StudyView::started(id));
-        self.send(DensityRequest::StudyStart {
-            id,
-            config: Box::new(self.config()),
-            use_data: self.has_data(),
+        self.run.start_study(Ok(self.config()), |id, config| {
+            Request::Density(DensityRequest::StudyStart {
+                id,
+                config: Box::new(config),
+                use_data: self.has_data(),
+            })
         });
     }
 
     pub fn cancel_study(&self) {
-        let id = self.study.with_untracked(|s| s.id);
-        self.send(DensityRequest::StudyCancel { id });
+        self.run
+            .cancel_study(|id| Request::Density(DensityRequest::StudyCancel { id }));
     }
 
     fn on_response(&self, response: DensityResponse) {

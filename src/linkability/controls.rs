@@ -2,30 +2,16 @@
 //! server's attack and what every device does against it, each with its "?".
 
 use super::LinkState;
-use crate::ui::settings::setting_control;
 use leptos::prelude::*;
-use whereabouts_core::setting::get;
-use whereabouts_engine::linkability::settings::{AGAINST, FEDERATION, SERVER, SETTINGS, YOU};
+use whereabouts_engine::linkability::settings::{AGAINST, FEDERATION, SERVER, YOU};
 
 #[component]
 pub fn LinkControls(state: LinkState) -> impl IntoView {
     let error = RwSignal::new(None::<(&'static str, String)>);
     let section = move |heading: &'static str| {
-        SETTINGS
-            .iter()
-            .filter(move |s| s.section == heading)
-            .map(move |s| {
-                let key = s.key;
-                let relevant = s.relevant;
-                setting_control(
-                    s,
-                    move || state.settings.with(|c| get(SETTINGS, c, key)),
-                    move |v| state.set_field(key, v),
-                    move || !state.hides(key) && state.settings.with(relevant),
-                    error,
-                )
-            })
-            .collect_view()
+        state
+            .run
+            .section(heading, move |k, v| state.set_field(k, v), error)
     };
     view! {
         <section class="panel controls" aria-labelledby="link-controls-title">

@@ -4,34 +4,18 @@
 use super::{Layers, MobState};
 use crate::ui::basemap::format_distance;
 use crate::ui::layers::layer_toggle;
-use crate::ui::settings::setting_control;
 use leptos::prelude::*;
-use whereabouts_core::setting::get;
 use whereabouts_core::world::roads::length;
-use whereabouts_engine::mobility::settings::{
-    ATTACK, DEFENCE, SETTINGS, TRAINING, YOU, default_path,
-};
+use whereabouts_engine::mobility::settings::{ATTACK, DEFENCE, TRAINING, YOU, default_path};
 use whereabouts_engine::mobility::traces::Target;
 
 #[component]
 pub fn MobControls(state: MobState) -> impl IntoView {
     let error = RwSignal::new(None::<(&'static str, String)>);
     let section = move |heading: &'static str| {
-        SETTINGS
-            .iter()
-            .filter(move |s| s.section == heading)
-            .map(move |s| {
-                let key = s.key;
-                let relevant = s.relevant;
-                setting_control(
-                    s,
-                    move || state.settings.with(|c| get(SETTINGS, c, key)),
-                    move |v| state.set_field(key, v),
-                    move || !state.hides(key) && state.settings.with(relevant),
-                    error,
-                )
-            })
-            .collect_view()
+        state
+            .run
+            .section(heading, move |k, v| state.set_field(k, v), error)
     };
     let drawn = move || state.settings.with(super::settings::drawn);
     let hint = move || {

@@ -252,23 +252,19 @@ impl MobState {
     }
 
     pub fn start_study(&self) {
-        let id = self.study.with_untracked(|s| s.id) + 1;
-        match self.config() {
-            Ok((config, use_data)) => {
-                self.study.set(study::StudyView::started(id));
-                self.send(MobRequest::StudyStart {
+        self.run
+            .start_study(self.config(), |id, (config, use_data)| {
+                Request::Mobility(MobRequest::StudyStart {
                     id,
                     config: Box::new(config),
                     use_data,
-                });
-            }
-            Err(error) => self.study.set(study::StudyView::refused(id, error)),
-        }
+                })
+            });
     }
 
     pub fn cancel_study(&self) {
-        let id = self.study.with_untracked(|s| s.id);
-        self.send(MobRequest::StudyCancel { id });
+        self.run
+            .cancel_study(|id| Request::Mobility(MobRequest::StudyCancel { id }));
     }
 
     fn on_response(&self, response: MobResponse) {

@@ -7,9 +7,10 @@
 use super::data::DataState;
 use super::engine::Engine;
 use crate::protocol::{LabKind, Request};
-use crate::ui::settings::query_pairs;
+use crate::ui::settings::{query_pairs, setting_control};
+use crate::ui::study::StudyView;
 use leptos::prelude::*;
-use whereabouts_core::setting::{Setting, apply, set};
+use whereabouts_core::setting::{Setting, apply, get, set};
 
 /// A lab's run state on the page; `C` is its engine config, `S` its study's view.
 pub struct RunState<C: 'static, S: 'static> {
@@ -116,10 +117,60 @@ impl<C: Clone + Send + Sync + 'static, S: Default + Send + Sync + 'static> RunSt
         }
     }
 
+    /// The controls of the rows in the panel's section `heading`, in the table's order: each
+    /// shows unless the link hides it or the others make it irrelevant; `set` tries a value
+    /// (the lab's own `set_field`, which runs it), `error` holds the section's refusal.
+    pub fn section<F>(
+        &self,
+        heading: &'static str,
+        set: F,
+        error: RwSignal<Option<(&'static str, String)>>,
+    ) -> impl IntoView + use<C, S, F>
+    where
+        F: Fn(&'static str, &str) -> Result<(), String> + Copy + Send + Sync + 'static,
+    {
+        let run = *self;
+        self.table
+            .iter()
+            .filter(move |s| s.section == heading)
+            .map(move |s| {
+                let (key, relevant) = (s.key, s.relevant);
+                setting_control(
+                    s,
+                    move || run.settings.with(|c| get(run.table, c, key)),
+                    move |v| set(key, v),
+                    move || !run.hides(key) && run.settings.with(relevant),
+                    error,
+                )
+            })
+            .collect_view()
+    }
+
     /// Writes the lab's part of the address bar (`own`, without `?`) beside the other labs';
     /// the link's length.
     pub fn save(&self, own: &str) -> Option<usize> {
         super::tabs::save_lab_query(self.lab, own)
+    }
+}
+
+impl<C: Clone + Send + Sync + 'static, P: Send + Sync + 'static> RunState<C, StudyView<P>> {
+    /// Starts the next study on `run` (the config and what the worker needs besides it), sent
+    /// as `request(id, run)`; a run that cannot be made is the study's refusal.
+    pub fn start_study<R>(&self, run: Result<R, String>, request: impl FnOnce(u32, R) -> Request) {
+        let id = self.study.with_untracked(|s| s.id) + 1;
+        match run {
+            Ok(run) => {
+                self.study.set(StudyView::started(id));
+                self.send(&request(id, run));
+            }
+            Err(error) => self.study.set(StudyView::refused(id, error)),
+        }
+    }
+
+    /// Cancels the study shown, sent as `request(id)`.
+    pub fn cancel_study(&self, request: impl FnOnce(u32) -> Request) {
+        let id = self.study.with_untracked(|s| s.id);
+        self.send(&request(id));
     }
 }
 

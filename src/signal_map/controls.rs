@@ -3,9 +3,8 @@
 use super::LabState;
 use super::draw::Layers;
 use crate::ui::layers::layer_toggle;
-use crate::ui::settings::setting_control;
 use leptos::{ev, prelude::*};
-use whereabouts_core::setting::{Setting, get};
+use whereabouts_core::setting::Setting;
 use whereabouts_engine::signal_map::scenario::ScenarioConfig;
 use whereabouts_engine::signal_map::settings::{
     ATTACK, DEFENCE, FEDERATION, SETTINGS, TRAJECTORY, WORLD,
@@ -91,11 +90,9 @@ pub fn Playback(state: LabState) -> impl IntoView {
 pub fn Controls(state: LabState) -> impl IntoView {
     let error = RwSignal::new(None::<(&'static str, String)>);
     let section = move |heading: &'static str| {
-        SETTINGS
-            .iter()
-            .filter(move |s| s.section == heading)
-            .map(move |s| view! { <SettingControl state setting=s error/> })
-            .collect_view()
+        state
+            .run
+            .section(heading, move |k, v| state.set_field(k, v), error)
     };
     // A heading whose every control is hidden (by `hide=`, or not relevant) goes too; `extra`:
     // a control under it that is not a setting ("New world" goes with `seed`).
@@ -242,20 +239,4 @@ pub fn Controls(state: LabState) -> impl IntoView {
             </div>
         </section>
     }
-}
-
-#[component]
-fn SettingControl(
-    state: LabState,
-    setting: &'static Setting<ScenarioConfig>,
-    error: RwSignal<Option<(&'static str, String)>>,
-) -> impl IntoView {
-    let (key, relevant) = (setting.key, setting.relevant);
-    setting_control(
-        setting,
-        move || state.settings.with(|c| get(SETTINGS, c, key)),
-        move |v| state.set_field(key, v),
-        move || !is_hidden(state, key)() && state.settings.with(relevant),
-        error,
-    )
 }
