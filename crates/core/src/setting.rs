@@ -282,6 +282,65 @@ macro_rules! choices {
     };
 }
 
+/// The seed's row, which every lab has: `key`, shown in `section`, `help` saying what it
+/// seeds; on a config's `seed: u64`, within [`crate::limit::SEED`] (what a link carries).
+#[macro_export]
+macro_rules! seed_setting {
+    ($key:literal, $section:expr, $help:literal) => {
+        $crate::setting::Setting {
+            key: $key,
+            aliases: &[],
+            label: "Seed",
+            unit: "",
+            help: $help,
+            section: $section,
+            kind: $crate::setting::Kind::Number {
+                step: "1",
+                limit: $crate::limit::SEED,
+            },
+            get: |c| c.seed.to_string(),
+            set: |c, v| {
+                c.seed = $crate::setting::number(v, &$crate::limit::SEED)? as u64;
+                Ok(())
+            },
+            relevant: $crate::setting::always,
+        }
+    };
+}
+
+/// What every lab's settings test checks of its table: [`check_table`]; every row in one of
+/// `sections` and its key with the lab's `prefix`; `changed` (a config with many settings away
+/// from `base`) written as a link and read back over `base` to itself; each of `absurd`
+/// refused with the row's title leading the message, the config left as it was. Panics with
+/// what failed.
+pub fn check_rows<C: Clone + PartialEq + core::fmt::Debug>(
+    table: &[Setting<C>],
+    sections: &[&str],
+    prefix: &str,
+    base: &C,
+    changed: &C,
+    absurd: &[(&str, &str)],
+) {
+    assert_eq!(check_table(table), Ok(()));
+    for s in table {
+        assert!(sections.contains(&s.section), "{}: its section", s.key);
+        assert!(s.key.starts_with(prefix), "{}: its prefix", s.key);
+    }
+    let text = pairs(table, changed);
+    let given: Vec<(&str, &str)> = text.iter().filter_map(|p| p.split_once('=')).collect();
+    let mut back = base.clone();
+    let problems = apply(table, &mut back, &given);
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(&back, changed, "read back from {text:?}");
+    let mut c = base.clone();
+    for (key, bad) in absurd {
+        let e = set(table, &mut c, key, bad).expect_err(&format!("{key}={bad} refused"));
+        let title = find(table, key).expect("a row").title();
+        assert!(e.starts_with(&title), "{key}={bad}: {e}");
+    }
+    assert_eq!(&c, base, "a refused value changes nothing");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -451,5 +510,33 @@ mod tests {
         assert_eq!(flag("on"), Ok(true));
         assert_eq!(flag_text(false), "0");
         assert_eq!(trim(0.5), "0.5");
+    }
+
+    // Native only: a panic aborts a wasm test, it cannot be caught there.
+    #[cfg(not(target_arch = "wasm32"))]
+    #[test]
+    fn the_labs_row_check_passes_a_good_table_and_catches_a_value_let_through() {
+        let noisy = Config {
+            n: 7,
+            mode: Mode::Noisy,
+            sigma: Some(4),
+        };
+        check_rows(
+            TABLE,
+            &["A", "B"],
+            "",
+            &plain(),
+            &noisy,
+            &[("n", "0"), ("mode", "x")],
+        );
+        // A value the table accepts is not an absurd one: the check says so.
+        let caught = std::panic::catch_unwind(|| {
+            check_rows(TABLE, &["A", "B"], "", &plain(), &noisy, &[("n", "5")])
+        });
+        assert!(caught.is_err());
+        // A row outside the sections named is caught too.
+        let caught =
+            std::panic::catch_unwind(|| check_rows(TABLE, &["A"], "", &plain(), &noisy, &[]));
+        assert!(caught.is_err());
     }
 }

@@ -250,24 +250,11 @@ pub const SETTINGS: &[Setting<DensityConfig>] = &[
         },
         relevant: always,
     },
-    Setting {
-        key: "d.seed",
-        aliases: &[],
-        label: "Seed",
-        unit: "",
-        help: "Everything random (the city, everyone's waves, the noise) comes from this number: the same seed gives the same run.",
-        section: CITY,
-        kind: Kind::Number {
-            step: "1",
-            limit: limits::SEED,
-        },
-        get: |c| c.seed.to_string(),
-        set: |c, v| {
-            c.seed = number(v, &limits::SEED)? as u64;
-            Ok(())
-        },
-        relevant: always,
-    },
+    whereabouts_core::seed_setting!(
+        "d.seed",
+        CITY,
+        "Everything random (the city, everyone's waves, the noise) comes from this number: the same seed gives the same run."
+    ),
 ];
 
 #[cfg(test)]
@@ -275,15 +262,10 @@ mod tests {
     use super::*;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
-    use whereabouts_core::setting::{apply, pairs, set};
+    use whereabouts_core::setting::{check_rows, set};
 
     #[test]
     fn every_setting_round_trips_through_its_text_and_absurd_values_are_named() {
-        assert_eq!(whereabouts_core::setting::check_table(SETTINGS), Ok(()));
-        for s in SETTINGS {
-            assert!(SECTIONS.contains(&s.section), "{}", s.key);
-            assert!(s.key.starts_with("d."), "{}", s.key);
-        }
         let c = DensityConfig {
             scheme: Scheme::GeoInd {
                 epsilon_per_m: 0.003,
@@ -295,30 +277,26 @@ mod tests {
             attack: Attack::FitPrior,
             ..DensityConfig::default()
         };
-        let text = pairs(SETTINGS, &c);
-        let owned: Vec<(&str, &str)> = text.iter().filter_map(|p| p.split_once('=')).collect();
-        let mut back = DensityConfig::default();
-        assert!(apply(SETTINGS, &mut back, &owned).is_empty());
-        assert_eq!(back, c);
-
+        check_rows(
+            SETTINGS,
+            &SECTIONS,
+            "d.",
+            &DensityConfig::default(),
+            &c,
+            &[
+                ("d.N", "0"),
+                ("d.N", "50001"),
+                ("d.h", "5"),
+                ("d.B", "4"),
+                ("d.B", "-1"),
+                ("d.grid", "100"),
+                ("d.asks", "0"),
+                ("d.eps", "0"),
+                ("d.send", "carrier pigeon"),
+                ("d.attack", "guess"),
+            ],
+        );
         let mut c = DensityConfig::default();
-        for (key, bad) in [
-            ("d.N", "0"),
-            ("d.N", "50001"),
-            ("d.h", "5"),
-            ("d.B", "4"),
-            ("d.B", "-1"),
-            ("d.grid", "100"),
-            ("d.asks", "0"),
-            ("d.eps", "0"),
-            ("d.send", "carrier pigeon"),
-            ("d.attack", "guess"),
-        ] {
-            let e = set(SETTINGS, &mut c, key, bad).unwrap_err();
-            let title = SETTINGS.iter().find(|s| s.key == key).unwrap().title();
-            assert!(e.starts_with(&title), "{key}: {e}");
-        }
-        assert_eq!(c, DensityConfig::default());
         // At the engine's own bounds the rows and the engine agree.
         set(SETTINGS, &mut c, "d.N", "50000").unwrap();
         set(SETTINGS, &mut c, "d.h", "10").unwrap();

@@ -382,24 +382,11 @@ pub const SETTINGS: &[Setting<LinkConfig>] = &[
         },
         relevant: |c| parameter(c.mitigation.name()) == "alpha",
     },
-    Setting {
-        key: "l.seed",
-        aliases: &[],
-        label: "Seed",
-        unit: "",
-        help: "Everything random (the people, the splits, the training, the attack) comes from this number: the same seed gives the same run.",
-        section: FEDERATION,
-        kind: Kind::Number {
-            step: "1",
-            limit: limits::SEED,
-        },
-        get: |c| c.seed.to_string(),
-        set: |c, v| {
-            c.seed = number(v, &limits::SEED)? as u64;
-            Ok(())
-        },
-        relevant: always,
-    },
+    whereabouts_core::seed_setting!(
+        "l.seed",
+        FEDERATION,
+        "Everything random (the people, the splits, the training, the attack) comes from this number: the same seed gives the same run."
+    ),
 ];
 
 #[cfg(test)]
@@ -407,15 +394,10 @@ mod tests {
     use super::*;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
-    use whereabouts_core::setting::{apply, check_table, pairs, set};
+    use whereabouts_core::setting::{check_rows, set};
 
     #[test]
     fn every_setting_round_trips_through_its_text_and_absurd_values_are_named() {
-        assert_eq!(check_table(SETTINGS), Ok(()));
-        for s in SETTINGS {
-            assert!(SECTIONS.contains(&s.section), "{}", s.key);
-            assert!(s.key.starts_with("l."), "{}", s.key);
-        }
         let mut c = LinkConfig {
             seed: 11,
             people: 120,
@@ -428,31 +410,28 @@ mod tests {
             ..lab_default()
         };
         c.mlp.epochs = 40;
-        let text = pairs(SETTINGS, &c);
-        let owned: Vec<(&str, &str)> = text.iter().filter_map(|p| p.split_once('=')).collect();
-        let mut back = lab_default();
-        assert!(apply(SETTINGS, &mut back, &owned).is_empty());
-        assert_eq!(back, c);
+        check_rows(
+            SETTINGS,
+            &SECTIONS,
+            "l.",
+            &lab_default(),
+            &c,
+            &[
+                ("l.people", "3"),
+                ("l.people", "401"),
+                ("l.rounds", "61"),
+                ("l.E", "0"),
+                ("l.sigma", "-1"),
+                ("l.beta", "1.5"),
+                ("l.alpha", "9"),
+                ("l.epochs", "0"),
+                ("l.attack", "oracle"),
+                ("l.mitigation", "vpn"),
+                ("l.you", "someone"),
+            ],
+        );
         assert!(lab_default().validate().is_ok());
-
         let mut c = lab_default();
-        for (key, bad) in [
-            ("l.people", "3"),
-            ("l.people", "401"),
-            ("l.rounds", "61"),
-            ("l.sigma", "-1"),
-            ("l.beta", "1.5"),
-            ("l.alpha", "9"),
-            ("l.epochs", "0"),
-            ("l.attack", "oracle"),
-            ("l.mitigation", "vpn"),
-            ("l.you", "someone"),
-        ] {
-            let e = set(SETTINGS, &mut c, key, bad).unwrap_err();
-            let title = SETTINGS.iter().find(|s| s.key == key).unwrap().title();
-            assert!(e.starts_with(&title), "{key}: {e}");
-        }
-        assert_eq!(c, lab_default());
         // At the engine's own bounds the rows and the engine agree.
         set(SETTINGS, &mut c, "l.people", "400").unwrap();
         set(SETTINGS, &mut c, "l.rounds", "60").unwrap();
