@@ -158,11 +158,7 @@ impl DensityHost {
         if !use_data {
             return Ok((config, None));
         }
-        let found = match &self.data {
-            None => return Err("no imported data: choose or drop a file first".into()),
-            Some(Err(why)) => return Err(format!("your file: {why}")),
-            Some(Ok(found)) => found,
-        };
+        let found = super::visitor_file(&self.data)?;
         config.visitor = found.places.clone();
         let note = (found.left_out > 0).then(|| {
             format!(

@@ -90,10 +90,7 @@ impl LinkHost {
     /// `config` with the visitor's file as person 0, when asked for.
     fn with_data(&self, mut config: LinkConfig, use_data: UseData) -> Result<LinkConfig, String> {
         if use_data == UseData::File {
-            let trace = self
-                .data
-                .clone()
-                .ok_or("no imported data: choose or drop a file first")?;
+            let trace = self.data.clone().ok_or(super::NO_FILE)?;
             config.you = You::File { trace };
         }
         Ok(config)

@@ -127,11 +127,7 @@ impl MobHost {
         if !use_data {
             return Ok((config, None));
         }
-        let target = match &self.data {
-            None => return Err("no imported data: choose or drop a file first".into()),
-            Some(Err(why)) => return Err(format!("your file: {why}")),
-            Some(Ok(target)) => target,
-        };
+        let target = super::visitor_file(&self.data)?;
         config.target = Target::Fixes {
             fixes: target.fixes.clone(),
         };

@@ -35,6 +35,19 @@ pub struct VisitorData {
     pub fixes: Vec<Fix>,
 }
 
+/// What a lab made of the visitor's file (its places, its target, …), for a run that asks for
+/// it: the lab's reading, or why there is none.
+pub fn visitor_file<T>(data: &Option<Result<T, String>>) -> Result<&T, String> {
+    match data {
+        None => Err(NO_FILE.into()),
+        Some(Err(why)) => Err(format!("your file: {why}")),
+        Some(Ok(found)) => Ok(found),
+    }
+}
+
+/// What a run on the visitor's file says when there is none.
+pub const NO_FILE: &str = "no imported data: choose or drop a file first";
+
 /// A lab's side of the worker: what the scheduler needs of it (each host also answers its own
 /// message family).
 pub trait LabHost {

@@ -188,7 +188,7 @@ impl SignalHost {
     ) -> Result<ScenarioConfig, String> {
         if use_data {
             let Some(data) = &self.data else {
-                return Err("no imported data: choose or drop a file first".into());
+                return Err(super::NO_FILE.into());
             };
             config.trajectory = None;
             config.imported = Some(data.clone());
