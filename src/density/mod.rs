@@ -358,12 +358,8 @@ pub fn create(engine: Engine, data: DataState, active: RwSignal<LabKind>) -> Den
         settle: StoredValue::new(false),
     };
     engine.listen(move |response| match response {
-        Response::Density(
-            r @ (DensityResponse::StudyProgress { .. }
-            | DensityResponse::StudyDone { .. }
-            | DensityResponse::StudyError { .. }),
-        ) => {
-            state.study.update(|s| study::apply(s, r));
+        Response::Density(DensityResponse::Study(reply)) => {
+            state.study.update(|s| s.apply(reply));
             None
         }
         Response::Density(r) => {

@@ -3,7 +3,6 @@
 //! far the server's guesses land, and tabulated as they arrive.
 
 use super::DensityState;
-use crate::protocol::DensityResponse;
 use crate::ui::basemap::format_distance;
 use crate::ui::chart::{Axis, Chart, Point, Series};
 use crate::ui::study::study_tools;
@@ -12,21 +11,6 @@ use whereabouts_engine::density::study::StudyPoint;
 
 /// The page's view of the study ([`crate::ui::study`]).
 pub type StudyView = crate::ui::study::StudyView<StudyPoint>;
-
-/// Applies one of the lab's study replies to the view.
-pub fn apply(v: &mut StudyView, response: DensityResponse) {
-    match response {
-        DensityResponse::StudyProgress {
-            id,
-            done,
-            total,
-            point,
-        } => v.progress(id, done, total, point),
-        DensityResponse::StudyDone { id, cancelled } => v.finished(id, cancelled),
-        DensityResponse::StudyError { id, message } => v.failed(id, message),
-        _ => {}
-    }
-}
 
 /// The families in the chart: engine name, label, colour (`.swatch.fN` in the CSS).
 const FAMILIES: [(&str, &str, usize); 3] = [

@@ -191,12 +191,8 @@ pub fn create(engine: Engine, data: DataState, active: RwSignal<LabKind>) -> Lin
         scene: RwSignal::new(Scene::default()),
     };
     engine.listen(move |response| match response {
-        Response::Linkability(
-            r @ (LinkResponse::StudyProgress { .. }
-            | LinkResponse::StudyDone { .. }
-            | LinkResponse::StudyError { .. }),
-        ) => {
-            state.study.update(|s| study::apply(s, r));
+        Response::Linkability(LinkResponse::Study(reply)) => {
+            state.study.update(|s| s.apply(reply));
             None
         }
         Response::Linkability(r) => {

@@ -4,7 +4,6 @@
 //! tabulated as the runs arrive.
 
 use super::LinkState;
-use crate::protocol::LinkResponse;
 use crate::ui::chart::{Axis, Chart, Point, Series};
 use crate::ui::study::study_tools;
 use leptos::prelude::*;
@@ -12,21 +11,6 @@ use whereabouts_engine::linkability::study::StudyPoint;
 
 /// The page's view of the study ([`crate::ui::study`]).
 pub type StudyView = crate::ui::study::StudyView<StudyPoint>;
-
-/// Applies one of the lab's study replies to the view.
-pub fn apply(v: &mut StudyView, response: LinkResponse) {
-    match response {
-        LinkResponse::StudyProgress {
-            id,
-            done,
-            total,
-            point,
-        } => v.progress(id, done, total, point),
-        LinkResponse::StudyDone { id, cancelled } => v.finished(id, cancelled),
-        LinkResponse::StudyError { id, message } => v.failed(id, message),
-        _ => {}
-    }
-}
 
 /// The test RMSE of the run without mitigation (the first), the utility's yardstick.
 pub fn baseline_rmse(v: &StudyView) -> Option<f64> {

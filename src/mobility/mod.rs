@@ -317,12 +317,8 @@ pub fn create(engine: Engine, data: DataState, active: RwSignal<LabKind>) -> Mob
         playing: RwSignal::new(true),
     };
     engine.listen(move |response| match response {
-        Response::Mobility(
-            r @ (MobResponse::StudyProgress { .. }
-            | MobResponse::StudyDone { .. }
-            | MobResponse::StudyError { .. }),
-        ) => {
-            state.study.update(|s| study::apply(s, r));
+        Response::Mobility(MobResponse::Study(reply)) => {
+            state.study.update(|s| s.apply(reply));
             None
         }
         Response::Mobility(r) => {

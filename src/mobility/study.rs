@@ -4,7 +4,6 @@
 //! the runs arrive.
 
 use super::MobState;
-use crate::protocol::MobResponse;
 use crate::ui::basemap::format_distance;
 use crate::ui::chart::{Axis, Chart, Point, Series};
 use crate::ui::study::study_tools;
@@ -14,21 +13,6 @@ use whereabouts_engine::mobility::study::{StudyPoint, TOTAL_NOTE, total_cell};
 
 /// The page's view of the study ([`crate::ui::study`]).
 pub type StudyView = crate::ui::study::StudyView<StudyPoint>;
-
-/// Applies one of the lab's study replies to the view.
-pub fn apply(v: &mut StudyView, response: MobResponse) {
-    match response {
-        MobResponse::StudyProgress {
-            id,
-            done,
-            total,
-            point,
-        } => v.progress(id, done, total, point),
-        MobResponse::StudyDone { id, cancelled } => v.finished(id, cancelled),
-        MobResponse::StudyError { id, message } => v.failed(id, message),
-        _ => {}
-    }
-}
 
 /// The families in the charts: engine key, label, colour (`.swatch.fN` in the CSS).
 const FAMILIES: [(&str, &str, usize); 5] = [

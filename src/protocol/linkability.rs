@@ -71,20 +71,8 @@ pub enum Response {
         generation: u32,
         message: String,
     },
-    StudyProgress {
-        id: u32,
-        done: usize,
-        total: usize,
-        point: Option<StudyPoint>,
-    },
-    StudyDone {
-        id: u32,
-        cancelled: bool,
-    },
-    StudyError {
-        id: u32,
-        message: String,
-    },
+    /// The study's progress, end or failure.
+    Study(super::StudyReply<StudyPoint>),
 }
 
 /// Numbers per point of the map in [`take_figures`]: x, y, owner, device.

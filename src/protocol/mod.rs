@@ -14,6 +14,7 @@ pub mod lab;
 pub mod linkability;
 pub mod mobility;
 pub mod signal;
+pub mod study;
 
 pub use density::{Request as DensityRequest, Response as DensityResponse};
 pub use import::{
@@ -23,6 +24,7 @@ pub use lab::LabKind;
 pub use linkability::{Request as LinkRequest, Response as LinkResponse};
 pub use mobility::{Request as MobRequest, Response as MobResponse};
 pub use signal::{Request as SignalRequest, Response as SignalResponse};
+pub use study::StudyReply;
 
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::{JsCast, JsValue};

@@ -1,8 +1,9 @@
 //! What every lab's study panel shares: the page's view of a study running in the worker (its
 //! id, progress, points, end or failure) and the Run / Cancel / progress / status toolbar. Each
-//! lab keeps its own charts and table, and hands its family's study replies to
-//! [`StudyView::progress`], [`StudyView::finished`] and [`StudyView::failed`].
+//! lab keeps its own charts and table, and hands its family's study replies
+//! ([`StudyReply`]) to [`StudyView::apply`].
 
+use crate::protocol::StudyReply;
 use leptos::prelude::*;
 
 /// A study as the page knows it: the points of the runs done so far.
@@ -32,6 +33,20 @@ impl<P> Default for StudyView<P> {
 }
 
 impl<P> StudyView<P> {
+    /// Applies one of the worker's replies about a study.
+    pub fn apply(&mut self, reply: StudyReply<P>) {
+        match reply {
+            StudyReply::Progress {
+                id,
+                done,
+                total,
+                point,
+            } => self.progress(id, done, total, point),
+            StudyReply::Done { id, cancelled } => self.finished(id, cancelled),
+            StudyReply::Error { id, message } => self.failed(id, message),
+        }
+    }
+
     /// Study `id` was asked of the worker.
     pub fn started(id: u32) -> Self {
         StudyView {

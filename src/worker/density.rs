@@ -31,18 +31,7 @@ fn say(response: DensityResponse) -> Response {
     Response::Density(response)
 }
 
-const STUDY_REPLIES: super::study::Replies<StudyPoint> = super::study::Replies {
-    progress: |id, done, total, point| {
-        say(DensityResponse::StudyProgress {
-            id,
-            done,
-            total,
-            point,
-        })
-    },
-    done: |id, cancelled| say(DensityResponse::StudyDone { id, cancelled }),
-    error: |id, message| say(DensityResponse::StudyError { id, message }),
-};
+const STUDY_REPLIES: super::study::Replies<StudyPoint> = |reply| say(DensityResponse::Study(reply));
 
 impl DensityHost {
     /// Answers one of the lab's requests; a start and an edit's attacks answer at once.
@@ -141,10 +130,10 @@ impl DensityHost {
                 let runner = self
                     .with_data(*config, use_data)
                     .map(|(config, _)| study::runner(study::runs(&config)));
-                super::study::start(&mut self.study, id, runner, &STUDY_REPLIES, emit);
+                super::study::start(&mut self.study, id, runner, STUDY_REPLIES, emit);
             }
             DensityRequest::StudyCancel { id } => {
-                super::study::cancel(&mut self.study, id, &STUDY_REPLIES, emit)
+                super::study::cancel(&mut self.study, id, STUDY_REPLIES, emit)
             }
         }
     }
@@ -172,7 +161,7 @@ impl DensityHost {
     }
 
     fn pump_study(&mut self, now: &dyn Fn() -> f64, deadline: f64, emit: &mut dyn FnMut(Response)) {
-        super::study::pump(&mut self.study, &STUDY_REPLIES, now, deadline, emit);
+        super::study::pump(&mut self.study, STUDY_REPLIES, now, deadline, emit);
     }
 }
 

@@ -30,18 +30,7 @@ fn say(response: LinkResponse) -> Response {
     Response::Linkability(response)
 }
 
-const STUDY_REPLIES: super::study::Replies<StudyPoint> = super::study::Replies {
-    progress: |id, done, total, point| {
-        say(LinkResponse::StudyProgress {
-            id,
-            done,
-            total,
-            point,
-        })
-    },
-    done: |id, cancelled| say(LinkResponse::StudyDone { id, cancelled }),
-    error: |id, message| say(LinkResponse::StudyError { id, message }),
-};
+const STUDY_REPLIES: super::study::Replies<StudyPoint> = |reply| say(LinkResponse::Study(reply));
 
 impl LinkHost {
     pub fn handle(&mut self, request: LinkRequest, emit: &mut dyn FnMut(Response)) {
@@ -79,10 +68,10 @@ impl LinkHost {
                 let runner = self
                     .with_data(*config, use_data)
                     .map(|config| study::runner(study::runs(&config)));
-                super::study::start(&mut self.study, id, runner, &STUDY_REPLIES, emit);
+                super::study::start(&mut self.study, id, runner, STUDY_REPLIES, emit);
             }
             LinkRequest::StudyCancel { id } => {
-                super::study::cancel(&mut self.study, id, &STUDY_REPLIES, emit)
+                super::study::cancel(&mut self.study, id, STUDY_REPLIES, emit)
             }
         }
     }
@@ -97,7 +86,7 @@ impl LinkHost {
     }
 
     fn pump_study(&mut self, now: &dyn Fn() -> f64, deadline: f64, emit: &mut dyn FnMut(Response)) {
-        super::study::pump(&mut self.study, &STUDY_REPLIES, now, deadline, emit);
+        super::study::pump(&mut self.study, STUDY_REPLIES, now, deadline, emit);
     }
 }
 

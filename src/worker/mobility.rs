@@ -34,18 +34,7 @@ fn say(response: MobResponse) -> Response {
     Response::Mobility(response)
 }
 
-const STUDY_REPLIES: super::study::Replies<StudyPoint> = super::study::Replies {
-    progress: |id, done, total, point| {
-        say(MobResponse::StudyProgress {
-            id,
-            done,
-            total,
-            point,
-        })
-    },
-    done: |id, cancelled| say(MobResponse::StudyDone { id, cancelled }),
-    error: |id, message| say(MobResponse::StudyError { id, message }),
-};
+const STUDY_REPLIES: super::study::Replies<StudyPoint> = |reply| say(MobResponse::Study(reply));
 
 /// The lab's last trail in metres, [`PER_ITERATE`] numbers an iterate (at most [`MAX_TRAIL`]).
 fn trail(lab: &MobLab) -> Vec<f32> {
@@ -110,10 +99,10 @@ impl MobHost {
                 let runner = self
                     .with_data(*config, use_data)
                     .map(|(config, _)| study::runner(study::runs(&config)));
-                super::study::start(&mut self.study, id, runner, &STUDY_REPLIES, emit);
+                super::study::start(&mut self.study, id, runner, STUDY_REPLIES, emit);
             }
             MobRequest::StudyCancel { id } => {
-                super::study::cancel(&mut self.study, id, &STUDY_REPLIES, emit)
+                super::study::cancel(&mut self.study, id, STUDY_REPLIES, emit)
             }
         }
     }
@@ -135,7 +124,7 @@ impl MobHost {
     }
 
     fn pump_study(&mut self, now: &dyn Fn() -> f64, deadline: f64, emit: &mut dyn FnMut(Response)) {
-        super::study::pump(&mut self.study, &STUDY_REPLIES, now, deadline, emit);
+        super::study::pump(&mut self.study, STUDY_REPLIES, now, deadline, emit);
     }
 }
 

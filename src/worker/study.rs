@@ -3,16 +3,12 @@
 //! the lab's own family of responses.
 
 use super::Response;
+use crate::protocol::StudyReply;
 use whereabouts_core::driver::Driver;
 use whereabouts_core::study::StudyRunner;
 
-/// How a lab says its study's progress (id, done, total, the finished run's point: none at the
-/// start), end (cancelled or not) and failure.
-pub struct Replies<P> {
-    pub progress: fn(u32, usize, usize, Option<P>) -> Response,
-    pub done: fn(u32, bool) -> Response,
-    pub error: fn(u32, String) -> Response,
-}
+/// How a lab's family carries its study's replies.
+pub type Replies<P> = fn(StudyReply<P>) -> Response;
 
 /// Puts study `id` in `slot` (replacing any before it) and says how many runs it has; or says
 /// why it cannot start.
@@ -20,15 +16,20 @@ pub fn start<R, D: Driver, P>(
     slot: &mut Option<(u32, StudyRunner<R, D, P>)>,
     id: u32,
     runner: Result<StudyRunner<R, D, P>, String>,
-    replies: &Replies<P>,
+    replies: Replies<P>,
     emit: &mut dyn FnMut(Response),
 ) {
     match runner {
         Ok(runner) => {
-            emit((replies.progress)(id, 0, runner.total(), None));
+            emit(replies(StudyReply::Progress {
+                id,
+                done: 0,
+                total: runner.total(),
+                point: None,
+            }));
             *slot = Some((id, runner));
         }
-        Err(message) => emit((replies.error)(id, message)),
+        Err(message) => emit(replies(StudyReply::Error { id, message })),
     }
 }
 
@@ -36,19 +37,22 @@ pub fn start<R, D: Driver, P>(
 pub fn cancel<R, D: Driver, P>(
     slot: &mut Option<(u32, StudyRunner<R, D, P>)>,
     id: u32,
-    replies: &Replies<P>,
+    replies: Replies<P>,
     emit: &mut dyn FnMut(Response),
 ) {
     if slot.as_ref().is_some_and(|(s, _)| *s == id) {
         *slot = None;
-        emit((replies.done)(id, true));
+        emit(replies(StudyReply::Done {
+            id,
+            cancelled: true,
+        }));
     }
 }
 
 /// Works the study in `slot` until the deadline; clears the slot when it ends or fails.
 pub fn pump<R, D: Driver, P>(
     slot: &mut Option<(u32, StudyRunner<R, D, P>)>,
-    replies: &Replies<P>,
+    replies: Replies<P>,
     now: &dyn Fn() -> f64,
     deadline: f64,
     emit: &mut dyn FnMut(Response),
@@ -60,17 +64,25 @@ pub fn pump<R, D: Driver, P>(
     let mut done = runner.done();
     let result = runner.work(now, deadline, &mut |point| {
         done += 1;
-        emit((replies.progress)(id, done, total, Some(point)))
+        emit(replies(StudyReply::Progress {
+            id,
+            done,
+            total,
+            point: Some(point),
+        }))
     });
     match result {
         Ok(true) => {}
         Ok(false) => {
             *slot = None;
-            emit((replies.done)(id, false));
+            emit(replies(StudyReply::Done {
+                id,
+                cancelled: false,
+            }));
         }
         Err(message) => {
             *slot = None;
-            emit((replies.error)(id, message));
+            emit(replies(StudyReply::Error { id, message }));
         }
     }
 }
