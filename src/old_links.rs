@@ -144,7 +144,7 @@ fn resolve(query: &str) -> [(&'static str, Reading); 4] {
     let drawn = query_pairs(query)
         .find(|(k, _)| *k == PATH_KEY)
         .and_then(|(_, v)| decode_path(&v).ok());
-    let problems: Vec<String> = link.problems.iter().map(|(_, e)| e.clone()).collect();
+    let problems = link.messages();
     let linkability = Reading::new(
         crate::linkability::settings::run_config(&link.config, drawn.as_deref())
             .as_ref()

@@ -2,7 +2,7 @@
 //! ([`whereabouts_engine::density::settings`]) on a [`DensityConfig`]; what is the page's own is
 //! the visitor's places (`d.places`) and how the link carries them.
 
-use crate::ui::settings::{query_pairs, read_link, write_link};
+use crate::ui::settings::{read_link, write_link};
 use whereabouts_core::geo::Metres;
 use whereabouts_engine::density::DensityConfig;
 use whereabouts_engine::density::limits;
@@ -24,18 +24,14 @@ pub fn with_places(config: &DensityConfig, places: &[Metres]) -> DensityConfig {
 
 /// The lab's part of the query string: every setting, the places, hidden controls.
 pub fn to_query(config: &DensityConfig, places: &[Metres], hidden: &[String]) -> String {
-    let mut parts = write_link(SETTINGS, config, HIDE_KEY, &[]);
-    parts.push(format!("{PLACES_KEY}={}", encode_places(places)));
-    if !hidden.is_empty() {
-        parts.push(format!("{HIDE_KEY}={}", hidden.join(",")));
-    }
-    parts.join("&")
+    let own = [format!("{PLACES_KEY}={}", encode_places(places))];
+    write_link(SETTINGS, config, &own, HIDE_KEY, hidden)
 }
 
 /// Reads the lab's keys from a query string (others' are left alone); a bad value keeps the
 /// default and is reported, in the link's order.
 pub fn from_query(query: &str) -> FromQuery {
-    let link = read_link(
+    let mut link = read_link(
         SETTINGS,
         "d.",
         HIDE_KEY,
@@ -44,22 +40,12 @@ pub fn from_query(query: &str) -> FromQuery {
         DensityConfig::default(),
         query,
     );
-    let mut problems = link.problems;
-    let mut places = None;
-    for (at, (key, value)) in query_pairs(query).enumerate() {
-        if key == PLACES_KEY {
-            match decode_places(&value) {
-                Ok(p) => places = Some(p),
-                Err(e) => problems.push((at, e)),
-            }
-        }
-    }
-    problems.sort_by_key(|(at, _)| *at);
+    let places = link.own(query, PLACES_KEY, decode_places);
     FromQuery {
+        problems: link.messages(),
         settings: link.config,
         places,
         hidden: link.hidden,
-        problems: problems.into_iter().map(|(_, e)| e).collect(),
     }
 }
 

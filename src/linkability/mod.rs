@@ -177,7 +177,7 @@ impl LinkState {
 /// makes the visitor their file, and forgotten, the default week again.
 pub fn create(engine: Engine, data: DataState, active: RwSignal<LabKind>) -> LinkState {
     let parsed = settings::from_query(&page_query());
-    let problems: Vec<String> = parsed.problems.into_iter().map(|(_, e)| e).collect();
+    let problems = parsed.messages();
     let state = LinkState {
         run: RunState::new(
             LabKind::Linkability,

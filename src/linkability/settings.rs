@@ -11,7 +11,7 @@ use whereabouts_engine::linkability::settings::{CONTROL_GROUPS, HIDE_KEY, SETTIN
 
 /// The lab's part of the query string: every setting, hidden controls.
 pub fn to_query(config: &LinkConfig, hidden: &[String]) -> String {
-    write_link(SETTINGS, config, HIDE_KEY, hidden).join("&")
+    write_link(SETTINGS, config, &[], HIDE_KEY, hidden)
 }
 
 /// Reads the lab's keys from a query string (others' are left alone); a bad value keeps the

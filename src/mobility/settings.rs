@@ -3,7 +3,7 @@
 //! the route the visitor draws (`m.path`) and how the link carries it.
 
 use crate::shell::path_link::{decode_path, encode_path};
-use crate::ui::settings::{query_pairs, read_link, write_link};
+use crate::ui::settings::{read_link, write_link};
 use whereabouts_core::geo::Metres;
 use whereabouts_engine::mobility::config::MobConfig;
 use whereabouts_engine::mobility::limits;
@@ -56,18 +56,14 @@ pub fn validate(config: &MobConfig) -> Result<(), String> {
 
 /// The lab's part of the query string: every setting, the route, hidden controls.
 pub fn to_query(config: &MobConfig, path: &[Metres], hidden: &[String]) -> String {
-    let mut parts = write_link(SETTINGS, config, HIDE_KEY, &[]);
-    parts.push(format!("{PATH_KEY}={}", encode_path(path)));
-    if !hidden.is_empty() {
-        parts.push(format!("{HIDE_KEY}={}", hidden.join(",")));
-    }
-    parts.join("&")
+    let own = [format!("{PATH_KEY}={}", encode_path(path))];
+    write_link(SETTINGS, config, &own, HIDE_KEY, hidden)
 }
 
 /// Reads the lab's keys from a query string over the lab's opening config (others' keys are
 /// left alone); a bad value keeps the default and is reported, in the link's order.
 pub fn from_query(query: &str) -> FromQuery {
-    let link = read_link(
+    let mut link = read_link(
         SETTINGS,
         "m.",
         HIDE_KEY,
@@ -76,22 +72,12 @@ pub fn from_query(query: &str) -> FromQuery {
         lab_default(),
         query,
     );
-    let mut problems = link.problems;
-    let mut path = None;
-    for (at, (key, value)) in query_pairs(query).enumerate() {
-        if key == PATH_KEY {
-            match read_path(&value) {
-                Ok(p) => path = Some(p),
-                Err(e) => problems.push((at, e)),
-            }
-        }
-    }
-    problems.sort_by_key(|(at, _)| *at);
+    let path = link.own(query, PATH_KEY, read_path);
     FromQuery {
+        problems: link.messages(),
         settings: link.config,
         path,
         hidden: link.hidden,
-        problems: problems.into_iter().map(|(_, e)| e).collect(),
     }
 }
 

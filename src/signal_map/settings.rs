@@ -18,18 +18,14 @@ use whereabouts_engine::signal_map::settings::{
 
 /// The query string (without `?`) for a config, a path and hidden controls.
 pub fn to_query(config: &ScenarioConfig, path: &[Metres], hidden: &[String]) -> String {
-    let mut parts = write_link(SETTINGS, config, HIDE_KEY, &[]);
-    parts.push(format!("{PATH_KEY}={}", encode_path(path)));
-    if !hidden.is_empty() {
-        parts.push(format!("{HIDE_KEY}={}", hidden.join(",")));
-    }
-    parts.join("&")
+    let own = [format!("{PATH_KEY}={}", encode_path(path))];
+    write_link(SETTINGS, config, &own, HIDE_KEY, hidden)
 }
 
 /// Reads a query string. Problems are returned as messages, in the link's order (the default
 /// is kept for a bad value), so a mistyped link still opens and says what it ignored.
 pub fn from_query(query: &str) -> FromQuery {
-    let link = read_link(
+    let mut link = read_link(
         SETTINGS,
         "",
         HIDE_KEY,
@@ -38,36 +34,30 @@ pub fn from_query(query: &str) -> FromQuery {
         lab_default(),
         query,
     );
-    let mut config = link.config;
-    let mut problems = link.problems;
-    let mut path = None;
-    let mut keys = Vec::new();
-    for (at, (key, value)) in query_pairs(query).enumerate() {
-        keys.push(key);
-        let known = key == PATH_KEY
-            || key == HIDE_KEY
+    let path = link.own(query, PATH_KEY, decode_path);
+    // The plain keys share the query string with the shell's and the other labs': a key none
+    // of them owns is named here.
+    let keys: Vec<&str> = query_pairs(query).map(|(k, _)| k).collect();
+    for (at, key) in keys.iter().enumerate() {
+        let known = *key == PATH_KEY
+            || *key == HIDE_KEY
             || SETTINGS.iter().any(|s| s.answers_to(key))
             || !crate::shell::tabs::owns(crate::protocol::LabKind::Signal, key);
-        if key == PATH_KEY {
-            match decode_path(&value) {
-                Ok(p) => path = Some(p),
-                Err(e) => problems.push((at, e)),
-            }
-        } else if !known {
-            problems.push((at, format!("unknown setting “{key}”")));
+        if !known {
+            link.problems.push((at, format!("unknown setting “{key}”")));
         }
     }
-    problems.sort_by_key(|(at, _)| *at);
+    link.problems.sort_by_key(|(at, _)| *at);
     // A link the lab wrote before the warm start existed (it carries a path, never a start)
     // ran from the paper's cold start: it still reproduces that run.
     if keys.contains(&PATH_KEY) && !keys.contains(&"start") {
-        set(SETTINGS, &mut config, "start", "cold").expect("a start the table offers");
+        set(SETTINGS, &mut link.config, "start", "cold").expect("a start the table offers");
     }
     FromQuery {
-        config,
+        problems: link.messages(),
+        config: link.config,
         path,
         hidden: link.hidden,
-        problems: problems.into_iter().map(|(_, e)| e).collect(),
     }
 }
 

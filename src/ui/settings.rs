@@ -56,6 +56,34 @@ pub struct Link<C> {
     pub problems: Vec<(usize, String)>,
 }
 
+impl<C> Link<C> {
+    /// The lab's own key `key` in `query` (its places, its path), read by `decode`; a value it
+    /// refuses joins the problems in its place in the link.
+    pub fn own<T>(
+        &mut self,
+        query: &str,
+        key: &str,
+        decode: impl Fn(&str) -> Result<T, String>,
+    ) -> Option<T> {
+        let mut found = None;
+        for (at, (k, value)) in query_pairs(query).enumerate() {
+            if k == key {
+                match decode(&value) {
+                    Ok(v) => found = Some(v),
+                    Err(e) => self.problems.push((at, e)),
+                }
+            }
+        }
+        self.problems.sort_by_key(|(at, _)| *at);
+        found
+    }
+
+    /// What the link asked for and did not get, in the link's order.
+    pub fn messages(&self) -> Vec<String> {
+        self.problems.iter().map(|(_, e)| e.clone()).collect()
+    }
+}
+
 /// Reads a lab's settings from a query string over `config` (the lab's defaults): the values
 /// of `table`'s keys (and their aliases), and `hide_key`'s list of hidden controls — the
 /// table's keys, their old keys (hiding the setting) and `groups`. Other labs' keys are left
@@ -118,19 +146,21 @@ fn hidden_controls<C>(table: &[Setting<C>], groups: &[&str], list: &str) -> Vec<
     hidden
 }
 
-/// A lab's part of the query string: every setting in the table's order, then the hidden
-/// controls.
+/// A lab's part of the query string: every setting in the table's order, then the lab's `own`
+/// `key=value` pairs (its places, its path), then the hidden controls.
 pub fn write_link<C>(
     table: &[Setting<C>],
     config: &C,
+    own: &[String],
     hide_key: &str,
     hidden: &[String],
-) -> Vec<String> {
+) -> String {
     let mut parts = whereabouts_core::setting::pairs(table, config);
+    parts.extend_from_slice(own);
     if !hidden.is_empty() {
         parts.push(format!("{hide_key}={}", hidden.join(",")));
     }
-    parts
+    parts.join("&")
 }
 
 /// A setting's control: its label and "?", the input its kind asks for, and the message of a
@@ -261,8 +291,8 @@ mod tests {
         // The group named x.old and the setting it named before.
         assert_eq!(link.hidden, ["x.panel", "x.old", "x.new"]);
         assert_eq!(
-            write_link(TABLE, &link.config, "x.hide", &link.hidden),
-            ["x.new=1", "x.hide=x.panel,x.old,x.new"]
+            write_link(TABLE, &link.config, &[], "x.hide", &link.hidden),
+            "x.new=1&x.hide=x.panel,x.old,x.new"
         );
     }
 }
