@@ -28,8 +28,7 @@ pub static SPEC: crate::lab_spec::LabSpec = crate::lab_spec::LabSpec {
     lesson: &lesson::LESSON,
 };
 
-use crate::protocol::LabKind;
-use crate::protocol::{DensityRequest, DensityResponse, Request, Response};
+use crate::protocol::{DensityRequest, DensityResponse, LabKind, Request, Response, RunRequest};
 use crate::shell::run::{RunState, page_query};
 use crate::shell::{data::DataState, engine::Engine};
 pub use crate::ui::basemap::now_ms;
@@ -117,6 +116,11 @@ impl std::ops::Deref for DensityState {
     }
 }
 
+/// How the lab's family carries its start, study and cancel.
+fn run(request: RunRequest<DensityConfig>) -> Request {
+    Request::Density(DensityRequest::Run(request))
+}
+
 impl DensityState {
     fn send(&self, request: DensityRequest) {
         self.run.send(&Request::Density(request));
@@ -140,11 +144,12 @@ impl DensityState {
         self.dirty.set_value(false);
         self.settle.set_value(false);
         self.notice.set(None);
-        self.send(DensityRequest::Start {
+        self.run.send(&run(RunRequest::Start {
             generation,
             config: Box::new(self.config()),
             use_data: self.has_data(),
-        });
+            start: (),
+        }));
     }
 
     /// The places moved (while dragging too): the worker redoes the visitor's part at once;
@@ -257,18 +262,12 @@ impl DensityState {
     }
 
     pub fn start_study(&self) {
-        self.run.start_study(Ok(self.config()), |id, config| {
-            Request::Density(DensityRequest::StudyStart {
-                id,
-                config: Box::new(config),
-                use_data: self.has_data(),
-            })
-        });
+        self.run
+            .start_study(Ok((self.config(), self.has_data())), run);
     }
 
     pub fn cancel_study(&self) {
-        self.run
-            .cancel_study(|id| Request::Density(DensityRequest::StudyCancel { id }));
+        self.run.cancel_study(run);
     }
 
     fn on_response(&self, response: DensityResponse) {

@@ -30,9 +30,7 @@ pub static SPEC: crate::lab_spec::LabSpec = crate::lab_spec::LabSpec {
     lesson: &lesson::LESSON,
 };
 
-use crate::protocol::LabKind;
-use crate::protocol::linkability::UseData;
-use crate::protocol::{LinkRequest, LinkResponse, Request, Response};
+use crate::protocol::{LabKind, LinkResponse, Request, Response, RunRequest};
 use crate::shell::path_link::decode_path;
 use crate::shell::run::{RunState, page_query, query_value};
 use crate::shell::{PATH_KEY, data::DataState, engine::Engine};
@@ -64,16 +62,12 @@ fn drawn_path() -> Option<Vec<Metres>> {
 }
 
 impl LinkState {
-    fn send(&self, request: LinkRequest) {
-        self.run.send(&Request::Linkability(request));
-    }
-
     /// The run's config and whether the worker puts the visitor's file in; or what is wrong.
-    fn config(&self) -> Result<(LinkConfig, UseData), String> {
+    fn config(&self) -> Result<(LinkConfig, bool), String> {
         let (config, use_data) = self
             .settings
             .with_untracked(|c| settings::run_config(c, drawn_path().as_deref()))?;
-        if use_data == UseData::File && !self.data.has_data() {
+        if use_data && !self.data.has_data() {
             return Err(
                 "You are: your file — choose or drop one under “Your own data” first".into(),
             );
@@ -95,11 +89,12 @@ impl LinkState {
                         ..Scene::default()
                     }
                 });
-                self.send(LinkRequest::Start {
+                self.run.send(&Request::Linkability(RunRequest::Start {
                     generation,
                     config: Box::new(config),
                     use_data,
-                });
+                    start: (),
+                }));
             }
             Err(e) => {
                 self.scene.set(Scene::default());
@@ -137,19 +132,11 @@ impl LinkState {
     }
 
     pub fn start_study(&self) {
-        self.run
-            .start_study(self.config(), |id, (config, use_data)| {
-                Request::Linkability(LinkRequest::StudyStart {
-                    id,
-                    config: Box::new(config),
-                    use_data,
-                })
-            });
+        self.run.start_study(self.config(), Request::Linkability);
     }
 
     pub fn cancel_study(&self) {
-        self.run
-            .cancel_study(|id| Request::Linkability(LinkRequest::StudyCancel { id }));
+        self.run.cancel_study(Request::Linkability);
     }
 
     fn on_response(&self, response: LinkResponse) {

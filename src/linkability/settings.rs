@@ -3,7 +3,6 @@
 //! how a run's config is made from them — the path drawn in the Signal map filled in from the
 //! link's `path`, the visitor's file left for the worker to put in.
 
-use crate::protocol::linkability::UseData;
 use crate::ui::settings::{Link, read_link, write_link};
 use whereabouts_core::geo::Metres;
 use whereabouts_engine::linkability::config::{LinkConfig, You};
@@ -33,22 +32,22 @@ pub fn from_query(query: &str) -> Link<LinkConfig> {
 pub fn run_config(
     config: &LinkConfig,
     drawn: Option<&[Metres]>,
-) -> Result<(LinkConfig, UseData), String> {
+) -> Result<(LinkConfig, bool), String> {
     let mut run = config.clone();
     let use_data = match &mut run.you {
         // The worker holds the file: it replaces `you` with it.
         You::File { .. } => {
             run.you = You::Synthetic;
-            UseData::File
+            true
         }
         You::Path { trajectory } if trajectory.waypoints.is_empty() => {
             trajectory.waypoints = drawn
                 .filter(|p| !p.is_empty())
                 .ok_or("You are: no path drawn yet — draw one in the Signal-map lab")?
                 .to_vec();
-            UseData::No
+            false
         }
-        _ => UseData::No,
+        _ => false,
     };
     run.validate().map_err(|e| e.to_string())?;
     Ok((run, use_data))
@@ -84,7 +83,7 @@ mod tests {
         assert!(back.problems.is_empty(), "{:?}", back.problems);
         let (run, use_data) = run_config(&c, None).unwrap();
         assert_eq!(run.mitigation, Mitigation::MmAug { alpha: 2.0 });
-        assert_eq!((run, use_data), (c.clone(), UseData::No));
+        assert_eq!((run, use_data), (c.clone(), false));
 
         set(SETTINGS, &mut c, "l.you", "drawn").unwrap();
         assert!(run_config(&c, None).unwrap_err().contains("Signal-map lab"));
@@ -93,7 +92,7 @@ mod tests {
 
         set(SETTINGS, &mut c, "l.you", "file").unwrap();
         let (run, use_data) = run_config(&c, None).unwrap();
-        assert_eq!((run.you, use_data), (You::Synthetic, UseData::File));
+        assert_eq!((run.you, use_data), (You::Synthetic, true));
         let bad = from_query("l.people=abc&l.bogus=1");
         assert_eq!(bad.problems.len(), 2, "{:?}", bad.problems);
         assert_eq!(bad.problems[1].1, "unknown setting “l.bogus”");

@@ -29,8 +29,7 @@ pub static SPEC: crate::lab_spec::LabSpec = crate::lab_spec::LabSpec {
     lesson: &lesson::LESSON,
 };
 
-use crate::protocol::LabKind;
-use crate::protocol::{MobRequest, MobResponse, Request, Response};
+use crate::protocol::{LabKind, MobRequest, MobResponse, Request, Response, RunRequest};
 use crate::shell::run::{RunState, page_query};
 use crate::shell::{data::DataState, engine::Engine};
 use crate::ui::basemap::now_ms;
@@ -84,6 +83,11 @@ impl std::ops::Deref for MobState {
     fn deref(&self) -> &Self::Target {
         &self.run
     }
+}
+
+/// How the lab's family carries its start, study and cancel.
+fn run(request: RunRequest<MobConfig, usize>) -> Request {
+    Request::Mobility(MobRequest::Run(request))
 }
 
 impl MobState {
@@ -148,12 +152,12 @@ impl MobState {
                 } else {
                     1
                 };
-                self.send(MobRequest::Start {
+                self.run.send(&run(RunRequest::Start {
                     generation,
                     config: Box::new(config),
                     use_data,
-                    want,
-                });
+                    start: want,
+                }));
             }
             Err(e) => {
                 self.scene.set(Scene {
@@ -252,19 +256,11 @@ impl MobState {
     }
 
     pub fn start_study(&self) {
-        self.run
-            .start_study(self.config(), |id, (config, use_data)| {
-                Request::Mobility(MobRequest::StudyStart {
-                    id,
-                    config: Box::new(config),
-                    use_data,
-                })
-            });
+        self.run.start_study(self.config(), run);
     }
 
     pub fn cancel_study(&self) {
-        self.run
-            .cancel_study(|id| Request::Mobility(MobRequest::StudyCancel { id }));
+        self.run.cancel_study(run);
     }
 
     fn on_response(&self, response: MobResponse) {

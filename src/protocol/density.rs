@@ -4,6 +4,7 @@
 //! the page drops responses of an older one) and edits carry a number (latency measurement).
 //! An event's surfaces cross as a transferred attachment ([`take_surfaces`]).
 
+use super::RunRequest;
 use serde::{Deserialize, Serialize};
 use whereabouts_core::geo::Metres;
 use whereabouts_engine::density::DensityConfig;
@@ -15,14 +16,10 @@ use whereabouts_engine::density::study::StudyPoint;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "density")]
 pub enum Request {
-    /// Start a run for `config` (which carries the visitor's places). With `use_data`, the
-    /// visitor's places are the frequent places of the imported file the worker holds.
-    Start {
-        generation: u32,
-        config: Box<DensityConfig>,
-        #[serde(default)]
-        use_data: bool,
-    },
+    /// Start a run for `config` (which carries the visitor's places; with `use_data`, they
+    /// are the frequent places of the imported file the worker holds), or the privacy–utility
+    /// study (every B, the own bump, every GeoInd ε) on it, or cancel that.
+    Run(RunRequest<DensityConfig>),
     /// The visitor moved, added or removed a place; `edit` numbers the edits.
     Places {
         generation: u32,
@@ -34,19 +31,7 @@ pub enum Request {
     /// after each edit of a drag, because they cost the worker far more than a frame (the
     /// city's random-guess baseline alone is N_attacked × P × Q distances) and would hold up
     /// the next edit.
-    Settled {
-        generation: u32,
-    },
-    /// The privacy–utility study (every B, the own bump, every GeoInd ε) on `config`.
-    StudyStart {
-        id: u32,
-        config: Box<DensityConfig>,
-        #[serde(default)]
-        use_data: bool,
-    },
-    StudyCancel {
-        id: u32,
-    },
+    Settled { generation: u32 },
 }
 
 /// What the Density lab tells the page.

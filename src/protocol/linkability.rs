@@ -3,46 +3,18 @@
 //! As in the other labs' families, a run's messages carry a `generation` (bumped by every new
 //! start; the page drops responses of an older one) and a study's an `id`.
 
+use super::RunRequest;
 use serde::{Deserialize, Serialize};
 use whereabouts_engine::linkability::config::LinkConfig;
 use whereabouts_engine::linkability::lab::{LinkEvent, LinkSummary, MapPoint};
 use whereabouts_engine::linkability::study::StudyPoint;
 use whereabouts_engine::signal_map::reference::References;
 
-/// Who the visitor is, when the page cannot say it in the config: their imported file, which
-/// only the worker holds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum UseData {
-    /// The config's `you` as it is.
-    #[default]
-    No,
-    /// The visitor is the imported file.
-    File,
-}
-
-/// What the page asks of the Linkability lab.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "linkability")]
-pub enum Request {
-    /// Start a run for `config`.
-    Start {
-        generation: u32,
-        config: Box<LinkConfig>,
-        #[serde(default)]
-        use_data: UseData,
-    },
-    /// The trade-off study: every mitigation at every strength on `config`.
-    StudyStart {
-        id: u32,
-        config: Box<LinkConfig>,
-        #[serde(default)]
-        use_data: UseData,
-    },
-    StudyCancel {
-        id: u32,
-    },
-}
+/// What the page asks of the Linkability lab: a run for a config (with `use_data`, the visitor
+/// is the imported file the worker holds), the trade-off study (every mitigation at every
+/// strength) on it, or cancel that.
+/// The lab has no messages of its own besides these.
+pub type Request = RunRequest<LinkConfig>;
 
 /// What the Linkability lab tells the page.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -5,6 +5,7 @@
 //! the round the page wants ([`Request::Play`]): playing is wanting every round, pausing is
 //! wanting the rounds done, a step is one more.
 
+use super::RunRequest;
 use serde::{Deserialize, Serialize};
 use whereabouts_core::geo::Metres;
 use whereabouts_engine::mobility::config::MobConfig;
@@ -15,30 +16,12 @@ use whereabouts_engine::mobility::study::StudyPoint;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "mobility")]
 pub enum Request {
-    /// Start a run for `config`, playing up to round `want`. With `use_data`, the target is the
-    /// imported file the worker holds.
-    Start {
-        generation: u32,
-        config: Box<MobConfig>,
-        #[serde(default)]
-        use_data: bool,
-        want: usize,
-    },
+    /// Start a run for `config`, playing up to the round its `start` says (with `use_data`, the
+    /// target is the imported file the worker holds); or the privacy–utility study (no
+    /// defence, every defence at every ε) on it, or cancel that.
+    Run(RunRequest<MobConfig, usize>),
     /// Play up to round `want` (rounds done: pause).
-    Play {
-        generation: u32,
-        want: usize,
-    },
-    /// The privacy–utility study (no defence, every defence at every ε) on `config`.
-    StudyStart {
-        id: u32,
-        config: Box<MobConfig>,
-        #[serde(default)]
-        use_data: bool,
-    },
-    StudyCancel {
-        id: u32,
-    },
+    Play { generation: u32, want: usize },
 }
 
 /// What the Mobility lab tells the page.

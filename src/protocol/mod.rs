@@ -13,6 +13,7 @@ pub mod import;
 pub mod lab;
 pub mod linkability;
 pub mod mobility;
+pub mod run;
 pub mod signal;
 pub mod study;
 
@@ -23,6 +24,7 @@ pub use import::{
 pub use lab::LabKind;
 pub use linkability::{Request as LinkRequest, Response as LinkResponse};
 pub use mobility::{Request as MobRequest, Response as MobResponse};
+pub use run::RunRequest;
 pub use signal::{Request as SignalRequest, Response as SignalResponse};
 pub use study::StudyReply;
 

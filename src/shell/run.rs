@@ -6,11 +6,14 @@
 
 use super::data::DataState;
 use super::engine::Engine;
-use crate::protocol::{LabKind, Request};
+use crate::protocol::{LabKind, Request, RunRequest};
 use crate::ui::settings::{query_pairs, setting_control};
 use crate::ui::study::StudyView;
 use leptos::prelude::*;
 use whereabouts_core::setting::{Setting, apply, get, set};
+
+/// How a lab's family carries its [`RunRequest`]s (its config `C`, its start `O`).
+pub type Family<C, O> = fn(RunRequest<C, O>) -> Request;
 
 /// A lab's run state on the page; `C` is its engine config, `S` its study's view.
 pub struct RunState<C: 'static, S: 'static> {
@@ -154,23 +157,28 @@ impl<C: Clone + Send + Sync + 'static, S: Default + Send + Sync + 'static> RunSt
 }
 
 impl<C: Clone + Send + Sync + 'static, P: Send + Sync + 'static> RunState<C, StudyView<P>> {
-    /// Starts the next study on `run` (the config and what the worker needs besides it), sent
-    /// as `request(id, run)`; a run that cannot be made is the study's refusal.
-    pub fn start_study<R>(&self, run: Result<R, String>, request: impl FnOnce(u32, R) -> Request) {
+    /// Starts the next study on `run` (the config, and whether the worker puts the visitor's
+    /// file in), sent in the lab's family by `family`; a run that cannot be made is the study's
+    /// refusal.
+    pub fn start_study<O>(&self, run: Result<(C, bool), String>, family: Family<C, O>) {
         let id = self.study.with_untracked(|s| s.id) + 1;
         match run {
-            Ok(run) => {
+            Ok((config, use_data)) => {
                 self.study.set(StudyView::started(id));
-                self.send(&request(id, run));
+                self.send(&family(RunRequest::StudyStart {
+                    id,
+                    config: Box::new(config),
+                    use_data,
+                }));
             }
             Err(error) => self.study.set(StudyView::refused(id, error)),
         }
     }
 
-    /// Cancels the study shown, sent as `request(id)`.
-    pub fn cancel_study(&self, request: impl FnOnce(u32) -> Request) {
+    /// Cancels the study shown.
+    pub fn cancel_study<O>(&self, family: Family<C, O>) {
         let id = self.study.with_untracked(|s| s.id);
-        self.send(&request(id));
+        self.send(&family(RunRequest::StudyCancel { id }));
     }
 }
 

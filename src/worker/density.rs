@@ -3,6 +3,7 @@
 //! the city; the run's figures once the places settle), and the privacy–utility study behind the
 //! run when it is idle.
 
+use super::host::{Host, HostedLab};
 use super::{LabHost, VisitorData};
 use crate::protocol::{DensityRequest, DensityResponse, Response};
 use whereabouts_core::driver::Driver;
@@ -15,23 +16,84 @@ use whereabouts_engine::density::visitor::{FilePlaces, places_from_fixes};
 /// The Density lab's host: at most one run, and a study behind it.
 #[derive(Default)]
 pub struct DensityHost {
-    generation: u32,
-    lab: Option<DensityLab>,
-    /// The run went idle and the page has been told.
-    idle_reported: bool,
+    run: Host<Density>,
     /// Edits came after the idle run's figures were reported: they are made again when the page
     /// says the places settled ([`DensityRequest::Settled`]), not after every step of a drag.
     stale: bool,
-    study: Option<(u32, StudyRunner<StudyRun, DensityLab, StudyPoint>)>,
-    /// The visitor's imported file, as frequent places (or why it has none).
-    data: Option<Result<FilePlaces, String>>,
 }
 
 fn say(response: DensityResponse) -> Response {
     Response::Density(response)
 }
 
-const STUDY_REPLIES: super::study::Replies<StudyPoint> = |reply| say(DensityResponse::Study(reply));
+/// The Density lab, as the generic [`Host`] sees it.
+pub struct Density;
+
+impl HostedLab for Density {
+    type Config = DensityConfig;
+    type Start = ();
+    type Lab = DensityLab;
+    /// The visitor's imported file, as frequent places (or why it has none).
+    type File = Result<FilePlaces, String>;
+    type StudyRun = StudyRun;
+    type Point = StudyPoint;
+
+    const REPLIES: super::study::Replies<StudyPoint> = |reply| say(DensityResponse::Study(reply));
+
+    fn file(data: &VisitorData) -> Self::File {
+        places_from_fixes(&data.fixes, DensityConfig::default().city_half_m)
+            .map_err(|e| format!("{}: {e}", data.name))
+    }
+
+    /// The file's places as the visitor's, and a word on the places left out.
+    fn on_file(
+        mut config: DensityConfig,
+        file: Option<&Self::File>,
+    ) -> Result<(DensityConfig, Option<String>), String> {
+        let found = super::visitor_file(file)?;
+        config.visitor = found.places.clone();
+        let note = (found.left_out > 0).then(|| {
+            format!(
+                "Your file has {} more frequent place{} than the lab shows (it keeps the {} with the most fixes that fit in the city).",
+                found.left_out,
+                if found.left_out == 1 { "" } else { "s" },
+                found.places.len()
+            )
+        });
+        Ok((config, note))
+    }
+
+    fn start(config: DensityConfig) -> Result<DensityLab, String> {
+        DensityLab::start(config)
+    }
+
+    fn study(config: &DensityConfig) -> StudyRunner<StudyRun, DensityLab, StudyPoint> {
+        study::runner(study::runs(config))
+    }
+
+    fn started(generation: u32, lab: &DensityLab, note: Option<String>) -> Response {
+        say(DensityResponse::Started {
+            generation,
+            grid: lab.grid().clone(),
+            places: lab.config().visitor.clone(),
+            note,
+        })
+    }
+
+    fn idle(generation: u32, lab: &DensityLab) -> Response {
+        say(DensityResponse::Idle {
+            generation,
+            summary: lab.summary(),
+        })
+    }
+
+    fn error(generation: u32, message: String) -> Response {
+        say(DensityResponse::Error {
+            generation,
+            message,
+        })
+    }
+}
 
 impl DensityHost {
     /// Answers one of the lab's requests; a start and an edit's attacks answer at once.
@@ -42,34 +104,9 @@ impl DensityHost {
         emit: &mut dyn FnMut(Response),
     ) {
         match request {
-            DensityRequest::Start {
-                generation,
-                config,
-                use_data,
-            } => {
-                self.generation = generation;
-                let started = self
-                    .with_data(*config, use_data)
-                    .and_then(|(c, note)| DensityLab::start(c).map(|lab| (lab, note)));
-                match started {
-                    Ok((lab, note)) => {
-                        emit(say(DensityResponse::Started {
-                            generation,
-                            grid: lab.grid().clone(),
-                            places: lab.config().visitor.clone(),
-                            note,
-                        }));
-                        self.lab = Some(lab);
-                        self.idle_reported = false;
-                        self.stale = false;
-                    }
-                    Err(message) => {
-                        self.lab = None;
-                        emit(say(DensityResponse::Error {
-                            generation,
-                            message,
-                        }));
-                    }
+            DensityRequest::Run(request) => {
+                if self.run.handle(request, emit).is_some() {
+                    self.stale = false;
                 }
             }
             DensityRequest::Places {
@@ -78,10 +115,10 @@ impl DensityHost {
                 places,
             } => {
                 let began = now();
-                if generation != self.generation {
+                if generation != self.run.generation {
                     return;
                 }
-                let Some(lab) = self.lab.as_mut() else {
+                let Some(lab) = self.run.lab.as_mut() else {
                     return;
                 };
                 // The densities hold only the first place: when another moved, the page's are
@@ -108,73 +145,28 @@ impl DensityHost {
                             worker_ms: now() - began,
                         }));
                         // A run still under way reports its figures when it ends anyway.
-                        self.stale |= self.idle_reported;
+                        self.stale |= self.run.idle_reported;
                     }
-                    Err(message) => emit(say(DensityResponse::Error {
-                        generation,
-                        message,
-                    })),
+                    Err(message) => emit(Density::error(generation, message)),
                 }
             }
             DensityRequest::Settled { generation } => {
-                if generation == self.generation && self.stale {
+                if generation == self.run.generation && self.stale {
                     self.stale = false;
-                    self.idle_reported = false;
+                    self.run.idle_reported = false;
                 }
             }
-            DensityRequest::StudyStart {
-                id,
-                config,
-                use_data,
-            } => {
-                let runner = self
-                    .with_data(*config, use_data)
-                    .map(|(config, _)| study::runner(study::runs(&config)));
-                super::study::start(&mut self.study, id, runner, STUDY_REPLIES, emit);
-            }
-            DensityRequest::StudyCancel { id } => {
-                super::study::cancel(&mut self.study, id, STUDY_REPLIES, emit)
-            }
         }
-    }
-
-    /// `config` with the file's places as the visitor's, when asked for; and what to say.
-    fn with_data(
-        &self,
-        mut config: DensityConfig,
-        use_data: bool,
-    ) -> Result<(DensityConfig, Option<String>), String> {
-        if !use_data {
-            return Ok((config, None));
-        }
-        let found = super::visitor_file(&self.data)?;
-        config.visitor = found.places.clone();
-        let note = (found.left_out > 0).then(|| {
-            format!(
-                "Your file has {} more frequent place{} than the lab shows (it keeps the {} with the most fixes that fit in the city).",
-                found.left_out,
-                if found.left_out == 1 { "" } else { "s" },
-                found.places.len()
-            )
-        });
-        Ok((config, note))
-    }
-
-    fn pump_study(&mut self, now: &dyn Fn() -> f64, deadline: f64, emit: &mut dyn FnMut(Response)) {
-        super::study::pump(&mut self.study, STUDY_REPLIES, now, deadline, emit);
     }
 }
 
 impl LabHost for DensityHost {
     fn set_data(&mut self, data: Option<&VisitorData>) {
-        self.data = data.map(|d| {
-            places_from_fixes(&d.fixes, DensityConfig::default().city_half_m)
-                .map_err(|e| format!("{}: {e}", d.name))
-        });
+        self.run.set_data(data);
     }
 
     fn has_work(&self) -> bool {
-        self.study.is_some() || (self.lab.is_some() && !self.idle_reported)
+        self.run.has_work()
     }
 
     /// The run first; the study when it is idle.
@@ -184,31 +176,12 @@ impl LabHost for DensityHost {
         deadline: f64,
         emit: &mut dyn FnMut(Response),
     ) -> bool {
-        let generation = self.generation;
-        let Some(lab) = self.lab.as_mut().filter(|_| !self.idle_reported) else {
-            self.pump_study(now, deadline, emit);
-            return self.has_work();
-        };
-        let result = lab.work(now, deadline, &mut |event| {
-            emit(say(DensityResponse::Event { generation, event }))
+        let generation = self.run.generation;
+        self.run.pump(now, deadline, emit, |lab, emit| {
+            lab.work(now, deadline, &mut |event| {
+                emit(say(DensityResponse::Event { generation, event }))
+            })
         });
-        match result {
-            Ok(true) => {}
-            Ok(false) => {
-                self.idle_reported = true;
-                emit(say(DensityResponse::Idle {
-                    generation,
-                    summary: lab.summary(),
-                }));
-            }
-            Err(message) => {
-                self.lab = None;
-                emit(say(DensityResponse::Error {
-                    generation,
-                    message,
-                }));
-            }
-        }
         self.has_work()
     }
 }

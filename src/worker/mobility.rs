@@ -2,6 +2,7 @@
 //! up to the round the page wants (play, pause, step), each round sent with the server's
 //! optimisation trail; and the privacy–utility study behind the run when it is stopped.
 
+use super::host::{Host, HostedLab};
 use super::{LabHost, VisitorData};
 use crate::protocol::mobility::PER_ITERATE;
 use crate::protocol::{MobRequest, MobResponse, Response};
@@ -19,22 +20,14 @@ const MAX_TRAIL: usize = 400;
 /// The Mobility lab's host: at most one run, and a study behind it.
 #[derive(Default)]
 pub struct MobHost {
-    generation: u32,
-    lab: Option<MobLab>,
+    run: Host<Mobility>,
     /// The round the page wants the run to stop at.
     want: usize,
-    /// The run stopped (at `want` or its end) and the page has been told.
-    idle_reported: bool,
-    study: Option<(u32, StudyRunner<StudyRun, MobLab, StudyPoint>)>,
-    /// The visitor's imported file as a target (or why it cannot be one).
-    data: Option<Result<FileTarget, String>>,
 }
 
 fn say(response: MobResponse) -> Response {
     Response::Mobility(response)
 }
-
-const STUDY_REPLIES: super::study::Replies<StudyPoint> = |reply| say(MobResponse::Study(reply));
 
 /// The lab's last trail in metres, [`PER_ITERATE`] numbers an iterate (at most [`MAX_TRAIL`]).
 fn trail(lab: &MobLab) -> Vec<f32> {
@@ -50,92 +43,95 @@ fn trail(lab: &MobLab) -> Vec<f32> {
     flat
 }
 
-impl MobHost {
-    pub fn handle(&mut self, request: MobRequest, emit: &mut dyn FnMut(Response)) {
-        match request {
-            MobRequest::Start {
-                generation,
-                config,
-                use_data,
-                want,
-            } => {
-                self.generation = generation;
-                let started = self
-                    .with_data(*config, use_data)
-                    .and_then(|(c, note)| MobLab::start(c).map(|lab| (lab, note)));
-                match started {
-                    Ok((lab, note)) => {
-                        emit(say(MobResponse::Started {
-                            generation,
-                            target: lab.target().iter().map(|f| f.at).collect(),
-                            rounds: lab.config().rounds,
-                            note,
-                        }));
-                        self.lab = Some(lab);
-                        self.want = want;
-                        self.idle_reported = false;
-                    }
-                    Err(message) => {
-                        self.lab = None;
-                        emit(say(MobResponse::Error {
-                            generation,
-                            message,
-                        }));
-                    }
-                }
-            }
-            MobRequest::Play { generation, want } => {
-                if generation == self.generation && self.lab.is_some() {
-                    self.want = want;
-                    // Played on, or paused: either way the page hears where the run stops.
-                    self.idle_reported = false;
-                }
-            }
-            MobRequest::StudyStart {
-                id,
-                config,
-                use_data,
-            } => {
-                let runner = self
-                    .with_data(*config, use_data)
-                    .map(|(config, _)| study::runner(study::runs(&config)));
-                super::study::start(&mut self.study, id, runner, STUDY_REPLIES, emit);
-            }
-            MobRequest::StudyCancel { id } => {
-                super::study::cancel(&mut self.study, id, STUDY_REPLIES, emit)
-            }
-        }
+/// The Mobility lab, as the generic [`Host`] sees it.
+pub struct Mobility;
+
+impl HostedLab for Mobility {
+    type Config = MobConfig;
+    /// The round to play to.
+    type Start = usize;
+    type Lab = MobLab;
+    /// The visitor's imported file as a target (or why it cannot be one).
+    type File = Result<FileTarget, String>;
+    type StudyRun = StudyRun;
+    type Point = StudyPoint;
+
+    const REPLIES: super::study::Replies<StudyPoint> = |reply| say(MobResponse::Study(reply));
+
+    fn file(data: &VisitorData) -> Self::File {
+        target_from_file(&data.fixes).map_err(|e| format!("{}: {e}", data.name))
     }
 
-    /// `config` with the file as the target, when asked for; and what to say about it.
-    fn with_data(
-        &self,
+    /// The file as the target, and what to say about it.
+    fn on_file(
         mut config: MobConfig,
-        use_data: bool,
+        file: Option<&Self::File>,
     ) -> Result<(MobConfig, Option<String>), String> {
-        if !use_data {
-            return Ok((config, None));
-        }
-        let target = super::visitor_file(&self.data)?;
+        let target = super::visitor_file(file)?;
         config.target = Target::Fixes {
             fixes: target.fixes.clone(),
         };
         Ok((config, target.note()))
     }
 
-    fn pump_study(&mut self, now: &dyn Fn() -> f64, deadline: f64, emit: &mut dyn FnMut(Response)) {
-        super::study::pump(&mut self.study, STUDY_REPLIES, now, deadline, emit);
+    fn start(config: MobConfig) -> Result<MobLab, String> {
+        MobLab::start(config)
+    }
+
+    fn study(config: &MobConfig) -> StudyRunner<StudyRun, MobLab, StudyPoint> {
+        study::runner(study::runs(config))
+    }
+
+    fn started(generation: u32, lab: &MobLab, note: Option<String>) -> Response {
+        say(MobResponse::Started {
+            generation,
+            target: lab.target().iter().map(|f| f.at).collect(),
+            rounds: lab.config().rounds,
+            note,
+        })
+    }
+
+    fn idle(generation: u32, lab: &MobLab) -> Response {
+        say(MobResponse::Idle {
+            generation,
+            summary: Box::new(lab.summary()),
+        })
+    }
+
+    fn error(generation: u32, message: String) -> Response {
+        say(MobResponse::Error {
+            generation,
+            message,
+        })
+    }
+}
+
+impl MobHost {
+    pub fn handle(&mut self, request: MobRequest, emit: &mut dyn FnMut(Response)) {
+        match request {
+            MobRequest::Run(request) => {
+                if let Some(want) = self.run.handle(request, emit) {
+                    self.want = want;
+                }
+            }
+            MobRequest::Play { generation, want } => {
+                if generation == self.run.generation && self.run.lab.is_some() {
+                    self.want = want;
+                    // Played on, or paused: either way the page hears where the run stops.
+                    self.run.idle_reported = false;
+                }
+            }
+        }
     }
 }
 
 impl LabHost for MobHost {
     fn set_data(&mut self, data: Option<&VisitorData>) {
-        self.data =
-            data.map(|d| target_from_file(&d.fixes).map_err(|e| format!("{}: {e}", d.name)));
+        self.run.set_data(data);
     }
 
     fn has_work(&self) -> bool {
-        self.study.is_some() || (self.lab.is_some() && !self.idle_reported)
+        self.run.has_work()
     }
 
     /// The run up to the round wanted; the study when the run is stopped.
@@ -145,15 +141,11 @@ impl LabHost for MobHost {
         deadline: f64,
         emit: &mut dyn FnMut(Response),
     ) -> bool {
-        let generation = self.generation;
-        let Some(lab) = self.lab.as_mut().filter(|_| !self.idle_reported) else {
-            self.pump_study(now, deadline, emit);
-            return self.has_work();
-        };
-        let ended = lab.rounds_done() >= lab.config().rounds;
-        let result = if ended || lab.rounds_done() >= self.want {
-            Ok(false)
-        } else {
+        let (generation, want) = (self.run.generation, self.want);
+        self.run.pump(now, deadline, emit, |lab, emit| {
+            if lab.rounds_done() >= lab.config().rounds || lab.rounds_done() >= want {
+                return Ok(false);
+            }
             // A call of `work` ends with each round, so the run never passes the round wanted.
             let mut rounds = Vec::new();
             let result = lab.work(now, deadline, &mut |event| match event {
@@ -177,25 +169,8 @@ impl LabHost for MobHost {
                     trail,
                 }));
             }
-            result.map(|more| more && lab.rounds_done() < self.want)
-        };
-        match result {
-            Ok(true) => {}
-            Ok(false) => {
-                self.idle_reported = true;
-                emit(say(MobResponse::Idle {
-                    generation,
-                    summary: Box::new(lab.summary()),
-                }));
-            }
-            Err(message) => {
-                self.lab = None;
-                emit(say(MobResponse::Error {
-                    generation,
-                    message,
-                }));
-            }
-        }
+            result.map(|more| more && lab.rounds_done() < want)
+        });
         self.has_work()
     }
 }

@@ -12,6 +12,7 @@
 //! host through it.
 
 pub mod density;
+pub mod host;
 pub mod import;
 pub mod linkability;
 pub mod mobility;
@@ -37,7 +38,7 @@ pub struct VisitorData {
 
 /// What a lab made of the visitor's file (its places, its target, …), for a run that asks for
 /// it: the lab's reading, or why there is none.
-pub fn visitor_file<T>(data: &Option<Result<T, String>>) -> Result<&T, String> {
+pub fn visitor_file<T>(data: Option<&Result<T, String>>) -> Result<&T, String> {
     match data {
         None => Err(NO_FILE.into()),
         Some(Err(why)) => Err(format!("your file: {why}")),
@@ -286,7 +287,7 @@ fn install_panic_reporter(scope: DedicatedWorkerGlobalScope) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{SignalRequest, SignalResponse};
+    use crate::protocol::{RunRequest, SignalRequest, SignalResponse, StudyReply};
     use whereabouts_core::geo::Metres;
     use whereabouts_engine::signal_map::lab::LabEvent;
     use whereabouts_engine::signal_map::scenario::{ScenarioConfig, WorldChoice};
@@ -612,6 +613,86 @@ mod tests {
     }
 
     #[test]
+    fn a_hosted_study_runs_behind_the_run_reports_each_point_and_can_be_cancelled() {
+        use crate::protocol::{DensityRequest, DensityResponse};
+        use whereabouts_engine::density::DensityConfig;
+        let mut engine = Scheduler::default();
+        let show = Request::Show {
+            lab: LabKind::Density,
+        };
+        engine.handle(show, &|| 0.0, &mut |_| {});
+        let config = DensityConfig {
+            population: 200,
+            grid_side: 16,
+            attacked: 3,
+            ..DensityConfig::default()
+        };
+        let study = |id, use_data| {
+            Request::Density(DensityRequest::Run(RunRequest::StudyStart {
+                id,
+                config: Box::new(config.clone()),
+                use_data,
+            }))
+        };
+        let replies = |out: Vec<Response>| -> Vec<StudyReply<_>> {
+            out.into_iter()
+                .filter_map(|r| match r {
+                    Response::Density(DensityResponse::Study(reply)) => Some(reply),
+                    _ => None,
+                })
+                .collect()
+        };
+        // On a file the worker does not hold: refused, nothing to do.
+        let mut out = Vec::new();
+        engine.handle(study(1, true), &|| 0.0, &mut |r| out.push(r));
+        assert!(
+            matches!(&replies(out)[..], [StudyReply::Error { id: 1, message }] if message.contains("no imported data"))
+        );
+        assert!(!engine.has_work());
+        // Started, then cancelled before its first run: it says so and stops.
+        let mut out = Vec::new();
+        engine.handle(study(2, false), &|| 0.0, &mut |r| out.push(r));
+        let total = match &replies(out)[..] {
+            [
+                StudyReply::Progress {
+                    id: 2,
+                    done: 0,
+                    total,
+                    point: None,
+                },
+            ] => *total,
+            other => panic!("{other:?}"),
+        };
+        assert!(total > 1);
+        let cancel = Request::Density(DensityRequest::Run(RunRequest::StudyCancel { id: 2 }));
+        let mut out = Vec::new();
+        engine.handle(cancel, &|| 0.0, &mut |r| out.push(r));
+        assert!(matches!(
+            &replies(out)[..],
+            [StudyReply::Done {
+                id: 2,
+                cancelled: true
+            }]
+        ));
+        assert!(!engine.has_work());
+        // Run to its end: one point a run, then done.
+        engine.handle(study(3, false), &|| 0.0, &mut |_| {});
+        let replies = replies(pump_all(&mut engine));
+        let points = replies
+            .iter()
+            .filter(|r| matches!(r, StudyReply::Progress { point: Some(_), .. }))
+            .count();
+        assert_eq!(points, total);
+        assert!(matches!(
+            replies.last(),
+            Some(StudyReply::Done {
+                id: 3,
+                cancelled: false
+            })
+        ));
+    }
+
+    #[test]
     fn a_density_drag_answers_at_once_and_its_figures_wait_until_the_places_settle() {
         use crate::protocol::{DensityRequest, DensityResponse};
         use whereabouts_engine::density::DensityConfig;
@@ -628,11 +709,12 @@ mod tests {
             ..DensityConfig::default()
         };
         let mut places = config.visitor.clone();
-        let start = Request::Density(DensityRequest::Start {
+        let start = Request::Density(DensityRequest::Run(RunRequest::Start {
             generation: 1,
             config: Box::new(config),
             use_data: false,
-        });
+            start: (),
+        }));
         engine.handle(start, &|| 0.0, &mut |_| {});
         let idle = |out: &[Response]| {
             out.iter()
@@ -684,8 +766,7 @@ mod tests {
 
     #[test]
     fn the_linkability_lab_runs_when_shown_and_needs_a_file_to_use_one() {
-        use crate::protocol::linkability::UseData;
-        use crate::protocol::{LinkRequest, LinkResponse};
+        use crate::protocol::LinkResponse;
         use whereabouts_engine::linkability::attack::Identifier;
         use whereabouts_engine::linkability::config::LinkConfig;
         let config = LinkConfig {
@@ -695,20 +776,21 @@ mod tests {
             ..LinkConfig::default()
         };
         let start = |use_data| {
-            Request::Linkability(LinkRequest::Start {
+            Request::Linkability(RunRequest::Start {
                 generation: 2,
                 config: Box::new(config.clone()),
                 use_data,
+                start: (),
             })
         };
         let mut engine = Scheduler::default();
         let mut out = Vec::new();
-        engine.handle(start(UseData::File), &|| 0.0, &mut |r| out.push(r));
+        engine.handle(start(true), &|| 0.0, &mut |r| out.push(r));
         assert!(
             matches!(&out[0], Response::Linkability(LinkResponse::Error { message, .. }) if message.contains("no imported data")),
             "{out:?}"
         );
-        engine.handle(start(UseData::No), &|| 0.0, &mut |_| {});
+        engine.handle(start(false), &|| 0.0, &mut |_| {});
         assert!(!engine.has_work(), "the Signal map shows: the lab waits");
         let show = Request::Show {
             lab: LabKind::Linkability,
@@ -747,12 +829,12 @@ mod tests {
         };
         engine.handle(show, &|| 0.0, &mut |_| {});
         let mut out = Vec::new();
-        let start = Request::Mobility(MobRequest::Start {
+        let start = Request::Mobility(MobRequest::Run(RunRequest::Start {
             generation: 5,
             config: Box::new(config),
             use_data: false,
-            want: 2,
-        });
+            start: 2,
+        }));
         engine.handle(start, &|| 0.0, &mut |r| out.push(r));
         assert!(matches!(
             &out[0],
@@ -795,12 +877,12 @@ mod tests {
         }
         // A file target needs a file.
         let mut out = Vec::new();
-        let start = Request::Mobility(MobRequest::Start {
+        let start = Request::Mobility(MobRequest::Run(RunRequest::Start {
             generation: 6,
             config: Box::new(MobConfig::default()),
             use_data: true,
-            want: 1,
-        });
+            start: 1,
+        }));
         engine.handle(start, &|| 0.0, &mut |r| out.push(r));
         assert!(
             matches!(&out[0], Response::Mobility(MobResponse::Error { message, .. }) if message.contains("no imported data")),
