@@ -367,22 +367,19 @@ pub fn create(engine: Engine, data: DataState, active: RwSignal<LabKind>) -> Den
         }
         other => Some(other),
     });
-    // First shown: the first run; a file imported or forgotten: run again on the new places.
-    Effect::new(move |seen: Option<(bool, u32)>| {
-        let shown = active.get() == LabKind::Density;
-        let revision = data.view.with(|d| d.revision);
-        let started = seen.is_some_and(|(s, _)| s);
-        match seen {
-            _ if !shown && !started => return (false, revision),
-            Some((true, r)) if r == revision => return (true, revision),
-            _ => {}
-        }
-        if !data.has_data() && seen.is_some_and(|(_, r)| r != revision) {
-            state.places.set(default_places());
-        }
-        state.save_url();
-        state.restart();
-        (true, revision)
-    });
+    // A file imported: its places are the visitor's (the worker puts them in); forgotten: the
+    // default places again.
+    state.run_when_shown(
+        active,
+        move |has_file| {
+            if !has_file {
+                state.places.set(default_places());
+            }
+        },
+        move || {
+            state.save_url();
+            state.restart();
+        },
+    );
     state
 }

@@ -5,7 +5,7 @@
 use super::DensityState;
 use crate::ui::basemap::format_distance;
 use crate::ui::chart::{Axis, Chart, Point, Series};
-use crate::ui::study::study_tools;
+use crate::ui::study::{StudyFrame, cell, stopped, study_panel};
 use leptos::prelude::*;
 use whereabouts_engine::density::study::StudyPoint;
 
@@ -83,40 +83,45 @@ pub fn DensityStudy(state: DensityState) -> impl IntoView {
         }
         .view()
     };
-    let legend = FAMILIES
-        .iter()
-        .map(|&(_, label, colour)| view! { <span><i class=format!("swatch f{colour}")></i>{label}</span> })
-        .collect_view();
-    let cell = |x: Option<f64>, f: fn(f64) -> String| x.map_or("—".to_string(), f);
-    view! {
-        <section class="panel studies" aria-labelledby="density-study-title" class:hidden=move || state.hides("d.study")>
-            <h2 id="density-study-title">"Privacy–utility trade-off on your city"</h2>
-            <p class="hint">{ABOUT}</p>
-            {study_tools("density-", state.study, move || state.start_study(), move || state.cancel_study())}
-            <div class="study-legend" class:hidden=move || v().points.is_empty()>{legend}</div>
-            <div class:hidden=move || v().points.is_empty()>{chart}</div>
-            <div class="table-wrap" class:hidden=move || v().points.is_empty()>
-                <table>
-                    <thead><tr><th>"Phones send"</th><th>"ρ"</th><th>"Hotspot F1"</th><th>"Median error"</th><th>"Mean error"</th><th>"Found ≤ 100 m"</th><th>"Random guess"</th><th>"Your places"</th></tr></thead>
-                    <tbody>
-                        {move || v().points.into_iter().map(|p| view! {
-                            <tr data-testid="density-study-row" data-family=p.family.clone() data-label=p.label.clone()
-                                data-spearman=p.spearman_all.map(|x| format!("{x:.4}")).unwrap_or_default()
-                                data-median=p.median_m.map(|x| format!("{x:.1}")).unwrap_or_default()
-                                class:failed=p.failed.is_some()>
-                                <td>{p.label.clone()}{p.failed.clone().map(|why| view! { <span class="run-failed">" — stopped: " {why}</span> })}</td>
-                                <td>{cell(p.spearman_all, |x| format!("{x:.2}"))}</td>
-                                <td>{cell(p.hotspot_f1, |x| format!("{x:.2}"))}</td>
-                                <td>{cell(p.median_m, format_distance)}</td>
-                                <td>{cell(p.mean_m, format_distance)}</td>
-                                <td>{cell(p.located, |x| format!("{:.0}%", 100.0 * x))}</td>
-                                <td>{cell(p.random_guess_m, format_distance)}</td>
-                                <td>{cell(p.visitor_m, format_distance)}</td>
-                            </tr>
-                        }).collect_view()}
-                    </tbody>
-                </table>
-            </div>
-        </section>
-    }
+    let rows = move || {
+        v().points.into_iter().map(|p| view! {
+            <tr data-testid="density-study-row" data-family=p.family.clone() data-label=p.label.clone()
+                data-spearman=p.spearman_all.map(|x| format!("{x:.4}")).unwrap_or_default()
+                data-median=p.median_m.map(|x| format!("{x:.1}")).unwrap_or_default()
+                class:failed=p.failed.is_some()>
+                <td>{p.label.clone()}{stopped(p.failed.clone())}</td>
+                <td>{cell(p.spearman_all, |x| format!("{x:.2}"))}</td>
+                <td>{cell(p.hotspot_f1, |x| format!("{x:.2}"))}</td>
+                <td>{cell(p.median_m, format_distance)}</td>
+                <td>{cell(p.mean_m, format_distance)}</td>
+                <td>{cell(p.located, |x| format!("{:.0}%", 100.0 * x))}</td>
+                <td>{cell(p.random_guess_m, format_distance)}</td>
+                <td>{cell(p.visitor_m, format_distance)}</td>
+            </tr>
+        }).collect_view()
+    };
+    study_panel(
+        StudyFrame {
+            prefix: "density-",
+            title: "Privacy–utility trade-off on your city",
+            about: ABOUT,
+            families: &FAMILIES,
+            head: &[
+                "Phones send",
+                "ρ",
+                "Hotspot F1",
+                "Median error",
+                "Mean error",
+                "Found ≤ 100 m",
+                "Random guess",
+                "Your places",
+            ],
+            note: "",
+        },
+        state.study,
+        move || state.hides("d.study"),
+        (move || state.start_study(), move || state.cancel_study()),
+        view! { <div class:hidden=move || v().points.is_empty()>{chart}</div> },
+        rows,
+    )
 }

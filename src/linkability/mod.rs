@@ -188,27 +188,21 @@ pub fn create(engine: Engine, data: DataState, active: RwSignal<LabKind>) -> Lin
         }
         other => Some(other),
     });
-    Effect::new(move |seen: Option<(bool, u32)>| {
-        let shown = active.get() == LabKind::Linkability;
-        let revision = data.view.with(|d| d.revision);
-        let started = seen.is_some_and(|(s, _)| s);
-        match seen {
-            _ if !shown && !started => return (false, revision),
-            Some((true, r)) if r == revision => return (true, revision),
-            _ => {}
-        }
-        // A file came: you are your file; it went: you walk the default week again.
-        if seen.is_some_and(|(_, r)| r != revision) {
-            let you = if data.has_data() {
+    // A file came: you are your file; it went: you walk the default week again.
+    state.run_when_shown(
+        active,
+        move |has_file| {
+            let you = if has_file {
                 file_to_come()
             } else {
                 lab_default().you
             };
             state.settings.update(|c| c.you = you);
-        }
-        state.save_url();
-        state.restart();
-        (true, revision)
-    });
+        },
+        move || {
+            state.save_url();
+            state.restart();
+        },
+    );
     state
 }

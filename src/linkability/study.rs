@@ -5,7 +5,7 @@
 
 use super::LinkState;
 use crate::ui::chart::{Axis, Chart, Point, Series};
-use crate::ui::study::study_tools;
+use crate::ui::study::{StudyFrame, cell, stopped, study_panel};
 use leptos::prelude::*;
 use whereabouts_engine::linkability::study::StudyPoint;
 
@@ -108,42 +108,43 @@ pub fn LinkStudy(state: LinkState) -> impl IntoView {
             .view(),
         )
     };
-    let legend = FAMILIES
-        .iter()
-        .map(|&(_, label, colour)| view! { <span><i class=format!("swatch f{colour}")></i>{label}</span> })
-        .collect_view();
-    let cell = |x: Option<f64>, f: fn(f64) -> String| x.map_or("—".to_string(), f);
-    view! {
-        <section class="panel studies" aria-labelledby="link-study-title" class:hidden=move || state.hides("l.study")>
-            <h2 id="link-study-title">"Privacy–utility trade-off of the mitigations"</h2>
-            <p class="hint">{ABOUT}</p>
-            {study_tools("link-", state.study, move || state.start_study(), move || state.cancel_study())}
-            <div class="study-legend" class:hidden=move || v().points.is_empty()>{legend}</div>
-            <div class:hidden=move || v().points.is_empty()>{chart}</div>
-            <div class="table-wrap" class:hidden=move || v().points.is_empty()>
-                <table>
-                    <thead><tr><th>"Every device"</th><th>"Mean AP"</th><th>"× chance"</th><th>"Your new device ranked"</th><th>"Test error"</th><th>"Relative"</th></tr></thead>
-                    <tbody>
-                        {move || {
-                            let v = v();
-                            let base = baseline_rmse(&v);
-                            v.points.into_iter().map(|p| view! {
-                                <tr data-testid="link-study-row" data-mitigation=p.mitigation.clone()
-                                    data-strength=p.strength.to_string()
-                                    data-over-chance=p.over_chance.map(|x| format!("{x:.3}")).unwrap_or_default()
-                                    class:failed=p.failed.is_some()>
-                                    <td>{strength_label(&p)}{p.failed.clone().map(|why| view! { <span class="run-failed">" — stopped: " {why}</span> })}</td>
-                                    <td>{cell(p.mean_ap, |x| format!("{:.1}%", 100.0 * x))}</td>
-                                    <td>{cell(p.over_chance, |x| format!("{x:.1}×"))}</td>
-                                    <td>{p.your_rank.map_or("—".into(), |r| format!("#{}", super::results::rank_text(r)))}</td>
-                                    <td>{cell(p.test_rmse, |x| format!("{x:.2} dB"))}</td>
-                                    <td>{cell(p.test_rmse.zip(base).map(|(r, b)| r / b), |x| format!("×{x:.2}"))}</td>
-                                </tr>
-                            }).collect_view()
-                        }}
-                    </tbody>
-                </table>
-            </div>
-        </section>
-    }
+    let rows = move || {
+        let v = v();
+        let base = baseline_rmse(&v);
+        v.points.into_iter().map(|p| view! {
+            <tr data-testid="link-study-row" data-mitigation=p.mitigation.clone()
+                data-strength=p.strength.to_string()
+                data-over-chance=p.over_chance.map(|x| format!("{x:.3}")).unwrap_or_default()
+                class:failed=p.failed.is_some()>
+                <td>{strength_label(&p)}{stopped(p.failed.clone())}</td>
+                <td>{cell(p.mean_ap, |x| format!("{:.1}%", 100.0 * x))}</td>
+                <td>{cell(p.over_chance, |x| format!("{x:.1}×"))}</td>
+                <td>{p.your_rank.map_or("—".into(), |r| format!("#{}", super::results::rank_text(r)))}</td>
+                <td>{cell(p.test_rmse, |x| format!("{x:.2} dB"))}</td>
+                <td>{cell(p.test_rmse.zip(base).map(|(r, b)| r / b), |x| format!("×{x:.2}"))}</td>
+            </tr>
+        }).collect_view()
+    };
+    study_panel(
+        StudyFrame {
+            prefix: "link-",
+            title: "Privacy–utility trade-off of the mitigations",
+            about: ABOUT,
+            families: &FAMILIES,
+            head: &[
+                "Every device",
+                "Mean AP",
+                "× chance",
+                "Your new device ranked",
+                "Test error",
+                "Relative",
+            ],
+            note: "",
+        },
+        state.study,
+        move || state.hides("l.study"),
+        (move || state.start_study(), move || state.cancel_study()),
+        view! { <div class:hidden=move || v().points.is_empty()>{chart}</div> },
+        rows,
+    )
 }

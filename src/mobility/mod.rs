@@ -323,31 +323,27 @@ pub fn create(engine: Engine, data: DataState, active: RwSignal<LabKind>) -> Mob
         }
         other => Some(other),
     });
-    Effect::new(move |seen: Option<(bool, u32)>| {
-        let shown = active.get() == LabKind::Mobility;
-        let revision = data.view.with(|d| d.revision);
-        let started = seen.is_some_and(|(s, _)| s);
-        if !shown {
-            // Leaving the tab pauses the playback (the worker computes only the visible lab).
+    // Leaving the tab pauses the playback (the worker computes only the visible lab).
+    Effect::new(move || {
+        if active.get() != LabKind::Mobility {
             state.pause();
         }
-        match seen {
-            _ if !shown && !started => return (false, revision),
-            Some((true, r)) if r == revision => return (true, revision),
-            _ => {}
-        }
-        // A file came: it is the target; it went: the drawn route again.
-        if seen.is_some_and(|(_, r)| r != revision) {
-            let who = if data.has_data() { "file" } else { "path" };
+    });
+    // A file came: it is the target; it went: the drawn route again.
+    state.run_when_shown(
+        active,
+        move |has_file| {
+            let who = if has_file { "file" } else { "path" };
             let mut next = state.settings.get_untracked();
             match whereabouts_core::setting::set(SETTINGS, &mut next, "m.who", who) {
                 Ok(()) => state.settings.set(next),
                 Err(e) => state.notice.set(Some(e)),
             }
-        }
-        state.save_url();
-        state.restart();
-        (true, revision)
-    });
+        },
+        move || {
+            state.save_url();
+            state.restart();
+        },
+    );
     state
 }

@@ -6,7 +6,7 @@
 use super::MobState;
 use crate::ui::basemap::format_distance;
 use crate::ui::chart::{Axis, Chart, Point, Series};
-use crate::ui::study::study_tools;
+use crate::ui::study::{StudyFrame, cell, stopped, study_panel};
 use leptos::prelude::*;
 use whereabouts_engine::mobility::experiments::EPSILONS;
 use whereabouts_engine::mobility::study::{StudyPoint, TOTAL_NOTE, total_cell};
@@ -169,41 +169,46 @@ fn utility_chart(points: &[StudyPoint]) -> impl IntoView + use<> {
 #[component]
 pub fn MobStudy(state: MobState) -> impl IntoView {
     let v = move || state.study.get();
-    let legend = FAMILIES
-        .iter()
-        .map(|&(_, label, colour)| view! { <span><i class=format!("swatch f{colour}")></i>{label}</span> })
-        .collect_view();
-    let cell = |x: Option<f64>, f: fn(f64) -> String| x.map_or("—".to_string(), f);
-    view! {
-        <section class="panel studies" aria-labelledby="mob-study-title" class:hidden=move || state.hides("m.study")>
-            <h2 id="mob-study-title">"Privacy against utility, every defence"</h2>
-            <p class="hint">{ABOUT}</p>
-            {study_tools("mob-", state.study, move || state.start_study(), move || state.cancel_study())}
-            <div class="study-legend" class:hidden=move || v().points.is_empty()>{legend}</div>
-            <div class="chart-pair" class:hidden=move || v().points.is_empty()>
-                {move || asr_chart(&v().points)}
-                {move || utility_chart(&v().points)}
-            </div>
-            <div class="table-wrap" class:hidden=move || v().points.is_empty()>
-                <p class="hint">{TOTAL_NOTE}</p>
-                <table>
-                    <thead><tr><th>"Defence"</th><th>"ASR"</th><th>"AIT"</th><th>"Next-position error"</th><th>"Recall@5"</th><th>"Total ε over the run"</th></tr></thead>
-                    <tbody>
-                        {move || v().points.into_iter().map(|p| view! {
-                            <tr data-testid="mob-study-row" data-family=p.family.clone()
-                                data-asr=p.asr.map(|x| format!("{x:.4}")).unwrap_or_default()
-                                class:failed=p.failed.is_some()>
-                                <td>{p.label.clone()}{p.failed.clone().map(|why| view! { <span class="run-failed">" — stopped: " {why}</span> })}</td>
-                                <td>{cell(p.asr, |x| format!("{x:.2}"))}</td>
-                                <td>{cell(p.ait, |x| format!("{x:.0}"))}</td>
-                                <td>{cell(p.utility_error_m, format_distance)}</td>
-                                <td>{cell(p.recall_at_5, |x| format!("{:.0}%", 100.0 * x))}</td>
-                                <td data-testid="mob-study-total" data-total=p.total_epsilon.map(|x| format!("{x:.4}")).unwrap_or_default()>{total_cell(&p)}</td>
-                            </tr>
-                        }).collect_view()}
-                    </tbody>
-                </table>
-            </div>
-        </section>
-    }
+    let rows = move || {
+        v().points.into_iter().map(|p| view! {
+            <tr data-testid="mob-study-row" data-family=p.family.clone()
+                data-asr=p.asr.map(|x| format!("{x:.4}")).unwrap_or_default()
+                class:failed=p.failed.is_some()>
+                <td>{p.label.clone()}{stopped(p.failed.clone())}</td>
+                <td>{cell(p.asr, |x| format!("{x:.2}"))}</td>
+                <td>{cell(p.ait, |x| format!("{x:.0}"))}</td>
+                <td>{cell(p.utility_error_m, format_distance)}</td>
+                <td>{cell(p.recall_at_5, |x| format!("{:.0}%", 100.0 * x))}</td>
+                <td data-testid="mob-study-total" data-total=p.total_epsilon.map(|x| format!("{x:.4}")).unwrap_or_default()>{total_cell(&p)}</td>
+            </tr>
+        }).collect_view()
+    };
+    let charts = view! {
+        <div class="chart-pair" class:hidden=move || v().points.is_empty()>
+            {move || asr_chart(&v().points)}
+            {move || utility_chart(&v().points)}
+        </div>
+    };
+    study_panel(
+        StudyFrame {
+            prefix: "mob-",
+            title: "Privacy against utility, every defence",
+            about: ABOUT,
+            families: &FAMILIES,
+            head: &[
+                "Defence",
+                "ASR",
+                "AIT",
+                "Next-position error",
+                "Recall@5",
+                "Total ε over the run",
+            ],
+            note: TOTAL_NOTE,
+        },
+        state.study,
+        move || state.hides("m.study"),
+        (move || state.start_study(), move || state.cancel_study()),
+        charts,
+        rows,
+    )
 }

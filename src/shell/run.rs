@@ -149,6 +149,34 @@ impl<C: Clone + Send + Sync + 'static, S: Default + Send + Sync + 'static> RunSt
             .collect_view()
     }
 
+    /// Starts the lab's first run when its tab first shows (a visitor who never opens it costs
+    /// nothing), and a new one when the visitor's file comes or goes: `file_changed` (told
+    /// whether a file is held now) first puts it in the settings or takes it out. `restart`
+    /// saves the link and runs.
+    pub fn run_when_shown(
+        &self,
+        active: RwSignal<LabKind>,
+        file_changed: impl Fn(bool) + 'static,
+        restart: impl Fn() + 'static,
+    ) {
+        let (lab, data) = (self.lab, self.data);
+        Effect::new(move |seen: Option<(bool, u32)>| {
+            let shown = active.get() == lab;
+            let revision = data.view.with(|d| d.revision);
+            let started = seen.is_some_and(|(s, _)| s);
+            match seen {
+                _ if !shown && !started => return (false, revision),
+                Some((true, r)) if r == revision => return (true, revision),
+                _ => {}
+            }
+            if seen.is_some_and(|(_, r)| r != revision) {
+                file_changed(data.has_data());
+            }
+            restart();
+            (true, revision)
+        });
+    }
+
     /// Writes the lab's part of the address bar (`own`, without `?`) beside the other labs';
     /// the link's length.
     pub fn save(&self, own: &str) -> Option<usize> {

@@ -6,6 +6,7 @@
 use super::LabState;
 use crate::protocol::{Response, SignalResponse};
 use crate::ui::chart::{Axis, Chart, Point, Series};
+use crate::ui::study::stopped;
 use leptos::prelude::*;
 use whereabouts_engine::signal_map::studies::{Study, StudyPoint};
 
@@ -342,7 +343,7 @@ pub fn Studies(state: LabState) -> impl IntoView {
                                         data-fedavg-error=aware.as_ref().and_then(|a| a.mean_error_m).map(|v| format!("{v:.2}")).unwrap_or_default()
                                         data-fedavg-diverged=aware.as_ref().map(|a| format!("{:.1}", a.diverged_percent)).unwrap_or_default()>
                                         <td>{p.family.clone()}
-                                            {p.failed.clone().map(|why| view! { <span class="run-failed">" — stopped: " {why}</span> })}
+                                            {stopped(p.failed.clone())}
                                         </td>
                                         <td>{p.parameter.clone()}</td>
                                         <td>{p.mean_error_m.map_or("—".into(), |v| format!("{v:.0} m"))}</td>

@@ -125,6 +125,84 @@ pub fn study_tools<P: Clone + Send + Sync + 'static>(
     }
 }
 
+/// What a lab's study panel says and shows around its own charts and table rows.
+pub struct StudyFrame {
+    /// The test ids' and the heading's prefix ("density-", "link-", "mob-").
+    pub prefix: &'static str,
+    pub title: &'static str,
+    /// What the study runs and how to read it.
+    pub about: &'static str,
+    /// The families in the charts: engine name, label, colour (`.swatch.fN` in the CSS).
+    pub families: &'static [(&'static str, &'static str, usize)],
+    /// The table's column heads.
+    pub head: &'static [&'static str],
+    /// A note above the table ("" for none).
+    pub note: &'static str,
+}
+
+/// A lab's study panel: its heading and what it runs, the toolbar, then — once points arrive —
+/// the families' legend, the lab's `charts` and the table of its `rows`. `hidden`: the link
+/// hides the panel.
+pub fn study_panel<P, C, R>(
+    frame: StudyFrame,
+    view: RwSignal<StudyView<P>>,
+    hidden: impl Fn() -> bool + Send + Sync + 'static,
+    (run, cancel): (
+        impl Fn() + Send + Sync + 'static,
+        impl Fn() + Send + Sync + 'static,
+    ),
+    charts: C,
+    rows: R,
+) -> impl IntoView
+where
+    P: Clone + Send + Sync + 'static,
+    C: IntoView + 'static,
+    R: IntoView + 'static,
+{
+    let empty = move || view.with(|v| v.points.is_empty());
+    let (labelled_by, title_id) = (
+        format!("{}study-title", frame.prefix),
+        format!("{}study-title", frame.prefix),
+    );
+    let legend = frame
+        .families
+        .iter()
+        .map(|&(_, label, colour)| view! { <span><i class=format!("swatch f{colour}")></i>{label}</span> })
+        .collect_view();
+    let head = frame
+        .head
+        .iter()
+        .map(|&h| view! { <th>{h}</th> })
+        .collect_view();
+    let note = (!frame.note.is_empty()).then(|| view! { <p class="hint">{frame.note}</p> });
+    view! {
+        <section class="panel studies" aria-labelledby=labelled_by class:hidden=hidden>
+            <h2 id=title_id>{frame.title}</h2>
+            <p class="hint">{frame.about}</p>
+            {study_tools(frame.prefix, view, run, cancel)}
+            <div class="study-legend" class:hidden=empty>{legend}</div>
+            {charts}
+            <div class="table-wrap" class:hidden=empty>
+                {note}
+                <table>
+                    <thead><tr>{head}</tr></thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+        </section>
+    }
+}
+
+/// A table cell's text: the value formatted, or a dash.
+pub fn cell(x: Option<f64>, format: fn(f64) -> String) -> String {
+    x.map_or("—".to_string(), format)
+}
+
+/// After a run's label: why it stopped, if it did.
+pub fn stopped(failed: Option<String>) -> impl IntoView {
+    failed.map(|why| view! { <span class="run-failed">" — stopped: " {why}</span> })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
