@@ -31,7 +31,7 @@ async function figures(page, after = 0, timeout = 60000) {
 const places = (page) =>
   page.$eval('[data-testid="density-map"]', (c) => c.dataset.places.split(';').map((p) => p.split(' ').map(Number)));
 
-test('drag your place, read the guess and the density, change B, share the link', async () => {
+test('drag your place, read the guess and the density, change B, run the study, share the link', async () => {
   const { context, guard, page, errors } = await open('?lab=density');
   const first = await figures(page);
   // B = 3 by default: the city's density is a fair map, and peak picking finds most people.
@@ -69,6 +69,18 @@ test('drag your place, read the guess and the density, change B, share the link'
   const fifty = await figures(page, one.run);
   assert.ok(fifty.rho > first.rho, `ρ ${fifty.rho} vs ${first.rho}`);
   assert.ok(fifty.median < 100, `median ${fifty.median}`);
+
+  // The study runs every scheme behind the lab: one row a run, the random-features line
+  // gaining ρ with B, the own bump a row of its own.
+  await page.click('[data-testid="density-study-run"]');
+  await page.waitForFunction(() => /^Done: \d+ runs\.$/.test(document.querySelector('[data-testid="density-study-status"]').textContent), null, { timeout: 120000 });
+  const rows = await page.$$eval('[data-testid="density-study-row"]', (rs) =>
+    rs.map((r) => ({ family: r.dataset.family, rho: Number(r.dataset.spearman) })));
+  const total = Number((await page.textContent('[data-testid="density-study-status"]')).match(/\d+/)[0]);
+  assert.equal(rows.length, total);
+  assert.equal(rows.filter((r) => r.family === 'kde').length, 1);
+  const rff = rows.filter((r) => r.family === 'rff');
+  assert.ok(rff.at(-1).rho > rff[0].rho, JSON.stringify(rff));
 
   // The link reproduces the run.
   const link = await page.evaluate(() => location.search);
