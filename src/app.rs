@@ -184,64 +184,40 @@ pub fn App() -> impl IntoView {
         <div class="lesson-wrap" class:hidden=move || open_lesson.with(Option::is_none)>
             <LessonPanel open=open_lesson apply=apply/>
         </div>
-        <main class="lab" aria-label="Signal-map lab" id="panel-signal" role="tabpanel" tabindex="-1"
-            aria-labelledby="tab-signal" hidden=move || active.get() != LabKind::Signal>
-            <div class="stage">
-                <section class="map-panel" aria-label="Map">
-                    <LabMap state=lab/>
-                </section>
-                <Playback state=lab/>
-                <Results state=lab/>
-                <Studies state=lab/>
-                <p class="status" data-testid="engine-status" aria-live="polite" class:hidden=hidden("status")
-                    class:ready=move || matches!(status.get(), EngineStatus::Ready { .. })
-                    class:failed=move || matches!(status.get(), EngineStatus::Failed(_))>
-                    {move || status.get().describe()}
-                </p>
-            </div>
-            <aside class="side">
-                <Controls state=lab/>
-            </aside>
-        </main>
-        <main class="lab" aria-label="Density lab" id="panel-density" role="tabpanel" tabindex="-1"
-            aria-labelledby="tab-density" hidden=move || active.get() != LabKind::Density>
-            <div class="stage">
-                <section class="map-panel" aria-label="Map">
-                    <DensityMap state=density/>
-                </section>
-                <DensityResults state=density/>
-                <DensityStudy state=density/>
-            </div>
-            <aside class="side">
-                <DensityControls state=density/>
-            </aside>
-        </main>
-        <main class="lab" aria-label="Linkability lab" id="panel-linkability" role="tabpanel" tabindex="-1"
-            aria-labelledby="tab-linkability" hidden=move || active.get() != LabKind::Linkability>
-            <div class="stage">
-                <LinkResults state=linkability/>
-                <UpdatesMap state=linkability/>
-                <Confusion state=linkability/>
-                <LinkStudy state=linkability/>
-            </div>
-            <aside class="side">
-                <LinkControls state=linkability/>
-            </aside>
-        </main>
-        <main class="lab" aria-label="Mobility lab" id="panel-mobility" role="tabpanel" tabindex="-1"
-            aria-labelledby="tab-mobility" hidden=move || active.get() != LabKind::Mobility>
-            <div class="stage">
-                <section class="map-panel" aria-label="Map">
-                    <MobMap state=mobility/>
-                </section>
-                <MobPlayback state=mobility/>
-                <MobResults state=mobility/>
-                <MobStudy state=mobility/>
-            </div>
-            <aside class="side">
-                <MobControls state=mobility/>
-            </aside>
-        </main>
+        {lab_panel(LabKind::Signal, active, view! {
+            <section class="map-panel" aria-label="Map">
+                <LabMap state=lab/>
+            </section>
+            <Playback state=lab/>
+            <Results state=lab/>
+            <Studies state=lab/>
+            <p class="status" data-testid="engine-status" aria-live="polite" class:hidden=hidden("status")
+                class:ready=move || matches!(status.get(), EngineStatus::Ready { .. })
+                class:failed=move || matches!(status.get(), EngineStatus::Failed(_))>
+                {move || status.get().describe()}
+            </p>
+        }, view! { <Controls state=lab/> })}
+        {lab_panel(LabKind::Density, active, view! {
+            <section class="map-panel" aria-label="Map">
+                <DensityMap state=density/>
+            </section>
+            <DensityResults state=density/>
+            <DensityStudy state=density/>
+        }, view! { <DensityControls state=density/> })}
+        {lab_panel(LabKind::Linkability, active, view! {
+            <LinkResults state=linkability/>
+            <UpdatesMap state=linkability/>
+            <Confusion state=linkability/>
+            <LinkStudy state=linkability/>
+        }, view! { <LinkControls state=linkability/> })}
+        {lab_panel(LabKind::Mobility, active, view! {
+            <section class="map-panel" aria-label="Map">
+                <MobMap state=mobility/>
+            </section>
+            <MobPlayback state=mobility/>
+            <MobResults state=mobility/>
+            <MobStudy state=mobility/>
+        }, view! { <MobControls state=mobility/> })}
         // The visitor's own data, shared by every lab (each may hide it from its link).
         <div class="shared-data">
             <DataPanel state=data hidden=Signal::derive(move || match active.get() {
@@ -262,5 +238,23 @@ pub fn App() -> impl IntoView {
                 Shen, Li, Yoshikawa) and related work, in Rust and WebAssembly."
             </p>
         </footer>
+    }
+}
+
+/// A lab's tab panel (shown while its tab is the active one): its `stage` (map, results,
+/// study) beside its `side` (the controls).
+fn lab_panel(
+    kind: LabKind,
+    active: RwSignal<LabKind>,
+    stage: impl IntoView + 'static,
+    side: impl IntoView + 'static,
+) -> impl IntoView {
+    let key = kind.key();
+    view! {
+        <main class="lab" aria-label=format!("{} lab", kind.title()) id=format!("panel-{key}") role="tabpanel"
+            tabindex="-1" aria-labelledby=format!("tab-{key}") hidden=move || active.get() != kind>
+            <div class="stage">{stage}</div>
+            <aside class="side">{side}</aside>
+        </main>
     }
 }

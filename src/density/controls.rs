@@ -4,7 +4,7 @@
 use super::DensityState;
 use super::map::city;
 use crate::ui::basemap::format_distance;
-use crate::ui::layers::layer_toggle;
+use crate::ui::layers::LayerToggles;
 use leptos::prelude::*;
 use whereabouts_core::geo::Metres;
 use whereabouts_engine::density::limits::MAX_VISITOR_PLACES;
@@ -70,19 +70,9 @@ pub fn DensityControls(state: DensityState) -> impl IntoView {
         state.add_place(at);
     };
     let full = move || state.places.with(|p| p.len() >= MAX_VISITOR_PLACES);
-    let layer = move |name: &'static str,
-                      label: &'static str,
-                      about: &'static str,
-                      get: fn(&super::Layers) -> bool,
-                      set: fn(&mut super::Layers, bool)| {
-        layer_toggle(
-            state.layers,
-            format!("density-layer-{name}"),
-            label,
-            about,
-            get,
-            set,
-        )
+    let layer = LayerToggles {
+        layers: state.layers,
+        prefix: "density-layer-",
     };
     view! {
         <section class="panel controls" aria-labelledby="density-controls-title">
@@ -104,10 +94,10 @@ pub fn DensityControls(state: DensityState) -> impl IntoView {
             {section(CITY)}
             <h2 class:hidden=move || state.hides("d.layers")>"Map layers"</h2>
             <div class="layers" class:hidden=move || state.hides("d.layers")>
-                {layer("candidates", "Peaks in your upload",
+                {layer.toggle("candidates", "Peaks in your upload",
                     "Black rings: the highest points of your upload's wave pattern, the places the server cannot tell from where you are. One ring: you are found; many far apart: you hide among them.",
                     |l| l.candidates, |l, v| l.candidates = v)}
-                {layer("guess", "The server's guess",
+                {layer.toggle("guess", "The server's guess",
                     "Where the server puts you after reading your upload (its attack in the settings), with its distance from you: the figure in the card Where the server puts you.",
                     |l| l.guess, |l, v| l.guess = v)}
             </div>

@@ -1,9 +1,9 @@
 //! The Mobility lab's controls: the visitor's route (undo, redo, a new one), the settings (each
 //! with its "?") in four groups, and the map's layers.
 
-use super::{Layers, MobState};
+use super::MobState;
 use crate::ui::basemap::format_distance;
-use crate::ui::layers::layer_toggle;
+use crate::ui::layers::LayerToggles;
 use leptos::prelude::*;
 use whereabouts_core::world::roads::length;
 use whereabouts_engine::mobility::settings::{ATTACK, DEFENCE, TRAINING, YOU, default_path};
@@ -49,19 +49,9 @@ pub fn MobControls(state: MobState) -> impl IntoView {
             state.path_done();
         }
     };
-    let layer = move |name: &'static str,
-                      label: &'static str,
-                      about: &'static str,
-                      get: fn(&Layers) -> bool,
-                      set: fn(&mut Layers, bool)| {
-        layer_toggle(
-            state.layers,
-            format!("mob-layer-{name}"),
-            label,
-            about,
-            get,
-            set,
-        )
+    let layer = LayerToggles {
+        layers: state.layers,
+        prefix: "mob-layer-",
     };
     view! {
         <section class="panel controls" aria-labelledby="mob-controls-title">
@@ -87,13 +77,13 @@ pub fn MobControls(state: MobState) -> impl IntoView {
             {section(TRAINING)}
             <h2 class:hidden=move || state.hides("m.layers")>"Map layers"</h2>
             <div class="layers" class:hidden=move || state.hides("m.layers")>
-                {layer("trail", "The server's optimisation",
+                {layer.toggle("trail", "The server's optimisation",
                     "For the round shown, every iterate of the server's made-up window, from its start to where it stopped: how the attack moved its guesses.",
                     |l| l.trail, |l, v| l.trail = v)}
-                {layer("estimates", "Averaged estimates so far",
+                {layer.toggle("estimates", "Averaged estimates so far",
                     "Each position's estimate averaged over the windows it was in so far (ST-GIA's calibration, [002] Eq. 9), with its distance from the truth in the card The window's positions.",
                     |l| l.estimates, |l, v| l.estimates = v)}
-                {layer("streets", "Streets",
+                {layer.toggle("streets", "Streets",
                     "The city's street network: routes follow it, and ST-GIA's mapping moves every guess onto it.",
                     |l| l.streets, |l, v| l.streets = v)}
             </div>

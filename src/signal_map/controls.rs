@@ -1,8 +1,7 @@
 //! The lab's controls: playback, the path tools, the settings (with explanations) and layers.
 
 use super::LabState;
-use super::draw::Layers;
-use crate::ui::layers::layer_toggle;
+use crate::ui::layers::LayerToggles;
 use leptos::{ev, prelude::*};
 use whereabouts_core::setting::Setting;
 use whereabouts_engine::signal_map::scenario::ScenarioConfig;
@@ -157,19 +156,9 @@ pub fn Controls(state: LabState) -> impl IntoView {
             error.set(Some(("seed", e)));
         }
     };
-    let layer = move |name: &'static str,
-                      label: &'static str,
-                      about: &'static str,
-                      get: fn(&Layers) -> bool,
-                      set: fn(&mut Layers, bool)| {
-        layer_toggle(
-            state.layers,
-            format!("layer-{name}"),
-            label,
-            about,
-            get,
-            set,
-        )
+    let layer = LayerToggles {
+        layers: state.layers,
+        prefix: "layer-",
     };
     view! {
         <section class="panel controls" aria-labelledby="controls-title">
@@ -212,28 +201,28 @@ pub fn Controls(state: LabState) -> impl IntoView {
             <button type="button" class:hidden=is_hidden(state, "seed") data-testid="new-world" on:click=new_world>"New world"</button>
             <h2 class:hidden=is_hidden(state, "layers")>"Map layers"</h2>
             <div class="layers" class:hidden=is_hidden(state, "layers")>
-                {layer("heat", "Predicted signal (heat map)",
+                {layer.toggle("heat", "Predicted signal (heat map)",
                     "The global model's predicted signal strength (RSRP, dBm) over the area after the round shown: the map the federation is building. Dark is weak, yellow strong; the legend gives the range.",
                     |l| l.heat, |l, v| l.heat = v)}
-                {layer("points", "Your measurements, by round",
+                {layer.toggle("points", "Your measurements, by round",
                     "Every fix your phone logged, coloured by round: the data the updates are computed from. The server never sees these.",
                     |l| l.points, |l, v| l.points = v)}
-                {layer("centroids", "True batch centroids",
+                {layer.toggle("centroids", "True batch centroids",
                     "Blue dots: the average position of each round's fixes (the true centroid), which the attacks try to recover and against which their errors are measured.",
                     |l| l.centroids, |l, v| l.centroids = v)}
-                {layer("dlg", "DLG reconstructions",
+                {layer.toggle("dlg", "DLG reconstructions",
                     "Red diamonds: DLG's reconstruction of each round ([000] Algorithm 2). Faded: the attack left the area (diverged) and is left out of the medians.",
                     |l| l.dlg, |l, v| l.dlg = v)}
-                {layer("analytic", "Analytic reconstructions",
+                {layer.toggle("analytic", "Analytic reconstructions",
                     "Orange squares: each round's position read from the first layer of the update (Lemma 1), with no search.",
                     |l| l.analytic, |l, v| l.analytic = v)}
-                {layer("errors", "Error lines",
+                {layer.toggle("errors", "Error lines",
                     "A line from each reconstruction to its round's true centroid: its length is the error in the cards and the table. Shorter is a better attack.",
                     |l| l.errors, |l, v| l.errors = v)}
-                {layer("trail", "DLG optimisation trail",
+                {layer.toggle("trail", "DLG optimisation trail",
                     "For the round in focus, the path DLG's made-up location took while it searched: where it started and where it settled.",
                     |l| l.trail, |l, v| l.trail = v)}
-                {layer("steps", "Mini-batch centroids (FedAvg steps)",
+                {layer.toggle("steps", "Mini-batch centroids (FedAvg steps)",
                     "Under FedAvg, the centroid of each local step's mini-batch for the round in focus (small rings): what each step's gradient points at, and what the FedAvg-aware server's dummies aim for.",
                     |l| l.steps, |l, v| l.steps = v)}
             </div>

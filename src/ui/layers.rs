@@ -31,3 +31,37 @@ pub fn layer_toggle<L: Send + Sync + 'static>(
         </div>
     }
 }
+
+/// The toggles of a lab's `layers`, each named `{prefix}{name}` for the tests and its help.
+pub struct LayerToggles<L: 'static> {
+    pub layers: RwSignal<L>,
+    pub prefix: &'static str,
+}
+
+impl<L> Clone for LayerToggles<L> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<L> Copy for LayerToggles<L> {}
+
+impl<L: Send + Sync + 'static> LayerToggles<L> {
+    /// The toggle of layer `name` ([`layer_toggle`]).
+    pub fn toggle(
+        self,
+        name: &'static str,
+        label: &'static str,
+        about: &'static str,
+        get: fn(&L) -> bool,
+        set: fn(&mut L, bool),
+    ) -> impl IntoView {
+        layer_toggle(
+            self.layers,
+            format!("{}{name}", self.prefix),
+            label,
+            about,
+            get,
+            set,
+        )
+    }
+}
