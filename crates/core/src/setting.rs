@@ -53,6 +53,98 @@ impl<C> Clone for Setting<C> {
 }
 impl<C> Copy for Setting<C> {}
 
+/// A row's reading before its `get` is given: nothing (every value is refused on the way back,
+/// so [`check_rows`]'s round trip names the row).
+fn unread<C>(_: &C) -> String {
+    String::new()
+}
+
+/// A row's writing before its `set` is given: every value refused.
+fn unwritten<C>(_: &mut C, _: &str) -> Result<(), String> {
+    Err("this setting cannot be set (its row has no `set`)".into())
+}
+
+/// A row is written as one constructor naming its key, label, section and kind, then what it
+/// has besides: `.help(…)`, `.get(…)`, `.set(…)`, and where it needs them `.unit(…)`,
+/// `.aliases(…)`, `.relevant(…)`.
+impl<C> Setting<C> {
+    const fn row(
+        key: &'static str,
+        label: &'static str,
+        section: &'static str,
+        kind: Kind,
+    ) -> Self {
+        Setting {
+            key,
+            aliases: &[],
+            label,
+            unit: "",
+            help: "",
+            section,
+            kind,
+            get: unread,
+            set: unwritten,
+            relevant: always,
+        }
+    }
+
+    /// A number within `limit`, its control stepping by `step`.
+    pub const fn number(
+        key: &'static str,
+        label: &'static str,
+        section: &'static str,
+        step: &'static str,
+        limit: Limit,
+    ) -> Self {
+        Self::row(key, label, section, Kind::Number { step, limit })
+    }
+
+    /// One of `options` (`(key, label)` pairs).
+    pub const fn choice(
+        key: &'static str,
+        label: &'static str,
+        section: &'static str,
+        options: &'static [(&'static str, &'static str)],
+    ) -> Self {
+        Self::row(key, label, section, Kind::Choice(options))
+    }
+
+    /// On or off.
+    pub const fn toggle(key: &'static str, label: &'static str, section: &'static str) -> Self {
+        Self::row(key, label, section, Kind::Toggle)
+    }
+
+    pub const fn help(mut self, help: &'static str) -> Self {
+        self.help = help;
+        self
+    }
+
+    pub const fn unit(mut self, unit: &'static str) -> Self {
+        self.unit = unit;
+        self
+    }
+
+    pub const fn aliases(mut self, aliases: &'static [&'static str]) -> Self {
+        self.aliases = aliases;
+        self
+    }
+
+    pub const fn get(mut self, get: fn(&C) -> String) -> Self {
+        self.get = get;
+        self
+    }
+
+    pub const fn set(mut self, set: fn(&mut C, &str) -> Result<(), String>) -> Self {
+        self.set = set;
+        self
+    }
+
+    pub const fn relevant(mut self, relevant: fn(&C) -> bool) -> Self {
+        self.relevant = relevant;
+        self
+    }
+}
+
 impl<C> Setting<C> {
     /// The label with its unit: "Bandwidth h (m)".
     pub fn title(&self) -> String {
@@ -282,29 +374,18 @@ macro_rules! choices {
     };
 }
 
-/// The seed's row, which every lab has: `key`, shown in `section`, `help` saying what it
-/// seeds; on a config's `seed: u64`, within [`crate::limit::SEED`] (what a link carries).
+/// The seed's row, which every lab has: a `row` (`Setting<the lab's config>`) with `key`, shown
+/// in `section`, `help` saying what it seeds; on a config's `seed: u64`, within [`crate::limit::SEED`] (what a link carries).
 #[macro_export]
 macro_rules! seed_setting {
-    ($key:literal, $section:expr, $help:literal) => {
-        $crate::setting::Setting {
-            key: $key,
-            aliases: &[],
-            label: "Seed",
-            unit: "",
-            help: $help,
-            section: $section,
-            kind: $crate::setting::Kind::Number {
-                step: "1",
-                limit: $crate::limit::SEED,
-            },
-            get: |c| c.seed.to_string(),
-            set: |c, v| {
+    ($row:ty, $key:literal, $section:expr, $help:literal) => {
+        <$row>::number($key, "Seed", $section, "1", $crate::limit::SEED)
+            .help($help)
+            .get(|c| c.seed.to_string())
+            .set(|c, v| {
                 c.seed = $crate::setting::number(v, &$crate::limit::SEED)? as u64;
                 Ok(())
-            },
-            relevant: $crate::setting::always,
-        }
+            })
     };
 }
 
@@ -369,65 +450,40 @@ mod tests {
     const N: Limit = whole(1.0, 10.0, "a whole number from 1 to 10");
     const SIGMA: Limit = whole(1.0, 9.0, "a whole number from 1 to 9");
 
-    const TABLE: &[Setting<Config>] = &[
-        Setting {
-            key: "mode",
-            aliases: &[],
-            label: "Mode",
-            unit: "",
-            help: "How.",
-            section: "A",
-            kind: Kind::Choice(Mode::MENU),
-            get: |c| c.mode.key().into(),
-            set: |c, v| {
+    type Row = Setting<Config>;
+
+    const TABLE: &[Row] = &[
+        Row::choice("mode", "Mode", "A", Mode::MENU)
+            .help("How.")
+            .get(|c| c.mode.key().into())
+            .set(|c, v| {
                 let mode = Mode::parse(v)?;
                 if mode != c.mode {
                     c.mode = mode;
                     c.sigma = (mode == Mode::Noisy).then_some(2);
                 }
                 Ok(())
-            },
-            relevant: always,
-        },
-        Setting {
-            key: "sigma",
-            aliases: &[],
-            label: "Noise",
-            unit: "",
-            help: "How much.",
-            section: "A",
-            kind: Kind::Number {
-                step: "1",
-                limit: SIGMA,
-            },
-            get: |c| c.sigma.unwrap_or(2).to_string(),
-            set: |c, v| {
+            }),
+        Row::number("sigma", "Noise", "A", "1", SIGMA)
+            .help("How much.")
+            .get(|c| c.sigma.unwrap_or(2).to_string())
+            .set(|c, v| {
                 let s = number(v, &SIGMA)? as u32;
                 if let Some(sigma) = c.sigma.as_mut() {
                     *sigma = s;
                 }
                 Ok(())
-            },
-            relevant: |c| c.mode == Mode::Noisy,
-        },
-        Setting {
-            key: "n",
-            aliases: &["count"],
-            label: "Count",
-            unit: "people",
-            help: "How many.",
-            section: "B",
-            kind: Kind::Number {
-                step: "1",
-                limit: N,
-            },
-            get: |c| c.n.to_string(),
-            set: |c, v| {
+            })
+            .relevant(|c| c.mode == Mode::Noisy),
+        Row::number("n", "Count", "B", "1", N)
+            .unit("people")
+            .aliases(&["count"])
+            .help("How many.")
+            .get(|c| c.n.to_string())
+            .set(|c, v| {
                 c.n = number(v, &N)? as usize;
                 Ok(())
-            },
-            relevant: always,
-        },
+            }),
     ];
 
     fn plain() -> Config {
@@ -538,5 +594,14 @@ mod tests {
         let caught =
             std::panic::catch_unwind(|| check_rows(TABLE, &["A"], "", &plain(), &noisy, &[]));
         assert!(caught.is_err());
+        // So is a row that was never told how to read or write its value.
+        let mut unread = TABLE.to_vec();
+        unread[2] = Row::number("n", "Count", "B", "1", N).help("How many.");
+        let caught = std::panic::catch_unwind(|| {
+            check_rows(&unread, &["A", "B"], "", &plain(), &noisy, &[])
+        });
+        assert!(caught.is_err());
+        assert_eq!((unread[2].get)(&plain()), "");
+        assert!((unread[2].set)(&mut plain(), "3").is_err());
     }
 }

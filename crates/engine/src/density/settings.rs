@@ -6,7 +6,7 @@
 use super::config::{Attack, DensityConfig, Persistence, Scheme};
 use super::limits;
 use whereabouts_core::choices;
-use whereabouts_core::setting::{Choices, Kind, Setting, always, number, trim};
+use whereabouts_core::setting::{Choices, Setting, number, trim};
 use whereabouts_core::world::city::Moment;
 
 /// The panel's sections, in order.
@@ -57,18 +57,15 @@ const GRID_LABELS: &[(&str, &str)] = &[
     ("256", "256 × 256"),
 ];
 
+/// A row of the lab's table.
+type Row = Setting<DensityConfig>;
+
 /// Every setting of the Density lab, in the panel's order.
-pub const SETTINGS: &[Setting<DensityConfig>] = &[
-    Setting {
-        key: "d.send",
-        aliases: &[],
-        label: "Each phone sends",
-        unit: "",
-        help: "What your phone uploads when the server asks for the density. Random features: the sum of B cosine waves of its own, kept secret, centred on you ([003] Eq. 7). Its own bump: your kernel bump on the grid, the baseline federated KDE (Eq. 5) — exact density, and the server sees exactly where you are. GeoInd: the bump of a location moved by planar-Laplace noise.",
-        section: PHONES,
-        kind: Kind::Choice(SCHEMES),
-        get: |c| c.scheme.name().into(),
-        set: |c, v| {
+pub const SETTINGS: &[Row] = &[
+    Row::choice("d.send", "Each phone sends", PHONES, SCHEMES)
+        .help("What your phone uploads when the server asks for the density. Random features: the sum of B cosine waves of its own, kept secret, centred on you ([003] Eq. 7). Its own bump: your kernel bump on the grid, the baseline federated KDE (Eq. 5) — exact density, and the server sees exactly where you are. GeoInd: the bump of a location moved by planar-Laplace noise.")
+        .get(|c| c.scheme.name().into())
+        .set(|c, v| {
             let scheme = match v {
                 "rff" => Scheme::Rff {
                     features: DensityConfig::default().features(),
@@ -84,19 +81,11 @@ pub const SETTINGS: &[Setting<DensityConfig>] = &[
                 c.scheme = scheme;
             }
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "d.B",
-        aliases: &[],
-        label: "Random features B",
-        unit: "",
-        help: "How many cosine waves each phone sends, each with a random frequency of its own drawn once from N(0, h⁻²) and kept. Summed over everyone, the waves average into the city's density (more waves: a better map); in one upload your location is a peak as high as B — with B = 1 a whole ridge is as high, with B = 2 a lattice of peaks; from about B = 3 yours stands out. B = 0 sends nothing: the server can only guess.",
-        section: PHONES,
-        kind: Kind::Choice(FEATURE_LABELS),
-        get: |c| c.features().to_string(),
-        set: |c, v| {
+        }),
+    Row::choice("d.B", "Random features B", PHONES, FEATURE_LABELS)
+        .help("How many cosine waves each phone sends, each with a random frequency of its own drawn once from N(0, h⁻²) and kept. Summed over everyone, the waves average into the city's density (more waves: a better map); in one upload your location is a peak as high as B — with B = 1 a whole ridge is as high, with B = 2 a lattice of peaks; from about B = 3 yours stands out. B = 0 sends nothing: the server can only guess.")
+        .get(|c| c.features().to_string())
+        .set(|c, v| {
             let b = number(v, &limits::FEATURES)? as usize;
             if !FEATURE_CHOICES.contains(&b) {
                 return Err("must be one of 0, 1, 2, 3, 5, 10, 50".into());
@@ -105,152 +94,81 @@ pub const SETTINGS: &[Setting<DensityConfig>] = &[
                 *features = b;
             }
             Ok(())
-        },
-        relevant: |c| matches!(c.scheme, Scheme::Rff { .. }),
-    },
-    Setting {
-        key: "d.eps",
-        aliases: &[],
-        label: "GeoInd ε",
-        unit: "per m",
-        help: "Planar-Laplace noise on each location before its bump is sent: the mean shift is 2/ε (0.01 per m: 200 m). Smaller ε: more privacy, a blurrier map.",
-        section: PHONES,
-        kind: Kind::Number {
-            step: "0.001",
-            limit: limits::GEOIND_EPSILON_PER_M,
-        },
-        get: |c| match c.scheme {
+        })
+        .relevant(|c| matches!(c.scheme, Scheme::Rff { .. })),
+    Row::number("d.eps", "GeoInd ε", PHONES, "0.001", limits::GEOIND_EPSILON_PER_M)
+        .unit("per m")
+        .help("Planar-Laplace noise on each location before its bump is sent: the mean shift is 2/ε (0.01 per m: 200 m). Smaller ε: more privacy, a blurrier map.")
+        .get(|c| match c.scheme {
             Scheme::GeoInd { epsilon_per_m } => trim(epsilon_per_m),
             _ => trim(GEOIND_EPSILON_PER_M),
-        },
-        set: |c, v| {
+        })
+        .set(|c, v| {
             let e = number(v, &limits::GEOIND_EPSILON_PER_M)?;
             if let Scheme::GeoInd { epsilon_per_m } = &mut c.scheme {
                 *epsilon_per_m = e;
             }
             Ok(())
-        },
-        relevant: |c| matches!(c.scheme, Scheme::GeoInd { .. }),
-    },
-    Setting {
-        key: "d.basis",
-        aliases: &[],
-        label: "Random waves between queries",
-        unit: "",
-        help: "Kept: each phone draws its waves once and answers every query with them (the paper's rule): asking again gives the same upload and nothing new. Drawn anew: the ablation — each answer has new waves, the server averages them, and only your own peak stays in the same place.",
-        section: PHONES,
-        kind: Kind::Choice(Persistence::MENU),
-        get: |c| c.persistence.key().into(),
-        set: |c, v| {
+        })
+        .relevant(|c| matches!(c.scheme, Scheme::GeoInd { .. })),
+    Row::choice("d.basis", "Random waves between queries", PHONES, Persistence::MENU)
+        .help("Kept: each phone draws its waves once and answers every query with them (the paper's rule): asking again gives the same upload and nothing new. Drawn anew: the ablation — each answer has new waves, the server averages them, and only your own peak stays in the same place.")
+        .get(|c| c.persistence.key().into())
+        .set(|c, v| {
             c.persistence = Persistence::parse(v)?;
             Ok(())
-        },
-        relevant: |c| c.scheme != Scheme::Kde,
-    },
-    Setting {
-        key: "d.attack",
-        aliases: &[],
-        label: "The server's attack",
-        unit: "",
-        help: "How the server reads one upload. Peak picking, the paper's attacker: the grid's highest cell, ties at random. Frequency fitting, stronger: it estimates your B waves' directions and offsets from the upload (an FFT, then least squares), so it knows your surface everywhere and takes its true top — with 3 or more waves that is you, to the metre. With the density prior: where several places are as high (a ridge for B = 1, a lattice for B = 2), it picks the one where the density it published says people are. Against GeoInd, the prior remaps the noisy report towards where people are.",
-        section: SERVER,
-        kind: Kind::Choice(Attack::MENU),
-        get: |c| c.attack.key().into(),
-        set: |c, v| {
+        })
+        .relevant(|c| c.scheme != Scheme::Kde),
+    Row::choice("d.attack", "The server's attack", SERVER, Attack::MENU)
+        .help("How the server reads one upload. Peak picking, the paper's attacker: the grid's highest cell, ties at random. Frequency fitting, stronger: it estimates your B waves' directions and offsets from the upload (an FFT, then least squares), so it knows your surface everywhere and takes its true top — with 3 or more waves that is you, to the metre. With the density prior: where several places are as high (a ridge for B = 1, a lattice for B = 2), it picks the one where the density it published says people are. Against GeoInd, the prior remaps the noisy report towards where people are.")
+        .get(|c| c.attack.key().into())
+        .set(|c, v| {
             c.attack = Attack::parse(v)?;
             Ok(())
-        },
-        relevant: |c| c.scheme != Scheme::Kde,
-    },
-    Setting {
-        key: "d.asks",
-        aliases: &[],
-        label: "Times the server asks",
-        unit: "",
-        help: "How many times the server asks each phone for its upload; it attacks the mean of the answers. “Ask again” adds one.",
-        section: SERVER,
-        kind: Kind::Number {
-            step: "1",
-            limit: limits::QUERIES,
-        },
-        get: |c| c.queries.to_string(),
-        set: |c, v| {
+        })
+        .relevant(|c| c.scheme != Scheme::Kde),
+    Row::number("d.asks", "Times the server asks", SERVER, "1", limits::QUERIES)
+        .help("How many times the server asks each phone for its upload; it attacks the mean of the answers. “Ask again” adds one.")
+        .get(|c| c.queries.to_string())
+        .set(|c, v| {
             c.queries = number(v, &limits::QUERIES)? as usize;
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "d.h",
-        aliases: &[],
-        label: "Bandwidth h",
-        unit: "m",
-        help: "The kernel's width: how far one person's share of the density spreads (the Gaussian exp(−d²/2h²), [003] Eq. 1). The random frequencies are drawn at the scale 1/h, so h is also the width of an upload's ridges.",
-        section: SERVER,
-        kind: Kind::Number {
-            step: "50",
-            limit: limits::BANDWIDTH_M,
-        },
-        get: |c| trim(c.bandwidth_m),
-        set: |c, v| {
+        }),
+    Row::number("d.h", "Bandwidth h", SERVER, "50", limits::BANDWIDTH_M)
+        .unit("m")
+        .help("The kernel's width: how far one person's share of the density spreads (the Gaussian exp(−d²/2h²), [003] Eq. 1). The random frequencies are drawn at the scale 1/h, so h is also the width of an upload's ridges.")
+        .get(|c| trim(c.bandwidth_m))
+        .set(|c, v| {
             c.bandwidth_m = number(v, &limits::BANDWIDTH_M)?;
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "d.grid",
-        aliases: &[],
-        label: "Grid",
-        unit: "",
-        help: "The points at which the server asks for the density (the city is 8 km across: 128 cells are 62.5 m each). Every upload is a value per grid point.",
-        section: SERVER,
-        kind: Kind::Choice(GRID_LABELS),
-        get: |c| c.grid_side.to_string(),
-        set: |c, v| {
+        }),
+    Row::choice("d.grid", "Grid", SERVER, GRID_LABELS)
+        .help("The points at which the server asks for the density (the city is 8 km across: 128 cells are 62.5 m each). Every upload is a value per grid point.")
+        .get(|c| c.grid_side.to_string())
+        .set(|c, v| {
             let side = number(v, &limits::GRID_SIDE)? as usize;
             if !GRID_CHOICES.contains(&side) {
                 return Err("must be 64, 128 or 256".into());
             }
             c.grid_side = side;
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "d.N",
-        aliases: &[],
-        label: "People in the city N",
-        unit: "",
-        help: "Synthetic residents of the city, clustered in neighbourhoods (homes), business districts (work) and a few hot spots (evenings). You come on top.",
-        section: CITY,
-        kind: Kind::Number {
-            step: "1000",
-            limit: limits::POPULATION,
-        },
-        get: |c| c.population.to_string(),
-        set: |c, v| {
+        }),
+    Row::number("d.N", "People in the city N", CITY, "1000", limits::POPULATION)
+        .help("Synthetic residents of the city, clustered in neighbourhoods (homes), business districts (work) and a few hot spots (evenings). You come on top.")
+        .get(|c| c.population.to_string())
+        .set(|c, v| {
             c.population = number(v, &limits::POPULATION)? as usize;
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "d.when",
-        aliases: &[],
-        label: "When the server asks",
-        unit: "",
-        help: "Where the residents are: at home at night, at work by day, out in the evening. The density — and the prior a server can use — changes with it.",
-        section: CITY,
-        kind: Kind::Choice(Moment::MENU),
-        get: |c| c.moment.key().into(),
-        set: |c, v| {
+        }),
+    Row::choice("d.when", "When the server asks", CITY, Moment::MENU)
+        .help("Where the residents are: at home at night, at work by day, out in the evening. The density — and the prior a server can use — changes with it.")
+        .get(|c| c.moment.key().into())
+        .set(|c, v| {
             c.moment = <Moment as Choices>::parse(v)?;
             Ok(())
-        },
-        relevant: always,
-    },
+        }),
     whereabouts_core::seed_setting!(
+        Row,
         "d.seed",
         CITY,
         "Everything random (the city, everyone's waves, the noise) comes from this number: the same seed gives the same run."

@@ -13,7 +13,7 @@ use crate::signal_map::trajectory::{
 };
 use crate::signal_map::world::Preset;
 use whereabouts_core::choices;
-use whereabouts_core::setting::{Choices, Kind, Setting, always, number, trim};
+use whereabouts_core::setting::{Choices, Setting, number, trim};
 
 /// The panel's sections, in order.
 pub const YOU: &str = "You and your two devices";
@@ -154,18 +154,15 @@ fn strength_set(c: &mut LinkConfig, param: &str, value: f64) {
     }
 }
 
+/// A row of the lab's table.
+type Row = Setting<LinkConfig>;
+
 /// Every setting of the Linkability lab, in the panel's order.
-pub const SETTINGS: &[Setting<LinkConfig>] = &[
-    Setting {
-        key: "l.you",
-        aliases: &[],
-        label: "You are",
-        unit: "",
-        help: "Whose data your two devices hold. A ready-made path is walked on the campus from the first day, a fix every 10 minutes, like the Signal map's; the path you drew there comes with the link; your file (below) is placed as the Signal map places it, its first days used. A campus resident is one of the synthetic people, there every round.",
-        section: YOU,
-        kind: Kind::Choice(WHO),
-        get: |c| who(&c.you).into(),
-        set: |c, v| {
+pub const SETTINGS: &[Row] = &[
+    Row::choice("l.you", "You are", YOU, WHO)
+        .help("Whose data your two devices hold. A ready-made path is walked on the campus from the first day, a fix every 10 minutes, like the Signal map's; the path you drew there comes with the link; your file (below) is placed as the Signal map places it, its first days used. A campus resident is one of the synthetic people, there every round.")
+        .get(|c| who(&c.you).into())
+        .set(|c, v| {
             // The same choice again keeps what it holds (the drawn path, the file).
             if who(&c.you) == v {
                 return Ok(());
@@ -184,136 +181,61 @@ pub const SETTINGS: &[Setting<LinkConfig>] = &[
                     })?,
             };
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "l.split",
-        aliases: &[],
-        label: "Your devices share your data",
-        unit: "",
-        help: "How each person's measurements are divided between their two devices ([004] §7). Random: each measurement on either, like a phone and a tablet used side by side. By day: all of a day's on one device. Chronological: the first half on the old phone, the rest on the new one — the hardest for the server.",
-        section: YOU,
-        kind: Kind::Choice(Split::MENU),
-        get: |c| Choices::key(&c.split).into(),
-        set: |c, v| {
+        }),
+    Row::choice("l.split", "Your devices share your data", YOU, Split::MENU)
+        .help("How each person's measurements are divided between their two devices ([004] §7). Random: each measurement on either, like a phone and a tablet used side by side. By day: all of a day's on one device. Chronological: the first half on the old phone, the rest on the new one — the hardest for the server.")
+        .get(|c| Choices::key(&c.split).into())
+        .set(|c, v| {
             c.split = <Split as Choices>::parse(v)?;
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "l.people",
-        aliases: &[],
-        label: "People",
-        unit: "",
-        help: "People in the federation besides you, two devices each, every device a separate pseudonymous client (the paper has 53 and 327). Each person's first device is one the server has learned ('known'); the second is new, and the server must say whose it is.",
-        section: FEDERATION,
-        kind: Kind::Number {
-            step: "10",
-            limit: limits::PEOPLE,
-        },
-        get: |c| c.people.to_string(),
-        set: |c, v| {
+        }),
+    Row::number("l.people", "People", FEDERATION, "10", limits::PEOPLE)
+        .help("People in the federation besides you, two devices each, every device a separate pseudonymous client (the paper has 53 and 327). Each person's first device is one the server has learned ('known'); the second is new, and the server must say whose it is.")
+        .get(|c| c.people.to_string())
+        .set(|c, v| {
             c.people = number(v, &limits::PEOPLE)? as usize;
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "l.rounds",
-        aliases: &[],
-        label: "Rounds (days)",
-        unit: "",
-        help: "Rounds of online federated learning of the signal map, one a day: every device with data that day trains on it and sends its update, which the server logs under the device's pseudonym.",
-        section: FEDERATION,
-        kind: Kind::Number {
-            step: "1",
-            limit: limits::ROUNDS,
-        },
-        get: |c| c.rounds.to_string(),
-        set: |c, v| {
+        }),
+    Row::number("l.rounds", "Rounds (days)", FEDERATION, "1", limits::ROUNDS)
+        .help("Rounds of online federated learning of the signal map, one a day: every device with data that day trains on it and sends its update, which the server logs under the device's pseudonym.")
+        .get(|c| c.rounds.to_string())
+        .set(|c, v| {
             c.rounds = number(v, &limits::ROUNDS)? as usize;
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "l.E",
-        aliases: &[],
-        label: "Local epochs E",
-        unit: "",
-        help: "Passes each device makes over its day's measurements before it sends its update (FedAvg's E). With 5, the lab's default, the federation's map learns: 7.3 dB test error after 28 rounds against 9.7 dB for the mean predictor (seed 7); with 1 it stays near the mean predictor. More local steps also change what an update says about its owner.",
-        section: FEDERATION,
-        kind: Kind::Number {
-            step: "1",
-            limit: limits::LOCAL_EPOCHS,
-        },
-        get: |c| c.local_epochs.to_string(),
-        set: |c, v| {
+        }),
+    Row::number("l.E", "Local epochs E", FEDERATION, "1", limits::LOCAL_EPOCHS)
+        .help("Passes each device makes over its day's measurements before it sends its update (FedAvg's E). With 5, the lab's default, the federation's map learns: 7.3 dB test error after 28 rounds against 9.7 dB for the mean predictor (seed 7); with 1 it stays near the mean predictor. More local steps also change what an update says about its owner.")
+        .get(|c| c.local_epochs.to_string())
+        .set(|c, v| {
             c.local_epochs = number(v, &limits::LOCAL_EPOCHS)? as usize;
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "l.attack",
-        aliases: &[],
-        label: "The server's attack",
-        unit: "",
-        help: "How the server attributes a new device's updates to people ([004] §6.1), trained on the known devices' updates: an MLP (128 ReLU units, dropout 0.2, SGD with momentum), a linear SVM one-vs-rest, the 10 nearest neighbours — or, beyond the paper, by place: each update's Lemma 1 reconstruction of where its owner was, compared with the known devices'.",
-        section: SERVER,
-        kind: Kind::Choice(Identifier::MENU),
-        get: |c| Choices::key(&c.attack).into(),
-        set: |c, v| {
+        }),
+    Row::choice("l.attack", "The server's attack", SERVER, Identifier::MENU)
+        .help("How the server attributes a new device's updates to people ([004] §6.1), trained on the known devices' updates: an MLP (128 ReLU units, dropout 0.2, SGD with momentum), a linear SVM one-vs-rest, the 10 nearest neighbours — or, beyond the paper, by place: each update's Lemma 1 reconstruction of where its owner was, compared with the known devices'.")
+        .get(|c| Choices::key(&c.attack).into())
+        .set(|c, v| {
             c.attack = <Identifier as Choices>::parse(v)?;
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "l.layers",
-        aliases: &[],
-        label: "What it reads of an update",
-        unit: "",
-        help: "The paper's attacks read the last layer's update, scaled to unit length; every layer reads all of it (this model's first layer gives the most away).",
-        section: SERVER,
-        kind: Kind::Choice(Layers::MENU),
-        get: |c| Choices::key(&c.layers).into(),
-        set: |c, v| {
+        }),
+    Row::choice("l.layers", "What it reads of an update", SERVER, Layers::MENU)
+        .help("The paper's attacks read the last layer's update, scaled to unit length; every layer reads all of it (this model's first layer gives the most away).")
+        .get(|c| Choices::key(&c.layers).into())
+        .set(|c, v| {
             c.layers = <Layers as Choices>::parse(v)?;
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "l.epochs",
-        aliases: &[],
-        label: "MLP epochs",
-        unit: "",
-        help: "Passes of the MLP's training over the known devices' updates (the paper does not say; 20 here). More epochs: a sharper attack and a longer wait.",
-        section: SERVER,
-        kind: Kind::Number {
-            step: "5",
-            limit: limits::EPOCHS,
-        },
-        get: |c| c.mlp.epochs.to_string(),
-        set: |c, v| {
+        }),
+    Row::number("l.epochs", "MLP epochs", SERVER, "5", limits::EPOCHS)
+        .help("Passes of the MLP's training over the known devices' updates (the paper does not say; 20 here). More epochs: a sharper attack and a longer wait.")
+        .get(|c| c.mlp.epochs.to_string())
+        .set(|c, v| {
             c.mlp.epochs = number(v, &limits::EPOCHS)? as usize;
             Ok(())
-        },
-        relevant: |c| c.attack == Identifier::Mlp,
-    },
-    Setting {
-        key: "l.mitigation",
-        aliases: &[],
-        label: "Every device",
-        unit: "",
-        help: "What every device does to blend in ([004] §11), adapted from photos to places. Noise: Gaussian noise of σ on every number of its update. bkg-repl: a share β of its measurements each round swapped for background ones, measured by people outside the federation. rand-aug: α background measurements added for each of its own. mm-aug: the background clustered into crowds, each device adding α per measurement from one crowd — a person's two devices from different ones.",
-        section: AGAINST,
-        kind: Kind::Choice(MITIGATIONS),
-        get: |c| c.mitigation.name().into(),
-        set: |c, v| {
+        })
+        .relevant(|c| c.attack == Identifier::Mlp),
+    Row::choice("l.mitigation", "Every device", AGAINST, MITIGATIONS)
+        .help("What every device does to blend in ([004] §11), adapted from photos to places. Noise: Gaussian noise of σ on every number of its update. bkg-repl: a share β of its measurements each round swapped for background ones, measured by people outside the federation. rand-aug: α background measurements added for each of its own. mm-aug: the background clustered into crowds, each device adding α per measurement from one crowd — a person's two devices from different ones.")
+        .get(|c| c.mitigation.name().into())
+        .set(|c, v| {
             let old = c.mitigation;
             let strength = if parameter(old.name()) == parameter(v) {
                 old.strength()
@@ -325,64 +247,33 @@ pub const SETTINGS: &[Setting<LinkConfig>] = &[
                 format!("“{v}” is not a mitigation ({})", keys.join(", "))
             })?;
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "l.sigma",
-        aliases: &[],
-        label: "Noise σ",
-        unit: "",
-        help: "The standard deviation of the noise on every number of an update. A last-layer number of an update is about 0.1 in size here.",
-        section: AGAINST,
-        kind: Kind::Number {
-            step: "0.01",
-            limit: limits::NOISE_SIGMA,
-        },
-        get: |c| strength_get(c, "sigma", DEFAULT_SIGMA),
-        set: |c, v| {
+        }),
+    Row::number("l.sigma", "Noise σ", AGAINST, "0.01", limits::NOISE_SIGMA)
+        .help("The standard deviation of the noise on every number of an update. A last-layer number of an update is about 0.1 in size here.")
+        .get(|c| strength_get(c, "sigma", DEFAULT_SIGMA))
+        .set(|c, v| {
             strength_set(c, "sigma", number(v, &limits::NOISE_SIGMA)?);
             Ok(())
-        },
-        relevant: |c| parameter(c.mitigation.name()) == "sigma",
-    },
-    Setting {
-        key: "l.beta",
-        aliases: &[],
-        label: "Share replaced β",
-        unit: "",
-        help: "The share of a device's measurements in each round replaced by background ones (1: none of its own are left).",
-        section: AGAINST,
-        kind: Kind::Number {
-            step: "0.05",
-            limit: limits::BETA,
-        },
-        get: |c| strength_get(c, "beta", DEFAULT_BETA),
-        set: |c, v| {
+        })
+        .relevant(|c| parameter(c.mitigation.name()) == "sigma"),
+    Row::number("l.beta", "Share replaced β", AGAINST, "0.05", limits::BETA)
+        .help("The share of a device's measurements in each round replaced by background ones (1: none of its own are left).")
+        .get(|c| strength_get(c, "beta", DEFAULT_BETA))
+        .set(|c, v| {
             strength_set(c, "beta", number(v, &limits::BETA)?);
             Ok(())
-        },
-        relevant: |c| parameter(c.mitigation.name()) == "beta",
-    },
-    Setting {
-        key: "l.alpha",
-        aliases: &[],
-        label: "Background added α",
-        unit: "",
-        help: "Background measurements added for each of the device's own in a round.",
-        section: AGAINST,
-        kind: Kind::Number {
-            step: "0.5",
-            limit: limits::ALPHA,
-        },
-        get: |c| strength_get(c, "alpha", DEFAULT_ALPHA),
-        set: |c, v| {
+        })
+        .relevant(|c| parameter(c.mitigation.name()) == "beta"),
+    Row::number("l.alpha", "Background added α", AGAINST, "0.5", limits::ALPHA)
+        .help("Background measurements added for each of the device's own in a round.")
+        .get(|c| strength_get(c, "alpha", DEFAULT_ALPHA))
+        .set(|c, v| {
             strength_set(c, "alpha", number(v, &limits::ALPHA)?);
             Ok(())
-        },
-        relevant: |c| parameter(c.mitigation.name()) == "alpha",
-    },
+        })
+        .relevant(|c| parameter(c.mitigation.name()) == "alpha"),
     whereabouts_core::seed_setting!(
+        Row,
         "l.seed",
         FEDERATION,
         "Everything random (the people, the splits, the training, the attack) comes from this number: the same seed gives the same run."

@@ -6,9 +6,6 @@
 //! The lab opens on [`lab_default`]: the visitor's drawn route under the paper's attack ([002])
 //! and no defence. [`MobConfig::default`] stays the engine's default run (the city's first
 //! user), which `reproduce` starts from.
-//!
-//! Its length (about 520 lines before the tests): one row per setting, each with its help text, in
-//! the panel's order.
 
 use super::config::{Calibration, Federation, Init, Mapping, Method, MobConfig, Start};
 use super::defence::{Audit, Defence, DpClip};
@@ -16,7 +13,7 @@ use super::limits;
 use super::traces::{Target, TraceKind};
 use whereabouts_core::choices;
 use whereabouts_core::geo::Metres;
-use whereabouts_core::setting::{Choices, Kind, Setting, always, flag, flag_text, number, trim};
+use whereabouts_core::setting::{Choices, Setting, flag, flag_text, number, trim};
 
 /// The panel's sections, in order.
 pub const YOU: &str = "Your trajectory";
@@ -153,18 +150,15 @@ fn not_one_of(value: &str, what: &str, options: &[(&str, &str)]) -> String {
     format!("“{value}” is not {what} ({})", keys.join(", "))
 }
 
+/// A row of the lab's table.
+type Row = Setting<MobConfig>;
+
 /// Every setting of the Mobility lab, in the panel's order.
-pub const SETTINGS: &[Setting<MobConfig>] = &[
-    Setting {
-        key: "m.who",
-        aliases: &[],
-        label: "The server's target",
-        unit: "",
-        help: "Whose trajectory the phone trains on and the server tries to rebuild: the path you draw on the map (travelled back and forth like a bus route, a position about every 10 minutes), your imported file (its points in time order, one about every 10 minutes, placed on the city), or one of the city's own users.",
-        section: YOU,
-        kind: Kind::Choice(TARGETS),
-        get: |c| target_key(&c.target).into(),
-        set: |c, v| {
+pub const SETTINGS: &[Row] = &[
+    Row::choice("m.who", "The server's target", YOU, TARGETS)
+        .help("Whose trajectory the phone trains on and the server tries to rebuild: the path you draw on the map (travelled back and forth like a bus route, a position about every 10 minutes), your imported file (its points in time order, one about every 10 minutes, placed on the city), or one of the city's own users.")
+        .get(|c| target_key(&c.target).into())
+        .set(|c, v| {
             let target = match v {
                 "path" => Target::Path {
                     waypoints: default_path(),
@@ -181,169 +175,86 @@ pub const SETTINGS: &[Setting<MobConfig>] = &[
                 c.target = target;
             }
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "m.snap",
-        aliases: &[],
-        label: "Along the streets",
-        unit: "",
-        help: "Each leg of your path follows the shortest way along the streets (on: like a vehicle, and like every point of the paper's data); off: straight across the blocks, so the server's road mapping pulls its guesses off your path.",
-        section: YOU,
-        kind: Kind::Toggle,
-        get: |c| match c.target {
+        }),
+    Row::toggle("m.snap", "Along the streets", YOU)
+        .help("Each leg of your path follows the shortest way along the streets (on: like a vehicle, and like every point of the paper's data); off: straight across the blocks, so the server's road mapping pulls its guesses off your path.")
+        .get(|c| match c.target {
             Target::Path { snap, .. } => flag_text(snap),
             _ => flag_text(true),
-        },
-        set: |c, v| {
+        })
+        .set(|c, v| {
             let on = flag(v)?;
             if let Target::Path { snap, .. } = &mut c.target {
                 *snap = on;
             }
             Ok(())
-        },
-        relevant: |c| matches!(c.target, Target::Path { .. }),
-    },
-    Setting {
-        key: "m.method",
-        aliases: &[],
-        label: "The server's attack",
-        unit: "",
-        help: "How the server inverts your phone's update ([002] Tables 1 and 3): every attack makes up 8 positions and a next position, and moves them until the gradient they would give matches the one your phone sent. ST-GIA adds the three switches below. DLG: the plain version (row-wise L2 distance, L-BFGS). iDLG and CPL are given the true next position (CPL also the model's output on your window: privileged knowledge). InvGrad: cosine distance and Adam. SAPAG: a Gaussian-kernel distance.",
-        section: ATTACK,
-        kind: Kind::Choice(Method::MENU),
-        get: |c| c.attack.method.key().into(),
-        set: |c, v| {
+        })
+        .relevant(|c| matches!(c.target, Target::Path { .. })),
+    Row::choice("m.method", "The server's attack", ATTACK, Method::MENU)
+        .help("How the server inverts your phone's update ([002] Tables 1 and 3): every attack makes up 8 positions and a next position, and moves them until the gradient they would give matches the one your phone sent. ST-GIA adds the three switches below. DLG: the plain version (row-wise L2 distance, L-BFGS). iDLG and CPL are given the true next position (CPL also the model's output on your window: privileged knowledge). InvGrad: cosine distance and Adam. SAPAG: a Gaussian-kernel distance.")
+        .get(|c| c.attack.method.key().into())
+        .set(|c, v| {
             c.attack.method = Method::parse(v)?;
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "m.init",
-        aliases: &[],
-        label: "Start from the last round",
-        unit: "",
-        help: "ST-GIA's spatiotemporal initialisation (§3.1): round t's window is round t − 1's slid by one point, so the server starts from its previous reconstruction. The paper's: the previous window as it was. The authors' code: shifted by one, with the previous guess of the next position appended. Off: a random start every round (the ablation of Fig. 4).",
-        section: ATTACK,
-        kind: Kind::Choice(Init::MENU),
-        get: |c| c.attack.init.key().into(),
-        set: |c, v| {
+        }),
+    Row::choice("m.init", "Start from the last round", ATTACK, Init::MENU)
+        .help("ST-GIA's spatiotemporal initialisation (§3.1): round t's window is round t − 1's slid by one point, so the server starts from its previous reconstruction. The paper's: the previous window as it was. The authors' code: shifted by one, with the previous guess of the next position appended. Off: a random start every round (the ablation of Fig. 4).")
+        .get(|c| c.attack.init.key().into())
+        .set(|c, v| {
             c.attack.init = Init::parse(v)?;
             Ok(())
-        },
-        relevant: |c| c.attack.method == Method::StGia,
-    },
-    Setting {
-        key: "m.map",
-        aliases: &[],
-        label: "Snap guesses",
-        unit: "",
-        help: "ST-GIA's mapping after every step (§3.2): each guessed position is moved to the nearest point of the street network, since vehicles and check-ins are on the streets. The authors' code maps onto the target's own recorded points instead — an oracle, since that set holds the answer; it is here so its effect can be seen, labelled for what it is.",
-        section: ATTACK,
-        kind: Kind::Choice(Mapping::MENU),
-        get: |c| c.attack.mapping.key().into(),
-        set: |c, v| {
+        })
+        .relevant(|c| c.attack.method == Method::StGia),
+    Row::choice("m.map", "Snap guesses", ATTACK, Mapping::MENU)
+        .help("ST-GIA's mapping after every step (§3.2): each guessed position is moved to the nearest point of the street network, since vehicles and check-ins are on the streets. The authors' code maps onto the target's own recorded points instead — an oracle, since that set holds the answer; it is here so its effect can be seen, labelled for what it is.")
+        .get(|c| c.attack.mapping.key().into())
+        .set(|c, v| {
             c.attack.mapping = Mapping::parse(v)?;
             Ok(())
-        },
-        relevant: |c| c.attack.method == Method::StGia,
-    },
-    Setting {
-        key: "m.cal",
-        aliases: &[],
-        label: "Average each point's guesses",
-        unit: "",
-        help: "ST-GIA's calibration (§3.3, Eq. 9): each position is in up to 8 windows, so the server rebuilds it up to 8 times and averages. The paper's reading uses the rounds so far; the authors' code averages over every round of the run, later ones too (known only at the end). The success rate is scored on the averaged positions.",
-        section: ATTACK,
-        kind: Kind::Choice(Calibration::MENU),
-        get: |c| c.attack.calibration.key().into(),
-        set: |c, v| {
+        })
+        .relevant(|c| c.attack.method == Method::StGia),
+    Row::choice("m.cal", "Average each point's guesses", ATTACK, Calibration::MENU)
+        .help("ST-GIA's calibration (§3.3, Eq. 9): each position is in up to 8 windows, so the server rebuilds it up to 8 times and averages. The paper's reading uses the rounds so far; the authors' code averages over every round of the run, later ones too (known only at the end). The success rate is scored on the averaged positions.")
+        .get(|c| c.attack.calibration.key().into())
+        .set(|c, v| {
             c.attack.calibration = Calibration::parse(v)?;
             Ok(())
-        },
-        relevant: |c| c.attack.method == Method::StGia,
-    },
-    Setting {
-        key: "m.start",
-        aliases: &[],
-        label: "Random start",
-        unit: "",
-        help: "Where a random guess starts, in the normalised coordinates the model sees (your positions scaled to [0, 1]).",
-        section: ATTACK,
-        kind: Kind::Choice(Start::MENU),
-        get: |c| c.attack.start.key().into(),
-        set: |c, v| {
+        })
+        .relevant(|c| c.attack.method == Method::StGia),
+    Row::choice("m.start", "Random start", ATTACK, Start::MENU)
+        .help("Where a random guess starts, in the normalised coordinates the model sees (your positions scaled to [0, 1]).")
+        .get(|c| c.attack.start.key().into())
+        .set(|c, v| {
             c.attack.start = Start::parse(v)?;
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "m.tv",
-        aliases: &[],
-        label: "InvGrad's TV weight",
-        unit: "",
-        help: "The weight of InvGrad's total-variation term, which favours smooth trajectories (0: off, as in the authors' code).",
-        section: ATTACK,
-        kind: Kind::Number {
-            step: "0.01",
-            limit: limits::TV_WEIGHT,
-        },
-        get: |c| c.attack.tv_weight.to_string(),
-        set: |c, v| {
+        }),
+    Row::number("m.tv", "InvGrad's TV weight", ATTACK, "0.01", limits::TV_WEIGHT)
+        .help("The weight of InvGrad's total-variation term, which favours smooth trajectories (0: off, as in the authors' code).")
+        .get(|c| c.attack.tv_weight.to_string())
+        .set(|c, v| {
             c.attack.tv_weight = number(v, &limits::TV_WEIGHT)? as f32;
             Ok(())
-        },
-        relevant: |c| c.attack.method == Method::InvGrad,
-    },
-    Setting {
-        key: "m.iters",
-        aliases: &[],
-        label: "Iterations per round",
-        unit: "",
-        help: "The attack's optimiser steps on each round's update (the paper: 200). Every iterate is kept: the trail on the map, and AIT (the first iteration at which a point came within the success radius).",
-        section: ATTACK,
-        kind: Kind::Number {
-            step: "10",
-            limit: limits::ITERATIONS,
-        },
-        get: |c| c.attack.iterations.to_string(),
-        set: |c, v| {
+        })
+        .relevant(|c| c.attack.method == Method::InvGrad),
+    Row::number("m.iters", "Iterations per round", ATTACK, "10", limits::ITERATIONS)
+        .help("The attack's optimiser steps on each round's update (the paper: 200). Every iterate is kept: the trail on the map, and AIT (the first iteration at which a point came within the success radius).")
+        .get(|c| c.attack.iterations.to_string())
+        .set(|c, v| {
             c.attack.iterations = number(v, &limits::ITERATIONS)? as usize;
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "m.tau",
-        aliases: &[],
-        label: "Success radius τ",
-        unit: "m",
-        help: "A position counts as found when the server's guess is within this distance (the paper: 500 m; the authors' scripts also 1 km and 2.5 km). ASR is the share of the window's positions found.",
-        section: ATTACK,
-        kind: Kind::Number {
-            step: "100",
-            limit: limits::TAU_M,
-        },
-        get: |c| trim(c.tau_m),
-        set: |c, v| {
+        }),
+    Row::number("m.tau", "Success radius τ", ATTACK, "100", limits::TAU_M)
+        .unit("m")
+        .help("A position counts as found when the server's guess is within this distance (the paper: 500 m; the authors' scripts also 1 km and 2.5 km). ASR is the share of the window's positions found.")
+        .get(|c| trim(c.tau_m))
+        .set(|c, v| {
             c.tau_m = number(v, &limits::TAU_M)?;
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "m.def",
-        aliases: &[],
-        label: "Your phone's defence",
-        unit: "",
-        help: "What your phone does before it trains ([002] Table 5). DP-SGD (as Abadi et al. define it) clips your phone's whole gradient to length 0.2 and adds Gaussian noise so that each round is (ε, 10⁻⁵)-differentially private for that round's window — its 8 positions and the next one — against a server that sees your phone's own update (local DP: any two windows count as neighbours, so the update can move by 2 × 0.2). DP-SGD as in the authors' code clips each of the model's 6 weight tensors to 0.2 and sizes its noise for a change of 0.2, though the whole update can move by 2 × 0.2 × √6 ≈ 0.98: the ε it states is understated, and the lab shows the true one beside it. GeoI moves every position by planar-Laplace noise (ε per km). GeoGI replaces it with a street corner drawn by the exponential mechanism on distances along the streets. Adaptive PGEM (the paper's, Eq. 13) replaces it with one of your own places drawn the same way, and spends a total budget ε round by round: more where the attack is doing well (Eqs. 10–12).",
-        section: DEFENCE,
-        kind: Kind::Choice(DEFENCES),
-        get: |c| defence_key(&c.defence).into(),
-        set: |c, v| {
+        }),
+    Row::choice("m.def", "Your phone's defence", DEFENCE, DEFENCES)
+        .help("What your phone does before it trains ([002] Table 5). DP-SGD (as Abadi et al. define it) clips your phone's whole gradient to length 0.2 and adds Gaussian noise so that each round is (ε, 10⁻⁵)-differentially private for that round's window — its 8 positions and the next one — against a server that sees your phone's own update (local DP: any two windows count as neighbours, so the update can move by 2 × 0.2). DP-SGD as in the authors' code clips each of the model's 6 weight tensors to 0.2 and sizes its noise for a change of 0.2, though the whole update can move by 2 × 0.2 × √6 ≈ 0.98: the ε it states is understated, and the lab shows the true one beside it. GeoI moves every position by planar-Laplace noise (ε per km). GeoGI replaces it with a street corner drawn by the exponential mechanism on distances along the streets. Adaptive PGEM (the paper's, Eq. 13) replaces it with one of your own places drawn the same way, and spends a total budget ε round by round: more where the attack is doing well (Eqs. 10–12).")
+        .get(|c| defence_key(&c.defence).into())
+        .set(|c, v| {
             // A new defence keeps the ε of the one before (else the lab's first ε).
             let epsilon = c.defence.epsilon().unwrap_or(DEFENCE_EPSILON);
             let defence = match v {
@@ -369,22 +280,11 @@ pub const SETTINGS: &[Setting<MobConfig>] = &[
                 c.defence = defence;
             }
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "m.eps",
-        aliases: &[],
-        label: "Privacy budget ε",
-        unit: "",
-        help: "Smaller is more private. DP-SGD: ε per round at δ = 10⁻⁵, protecting that round's window of 9 positions; the rounds add up, and the privacy budget card shows the total ε over the rounds so far (Rényi-DP accounting, δ = 10⁻⁵), which protects your whole trajectory trained on — both are upper bounds, from different accountings. For the authors'-code DP-SGD it is the ε the code states; the privacy budget card shows the true one. GeoI and GeoGI: ε per km, every round (over T rounds, T × ε per km). Adaptive PGEM: the run's total, per km, shared out by round as ε_t = e^(−γ_t)·(what is left), γ_t = ½·ASR_t + ½/AIT_t — the bar under the figures shows it being spent.",
-        section: DEFENCE,
-        kind: Kind::Number {
-            step: "1",
-            limit: limits::EPSILON,
-        },
-        get: |c| trim(c.defence.epsilon().unwrap_or(DEFENCE_EPSILON)),
-        set: |c, v| {
+        }),
+    Row::number("m.eps", "Privacy budget ε", DEFENCE, "1", limits::EPSILON)
+        .help("Smaller is more private. DP-SGD: ε per round at δ = 10⁻⁵, protecting that round's window of 9 positions; the rounds add up, and the privacy budget card shows the total ε over the rounds so far (Rényi-DP accounting, δ = 10⁻⁵), which protects your whole trajectory trained on — both are upper bounds, from different accountings. For the authors'-code DP-SGD it is the ε the code states; the privacy budget card shows the true one. GeoI and GeoGI: ε per km, every round (over T rounds, T × ε per km). Adaptive PGEM: the run's total, per km, shared out by round as ε_t = e^(−γ_t)·(what is left), γ_t = ½·ASR_t + ½/AIT_t — the bar under the figures shows it being spent.")
+        .get(|c| trim(c.defence.epsilon().unwrap_or(DEFENCE_EPSILON)))
+        .set(|c, v| {
             let e = number(v, &limits::EPSILON)?;
             match &mut c.defence {
                 Defence::None => {}
@@ -394,116 +294,62 @@ pub const SETTINGS: &[Setting<MobConfig>] = &[
                 | Defence::Adaptive { epsilon, .. } => *epsilon = e,
             }
             Ok(())
-        },
-        relevant: |c| c.defence != Defence::None,
-    },
-    Setting {
-        key: "m.audit",
-        aliases: &[],
-        label: "Risk measured by",
-        unit: "",
-        help: "The paper never says where the adaptive allocation's ASR_t and AIT_t come from. Our reading: the phone attacks its own clean update with ST-GIA before sending it (a self-audit; it doubles the phone's work). The alternative: the figures of the previous round's attack (the worst case in round 1).",
-        section: DEFENCE,
-        kind: Kind::Choice(Audit::MENU),
-        get: |c| match c.defence {
+        })
+        .relevant(|c| c.defence != Defence::None),
+    Row::choice("m.audit", "Risk measured by", DEFENCE, Audit::MENU)
+        .help("The paper never says where the adaptive allocation's ASR_t and AIT_t come from. Our reading: the phone attacks its own clean update with ST-GIA before sending it (a self-audit; it doubles the phone's work). The alternative: the figures of the previous round's attack (the worst case in round 1).")
+        .get(|c| match c.defence {
             Defence::Adaptive { audit, .. } => audit.key().into(),
             _ => Audit::SelfAudit.key().into(),
-        },
-        set: |c, v| {
+        })
+        .set(|c, v| {
             let chosen = Audit::parse(v)?;
             if let Defence::Adaptive { audit, .. } = &mut c.defence {
                 *audit = chosen;
             }
             Ok(())
-        },
-        relevant: |c| matches!(c.defence, Defence::Adaptive { .. }),
-    },
-    Setting {
-        // `m.data` before the visitor's own data panel took the name (`m.hide=m.data`).
-        key: "m.traces",
-        aliases: &["m.data"],
-        label: "The city's users",
-        unit: "",
-        help: "The kind of trajectories of the city's users (the target too, when it is one of them), like the paper's data (§5.1): buses on their routes with a position about every 10 minutes, or people's sparse check-ins at the places they go.",
-        section: TRAINING,
-        kind: Kind::Choice(TraceKind::MENU),
-        get: |c| c.data.key().into(),
-        set: |c, v| {
+        })
+        .relevant(|c| matches!(c.defence, Defence::Adaptive { .. })),
+    // `m.data` before the visitor's own data panel took the name (`m.hide=m.data`).
+    Row::choice("m.traces", "The city's users", TRAINING, TraceKind::MENU)
+        .aliases(&["m.data"])
+        .help("The kind of trajectories of the city's users (the target too, when it is one of them), like the paper's data (§5.1): buses on their routes with a position about every 10 minutes, or people's sparse check-ins at the places they go.")
+        .get(|c| c.data.key().into())
+        .set(|c, v| {
             c.data = TraceKind::parse(v)?;
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "m.fed",
-        aliases: &[],
-        label: "Training",
-        unit: "",
-        help: "The authors' code: one client (the target) takes one SGD step on its window t in round t, and the update the server sees is that gradient. The paper: every user of the city takes its step and the server averages (FedAvg), still attacking the target's own update.",
-        section: TRAINING,
-        kind: Kind::Choice(Federation::MENU),
-        get: |c| c.federation.key().into(),
-        set: |c, v| {
+        }),
+    Row::choice("m.fed", "Training", TRAINING, Federation::MENU)
+        .help("The authors' code: one client (the target) takes one SGD step on its window t in round t, and the update the server sees is that gradient. The paper: every user of the city takes its step and the server averages (FedAvg), still attacking the target's own update.")
+        .get(|c| c.federation.key().into())
+        .set(|c, v| {
             c.federation = Federation::parse(v)?;
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "m.users",
-        aliases: &[],
-        label: "Users in the city",
-        unit: "",
-        help: "How many phones train under FedAvg (the paper: 100).",
-        section: TRAINING,
-        kind: Kind::Number {
-            step: "10",
-            limit: limits::USERS,
-        },
-        get: |c| c.users.to_string(),
-        set: |c, v| {
+        }),
+    Row::number("m.users", "Users in the city", TRAINING, "10", limits::USERS)
+        .help("How many phones train under FedAvg (the paper: 100).")
+        .get(|c| c.users.to_string())
+        .set(|c, v| {
             c.users = number(v, &limits::USERS)? as usize;
             Ok(())
-        },
-        relevant: |c| c.federation == Federation::FedAvg,
-    },
-    Setting {
-        key: "m.T",
-        aliases: &[],
-        label: "Rounds T",
-        unit: "",
-        help: "Global rounds (the paper: 50). In round t the window is positions t to t + 7 and the label position t + 8, so the windows slide one position a round.",
-        section: TRAINING,
-        kind: Kind::Number {
-            step: "1",
-            limit: limits::ROUNDS,
-        },
-        get: |c| c.rounds.to_string(),
-        set: |c, v| {
+        })
+        .relevant(|c| c.federation == Federation::FedAvg),
+    Row::number("m.T", "Rounds T", TRAINING, "1", limits::ROUNDS)
+        .help("Global rounds (the paper: 50). In round t the window is positions t to t + 7 and the label position t + 8, so the windows slide one position a round.")
+        .get(|c| c.rounds.to_string())
+        .set(|c, v| {
             c.rounds = number(v, &limits::ROUNDS)? as usize;
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "m.lr",
-        aliases: &[],
-        label: "Learning rate",
-        unit: "",
-        help: "The phones' SGD step (the authors' code: 0.001). The model is an LSTM (2 → 16) and a linear layer (16 → 2) predicting the next position from the last 8, trained on the mean squared error.",
-        section: TRAINING,
-        kind: Kind::Number {
-            step: "0.001",
-            limit: limits::LEARNING_RATE,
-        },
-        get: |c| c.learning_rate.to_string(),
-        set: |c, v| {
+        }),
+    Row::number("m.lr", "Learning rate", TRAINING, "0.001", limits::LEARNING_RATE)
+        .help("The phones' SGD step (the authors' code: 0.001). The model is an LSTM (2 → 16) and a linear layer (16 → 2) predicting the next position from the last 8, trained on the mean squared error.")
+        .get(|c| c.learning_rate.to_string())
+        .set(|c, v| {
             c.learning_rate = number(v, &limits::LEARNING_RATE)? as f32;
             Ok(())
-        },
-        relevant: always,
-    },
+        }),
     whereabouts_core::seed_setting!(
+        Row,
         "m.seed",
         TRAINING,
         "Everything random (the streets, the users, the model's first weights, the attack's random starts, the defences' noise) comes from this number: the same seed gives the same run, here and in the command line."

@@ -4,7 +4,7 @@
 //! [`SETTINGS`], read and written on a [`ScenarioConfig`]. The lab opens on [`lab_default`]:
 //! the campus with the visitor walking the simple week, joining a federation that has learnt.
 //!
-//! Its length (about 790 lines before the tests): 24 rows, one per setting, each with its help
+//! Its length (about 570 lines before the tests): 24 rows, one per setting, each with its help
 //! text, in the panel's order, and the few helpers the defence and attack rows share.
 
 use super::attack::dlg::{Init, Optimizer, START_NOISE_M};
@@ -20,7 +20,7 @@ use super::warm_start::WarmStart;
 use super::world::Preset;
 use whereabouts_core::choices;
 use whereabouts_core::geo::Metres;
-use whereabouts_core::setting::{Choices, Kind, Setting, always, flag, flag_text, number, trim};
+use whereabouts_core::setting::{Choices, Setting, flag, flag_text, number, trim};
 
 /// The panel's sections, in order.
 pub const TRAJECTORY: &str = "Your trajectory";
@@ -296,21 +296,15 @@ fn number_f32(value: &str, limit: &Limit) -> Result<f32, String> {
     whereabouts_core::setting::within(value, limit, |v| f64::from(v as f32)).map(|v| v as f32)
 }
 
+/// A row of the lab's table.
+type Row = Setting<ScenarioConfig>;
+
 /// Every setting of the Signal-map lab, in the panel's order.
-pub const SETTINGS: &[Setting<ScenarioConfig>] = &[
-    Setting {
-        key: "leg",
-        aliases: &[],
-        label: "Minutes per leg",
-        unit: "",
-        help: "How long you take from one waypoint to the next. Every leg takes the same time, so two waypoints in the same place are a stay.",
-        section: TRAJECTORY,
-        kind: Kind::Number {
-            step: "10",
-            limit: limits::LEG_MINUTES,
-        },
-        get: |c| trim(walk(c).0),
-        set: |c, v| {
+pub const SETTINGS: &[Row] = &[
+    Row::number("leg", "Minutes per leg", TRAJECTORY, "10", limits::LEG_MINUTES)
+        .help("How long you take from one waypoint to the next. Every leg takes the same time, so two waypoints in the same place are a stay.")
+        .get(|c| trim(walk(c).0))
+        .set(|c, v| {
             let leg = number(v, &limits::LEG_MINUTES)?;
             if walk(c).1 > leg {
                 return Err("must not be less than the minutes between GPS fixes".into());
@@ -320,22 +314,12 @@ pub const SETTINGS: &[Setting<ScenarioConfig>] = &[
             }
             fit_weeks(c);
             Ok(())
-        },
-        relevant: |c| c.trajectory.is_some(),
-    },
-    Setting {
-        key: "fix",
-        aliases: &[],
-        label: "Minutes between GPS fixes",
-        unit: "",
-        help: "How often your phone logs a measurement (position + signal strength).",
-        section: TRAJECTORY,
-        kind: Kind::Number {
-            step: "1",
-            limit: limits::FIX_MINUTES,
-        },
-        get: |c| trim(walk(c).1),
-        set: |c, v| {
+        })
+        .relevant(|c| c.trajectory.is_some()),
+    Row::number("fix", "Minutes between GPS fixes", TRAJECTORY, "1", limits::FIX_MINUTES)
+        .help("How often your phone logs a measurement (position + signal strength).")
+        .get(|c| trim(walk(c).1))
+        .set(|c, v| {
             let fix = number(v, &limits::FIX_MINUTES)?;
             if fix > walk(c).0 {
                 return Err("must not exceed the minutes per leg".into());
@@ -344,45 +328,30 @@ pub const SETTINGS: &[Setting<ScenarioConfig>] = &[
                 t.sample_minutes = fix;
             }
             Ok(())
-        },
-        relevant: |c| c.trajectory.is_some(),
-    },
-    Setting {
-        key: "start",
-        aliases: &[],
-        label: "You join",
-        unit: "",
-        help: "Warm: before your first round the federation trained for 4 weeks on the other campus users, so the map is a real signal map. A model that fits the data has small gradients that point every way, and the server's reconstructions land much farther from you (Insight I2). Cold: the paper's setting, an untrained model: the map starts blank and the first rounds leak the most.",
-        section: FEDERATION,
-        kind: Kind::Choice(STARTS),
-        get: |c| {
+        })
+        .relevant(|c| c.trajectory.is_some()),
+    Row::choice("start", "You join", FEDERATION, STARTS)
+        .help("Warm: before your first round the federation trained for 4 weeks on the other campus users, so the map is a real signal map. A model that fits the data has small gradients that point every way, and the server's reconstructions land much farther from you (Insight I2). Cold: the paper's setting, an untrained model: the map starts blank and the first rounds leak the most.")
+        .get(|c| {
             if c.warm_start.is_some() {
                 "warm"
             } else {
                 "cold"
             }
             .into()
-        },
-        set: |c, v| {
+        })
+        .set(|c, v| {
             match v {
                 "warm" => set_warm(c, true),
                 "cold" => set_warm(c, false),
                 _ => return Err(format!("“{v}” is not a start (warm, cold)")),
             }
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "T",
-        aliases: &[],
-        label: "Round length T",
-        unit: "",
-        help: "Online FL: each round your phone trains only on what it logged during the round. Shorter rounds mean tighter batches, and more leakage (Insight I1).",
-        section: FEDERATION,
-        kind: Kind::Choice(ROUNDS),
-        get: |c| trim(c.round_length.seconds() / 3600.0),
-        set: |c, v| {
+        }),
+    Row::choice("T", "Round length T", FEDERATION, ROUNDS)
+        .help("Online FL: each round your phone trains only on what it logged during the round. Shorter rounds mean tighter batches, and more leakage (Insight I1).")
+        .get(|c| trim(c.round_length.seconds() / 3600.0))
+        .set(|c, v| {
             c.round_length = match number(v, &limits::ROUND_HOURS)? {
                 1.0 => RoundLength::Hour,
                 24.0 => RoundLength::Day,
@@ -390,26 +359,15 @@ pub const SETTINGS: &[Setting<ScenarioConfig>] = &[
                 h => RoundLength::Hours(h),
             };
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "B",
-        aliases: &[],
-        label: "Batch size B",
-        unit: "",
-        help: "Local mini-batch size; ∞ (type inf) = the whole round's data in one batch. With E = 1 and B = ∞ this is FedSGD: the update is one exact gradient.",
-        section: FEDERATION,
-        kind: Kind::Number {
-            step: "1",
-            limit: limits::BATCH_SIZE,
-        },
-        get: |c| {
+        }),
+    Row::number("B", "Batch size B", FEDERATION, "1", limits::BATCH_SIZE)
+        .help("Local mini-batch size; ∞ (type inf) = the whole round's data in one batch. With E = 1 and B = ∞ this is FedSGD: the update is one exact gradient.")
+        .get(|c| {
             c.fl.local
                 .batch_size
                 .map_or("inf".into(), |b| b.to_string())
-        },
-        set: |c, v| {
+        })
+        .set(|c, v| {
             let v = v.trim();
             c.fl.local.batch_size = if matches!(v, "inf" | "∞" | "") {
                 None
@@ -417,257 +375,124 @@ pub const SETTINGS: &[Setting<ScenarioConfig>] = &[
                 Some(number(v, &limits::BATCH_SIZE)? as usize)
             };
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "E",
-        aliases: &[],
-        label: "Local epochs E",
-        unit: "",
-        help: "Passes over the round's data before sending the update. More local steps (FedAvg) blur what the update says about the batch (Insight I3).",
-        section: FEDERATION,
-        kind: Kind::Number {
-            step: "1",
-            limit: limits::EPOCHS,
-        },
-        get: |c| c.fl.local.epochs.to_string(),
-        set: |c, v| {
+        }),
+    Row::number("E", "Local epochs E", FEDERATION, "1", limits::EPOCHS)
+        .help("Passes over the round's data before sending the update. More local steps (FedAvg) blur what the update says about the batch (Insight I3).")
+        .get(|c| c.fl.local.epochs.to_string())
+        .set(|c, v| {
             c.fl.local.epochs = number(v, &limits::EPOCHS)? as usize;
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "lr",
-        aliases: &[],
-        label: "Learning rate η",
-        unit: "",
-        help: "Local SGD step size. The server divides the update by η to get the gradient it attacks.",
-        section: FEDERATION,
-        kind: Kind::Number {
-            step: "0.001",
-            limit: limits::LEARNING_RATE,
-        },
-        // The shortest decimal of the f32 (0.001, not 0.0010000000474974513).
-        get: |c| c.fl.local.learning_rate.to_string(),
-        set: |c, v| {
+        }),
+    // The shortest decimal of the f32 (0.001, not 0.0010000000474974513).
+    Row::number("lr", "Learning rate η", FEDERATION, "0.001", limits::LEARNING_RATE)
+        .help("Local SGD step size. The server divides the update by η to get the gradient it attacks.")
+        .get(|c| c.fl.local.learning_rate.to_string())
+        .set(|c, v| {
             c.fl.local.learning_rate = number_f32(v, &limits::LEARNING_RATE)?;
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "C",
-        aliases: &[],
-        label: "Fraction of users C",
-        unit: "",
-        help: "Share of the users with data that the server picks each round.",
-        section: FEDERATION,
-        kind: Kind::Number {
-            step: "0.1",
-            limit: limits::CLIENT_FRACTION,
-        },
-        get: |c| trim(c.fl.client_fraction),
-        set: |c, v| {
+        }),
+    Row::number("C", "Fraction of users C", FEDERATION, "0.1", limits::CLIENT_FRACTION)
+        .help("Share of the users with data that the server picks each round.")
+        .get(|c| trim(c.fl.client_fraction))
+        .set(|c, v| {
             c.fl.client_fraction = number(v, &limits::CLIENT_FRACTION)?;
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "bg",
-        aliases: &[],
-        label: "Other users",
-        unit: "",
-        help: "Synthetic users of the campus world who join the federation (0–6). They change the global model, not what your own update reveals.",
-        section: FEDERATION,
-        kind: Kind::Number {
-            step: "1",
-            limit: OTHER_USERS,
-        },
-        get: |c| other_users(c).to_string(),
-        set: |c, v| {
+        }),
+    Row::number("bg", "Other users", FEDERATION, "1", OTHER_USERS)
+        .help("Synthetic users of the campus world who join the federation (0–6). They change the global model, not what your own update reveals.")
+        .get(|c| other_users(c).to_string())
+        .set(|c, v| {
             let others = number(v, &OTHER_USERS)? as usize;
             set_participants(c, others, background_user(c));
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "bgu",
-        aliases: &[],
-        label: "Background user",
-        unit: "",
-        help: "A crowd of short-lived sources merged into one extra participant, like the many one-off uploads of a crowdsourced data set (the paper's Radiocells background user, Table 3).",
-        section: FEDERATION,
-        kind: Kind::Toggle,
-        get: |c| flag_text(background_user(c)),
-        set: |c, v| {
+        }),
+    Row::toggle("bgu", "Background user", FEDERATION)
+        .help("A crowd of short-lived sources merged into one extra participant, like the many one-off uploads of a crowdsourced data set (the paper's Radiocells background user, Table 3).")
+        .get(|c| flag_text(background_user(c)))
+        .set(|c, v| {
             let background = flag(v)?;
             set_participants(c, other_users(c), background);
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "model",
-        aliases: &[],
-        label: "Model",
-        unit: "",
-        help: "The signal-map model every phone trains. The paper's model has 145,313 parameters; the small one 4,417, fast enough to re-attack while you drag.",
-        section: FEDERATION,
-        kind: Kind::Choice(ModelPreset::MENU),
-        get: |c| match &c.model {
+        }),
+    Row::choice("model", "Model", FEDERATION, ModelPreset::MENU)
+        .help("The signal-map model every phone trains. The paper's model has 145,313 parameters; the small one 4,417, fast enough to re-attack while you drag.")
+        .get(|c| match &c.model {
             ModelChoice::Preset(p) => Choices::key(p).into(),
             ModelChoice::Custom(_) => "custom".into(),
-        },
-        set: |c, v| {
+        })
+        .set(|c, v| {
             c.model = ModelChoice::Preset(<ModelPreset as Choices>::parse(v)?);
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "dlg",
-        aliases: &[],
-        label: "DLG attack",
-        unit: "",
-        help: "Deep Leakage from Gradients (Algorithm 2): the server optimises one dummy location until its gradient points like your update.",
-        section: ATTACK,
-        kind: Kind::Toggle,
-        get: |c| flag_text(c.attack.dlg),
-        set: |c, v| {
+        }),
+    Row::toggle("dlg", "DLG attack", ATTACK)
+        .help("Deep Leakage from Gradients (Algorithm 2): the server optimises one dummy location until its gradient points like your update.")
+        .get(|c| flag_text(c.attack.dlg))
+        .set(|c, v| {
             c.attack.dlg = flag(v)?;
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "att",
-        aliases: &[],
-        label: "Server's attack",
-        unit: "",
-        help: "DLG as in the paper matches one dummy point to your whole update. Beyond the paper, a FedAvg-aware server (Dimitrov et al. 2022) knows B, E, η and how many points you trained on, replays your phone's local training on one dummy point per local step, and matches the simulated update to yours: it runs after DLG on the same update, so both errors show side by side, and the map shows its dummies (one per step) beside the true mini-batch centroids. Each of its iterations replays every local step, so it is slower with many steps.",
-        section: ATTACK,
-        kind: Kind::Choice(ATTACKS),
-        get: |c| {
+        }),
+    Row::choice("att", "Server's attack", ATTACK, ATTACKS)
+        .help("DLG as in the paper matches one dummy point to your whole update. Beyond the paper, a FedAvg-aware server (Dimitrov et al. 2022) knows B, E, η and how many points you trained on, replays your phone's local training on one dummy point per local step, and matches the simulated update to yours: it runs after DLG on the same update, so both errors show side by side, and the map shows its dummies (one per step) beside the true mini-batch centroids. Each of its iterations replays every local step, so it is slower with many steps.")
+        .get(|c| {
             if c.attack.fedavg.is_some() {
                 "fedavg"
             } else {
                 "dlg"
             }
             .into()
-        },
-        set: |c, v| {
+        })
+        .set(|c, v| {
             c.attack.fedavg = match v {
                 "dlg" => None,
                 "fedavg" => Some(FedAvgConfig::like(&c.attack.settings)),
                 _ => return Err(format!("“{v}” is not an attack")),
             };
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "lemma",
-        aliases: &[],
-        label: "Analytic attack (Lemma 1)",
-        unit: "",
-        help: "The instant reconstruction: the first layer's weight and bias gradients give a weighted average of your locations, no optimisation needed.",
-        section: ATTACK,
-        kind: Kind::Toggle,
-        get: |c| flag_text(c.attack.analytic),
-        set: |c, v| {
+        }),
+    Row::toggle("lemma", "Analytic attack (Lemma 1)", ATTACK)
+        .help("The instant reconstruction: the first layer's weight and bias gradients give a weighted average of your locations, no optimisation needed.")
+        .get(|c| flag_text(c.attack.analytic))
+        .set(|c, v| {
             c.attack.analytic = flag(v)?;
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "its",
-        aliases: &[],
-        label: "DLG iterations",
-        unit: "",
-        help: "Upper limit on optimisation steps (the paper allows 400,000; it stops earlier once the dummy stops moving).",
-        section: ATTACK,
-        kind: Kind::Number {
-            step: "100",
-            limit: limits::DLG_ITERATIONS,
-        },
-        get: |c| c.attack.settings.max_iterations.to_string(),
-        set: |c, v| {
+        }),
+    Row::number("its", "DLG iterations", ATTACK, "100", limits::DLG_ITERATIONS)
+        .help("Upper limit on optimisation steps (the paper allows 400,000; it stops earlier once the dummy stops moving).")
+        .get(|c| c.attack.settings.max_iterations.to_string())
+        .set(|c, v| {
             c.attack.settings.max_iterations = number(v, &limits::DLG_ITERATIONS)? as usize;
             refresh_fedavg(c);
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "alr",
-        aliases: &[],
-        label: "DLG step size",
-        unit: "",
-        help: "Adam learning rate of the dummy location, in standardised units.",
-        section: ATTACK,
-        kind: Kind::Number {
-            step: "0.005",
-            limit: limits::DLG_LEARNING_RATE,
-        },
-        get: |c| match c.attack.settings.optimizer {
+        }),
+    Row::number("alr", "DLG step size", ATTACK, "0.005", limits::DLG_LEARNING_RATE)
+        .help("Adam learning rate of the dummy location, in standardised units.")
+        .get(|c| match c.attack.settings.optimizer {
             Optimizer::Adam { lr } | Optimizer::Sgd { lr } => trim(lr),
-        },
-        set: |c, v| {
+        })
+        .set(|c, v| {
             let lr = number(v, &limits::DLG_LEARNING_RATE)?;
             c.attack.settings.optimizer = Optimizer::Adam { lr };
             refresh_fedavg(c);
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "init",
-        aliases: &[],
-        label: "DLG starts from",
-        unit: "",
-        help: "Where the dummy location starts ([000] §4.1). The paper starts near the true centroid, which a real server cannot; the default starts near the analytic estimate (both with a little noise).",
-        section: ATTACK,
-        kind: Kind::Choice(INITS),
-        get: |c| init_key(c.attack.settings.init).into(),
-        set: set_init,
-        relevant: always,
-    },
-    Setting {
-        key: "def",
-        aliases: &[],
-        label: "Defence",
-        unit: "",
-        help: "What every phone does before sending its update. Diverse Batch: train on one point per place (DBSCAN clusters). Farthest Batch: train on the places farthest from where you mostly were — a decoy. Random subset: as many random points as Diverse Batch (the baseline). Local DP: clip every local step’s gradient (or the whole update) and add Gaussian noise. GeoInd: move every location by planar-Laplace noise. Errors stay measured against your real round data.",
-        section: DEFENCE,
-        kind: Kind::Choice(DEFENCES),
-        get: |c| defence_key(&c.defence).into(),
-        set: |c, v| {
+        }),
+    Row::choice("init", "DLG starts from", ATTACK, INITS)
+        .help("Where the dummy location starts ([000] §4.1). The paper starts near the true centroid, which a real server cannot; the default starts near the analytic estimate (both with a little noise).")
+        .get(|c| init_key(c.attack.settings.init).into())
+        .set(set_init),
+    Row::choice("def", "Defence", DEFENCE, DEFENCES)
+        .help("What every phone does before sending its update. Diverse Batch: train on one point per place (DBSCAN clusters). Farthest Batch: train on the places farthest from where you mostly were — a decoy. Random subset: as many random points as Diverse Batch (the baseline). Local DP: clip every local step’s gradient (or the whole update) and add Gaussian noise. GeoInd: move every location by planar-Laplace noise. Errors stay measured against your real round data.")
+        .get(|c| defence_key(&c.defence).into())
+        .set(|c, v| {
             // The same defence again keeps its parameters.
             if defence_key(&c.defence) != v {
                 c.defence = defence_of(v, &c.defence)?;
             }
             Ok(())
-        },
-        relevant: always,
-    },
-    Setting {
-        key: "deps",
-        aliases: &[],
-        label: "DBSCAN eps (km)",
-        unit: "",
-        help: "Points closer than this belong to the same place (the paper's best: 0.05 km). Clusters need 5 points; stray points are left out.",
-        section: DEFENCE,
-        kind: Kind::Number {
-            step: "0.01",
-            limit: limits::DBSCAN_EPS_KM,
-        },
-        get: |c| trim(eps_km(&c.defence).unwrap_or(DEFAULT_EPS_KM)),
-        set: |c, v| {
+        }),
+    Row::number("deps", "DBSCAN eps (km)", DEFENCE, "0.01", limits::DBSCAN_EPS_KM)
+        .help("Points closer than this belong to the same place (the paper's best: 0.05 km). Clusters need 5 points; stray points are left out.")
+        .get(|c| trim(eps_km(&c.defence).unwrap_or(DEFAULT_EPS_KM)))
+        .set(|c, v| {
             let e = number(v, &limits::DBSCAN_EPS_KM)?;
             match &mut c.defence {
                 Defence::DiverseBatch { eps_km, .. }
@@ -676,64 +501,37 @@ pub const SETTINGS: &[Setting<ScenarioConfig>] = &[
                 _ => {}
             }
             Ok(())
-        },
-        relevant: |c| eps_km(&c.defence).is_some(),
-    },
-    Setting {
-        key: "dnum",
-        aliases: &[],
-        label: "Farthest Batch points",
-        unit: "",
-        help: "How many points the phone trains on, taken from the farthest places first. Fewer points: more privacy, a worse model.",
-        section: DEFENCE,
-        kind: Kind::Number {
-            step: "1",
-            limit: limits::FARTHEST_NUM,
-        },
-        get: |c| match c.defence {
+        })
+        .relevant(|c| eps_km(&c.defence).is_some()),
+    Row::number("dnum", "Farthest Batch points", DEFENCE, "1", limits::FARTHEST_NUM)
+        .help("How many points the phone trains on, taken from the farthest places first. Fewer points: more privacy, a worse model.")
+        .get(|c| match c.defence {
             Defence::FarthestBatch { num, .. } => num.to_string(),
             _ => DEFAULT_FARTHEST_NUM.to_string(),
-        },
-        set: |c, v| {
+        })
+        .set(|c, v| {
             let n = number(v, &limits::FARTHEST_NUM)? as usize;
             if let Defence::FarthestBatch { num, .. } = &mut c.defence {
                 *num = n;
             }
             Ok(())
-        },
-        relevant: |c| matches!(c.defence, Defence::FarthestBatch { .. }),
-    },
-    Setting {
-        key: "dpat",
-        aliases: &[],
-        label: "DP applied to",
-        unit: "",
-        help: "Where the phone clips and adds noise. Every local step (the paper's, [000] §4.5): each mini-batch gradient is clipped to norm 1 and noised before the step, so a FedAvg round of E·⌈n/B⌉ steps spends ε that many times. Once on the update: the whole update is clipped and noised once (one release a round, but a clipped update of many steps barely moves the model).",
-        section: DEFENCE,
-        kind: Kind::Choice(AppliedTo::MENU),
-        get: |c| Choices::key(&local_dp(c).map_or(AppliedTo::LocalStep, |d| d.applied_to)).into(),
-        set: |c, v| {
+        })
+        .relevant(|c| matches!(c.defence, Defence::FarthestBatch { .. })),
+    Row::choice("dpat", "DP applied to", DEFENCE, AppliedTo::MENU)
+        .help("Where the phone clips and adds noise. Every local step (the paper's, [000] §4.5): each mini-batch gradient is clipped to norm 1 and noised before the step, so a FedAvg round of E·⌈n/B⌉ steps spends ε that many times. Once on the update: the whole update is clipped and noised once (one release a round, but a clipped update of many steps barely moves the model).")
+        .get(|c| Choices::key(&local_dp(c).map_or(AppliedTo::LocalStep, |d| d.applied_to)).into())
+        .set(|c, v| {
             let applied_to = <AppliedTo as Choices>::parse(v)?;
             if let Defence::LocalDp(d) = &mut c.defence {
                 d.applied_to = applied_to;
             }
             Ok(())
-        },
-        relevant: |c| local_dp(c).is_some(),
-    },
-    Setting {
-        key: "dpe",
-        aliases: &[],
-        label: "DP ε per release",
-        unit: "",
-        help: "What it protects: one phone's whole round of data (every point it trained on that round), against a server that sees its update — local DP, so any two of the phone's data sets are neighbours and the sensitivity is twice the clipping norm 1. Gaussian mechanism with δ = 1e-5, σ calibrated exactly for this ε per release (every local step, or the update) by the analytic Gaussian mechanism (Balle & Wang 2018; the paper's classic formula √(2 ln(1.25/δ))/ε is proven only for ε < 1). Smaller ε: more noise. The results show the ε of one round (its releases composed) and your total over all rounds, with δ (Rényi-DP composition).",
-        section: DEFENCE,
-        kind: Kind::Number {
-            step: "10",
-            limit: limits::DP_EPSILON,
-        },
-        get: |c| trim(local_dp(c).map_or(DEFAULT_DP_EPSILON, |d| d.epsilon)),
-        set: |c, v| {
+        })
+        .relevant(|c| local_dp(c).is_some()),
+    Row::number("dpe", "DP ε per release", DEFENCE, "10", limits::DP_EPSILON)
+        .help("What it protects: one phone's whole round of data (every point it trained on that round), against a server that sees its update — local DP, so any two of the phone's data sets are neighbours and the sensitivity is twice the clipping norm 1. Gaussian mechanism with δ = 1e-5, σ calibrated exactly for this ε per release (every local step, or the update) by the analytic Gaussian mechanism (Balle & Wang 2018; the paper's classic formula √(2 ln(1.25/δ))/ε is proven only for ε < 1). Smaller ε: more noise. The results show the ε of one round (its releases composed) and your total over all rounds, with δ (Rényi-DP composition).")
+        .get(|c| trim(local_dp(c).map_or(DEFAULT_DP_EPSILON, |d| d.epsilon)))
+        .set(|c, v| {
             let epsilon = number(v, &limits::DP_EPSILON)?;
             if let Defence::LocalDp(d) = &mut c.defence {
                 *d = LocalDp {
@@ -742,34 +540,24 @@ pub const SETTINGS: &[Setting<ScenarioConfig>] = &[
                 };
             }
             Ok(())
-        },
-        relevant: |c| local_dp(c).is_some(),
-    },
-    Setting {
-        key: "geo",
-        aliases: &[],
-        label: "GeoInd ε (per m)",
-        unit: "",
-        help: "Planar-Laplace noise on every location; the mean shift is 2/ε (0.005 per m: 400 m).",
-        section: DEFENCE,
-        kind: Kind::Number {
-            step: "0.001",
-            limit: limits::GEOIND_EPSILON_PER_M,
-        },
-        get: |c| match c.defence {
+        })
+        .relevant(|c| local_dp(c).is_some()),
+    Row::number("geo", "GeoInd ε (per m)", DEFENCE, "0.001", limits::GEOIND_EPSILON_PER_M)
+        .help("Planar-Laplace noise on every location; the mean shift is 2/ε (0.005 per m: 400 m).")
+        .get(|c| match c.defence {
             Defence::GeoInd { epsilon_per_m } => trim(epsilon_per_m),
             _ => trim(DEFAULT_GEO_EPSILON_PER_M),
-        },
-        set: |c, v| {
+        })
+        .set(|c, v| {
             let e = number(v, &limits::GEOIND_EPSILON_PER_M)?;
             if let Defence::GeoInd { epsilon_per_m } = &mut c.defence {
                 *epsilon_per_m = e;
             }
             Ok(())
-        },
-        relevant: |c| matches!(c.defence, Defence::GeoInd { .. }),
-    },
+        })
+        .relevant(|c| matches!(c.defence, Defence::GeoInd { .. })),
     whereabouts_core::seed_setting!(
+        Row,
         "seed",
         WORLD,
         "Everything random (the world, the noise, the model) comes from this number: the same seed gives the same run."
@@ -781,6 +569,7 @@ mod tests {
     use super::*;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
+    use whereabouts_core::setting::Kind;
     use whereabouts_core::setting::{check_rows, get, set};
 
     #[test]
