@@ -14,6 +14,9 @@ pub struct Mapping {
     pub header: bool,
     /// The header's names (or "column 1", "column 2", … without one).
     pub names: Vec<String>,
+    /// The latitude's and the longitude's columns. One column for both (`lat == lon`) holds
+    /// the two numbers apart ("40.83 -73.94", as Foursquare's `lat_lon`): latitude first,
+    /// unless the column's name puts the longitude first ("lon_lat").
     pub lat: usize,
     pub lon: usize,
     pub time: usize,
@@ -30,6 +33,48 @@ impl Mapping {
     /// Reads a number as this file writes it: with a decimal comma unless commas split fields.
     pub fn number(&self, s: &str) -> Option<f64> {
         number_in(s, self.delimiter)
+    }
+
+    /// Whether the latitude and the longitude share one column.
+    pub fn paired(&self) -> bool {
+        self.lat == self.lon
+    }
+
+    /// Latitude and longitude from a row's fields, or what is wrong.
+    fn position(&self, f: &[String]) -> Result<(f64, f64), String> {
+        let number = |s: &str, what: &str| {
+            self.number(s)
+                .ok_or_else(|| format!("{what} “{}” is not a number", cut(s)))
+        };
+        if !self.paired() {
+            return Ok((
+                number(&f[self.lat], "latitude")?,
+                number(&f[self.lon], "longitude")?,
+            ));
+        }
+        let both = &f[self.lat];
+        // Two numbers apart: by spaces ("40.83 -73.94", or "40,83 -73,94" with decimal commas),
+        // else by a comma or semicolon the file does not split on ("8.54, 47.37").
+        let spaced: Vec<&str> = both.split_whitespace().collect();
+        let parts = if spaced.len() == 2 && spaced.iter().all(|p| self.number(p).is_some()) {
+            spaced
+        } else {
+            both.split([',', ';']).map(str::trim).collect()
+        };
+        let [a, b] = parts[..] else {
+            return Err(format!(
+                "“{}” is not a latitude and a longitude (two numbers apart, such as 40.83 -73.94)",
+                cut(both)
+            ));
+        };
+        let name = self.names[self.lat].to_lowercase();
+        let lat_at = name.find("lat");
+        let lon_at = ["lon", "lng"].iter().filter_map(|w| name.find(w)).min();
+        if matches!((lat_at, lon_at), (Some(t), Some(n)) if n < t) {
+            Ok((number(b, "latitude")?, number(a, "longitude")?))
+        } else {
+            Ok((number(a, "latitude")?, number(b, "longitude")?))
+        }
     }
 }
 
@@ -132,8 +177,43 @@ fn zone_column(names: &[String]) -> Option<usize> {
         .position(|n| wanted.contains(&n.to_lowercase().as_str()))
 }
 
+/// Every column that `wanted` names, in the order [`find`] prefers them.
+fn all_named(names: &[String], wanted: &[&str]) -> Vec<usize> {
+    let lower: Vec<String> = names.iter().map(|n| n.to_lowercase()).collect();
+    let exact = wanted
+        .iter()
+        .filter_map(|w| lower.iter().position(|n| n == w));
+    let within = wanted.iter().flat_map(|w| {
+        lower
+            .iter()
+            .enumerate()
+            .filter(move |(_, n)| n.contains(w))
+            .map(|(i, _)| i)
+    });
+    let mut found = Vec::new();
+    for i in exact.chain(within) {
+        if !found.contains(&i) {
+            found.push(i);
+        }
+    }
+    found
+}
+
+/// Whether a field reads as a moment: a date and time, or Unix seconds or milliseconds (not a
+/// small number such as a minute of the day).
+fn moment_like(f: &str) -> bool {
+    match f.parse::<f64>() {
+        Ok(v) => v > 1e8,
+        Err(_) => time_like(f),
+    }
+}
+
+/// `sample` is the first data row: of the columns a time's name fits, the first whose value in
+/// it reads as a moment (Foursquare's `time` is the minute of the day; its `date_time` the
+/// moment).
 fn guess_from_header(
     names: &[String],
+    sample: Option<&[String]>,
 ) -> (Option<usize>, Option<usize>, Option<usize>, Option<usize>) {
     let lat = find(
         names,
@@ -153,12 +233,13 @@ fn guess_from_header(
             "längengrad",
         ],
     );
-    let time = find(
+    let times = all_named(
         names,
         &[
             "time",
             "timestamp",
             "datetime",
+            "date_time",
             "date",
             "datum",
             "zeit",
@@ -167,6 +248,14 @@ fn guess_from_header(
             "utc",
         ],
     );
+    let time = sample
+        .and_then(|row| {
+            times
+                .iter()
+                .copied()
+                .find(|&i| row.get(i).is_some_and(|f| moment_like(f)))
+        })
+        .or(times.first().copied());
     let signal = find(
         names,
         &[
@@ -183,10 +272,7 @@ fn guess_from_values(
     delimiter: char,
 ) -> (Option<usize>, Option<usize>, Option<usize>, Option<usize>) {
     let num: Vec<Option<f64>> = row.iter().map(|f| number_in(f, delimiter)).collect();
-    let time = row.iter().position(|f| match f.parse::<f64>() {
-        Ok(v) => v > 1e8,
-        Err(_) => time_like(f),
-    });
+    let time = row.iter().position(|f| moment_like(f));
     let coords: Vec<usize> = (0..row.len())
         .filter(|&i| {
             Some(i) != time && num[i].is_some_and(|v| v.abs() <= 180.0 && v.fract() != 0.0)
@@ -232,7 +318,8 @@ pub fn parse(text: &str, mapping: Option<&Mapping>) -> Result<Parsed, (Option<us
                 (1..=fields.len()).map(|i| format!("column {i}")).collect()
             };
             let (lat, lon, time, signal) = if header {
-                guess_from_header(&fields)
+                let sample = lines(text).nth(1).map(|(_, l)| split(l, delimiter));
+                guess_from_header(&fields, sample.as_deref())
             } else {
                 guess_from_values(&fields, delimiter)
             };
@@ -297,8 +384,7 @@ pub fn parse(text: &str, mapping: Option<&Mapping>) -> Result<Parsed, (Option<us
                 .ok_or_else(|| format!("{what} “{}” is not a number", cut(&f[i])))
         };
         let row = (|| -> Result<RawFix, String> {
-            let lat = number(mapping.lat, "latitude")?;
-            let lon = number(mapping.lon, "longitude")?;
+            let (lat, lon) = mapping.position(&f)?;
             let zone = match mapping.zone.map(|z| &f[z]) {
                 None => None,
                 Some(z) if z.is_empty() => None,

@@ -138,6 +138,17 @@ impl Default for Parsed {
     }
 }
 
+/// The lowest signal a phone reports, dBm: RSRP is reported down to −140 dBm (3GPP TS 36.133
+/// §9.1.4). A value below it is a logger's "no reading" (the Cork 5G traces write −200), as is
+/// 0 dBm or more (Android's "unavailable" is 2³¹ − 1): the fix keeps its position and loses its
+/// signal.
+pub const MIN_SIGNAL_DBM: f64 = -140.0;
+
+/// Whether a signal value is a reading, not a logger's "no reading".
+pub fn is_reading(dbm: f64) -> bool {
+    (MIN_SIGNAL_DBM..0.0).contains(&dbm)
+}
+
 /// A fix as read, before range checks.
 #[derive(Clone, Copy, Debug)]
 pub struct RawFix {
@@ -228,6 +239,8 @@ fn finish(format: Format, parsed: Parsed) -> Result<Import, (Option<usize>, Stri
     }
     let mut fixes = Vec::with_capacity(rows.len());
     let mut untimed = 0;
+    // Signal values that are no reading: (how many, the first's line and value).
+    let mut no_reading: (usize, Option<(usize, f64)>) = (0, None);
     // A logger without a GPS fix writes 0°, 0° (in the Gulf of Guinea): not a place.
     let total = rows.len();
     let no_fix: Vec<usize> = rows
@@ -275,13 +288,27 @@ fn finish(format: Format, parsed: Parsed) -> Result<Import, (Option<usize>, Stri
             skipped.push((r.line, "no timestamp".into()));
             continue;
         };
+        let rsrp_dbm = match r.rsrp_dbm {
+            Some(s) if !is_reading(s) => {
+                no_reading.0 += 1;
+                no_reading.1.get_or_insert((r.line, s));
+                None
+            }
+            s => s,
+        };
         fixes.push(Fix {
             time,
             lat: r.lat,
             lon: r.lon,
-            rsrp_dbm: r.rsrp_dbm,
+            rsrp_dbm,
             line: r.line,
         });
+    }
+    if let (n, Some((line, value))) = no_reading {
+        warnings.push(format!(
+            "{n} signal value{s} outside a phone's range (below −140 dBm, or 0 dBm and above: a logger's “no reading”, such as {value} at {unit} {line}) left out; the positions are kept",
+            s = if n == 1 { "" } else { "s" },
+        ));
     }
     if fixes.is_empty() && untimed > 0 {
         return Err((

@@ -325,3 +325,59 @@ fn a_huge_field_is_cut_with_its_length() {
     let rows = csv::preview(&text, &mapping, 5);
     assert!(rows[0][1].len() < 100);
 }
+
+#[test]
+fn latitude_and_longitude_in_one_column_as_foursquare_writes_them() {
+    // Foursquare's check-ins: `lat_lon` holds both, `time` is the minute of the day and
+    // `date_time` the moment.
+    let i = ok(
+        "checkins.csv",
+        "tid,lat_lon,date_time,time,rating\n126,40.8331652006224 -73.9418603427692,2012-11-12 05:17:18,317,-1\n126,40.8340978041072 -73.9452672225881,2012-11-12 23:24:55,1404,8.2\n",
+    );
+    let m = i.csv.as_ref().unwrap();
+    assert!(m.paired());
+    assert_eq!((m.lat, m.time), (1, 2));
+    assert_eq!(i.fixes.len(), 2);
+    assert_eq!(
+        (i.fixes[0].lat, i.fixes[0].lon, i.fixes[0].time),
+        (40.8331652006224, -73.9418603427692, 1_352_697_438.0)
+    );
+    // A name that puts the longitude first is read that way; a semicolon file may use a comma.
+    let i = ok(
+        "f.csv",
+        "time;lon_lat\n2024-03-04T07:30:00Z;8.54, 47.37\n2024-03-04T07:31:00Z;8.541, 47.371\n",
+    );
+    assert_eq!((i.fixes[0].lat, i.fixes[0].lon), (47.37, 8.54));
+    // One number where two belong is named.
+    let e = import(
+        "f.csv",
+        b"time,lat_lon\n2024-03-04T07:30:00Z,47.37\n",
+        &ImportOptions::default(),
+    )
+    .unwrap_err();
+    assert!(
+        e.problem
+            .contains("“47.37” is not a latitude and a longitude"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_signal_outside_a_phones_range_is_no_reading_and_the_position_stays() {
+    // The Cork 5G traces write −200 dBm when there is no reading; Android's "unavailable" is
+    // 2³¹ − 1.
+    let i = ok(
+        "cork.csv",
+        "Timestamp,Longitude,Latitude,RSRP\n2019.11.25_15.34.34,-8.4993,51.8937,-79\n2019.11.25_15.34.35,-8.4996,51.8934,-200\n2019.11.25_15.34.36,-8.4999,51.8931,2147483647\n2019.11.25_15.34.37,-8.5002,51.8928,-140\n",
+    );
+    let signal: Vec<Option<f64>> = i.fixes.iter().map(|f| f.rsrp_dbm).collect();
+    assert_eq!(signal, [Some(-79.0), None, None, Some(-140.0)]);
+    assert!(
+        i.warnings
+            .iter()
+            .any(|w| w.starts_with("2 signal values outside a phone's range")
+                && w.contains("-200 at line 3")),
+        "{:?}",
+        i.warnings
+    );
+}

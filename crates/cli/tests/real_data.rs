@@ -1,0 +1,110 @@
+//! The real data sets (`../shared/data/`, see its README; never in this repository, whose
+//! licence theirs forbids) read as a user reads them: a slice of each through `whereabouts
+//! import`. Where the folder is not found (set `WHEREABOUTS_DATA` to it), each test says so
+//! and checks nothing; `./x test` says which it is.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The folder of the real data sets: `WHEREABOUTS_DATA`, else `shared/data` beside the
+/// repository or one of its parents.
+fn data_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("WHEREABOUTS_DATA") {
+        return Some(PathBuf::from(dir));
+    }
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    root.ancestors()
+        .skip(1)
+        .map(|a| a.join("shared/data"))
+        .find(|d| d.is_dir())
+}
+
+fn absent(what: &str) {
+    eprintln!(
+        "real data: {what} not found (set WHEREABOUTS_DATA to the shared data folder); nothing checked"
+    );
+}
+
+fn import(file: &PathBuf) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_whereabouts"))
+        .arg("import")
+        .arg(file)
+        .output()
+        .expect("the binary runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("whereabouts-real-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+#[test]
+fn foursquare_check_ins_import_with_latitude_and_longitude_in_one_column() {
+    let Some(file) = data_dir()
+        .map(|d| d.join("foursquare-nyc/Foursquare_Sample.csv"))
+        .filter(|f| f.is_file())
+    else {
+        return absent("foursquare-nyc/Foursquare_Sample.csv");
+    };
+    // The first 400 check-ins.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let slice: String = text.lines().take(401).map(|l| format!("{l}\n")).collect();
+    let sliced = temp("foursquare.csv");
+    std::fs::write(&sliced, slice).unwrap();
+    let said = import(&sliced);
+    assert!(
+        said.contains("time = date_time, latitude = lat_lon, longitude = lat_lon"),
+        "{said}"
+    );
+    assert!(said.contains("latitude 40."), "New York: {said}");
+    let fixes: usize = said
+        .split_whitespace()
+        .find_map(|w| w.parse().ok())
+        .expect("a count of fixes");
+    assert!(fixes > 350, "{said}");
+}
+
+#[test]
+fn a_cork_5g_trace_imports_with_its_no_reading_sentinels_left_out() {
+    let Some(zipped) = data_dir()
+        .map(|d| d.join("5g-cork/5G-production-dataset.zip"))
+        .filter(|f| f.is_file())
+    else {
+        return absent("5g-cork/5G-production-dataset.zip");
+    };
+    let mut archive = zip::ZipArchive::new(std::fs::File::open(&zipped).unwrap()).unwrap();
+    // The first trace with a −200 dBm "no reading".
+    let mut found = None;
+    for i in 0..archive.len() {
+        let mut entry = archive.by_index(i).unwrap();
+        let name = entry.name().map(|n| n.to_string()).unwrap_or_default();
+        if !name.ends_with(".csv") || name.contains("__MACOSX") {
+            continue;
+        }
+        let mut text = String::new();
+        entry.read_to_string(&mut text).unwrap();
+        if text.contains(",-200,") {
+            found = Some(text);
+            break;
+        }
+    }
+    let text = found.expect("a trace with a −200 dBm sentinel");
+    let trace = temp("cork.csv");
+    std::fs::write(&trace, text).unwrap();
+    let said = import(&trace);
+    assert!(said.contains("signal: from the file"), "{said}");
+    assert!(said.contains("signal = RSRP"), "{said}");
+    assert!(
+        said.contains("outside a phone's range") && said.contains("such as -200"),
+        "{said}"
+    );
+}
