@@ -24,7 +24,7 @@
 //! place; the findings' checks are their own file.
 
 use crate::signal_map::defence::dp::{AppliedTo, LocalDp};
-use crate::signal_map::defence::{Defence, PAPER_MIN_SAMPLES};
+use crate::signal_map::defence::{DEFAULT_MIN_SAMPLES, Defence};
 use crate::signal_map::fl::FlConfig;
 use crate::signal_map::lab::Lab;
 use crate::signal_map::model::ModelPreset;
@@ -420,11 +420,11 @@ pub fn table2(
             (None, _) => Defence::None,
             (Some(eps_km), false) => Defence::DiverseBatch {
                 eps_km,
-                min_samples: PAPER_MIN_SAMPLES,
+                min_samples: DEFAULT_MIN_SAMPLES,
             },
             (Some(eps_km), true) => Defence::RandomSubset {
                 eps_km,
-                min_samples: PAPER_MIN_SAMPLES,
+                min_samples: DEFAULT_MIN_SAMPLES,
             },
         };
         let run = |s: &Scale, scheme, random| ScenarioConfig {
@@ -658,7 +658,7 @@ pub fn table3(scale: &Scale, runs: &mut SignalRuns) -> Result<Table, String> {
             if let Some(eps_km) = eps {
                 c.defence = Defence::DiverseBatch {
                     eps_km,
-                    min_samples: PAPER_MIN_SAMPLES,
+                    min_samples: DEFAULT_MIN_SAMPLES,
                 };
             }
             os.push(runs.run(c)?);
@@ -864,7 +864,7 @@ pub fn defences(
             format!("Diverse Batch eps {eps_km} km"),
             Defence::DiverseBatch {
                 eps_km,
-                min_samples: PAPER_MIN_SAMPLES,
+                min_samples: DEFAULT_MIN_SAMPLES,
             },
         ));
     }
@@ -873,7 +873,7 @@ pub fn defences(
             format!("Farthest Batch eps 0.05, num {num}"),
             Defence::FarthestBatch {
                 eps_km: 0.05,
-                min_samples: PAPER_MIN_SAMPLES,
+                min_samples: DEFAULT_MIN_SAMPLES,
                 num,
             },
         ));

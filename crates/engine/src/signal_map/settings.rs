@@ -10,7 +10,7 @@
 use super::attack::dlg::{Init, Optimizer, START_NOISE_M};
 use super::attack::fedavg::FedAvgConfig;
 use super::defence::dp::{AppliedTo, LocalDp};
-use super::defence::{Defence, PAPER_MIN_SAMPLES};
+use super::defence::{DEFAULT_MIN_SAMPLES, Defence};
 use super::limits::{self, Limit};
 use super::model::ModelPreset;
 use super::scenario::{ModelChoice, OutputBias, ScenarioConfig, WorldChoice};
@@ -258,7 +258,7 @@ fn eps_km(d: &Defence) -> Option<f64> {
 /// switching between them keeps it.
 fn defence_of(key: &str, before: &Defence) -> Result<Defence, String> {
     let eps_km = eps_km(before).unwrap_or(DEFAULT_EPS_KM);
-    let min_samples = PAPER_MIN_SAMPLES;
+    let min_samples = DEFAULT_MIN_SAMPLES;
     Ok(match key {
         "none" => Defence::None,
         "diverse" => Defence::DiverseBatch {

@@ -19,7 +19,7 @@
 
 use crate::signal_map::attack::fedavg::FedAvgConfig;
 use crate::signal_map::defence::dp::LocalDp;
-use crate::signal_map::defence::{Defence, PAPER_MIN_SAMPLES};
+use crate::signal_map::defence::{DEFAULT_MIN_SAMPLES, Defence};
 use crate::signal_map::lab::Lab;
 use crate::signal_map::model::train::LocalTraining;
 use crate::signal_map::scenario::{FedAvgSummary, RoundRecord, ScenarioConfig, Summary};
@@ -404,7 +404,7 @@ pub fn defence_grid() -> Vec<(&'static str, String, Defence)> {
             format!("eps {eps_km} km"),
             Defence::DiverseBatch {
                 eps_km,
-                min_samples: PAPER_MIN_SAMPLES,
+                min_samples: DEFAULT_MIN_SAMPLES,
             },
         ));
     }
@@ -414,7 +414,7 @@ pub fn defence_grid() -> Vec<(&'static str, String, Defence)> {
             format!("num {num}"),
             Defence::FarthestBatch {
                 eps_km: 0.05,
-                min_samples: PAPER_MIN_SAMPLES,
+                min_samples: DEFAULT_MIN_SAMPLES,
                 num,
             },
         ));
@@ -425,7 +425,7 @@ pub fn defence_grid() -> Vec<(&'static str, String, Defence)> {
             format!("as Diverse eps {eps_km} km"),
             Defence::RandomSubset {
                 eps_km,
-                min_samples: PAPER_MIN_SAMPLES,
+                min_samples: DEFAULT_MIN_SAMPLES,
             },
         ));
     }

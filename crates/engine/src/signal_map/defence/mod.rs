@@ -20,11 +20,13 @@ use geoind::GeoInd;
 use serde::{Deserialize, Serialize};
 use whereabouts_core::error::ConfigError;
 
-/// DBSCAN's min_samples for the batch defences: the paper's 5 ([000] §4.3, Table 2).
-pub const PAPER_MIN_SAMPLES: usize = 5;
+/// DBSCAN's min_samples for the batch defences: 5, scikit-learn's default. [000] gives only
+/// `eps` (§4.3, Table 2; §4.4), not min_samples; our choice, see docs/papers.md §3a. A
+/// configuration may set another (`min_samples`); the page always uses this one.
+pub const DEFAULT_MIN_SAMPLES: usize = 5;
 
-fn paper_min_samples() -> usize {
-    PAPER_MIN_SAMPLES
+fn default_min_samples() -> usize {
+    DEFAULT_MIN_SAMPLES
 }
 
 /// Which defence the devices apply.
@@ -36,13 +38,13 @@ pub enum Defence {
     /// One point per DBSCAN cluster of D_t ([000] §4.3); eps in km as in the paper's Table 2.
     DiverseBatch {
         eps_km: f64,
-        #[serde(default = "paper_min_samples")]
+        #[serde(default = "default_min_samples")]
         min_samples: usize,
     },
     /// `num` points from the clusters farthest from D_t's centroid ([000] §4.4, Algorithm 3).
     FarthestBatch {
         eps_km: f64,
-        #[serde(default = "paper_min_samples")]
+        #[serde(default = "default_min_samples")]
         min_samples: usize,
         num: usize,
     },
@@ -50,7 +52,7 @@ pub enum Defence {
     /// shows whether curation, not just a smaller batch, is what protects.
     RandomSubset {
         eps_km: f64,
-        #[serde(default = "paper_min_samples")]
+        #[serde(default = "default_min_samples")]
         min_samples: usize,
     },
     /// Clip and noise the update ([000] §4.5, "DP").

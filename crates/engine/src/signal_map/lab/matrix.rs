@@ -8,7 +8,7 @@ use super::*;
 use crate::signal_map::attack::dlg::Init;
 use crate::signal_map::attack::fedavg::FedAvgConfig;
 use crate::signal_map::defence::dp::{AppliedTo, Calibration, LocalDp};
-use crate::signal_map::defence::{Defence, PAPER_MIN_SAMPLES};
+use crate::signal_map::defence::{DEFAULT_MIN_SAMPLES, Defence};
 use crate::signal_map::trajectory::TrajectoryPreset;
 use std::cell::Cell;
 #[cfg(target_arch = "wasm32")]
@@ -88,7 +88,7 @@ fn matrix() -> Vec<(&'static str, ScenarioConfig)> {
             with(&|c| {
                 c.defence = Defence::DiverseBatch {
                     eps_km: 0.05,
-                    min_samples: PAPER_MIN_SAMPLES,
+                    min_samples: DEFAULT_MIN_SAMPLES,
                 }
             }),
         ),
@@ -97,7 +97,7 @@ fn matrix() -> Vec<(&'static str, ScenarioConfig)> {
             with(&|c| {
                 c.defence = Defence::FarthestBatch {
                     eps_km: 0.05,
-                    min_samples: PAPER_MIN_SAMPLES,
+                    min_samples: DEFAULT_MIN_SAMPLES,
                     num: 5,
                 }
             }),
@@ -107,7 +107,7 @@ fn matrix() -> Vec<(&'static str, ScenarioConfig)> {
             with(&|c| {
                 c.defence = Defence::RandomSubset {
                     eps_km: 0.05,
-                    min_samples: PAPER_MIN_SAMPLES,
+                    min_samples: DEFAULT_MIN_SAMPLES,
                 }
             }),
         ),

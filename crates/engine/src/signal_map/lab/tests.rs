@@ -355,7 +355,7 @@ fn a_round_without_the_targets_update_says_why() {
     let mut none = config();
     none.defence = crate::signal_map::defence::Defence::DiverseBatch {
         eps_km: 1e-7,
-        min_samples: crate::signal_map::defence::PAPER_MIN_SAMPLES,
+        min_samples: crate::signal_map::defence::DEFAULT_MIN_SAMPLES,
     };
     let why = absences(none);
     assert!(!why.is_empty());
