@@ -29,7 +29,7 @@ pub const DBSCAN_EPS_KM: Limit = positive(100.0, "between 0 (not included) and 1
 pub const MIN_SAMPLES: Limit = whole(1.0, 10_000.0, "a whole number from 1 to 10,000");
 /// Farthest Batch's number of points.
 pub const FARTHEST_NUM: Limit = whole(1.0, 1_000_000.0, "a whole number from 1 to 1,000,000");
-/// Local DP's ε per round.
+/// Local DP's ε per release (each local step, or the update: `applied_to`).
 pub const DP_EPSILON: Limit = positive(1e6, "between 0 (not included) and 1,000,000");
 /// GeoInd's ε per metre (0.01 is a 200 m mean shift).
 pub const GEOIND_EPSILON_PER_M: Limit = positive(

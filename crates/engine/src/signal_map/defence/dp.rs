@@ -17,8 +17,8 @@
 //!
 //! Calibration ([`Calibration`]): the paper uses the classic σ = √(2 ln(1.25/δ))·Δ/ε, which is
 //! proven only for ε < 1; at large ε it is far below what (ε, δ)-DP needs. The default here is
-//! the analytic Gaussian mechanism (Balle & Wang 2018), the exact smallest σ for every ε; the
-//! classic formula stays as the paper's option (`reproduce` uses it, at Δ = 2ℂ).
+//! the analytic Gaussian mechanism (Balle & Wang 2018), the exact smallest σ for every ε, in
+//! the lab and in `reproduce`; the classic formula stays as the paper's option, at Δ = 2ℂ.
 //!
 //! The ε set is spent per release: per local step ([`AppliedTo::LocalStep`]) or per update.
 //! [`RdpAccountant`] composes every release of the device (each step of each round) with Rényi
