@@ -36,7 +36,7 @@ pub const TERMS: &[Term] = &[
     Term {
         name: "B (batch size) and E (local epochs)",
         meaning: "Under FedAvg a phone trains for E passes over its round's data in mini-batches of B points before it sends the update. B = ∞ and E = 1 is FedSGD: one exact gradient.",
-        source: "[000] §2.2",
+        source: "[000] §2.1",
     },
     Term {
         name: "B (random features)",
@@ -76,7 +76,7 @@ pub const TERMS: &[Term] = &[
     Term {
         name: "FedAvg, FedSGD",
         meaning: "Federated averaging: each phone trains locally (E epochs of mini-batches of B) and the server averages the new models. FedSGD is its one-step case: each phone sends one gradient.",
-        source: "[000] §2.2",
+        source: "[000] §2.1",
     },
     Term {
         name: "FedAvg-aware server",

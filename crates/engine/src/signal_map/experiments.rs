@@ -514,7 +514,7 @@ pub fn table2(
     })
 }
 
-/// Insight I3 ([000] §8; finding 4, §4.2) against two servers: DLG as in the paper and the
+/// Insight I3 ([000] §2.2; finding 4, §4.2) against two servers: DLG as in the paper and the
 /// FedAvg-aware server that replays the phone's local training (beyond [000]: docs/papers.md
 /// §3d), on the same updates of Table 2's first row (campus, T = 1 week, no defence), with the
 /// same iteration budget. Per-step errors measure how well the aware server recovers each

@@ -6,7 +6,7 @@
 //! other user of the world trains on its first week of training data: their routine repeats
 //! week after week, so that week stands for the weeks the federation ran before the target
 //! joined. The target's own data and the held-out test set are never used. What this means for
-//! the attack is [000] §3, Insight I2: the bias-gradient's mean |ḡ| shrinks as the model
+//! the attack is [000] §2.2, Insight I2: the bias-gradient's mean |ḡ| shrinks as the model
 //! converges, so the reconstruction bound of Theorems 1–2 grows and the early rounds of a cold
 //! start leak the most.
 

@@ -1,6 +1,6 @@
 //! The FedAvg-aware attack: a server that simulates the phone's local training on dummy data
-//! (Dimitrov et al., TMLR 2022) — beyond paper 000, whose DLG matches one dummy to the whole
-//! update (Insight I3, §8). The objective and its exact gradient are [`super::unroll`]; this
+//! (Dimitrov et al., TMLR 2022) — beyond [000], whose DLG matches one dummy to the whole
+//! update (Insight I3, §2.2). The objective and its exact gradient are [`super::unroll`]; this
 //! file optimises the dummies (Adam, as DLG) and reads the answer: each dummy's location (a
 //! reconstructed mini-batch centroid) and their n-weighted mean, the round's estimate.
 //!

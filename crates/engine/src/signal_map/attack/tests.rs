@@ -403,7 +403,7 @@ fn safetensors_in_pytorch_naming_read_into_the_flat_layout() {
 }
 
 /// Why DLG and Lemma 1 part (issue #14, item 1), measured on the campus world's own rounds
-/// (FedSGD, the lab's cold start). Lemma 1 ([000] §3.2) reads the batch's gradient-weighted
+/// (FedSGD, the lab's cold start). Lemma 1 ([000] §2.2) reads the batch's gradient-weighted
 /// mean position out of the first layer. DLG ([000] Algorithm 2) fits one dummy point whose
 /// gradient points the way the update does, and — as Algorithm 1 is printed — evaluates that
 /// gradient at the weights *after* the update, while the update was computed at the weights

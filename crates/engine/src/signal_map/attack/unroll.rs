@@ -3,7 +3,7 @@
 //! every dummy (Dimitrov et al., "Data Leakage in Federated Averaging", TMLR 2022, §4; our
 //! reading for the signal-map MLPs, see docs/papers.md).
 //!
-//! Paper 000's Insight I3 (§8) says FedAvg's local steps blur DLG: the update sums E·⌈n/B⌉
+//! [000]'s Insight I3 (§2.2) says FedAvg's local steps blur DLG: the update sums E·⌈n/B⌉
 //! mini-batch steps, each at different weights, and one dummy matched to their sum lands on a
 //! blur of them. The server knows the protocol (B, E, η, and n, which FedAvg's weighting sends
 //! anyway), so it can do what the phone did: starting from the global weights w₀ it runs the
