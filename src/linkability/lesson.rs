@@ -38,7 +38,7 @@ pub static LESSON: Lesson = Lesson {
         },
         Step {
             title: "Blending in: mm-aug",
-            text: "[004]'s mitigations change what each device trains on so that its updates look like everyone's (§11). mm-aug adds, to each round's own measurements, background ones from a crowd; the model still learns the map from all of them.",
+            text: "[004]'s mitigations change what each device trains on so that its updates look like everyone's (§9). mm-aug adds, to each round's own measurements, background ones from a crowd; the model still learns the map from all of them.",
             try_this: "Raise Background added α from 0.5 to 2 and watch both cards.",
             notice: "The attack's AP falls to a few times chance, a quarter of what it was (the paper: mm-aug cuts the MLP's AP the most), while the signal map's test error does not get worse.",
             settings: &[("l.mitigation", "mm-aug"), ("l.alpha", "1")],

@@ -1,6 +1,6 @@
 //! The Linkability lab ([004]): the visitor owns two devices among many pseudonymous ones; the
 //! server, from the devices' model updates alone, ranks which devices are the visitor's, and the
-//! mitigations of §11 try to stop it.
+//! mitigations of §9 try to stop it.
 //!
 //! State lives here as signals; the run is in the worker ([`crate::worker::linkability`]) and
 //! its reports accumulate in a [`scene::Scene`]. The controls ([`controls`]), figures

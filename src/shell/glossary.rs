@@ -111,7 +111,7 @@ pub const TERMS: &[Term] = &[
     Term {
         name: "Mitigations (bkg-repl, rand-aug, mm-aug)",
         meaning: "The Linkability lab's blending-in: swap a share β of a device's data for background data, add α random background points per own point, or add α points of a crowd's background.",
-        source: "[004] §11",
+        source: "[004] §9",
     },
     Term {
         name: "Online FL, round, T",

@@ -35,7 +35,7 @@ impl Split {
     }
 }
 
-/// What every device does to blend in ([004] §11), adapted from photos to location
+/// What every device does to blend in ([004] §9), adapted from photos to location
 /// measurements: the background pool is the measurements of people outside the federation.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]

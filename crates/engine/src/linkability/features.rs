@@ -1,4 +1,4 @@
-//! What the server feeds its attacks: each update as a feature vector ([004] §5).
+//! What the server feeds its attacks: each update as a feature vector ([004] §6).
 //!
 //! The paper's default input is the flattened update of the last (fully connected) layer,
 //! normalised; all layers, or any one layer (Fig. 8's per-layer study), are the alternatives.
@@ -166,7 +166,7 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f64 {
 }
 
 /// The rows of `x` projected on their first two principal components (power iteration on the
-/// covariance, the second deflated), for the 2-D map of updates ([004] §9.5 reduces by PCA
+/// covariance, the second deflated), for the 2-D map of updates ([004] §8.2 reduces by PCA
 /// before t-SNE; the map stops at PCA). Deterministic: the iteration starts from fixed vectors.
 pub fn pca2(x: &Matrix) -> Vec<[f32; 2]> {
     let (n, d) = (x.rows, x.cols);

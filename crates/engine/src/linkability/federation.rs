@@ -1,6 +1,6 @@
 //! The federation the server watches: the signal map's online FedAvg ([000] §2.1,
 //! Algorithm 1), every device a pseudonymous client, one round a day. Each participating
-//! device's update goes into the update log with its client and true owner ([004] §5: every
+//! device's update goes into the update log with its client and true owner ([004] §6: every
 //! update labelled with client, user and round), together with where Lemma 1 puts it (the
 //! server can read that off any update, [000] §2.2).
 //!

@@ -1,5 +1,5 @@
 //! k-means (Lloyd's algorithm from a k-means++ start, Arthur & Vassilvitskii 2007): mm-aug's
-//! clusters of the background pool ([004] §11, Eq. 7) and the unlabelled linker's clusters of
+//! clusters of the background pool ([004] §9.1, Eq. 7) and the unlabelled linker's clusters of
 //! updates.
 
 use super::features::{Matrix, distance2};

@@ -1,4 +1,4 @@
-//! The linkability metrics ([004] §8): average precision as scikit-learn computes it, mean AP
+//! The linkability metrics ([004] §8.2): average precision as scikit-learn computes it, mean AP
 //! over users (one-vs-rest), top-k accuracy, the increase over chance; and for the linkers
 //! that use no labels, cluster purity and the adjusted Rand index (Hubert & Arabie 1985).
 

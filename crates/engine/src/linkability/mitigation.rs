@@ -1,4 +1,4 @@
-//! The client-side mitigations of [004] §11, on location measurements: every device applies the
+//! The client-side mitigations of [004] §9, on location measurements: every device applies the
 //! same one for the whole run (AM2, AM4), before the server sees anything (AM5: the attack is
 //! trained on mitigated updates too).
 //!

@@ -1,6 +1,6 @@
-//! The federation's people, each with two devices ([004] §2: a user owns several clients, each
-//! client holds one user's data, disjoint; the paper's evaluation has two per user), and the
-//! public background pool the mitigations draw from.
+//! The federation's people, each with two devices ([004] §4.1: a user owns several clients,
+//! each client holds one user's data, disjoint; the paper's evaluation has two per user), and
+//! the public background pool the mitigations draw from.
 //!
 //! The people are the signal map's: the core's synthetic people on the campus, their phones
 //! logging the cell's RSRP as they go ([000] §3.1), here a fix every 10 minutes while logging.
@@ -35,7 +35,7 @@ pub fn device(client: u32) -> usize {
 /// The most people the background pool is made of (beyond, it only costs time to generate).
 pub const POOL_PEOPLE: usize = 100;
 
-/// The share of each device's data held out as the global test set ([004] §3: 20%).
+/// The share of each device's data held out as the global test set ([004] §8.1: 20%).
 pub const TEST_FRACTION: f64 = 0.2;
 
 /// The people, their devices' data, the test set and the background pool.

@@ -1,6 +1,7 @@
-//! The attack scenarios of [004] §6.3 and §10 on a federation's update log: closed-world
-//! identification (a known person's unseen device), matching pairs of devices (Table 8), and
-//! the open world (people the server never saw, an "unknown" class trained on hold-out people).
+//! The attack scenarios of [004] §6.3 (evaluated in §8.2–8.4) on a federation's update log:
+//! closed-world identification (a known person's unseen device), matching pairs of devices
+//! (Table 8), and the open world (people the server never saw, an "unknown" class trained on
+//! hold-out people).
 
 use super::attack::mlp::{self, Mlp, MlpSettings};
 use super::attack::siamese::{self, Pair, SiameseSettings};
@@ -25,7 +26,7 @@ pub struct Observations {
 
 impl Observations {
     /// The log's updates (optionally only `columns` of what was kept), each scaled to unit
-    /// norm ([004] §5), and the places.
+    /// norm ([004] §6), and the places.
     pub fn from_log(
         log: &UpdateLog,
         places: &[Option<Metres>],
@@ -237,7 +238,7 @@ pub struct OpenWorld {
     pub matching_ap: Option<f64>,
 }
 
-/// The open world of [004] §10: a third of the people are held out (both devices train the
+/// The open world of [004] §8.4: a third of the people are held out (both devices train the
 /// "unknown" class and the Siamese network); of the rest a share `seen_share` is seen (first
 /// device known, second attributed), the others unseen (their second device should come out
 /// "unknown").

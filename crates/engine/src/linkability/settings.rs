@@ -233,7 +233,7 @@ pub const SETTINGS: &[Row] = &[
         })
         .relevant(|c| c.attack == Identifier::Mlp),
     Row::choice("l.mitigation", "Every device", AGAINST, MITIGATIONS)
-        .help("What every device does to blend in ([004] §11), adapted from photos to places. Noise: Gaussian noise of σ on every number of its update. bkg-repl: a share β of its measurements each round swapped for background ones, measured by people outside the federation. rand-aug: α background measurements added for each of its own. mm-aug: the background clustered into crowds, each device adding α per measurement from one crowd — a person's two devices from different ones.")
+        .help("What every device does to blend in ([004] §9), adapted from photos to places. Noise: Gaussian noise of σ on every number of its update. bkg-repl: a share β of its measurements each round swapped for background ones, measured by people outside the federation. rand-aug: α background measurements added for each of its own. mm-aug: the background clustered into crowds, each device adding α per measurement from one crowd — a person's two devices from different ones.")
         .get(|c| c.mitigation.name().into())
         .set(|c, v| {
             let old = c.mitigation;

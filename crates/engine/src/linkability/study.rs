@@ -1,4 +1,4 @@
-//! The Linkability lab's trade-off study ([004] §11, Fig. 14): the page's run under every
+//! The Linkability lab's trade-off study ([004] §9.2, Fig. 14): the page's run under every
 //! mitigation at every strength of its grid, each measured by its privacy (the attack's mean AP
 //! as a multiple of chance, retrained on the mitigated updates) and its utility (the global
 //! model's test RMSE). The page runs it in the worker on the core's [`StudyRunner`].

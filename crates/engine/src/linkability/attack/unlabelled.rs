@@ -1,9 +1,10 @@
 //! Beyond the paper: linking without labels. A server that knows nobody can still group the
 //! updates it sees, either by clustering the updates of a range of rounds (k-means with one
 //! cluster per person, the head count being public), or, when clients rotate their pseudonyms
-//! every round ([004] §4, T2: "the updates act as a signature"), by chaining each round's
-//! updates to the next round's with the optimal one-to-one matching on cosine similarity
-//! (Kuhn–Munkres). Judged by purity and the adjusted Rand index against the true owners.
+//! every round ([004] §5.1, T2: updates "can be used as a signature"), by chaining each
+//! round's updates to the next round's with the optimal one-to-one matching on cosine
+//! similarity (Kuhn–Munkres). Judged by purity and the adjusted Rand index against the true
+//! owners.
 
 use crate::linkability::features::{Matrix, cosine};
 use crate::linkability::kmeans::kmeans;
