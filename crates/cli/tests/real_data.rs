@@ -66,6 +66,10 @@ fn foursquare_check_ins_import_with_latitude_and_longitude_in_one_column() {
         "{said}"
     );
     assert!(said.contains("latitude 40."), "New York: {said}");
+    assert!(
+        said.contains("the column “tid” names") && said.contains("read here as one person's"),
+        "{said}"
+    );
     let fixes: usize = said
         .split_whitespace()
         .find_map(|w| w.parse().ok())

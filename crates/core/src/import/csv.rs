@@ -291,6 +291,29 @@ fn guess_from_values(
     )
 }
 
+/// A column naming whose trace or trip a row is, by its exact name ("tid", "user_id", …).
+fn owner_column(names: &[String]) -> Option<usize> {
+    let wanted = [
+        "tid",
+        "trajectory",
+        "trajectory_id",
+        "traj_id",
+        "trip",
+        "trip_id",
+        "track",
+        "track_id",
+        "user",
+        "user_id",
+        "userid",
+        "uid",
+        "person",
+        "person_id",
+    ];
+    names
+        .iter()
+        .position(|n| wanted.contains(&n.to_lowercase().as_str()))
+}
+
 /// Detects the layout (unless `mapping` is given) and reads the rows.
 pub fn parse(text: &str, mapping: Option<&Mapping>) -> Result<Parsed, (Option<usize>, String)> {
     let mut data = lines(text).peekable();
@@ -368,9 +391,18 @@ pub fn parse(text: &str, mapping: Option<&Mapping>) -> Result<Parsed, (Option<us
     let width = mapping.names.len();
     let mut parsed = Parsed::default();
     let mut rows = 0;
+    // Whose trace each row is, when a column says so: several are read as one.
+    let owner = mapping
+        .header
+        .then(|| owner_column(&mapping.names))
+        .flatten();
+    let mut owners = std::collections::BTreeSet::new();
     for (line, text) in data {
         rows += 1;
         let f = split(text, mapping.delimiter);
+        if let Some(o) = owner.filter(|&o| o < f.len()) {
+            owners.insert(f[o].clone());
+        }
         if f.len() != width {
             parsed.skipped.push((
                 line,
@@ -426,6 +458,13 @@ pub fn parse(text: &str, mapping: Option<&Mapping>) -> Result<Parsed, (Option<us
         return Err((
             Some(first_line),
             "there is a header but no data rows".into(),
+        ));
+    }
+    if let Some(o) = owner.filter(|_| owners.len() > 1) {
+        parsed.warnings.push(format!(
+            "the column “{}” names {} different traces (people or trips): they are read here as one person's",
+            cut(&mapping.names[o]),
+            owners.len()
         ));
     }
     if ambiguous_dates {

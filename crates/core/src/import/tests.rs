@@ -336,11 +336,28 @@ fn latitude_and_longitude_in_one_column_as_foursquare_writes_them() {
     );
     let m = i.csv.as_ref().unwrap();
     assert!(m.paired());
+    assert!(
+        !i.warnings.iter().any(|w| w.contains("different traces")),
+        "one trajectory: {:?}",
+        i.warnings
+    );
     assert_eq!((m.lat, m.time), (1, 2));
     assert_eq!(i.fixes.len(), 2);
     assert_eq!(
         (i.fixes[0].lat, i.fixes[0].lon, i.fixes[0].time),
         (40.8331652006224, -73.9418603427692, 1_352_697_438.0)
+    );
+    // Two trajectories in one file are read as one, and the page says so.
+    let i = ok(
+        "checkins.csv",
+        "tid,lat_lon,date_time\n126,40.83 -73.94,2012-11-12 05:17:18\n127,40.76 -73.88,2012-11-15 17:49:01\n",
+    );
+    assert!(
+        i.warnings
+            .iter()
+            .any(|w| w == "the column “tid” names 2 different traces (people or trips): they are read here as one person's"),
+        "{:?}",
+        i.warnings
     );
     // A name that puts the longitude first is read that way; a semicolon file may use a comma.
     let i = ok(
