@@ -181,7 +181,7 @@ impl StudySpec {
             return match self.lab.as_str() {
                 "signal-map" => {
                     use whereabouts_engine::signal_map::scenario::ScenarioConfig;
-                    use whereabouts_engine::signal_map::studies::{Study, StudyOn};
+                    use whereabouts_engine::signal_map::studies::{Study, StudyOn, StudyRun};
                     let mut base: ScenarioConfig = self.base()?;
                     base.seed = self.seed;
                     let study = match self.study.as_str() {
@@ -189,25 +189,25 @@ impl StudySpec {
                         "co-participants" => Study::CoParticipants,
                         _ => Study::Defences,
                     };
-                    Ok(Box::new(PageSweep(StudyOn { study, base })))
+                    Ok(Box::new(PageSweep::<StudyRun>(StudyOn { study, base })))
                 }
                 "density" => {
-                    use whereabouts_engine::density::{DensityConfig, study::StudyOn};
+                    use whereabouts_engine::density::{DensityConfig, study::StudyRun};
                     let mut base: DensityConfig = self.base()?;
                     base.seed = self.seed;
-                    Ok(Box::new(PageSweep(StudyOn(base))))
+                    Ok(Box::new(PageSweep::<StudyRun>(base)))
                 }
                 "linkability" => {
-                    use whereabouts_engine::linkability::{config::LinkConfig, study::StudyOn};
+                    use whereabouts_engine::linkability::{config::LinkConfig, study::StudyRun};
                     let mut base: LinkConfig = self.base()?;
                     base.seed = self.seed;
-                    Ok(Box::new(PageSweep(StudyOn(base))))
+                    Ok(Box::new(PageSweep::<StudyRun>(base)))
                 }
                 _ => {
-                    use whereabouts_engine::mobility::{config::MobConfig, study::StudyOn};
+                    use whereabouts_engine::mobility::{config::MobConfig, study::StudyRun};
                     let mut base: MobConfig = self.base()?;
                     base.seed = self.seed;
-                    Ok(Box::new(PageSweep(StudyOn(base))))
+                    Ok(Box::new(PageSweep::<StudyRun>(base)))
                 }
             };
         }

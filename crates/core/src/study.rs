@@ -6,9 +6,11 @@
 //! the other, in slices until a deadline (the browser worker reads the page's messages between
 //! slices, so a study can be cancelled), a run that fails (a diverging model) is still a point
 //! that says why, and a run that cannot start stops the study with that reason. Run to the end
-//! with no clock ([`StudyRunner::finish`]) it is what the command line computes.
+//! with no clock ([`StudyRunner::finish`]) it is what the command line computes. A lab's
+//! [`PageStudy`] says both functions once, for its [`runner`] and its sweep.
 
 use crate::driver::Driver;
+use crate::sweep::PageStudy;
 
 /// Starts a run's driver (a bad configuration is an error that names the setting).
 type Start<R, D> = Box<dyn Fn(&R) -> Result<D, String>>;
@@ -97,13 +99,18 @@ impl<R, D: Driver, P> StudyRunner<R, D, P> {
     }
 }
 
+/// The runner for a page study's runs: each run's lab started and measured as the run says.
+pub fn runner<R: PageStudy>(runs: Vec<R>) -> StudyRunner<R, R::Lab, R::Point> {
+    StudyRunner::new(runs, R::start, R::measure)
+}
+
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::driver::Guess;
 
     /// Counts to its target, one per call of `work`; a negative target diverges at once.
-    struct Counter {
+    pub struct Counter {
         target: i32,
         at: i32,
     }

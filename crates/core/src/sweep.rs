@@ -16,6 +16,8 @@
 //! again when it merges. [`run_here`] is plan + run on this machine's threads + merge, which is
 //! what `whereabouts reproduce` does; `whereabouts sweep` does the same through files.
 
+use crate::driver::Driver;
+use crate::study::runner;
 use crate::table::Table;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -200,44 +202,52 @@ pub fn run_here<S: Sweep>(
 }
 
 /// A lab's in-page study (one base configuration run many times, one thing varied, each run
-/// measured into a point: [`crate::study`]) seen as a sweep through [`PageSweep`]: each run a
-/// point, and one table of the points, as the page's study table shows them.
-pub trait PageStudy: Sync {
-    /// One run: what it varies and its full configuration.
-    type Run: Serialize + DeserializeOwned + PartialEq + Clone + Send + Sync;
+/// measured into a point: [`crate::study`]), said by the type of its runs: what a study starts
+/// from, the runs it makes of it, how each run's lab starts and is measured, and the table of the
+/// points. [`crate::study::runner`] runs it in the page's worker; [`PageSweep`] makes it a sweep.
+pub trait PageStudy:
+    Serialize + DeserializeOwned + PartialEq + Clone + Send + Sync + 'static
+{
+    /// What the study starts from: a base configuration (and which study, where a lab has more).
+    type Base: Sync;
+    /// The lab a run drives.
+    type Lab: Driver;
     /// What a run gave.
     type Point: Serialize + DeserializeOwned + Send;
-    /// The study's runs, in order.
-    fn runs(&self) -> Result<Vec<Self::Run>, String>;
-    /// The seed a run draws from.
-    fn seed(run: &Self::Run) -> u64;
-    /// Runs `run` to its end and measures it (a run that fails is a point that says why).
-    fn point(&self, run: &Self::Run) -> Result<Self::Point, String>;
+    /// The study's runs on `base`, in order; an error names a setting `base` cannot run with.
+    fn runs(base: &Self::Base) -> Result<Vec<Self>, String>;
+    /// The seed the run draws from.
+    fn seed(&self) -> u64;
+    /// Starts the run's lab (a bad configuration is an error that names the setting).
+    fn start(&self) -> Result<Self::Lab, String>;
+    /// Measures the run from its lab after the work, and why it failed, if it did.
+    fn measure(&self, lab: &Self::Lab, failed: Option<String>) -> Self::Point;
     /// The study's table of its points.
-    fn table(&self, points: &[Self::Point]) -> Table;
+    fn table(base: &Self::Base, points: &[Self::Point]) -> Table;
 }
 
-/// A [`PageStudy`] as a [`Sweep`].
-pub struct PageSweep<S>(pub S);
+/// A [`PageStudy`] on its base as a [`Sweep`]: each run a point (run to its end on its own; a
+/// run that fails is a point that says why), and one table of the points, as the page shows it.
+pub struct PageSweep<R: PageStudy>(pub R::Base);
 
-impl<S: PageStudy> Sweep for PageSweep<S> {
-    type Config = S::Run;
-    type Outcome = Option<S::Point>;
+impl<R: PageStudy> Sweep for PageSweep<R> {
+    type Config = R;
+    type Outcome = Option<R::Point>;
 
-    fn seed(run: &S::Run) -> u64 {
-        S::seed(run)
+    fn seed(run: &R) -> u64 {
+        run.seed()
     }
 
-    fn run(&self, run: &S::Run) -> Result<Option<S::Point>, String> {
-        self.0.point(run).map(Some)
+    fn run(&self, run: &R) -> Result<Option<R::Point>, String> {
+        runner(vec![run.clone()]).finish_one().map(Some)
     }
 
-    fn tables(&self, runs: &mut dyn Runs<S::Run, Option<S::Point>>) -> Result<Vec<Table>, String> {
+    fn tables(&self, runs: &mut dyn Runs<R, Option<R::Point>>) -> Result<Vec<Table>, String> {
         let mut points = Vec::new();
-        for run in self.0.runs()? {
+        for run in R::runs(&self.0)? {
             points.extend(runs.run(run)?);
         }
-        Ok(vec![self.0.table(&points)])
+        Ok(vec![R::table(&self.0, &points)])
     }
 }
 
@@ -261,6 +271,7 @@ pub fn cell(v: Option<f64>, digits: usize, unit: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::study::tests::Counter;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
@@ -364,22 +375,24 @@ mod tests {
         );
     }
 
-    /// Cubes of 1..=n as a page study.
-    struct Cubes(u64);
-
-    impl PageStudy for Cubes {
-        type Run = u64;
+    /// Cubes of 1..=n as a page study: a run is its x, and its lab counts to x.
+    impl PageStudy for u64 {
+        type Base = u64;
+        type Lab = Counter;
         type Point = (u64, u64);
-        fn runs(&self) -> Result<Vec<u64>, String> {
-            Ok((1..=self.0).collect())
+        fn runs(n: &u64) -> Result<Vec<u64>, String> {
+            Ok((1..=*n).collect())
         }
-        fn seed(x: &u64) -> u64 {
-            *x
+        fn seed(&self) -> u64 {
+            *self
         }
-        fn point(&self, x: &u64) -> Result<(u64, u64), String> {
-            Ok((*x, x * x * x))
+        fn start(&self) -> Result<Counter, String> {
+            Counter::start(*self as i32)
         }
-        fn table(&self, points: &[(u64, u64)]) -> Table {
+        fn measure(&self, lab: &Counter, _: Option<String>) -> (u64, u64) {
+            (*self, (lab.summary() as u64).pow(3))
+        }
+        fn table(_: &u64, points: &[(u64, u64)]) -> Table {
             Table {
                 title: "cubes".into(),
                 notes: vec![],
@@ -394,7 +407,7 @@ mod tests {
 
     #[test]
     fn a_page_study_sweeps_a_point_per_run_into_one_table() {
-        let s = PageSweep(Cubes(3));
+        let s = PageSweep::<u64>(3);
         let points = plan(&s).unwrap();
         assert_eq!(points, vec![1, 2, 3]);
         let outcomes = run_points(&s, &points, 1, &|_| {}).unwrap();

@@ -2,13 +2,13 @@
 //! page offers — random features over B (with the 0-feature baseline, [003] "Baseline 2"), the
 //! baseline federated KDE ("Baseline 1") and geo-indistinguishability over ε — each run measured
 //! by its utility (Spearman's ρ, hotspot F1) and its privacy (how far the server's guesses land).
-//! The page runs it in the worker on the core's [`StudyRunner`]; the command line to the end.
+//! The page runs it in the worker on the core's [`runner`]; the command line to the end.
 
 use super::config::{DensityConfig, Scheme};
 use super::lab::DensityLab;
 use serde::{Deserialize, Serialize};
 use whereabouts_core::driver::Driver;
-use whereabouts_core::study::StudyRunner;
+pub use whereabouts_core::study::runner;
 use whereabouts_core::sweep::{PageStudy, cell, failures};
 use whereabouts_core::table::Table;
 
@@ -77,65 +77,54 @@ pub fn runs(base: &DensityConfig) -> Vec<StudyRun> {
     features.chain(kde).chain(geoind).collect()
 }
 
-/// Measures a finished run (or says why it failed).
-pub fn measure(run: &StudyRun, lab: &DensityLab, failed: Option<String>) -> StudyPoint {
-    let summary = lab.summary();
-    let visitor: Vec<f64> = lab
-        .visitor_answers()
-        .iter()
-        .map(|a| a.guess.error_m())
-        .collect();
-    StudyPoint {
-        family: run.family.clone(),
-        parameter: run.parameter,
-        label: run.label.clone(),
-        spearman_all: summary.utility.as_ref().map(|u| u.spearman_all),
-        hotspot_f1: summary.utility.as_ref().map(|u| u.hotspot_f1),
-        median_m: summary.privacy.as_ref().map(|p| p.median_m),
-        mean_m: summary.privacy.as_ref().map(|p| p.mean_m),
-        located: summary.privacy.as_ref().map(|p| p.located),
-        random_guess_m: summary.privacy.as_ref().map(|p| p.random_guess_m),
-        visitor_m: (!visitor.is_empty())
-            .then(|| visitor.iter().sum::<f64>() / visitor.len() as f64),
-        failed,
-    }
-}
-
-/// The runner for `runs`: each run a [`DensityLab`], measured by [`measure`].
-pub fn runner(runs: Vec<StudyRun>) -> StudyRunner<StudyRun, DensityLab, StudyPoint> {
-    StudyRunner::new(
-        runs,
-        |r: &StudyRun| DensityLab::start(r.config.clone()),
-        measure,
-    )
-}
-
-/// The study on a base configuration, as a sweep of its runs (`whereabouts sweep plan density
-/// --study schemes`).
-pub struct StudyOn(pub DensityConfig);
-
-impl PageStudy for StudyOn {
-    type Run = StudyRun;
+/// The study on a base configuration: each run a [`DensityLab`], measured by its utility and
+/// privacy; as a sweep of its runs, `whereabouts sweep plan density --study schemes`.
+impl PageStudy for StudyRun {
+    type Base = DensityConfig;
+    type Lab = DensityLab;
     type Point = StudyPoint;
 
-    fn runs(&self) -> Result<Vec<StudyRun>, String> {
-        self.0.validate().map_err(|e| e.to_string())?;
-        Ok(runs(&self.0))
+    fn runs(base: &DensityConfig) -> Result<Vec<StudyRun>, String> {
+        base.validate().map_err(|e| e.to_string())?;
+        Ok(runs(base))
     }
 
-    fn seed(run: &StudyRun) -> u64 {
-        run.config.seed
+    fn seed(&self) -> u64 {
+        self.config.seed
     }
 
-    fn point(&self, run: &StudyRun) -> Result<StudyPoint, String> {
-        runner(vec![run.clone()]).finish_one()
+    fn start(&self) -> Result<DensityLab, String> {
+        DensityLab::start(self.config.clone())
     }
 
-    fn table(&self, points: &[StudyPoint]) -> Table {
+    fn measure(&self, lab: &DensityLab, failed: Option<String>) -> StudyPoint {
+        let summary = lab.summary();
+        let visitor: Vec<f64> = lab
+            .visitor_answers()
+            .iter()
+            .map(|a| a.guess.error_m())
+            .collect();
+        StudyPoint {
+            family: self.family.clone(),
+            parameter: self.parameter,
+            label: self.label.clone(),
+            spearman_all: summary.utility.as_ref().map(|u| u.spearman_all),
+            hotspot_f1: summary.utility.as_ref().map(|u| u.hotspot_f1),
+            median_m: summary.privacy.as_ref().map(|p| p.median_m),
+            mean_m: summary.privacy.as_ref().map(|p| p.mean_m),
+            located: summary.privacy.as_ref().map(|p| p.located),
+            random_guess_m: summary.privacy.as_ref().map(|p| p.random_guess_m),
+            visitor_m: (!visitor.is_empty())
+                .then(|| visitor.iter().sum::<f64>() / visitor.len() as f64),
+            failed,
+        }
+    }
+
+    fn table(base: &DensityConfig, points: &[StudyPoint]) -> Table {
         Table {
             title: format!(
                 "The privacy–utility study: every scheme on one city (N = {}, seed {})",
-                self.0.population, self.0.seed
+                base.population, base.seed
             ),
             notes: failures(points.iter().map(|p| (&p.label, &p.failed))),
             columns: [

@@ -1,14 +1,14 @@
 //! The Linkability lab's trade-off study ([004] §9.2, Fig. 14): the page's run under every
 //! mitigation at every strength of its grid, each measured by its privacy (the attack's mean AP
 //! as a multiple of chance, retrained on the mitigated updates) and its utility (the global
-//! model's test RMSE). The page runs it in the worker on the core's [`StudyRunner`].
+//! model's test RMSE). The page runs it in the worker on the core's [`runner`].
 
 use super::config::{LinkConfig, Mitigation};
 use super::experiments::mitigation_grid;
 use super::lab::LinkLab;
 use serde::{Deserialize, Serialize};
 use whereabouts_core::driver::Driver;
-use whereabouts_core::study::StudyRunner;
+pub use whereabouts_core::study::runner;
 use whereabouts_core::sweep::{PageStudy, cell, failures};
 use whereabouts_core::table::Table;
 
@@ -52,60 +52,50 @@ pub fn runs(base: &LinkConfig) -> Vec<StudyRun> {
         .collect()
 }
 
-pub fn measure(run: &StudyRun, lab: &LinkLab, failed: Option<String>) -> StudyPoint {
-    let summary = lab.summary();
-    StudyPoint {
-        mitigation: run.mitigation.name().into(),
-        strength: run.mitigation.strength(),
-        mean_ap: summary.identification.map(|m| m.mean_ap),
-        over_chance: summary.identification.map(|m| m.over_chance()),
-        your_rank: summary.your_rank,
-        test_rmse: summary.test_rmse,
-        failed,
-    }
-}
-
-/// The runner for `runs`: each run a [`LinkLab`], measured by [`measure`].
-pub fn runner(runs: Vec<StudyRun>) -> StudyRunner<StudyRun, LinkLab, StudyPoint> {
-    StudyRunner::new(
-        runs,
-        |r: &StudyRun| LinkLab::start(r.config.clone()),
-        measure,
-    )
-}
-
-/// The study on a base configuration, as a sweep of its runs (`whereabouts sweep plan
-/// linkability --study mitigations`).
-pub struct StudyOn(pub LinkConfig);
-
-impl PageStudy for StudyOn {
-    type Run = StudyRun;
+/// The study on a base configuration: each run a [`LinkLab`], measured by its privacy and
+/// utility; as a sweep of its runs, `whereabouts sweep plan linkability --study mitigations`.
+impl PageStudy for StudyRun {
+    type Base = LinkConfig;
+    type Lab = LinkLab;
     type Point = StudyPoint;
 
-    fn runs(&self) -> Result<Vec<StudyRun>, String> {
-        self.0.validate().map_err(|e| e.to_string())?;
-        Ok(runs(&self.0))
+    fn runs(base: &LinkConfig) -> Result<Vec<StudyRun>, String> {
+        base.validate().map_err(|e| e.to_string())?;
+        Ok(runs(base))
     }
 
-    fn seed(run: &StudyRun) -> u64 {
-        run.config.seed
+    fn seed(&self) -> u64 {
+        self.config.seed
     }
 
-    fn point(&self, run: &StudyRun) -> Result<StudyPoint, String> {
-        runner(vec![run.clone()]).finish_one()
+    fn start(&self) -> Result<LinkLab, String> {
+        LinkLab::start(self.config.clone())
     }
 
-    fn table(&self, points: &[StudyPoint]) -> Table {
+    fn measure(&self, lab: &LinkLab, failed: Option<String>) -> StudyPoint {
+        let summary = lab.summary();
+        StudyPoint {
+            mitigation: self.mitigation.name().into(),
+            strength: self.mitigation.strength(),
+            mean_ap: summary.identification.map(|m| m.mean_ap),
+            over_chance: summary.identification.map(|m| m.over_chance()),
+            your_rank: summary.your_rank,
+            test_rmse: summary.test_rmse,
+            failed,
+        }
+    }
+
+    fn table(base: &LinkConfig, points: &[StudyPoint]) -> Table {
         // Utility relative to the first run's (no mitigation).
-        let base = points.first().and_then(|p| p.test_rmse);
+        let unmitigated = points.first().and_then(|p| p.test_rmse);
         let label = |p: &StudyPoint| format!("{} {}", p.mitigation, p.strength);
         let labels: Vec<String> = points.iter().map(label).collect();
         Table {
             title: format!(
                 "The trade-off study: every mitigation at every strength, {} people, {} split, the {} attack (Fig. 14)",
-                self.0.people,
-                self.0.split.name(),
-                self.0.attack.short_label()
+                base.people,
+                base.split.name(),
+                base.attack.short_label()
             ),
             notes: failures(labels.iter().zip(points.iter().map(|p| &p.failed))),
             columns: [
@@ -129,7 +119,7 @@ impl PageStudy for StudyOn {
                         cell(p.over_chance, 1, ""),
                         cell(p.your_rank, 1, ""),
                         cell(p.test_rmse, 2, ""),
-                        cell(p.test_rmse.zip(base).map(|(r, b)| r / b), 2, ""),
+                        cell(p.test_rmse.zip(unmitigated).map(|(r, b)| r / b), 2, ""),
                     ]
                 })
                 .collect(),

@@ -2,7 +2,7 @@
 //! the same target, city and attack with no defence and with every defence at every ε of the
 //! paper's table, each run measured by the attack's mean ASR and AIT and the model's utility
 //! (next-location error on held-out windows, recall@5). The page runs it in the worker on the
-//! core's [`StudyRunner`]; the command line's tables are made in [`super::experiments`].
+//! core's [`runner`]; the command line's tables are made in [`super::experiments`].
 
 use super::config::MobConfig;
 use super::defence::{Audit, Defence, DpClip};
@@ -10,7 +10,7 @@ use super::experiments::{EPSILONS, format_epsilon};
 use super::lab::MobLab;
 use serde::{Deserialize, Serialize};
 use whereabouts_core::driver::Driver;
-use whereabouts_core::study::StudyRunner;
+pub use whereabouts_core::study::runner;
 use whereabouts_core::sweep::{PageStudy, cell, failures};
 use whereabouts_core::table::Table;
 
@@ -95,34 +95,6 @@ pub fn runs(base: &MobConfig) -> Vec<StudyRun> {
     runs
 }
 
-/// Measures a finished run (or says why it failed).
-pub fn measure(run: &StudyRun, lab: &MobLab, failed: Option<String>) -> StudyPoint {
-    let summary = lab.summary();
-    StudyPoint {
-        family: run.family.clone(),
-        epsilon: run.epsilon,
-        label: run.label.clone(),
-        asr: summary.mean_asr,
-        ait: summary.mean_ait,
-        utility_error_m: summary.utility_error_m,
-        recall_at_5: summary.recall_at_5,
-        failed,
-        total_epsilon: run
-            .config
-            .defence
-            .total_epsilon(summary.rounds_done, summary.dp_epsilon),
-    }
-}
-
-/// The runner for `runs`: each run a [`MobLab`], measured by [`measure`].
-pub fn runner(runs: Vec<StudyRun>) -> StudyRunner<StudyRun, MobLab, StudyPoint> {
-    StudyRunner::new(
-        runs,
-        |r: &StudyRun| MobLab::start(r.config.clone()),
-        measure,
-    )
-}
-
 /// What the total ε column holds, row by row.
 pub const TOTAL_NOTE: &str = "Total ε over the run: DP-SGD's is (ε, 10⁻⁵)-DP per device for its whole trajectory trained on, by Rényi-DP composition of every round's noise (ε per round protects that round's window of 9 fixes against a server that sees the update; both are upper bounds from different accountings); GeoI's and GeoGI's is rounds × ε per km (basic composition); the adaptive PGEM's is its ε per km, already the run's total.";
 
@@ -135,32 +107,49 @@ pub fn total_cell(p: &StudyPoint) -> String {
     }
 }
 
-/// The study on a base configuration, as a sweep of its runs (`whereabouts sweep plan mobility
-/// --study defences`).
-pub struct StudyOn(pub MobConfig);
-
-impl PageStudy for StudyOn {
-    type Run = StudyRun;
+/// The study on a base configuration: each run a [`MobLab`], measured by the attack and the
+/// model's utility; as a sweep of its runs, `whereabouts sweep plan mobility --study defences`.
+impl PageStudy for StudyRun {
+    type Base = MobConfig;
+    type Lab = MobLab;
     type Point = StudyPoint;
 
-    fn runs(&self) -> Result<Vec<StudyRun>, String> {
-        self.0.validate()?;
-        Ok(runs(&self.0))
+    fn runs(base: &MobConfig) -> Result<Vec<StudyRun>, String> {
+        base.validate()?;
+        Ok(runs(base))
     }
 
-    fn seed(run: &StudyRun) -> u64 {
-        run.config.seed
+    fn seed(&self) -> u64 {
+        self.config.seed
     }
 
-    fn point(&self, run: &StudyRun) -> Result<StudyPoint, String> {
-        runner(vec![run.clone()]).finish_one()
+    fn start(&self) -> Result<MobLab, String> {
+        MobLab::start(self.config.clone())
     }
 
-    fn table(&self, points: &[StudyPoint]) -> Table {
+    fn measure(&self, lab: &MobLab, failed: Option<String>) -> StudyPoint {
+        let summary = lab.summary();
+        StudyPoint {
+            family: self.family.clone(),
+            epsilon: self.epsilon,
+            label: self.label.clone(),
+            asr: summary.mean_asr,
+            ait: summary.mean_ait,
+            utility_error_m: summary.utility_error_m,
+            recall_at_5: summary.recall_at_5,
+            failed,
+            total_epsilon: self
+                .config
+                .defence
+                .total_epsilon(summary.rounds_done, summary.dp_epsilon),
+        }
+    }
+
+    fn table(base: &MobConfig, points: &[StudyPoint]) -> Table {
         Table {
             title: format!(
                 "The privacy–utility study: every defence at every ε on one target ({} rounds, seed {}; Table 5, Fig. 5)",
-                self.0.rounds, self.0.seed
+                base.rounds, base.seed
             ),
             notes: {
                 let mut notes = vec![TOTAL_NOTE.to_string()];
@@ -251,7 +240,7 @@ mod tests {
             .map(|p| p.total_epsilon.unwrap())
             .collect();
         assert!(dp.windows(2).all(|w| w[0] < w[1]), "{dp:?}");
-        let table = StudyOn(base).table(&points);
+        let table = StudyRun::table(&base, &points);
         assert_eq!(table.columns.last().unwrap(), "total ε over the run");
         assert!(
             table.rows[1][5].ends_with("at δ = 10⁻⁵"),

@@ -260,45 +260,50 @@ pub fn runner(runs: Vec<StudyRun>, world: World) -> StudyRunner<StudyRun, Lab, S
             lab.want(usize::MAX);
             Ok(lab)
         },
-        |run, lab, failed| {
-            let (summary, records) = (lab.summary(), lab.records());
-            match failed {
-                Some(why) => StudyPoint::failed(run, &summary, &records, why),
-                None => StudyPoint::new(run, &summary, &records),
-            }
-        },
+        StudyRun::measure,
     )
 }
 
-/// A study on a base configuration, as a sweep of its runs (`whereabouts sweep plan signal-map
-/// --study defences`, `local-steps` or `co-participants`): each run regenerates the base's
-/// world (the same world: a run varies neither its seed nor its world settings).
+/// A study on a base configuration (`whereabouts sweep plan signal-map --study defences`,
+/// `local-steps` or `co-participants`).
 pub struct StudyOn {
     pub study: Study,
     pub base: ScenarioConfig,
 }
 
-impl PageStudy for StudyOn {
-    type Run = StudyRun;
+/// A study's runs on their own (a sweep's points): each regenerates the base's world (the same
+/// world: a run varies neither its seed nor its world settings) and runs through every round.
+impl PageStudy for StudyRun {
+    type Base = StudyOn;
+    type Lab = Lab;
     type Point = StudyPoint;
 
-    fn runs(&self) -> Result<Vec<StudyRun>, String> {
-        self.base.validate().map_err(|e| e.to_string())?;
-        let world = World::generate(&self.base.world_config()).map_err(|e| e.to_string())?;
-        runs(self.study, &self.base, &world)
+    fn runs(on: &StudyOn) -> Result<Vec<StudyRun>, String> {
+        on.base.validate().map_err(|e| e.to_string())?;
+        let world = World::generate(&on.base.world_config()).map_err(|e| e.to_string())?;
+        runs(on.study, &on.base, &world)
     }
 
-    fn seed(run: &StudyRun) -> u64 {
-        run.config.seed
+    fn seed(&self) -> u64 {
+        self.config.seed
     }
 
-    fn point(&self, run: &StudyRun) -> Result<StudyPoint, String> {
-        let world = World::generate(&run.config.world_config()).map_err(|e| e.to_string())?;
-        runner(vec![run.clone()], world).finish_one()
+    fn start(&self) -> Result<Lab, String> {
+        let mut lab = Lab::new(self.config.clone())?;
+        lab.want(usize::MAX);
+        Ok(lab)
     }
 
-    fn table(&self, points: &[StudyPoint]) -> Table {
-        let (title, extra) = match self.study {
+    fn measure(&self, lab: &Lab, failed: Option<String>) -> StudyPoint {
+        let (summary, records) = (lab.summary(), lab.records());
+        match failed {
+            Some(why) => StudyPoint::failed(self, &summary, &records, why),
+            None => StudyPoint::new(self, &summary, &records),
+        }
+    }
+
+    fn table(on: &StudyOn, points: &[StudyPoint]) -> Table {
+        let (title, extra) = match on.study {
             Study::Defences => ("every defence over its parameter", "total ε"),
             Study::LocalSteps => (
                 "FedSGD and FedAvg over B and E, against DLG and the FedAvg-aware server (I3)",
@@ -309,7 +314,7 @@ impl PageStudy for StudyOn {
                 "user distance m",
             ),
         };
-        let aware = self.study == Study::LocalSteps;
+        let aware = on.study == Study::LocalSteps;
         let mut columns: Vec<String> = [
             "run",
             "setting",
@@ -346,7 +351,7 @@ impl PageStudy for StudyOn {
                     cell(p.random_emd_m, 0, ""),
                     cell(p.diverged_percent, 1, ""),
                     cell(p.rmse_db, 2, ""),
-                    match self.study {
+                    match on.study {
                         Study::Defences => cell(p.dp_epsilon, 0, ""),
                         Study::LocalSteps => cell(p.local_steps, 0, ""),
                         Study::CoParticipants => cell(p.user_distance_m, 0, ""),
@@ -371,8 +376,8 @@ impl PageStudy for StudyOn {
         Table {
             title: format!(
                 "The study on one configuration ({} world, seed {}): {title}",
-                self.base.world.preset.name(),
-                self.base.seed
+                on.base.world.preset.name(),
+                on.base.seed
             ),
             notes: failures(labels.iter().zip(points.iter().map(|p| &p.failed))),
             columns,
