@@ -10,7 +10,6 @@
 //! [`PageStudy`] says both functions once, for its [`runner`] and its sweep.
 
 use crate::driver::Driver;
-use crate::sweep::PageStudy;
 
 /// Starts a run's driver (a bad configuration is an error that names the setting).
 type Start<R, D> = Box<dyn Fn(&R) -> Result<D, String>>;
@@ -97,11 +96,6 @@ impl<R, D: Driver, P> StudyRunner<R, D, P> {
             _ => Err(format!("a study of one run was expected, not of {total}")),
         }
     }
-}
-
-/// The runner for a page study's runs: each run's lab started and measured as the run says.
-pub fn runner<R: PageStudy>(runs: Vec<R>) -> StudyRunner<R, R::Lab, R::Point> {
-    StudyRunner::new(runs, R::start, R::measure)
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@
 //! what `whereabouts reproduce` does; `whereabouts sweep` does the same through files.
 
 use crate::driver::Driver;
-use crate::study::runner;
+use crate::study::StudyRunner;
 use crate::table::Table;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -204,7 +204,7 @@ pub fn run_here<S: Sweep>(
 /// A lab's in-page study (one base configuration run many times, one thing varied, each run
 /// measured into a point: [`crate::study`]), said by the type of its runs: what a study starts
 /// from, the runs it makes of it, how each run's lab starts and is measured, and the table of the
-/// points. [`crate::study::runner`] runs it in the page's worker; [`PageSweep`] makes it a sweep.
+/// points. [`runner`] runs it in the page's worker; [`PageSweep`] makes it a sweep.
 pub trait PageStudy:
     Serialize + DeserializeOwned + PartialEq + Clone + Send + Sync + 'static
 {
@@ -224,6 +224,11 @@ pub trait PageStudy:
     fn measure(&self, lab: &Self::Lab, failed: Option<String>) -> Self::Point;
     /// The study's table of its points.
     fn table(base: &Self::Base, points: &[Self::Point]) -> Table;
+}
+
+/// The runner for a page study's runs: each run's lab started and measured as the run says.
+pub fn runner<R: PageStudy>(runs: Vec<R>) -> StudyRunner<R, R::Lab, R::Point> {
+    StudyRunner::new(runs, R::start, R::measure)
 }
 
 /// A [`PageStudy`] on its base as a [`Sweep`]: each run a point (run to its end on its own; a

@@ -8,7 +8,7 @@ use super::config::{DensityConfig, Scheme};
 use super::lab::DensityLab;
 use serde::{Deserialize, Serialize};
 use whereabouts_core::driver::Driver;
-pub use whereabouts_core::study::runner;
+pub use whereabouts_core::sweep::runner;
 use whereabouts_core::sweep::{PageStudy, cell, failures};
 use whereabouts_core::table::Table;
 

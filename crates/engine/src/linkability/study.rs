@@ -8,7 +8,7 @@ use super::experiments::mitigation_grid;
 use super::lab::LinkLab;
 use serde::{Deserialize, Serialize};
 use whereabouts_core::driver::Driver;
-pub use whereabouts_core::study::runner;
+pub use whereabouts_core::sweep::runner;
 use whereabouts_core::sweep::{PageStudy, cell, failures};
 use whereabouts_core::table::Table;
 

@@ -10,7 +10,7 @@ use super::experiments::{EPSILONS, format_epsilon};
 use super::lab::MobLab;
 use serde::{Deserialize, Serialize};
 use whereabouts_core::driver::Driver;
-pub use whereabouts_core::study::runner;
+pub use whereabouts_core::sweep::runner;
 use whereabouts_core::sweep::{PageStudy, cell, failures};
 use whereabouts_core::table::Table;
 
