@@ -23,6 +23,7 @@
 //! runner beside the table it fills, so that a reader checks a table against the paper in one
 //! place; the findings' checks are their own file.
 
+use crate::signal_map::attack::dlg::{ALGORITHM2_ITERATIONS, ALGORITHM2_LR, DlgConfig, DlgPreset};
 use crate::signal_map::defence::dp::{AppliedTo, LocalDp};
 use crate::signal_map::defence::{DEFAULT_MIN_SAMPLES, Defence};
 use crate::signal_map::fl::FlConfig;
@@ -98,6 +99,9 @@ pub struct Scale {
     /// Weeks of campus data for the daily-round studies (defences, co-participants).
     pub days_weeks: u32,
     pub dlg_iterations: usize,
+    /// The iteration cap of the paper's DLG arm ([`DlgPreset::Algorithm2`]; [000]'s 400,000 in
+    /// the full study).
+    pub paper_dlg_iterations: usize,
     /// Worlds (seeds `seed`, `seed + 1`, …) every figure is measured on.
     pub seeds: u64,
 }
@@ -113,6 +117,7 @@ impl Scale {
             metro_weeks: 8,
             days_weeks: 2,
             dlg_iterations: 2000,
+            paper_dlg_iterations: ALGORITHM2_ITERATIONS,
             seeds: 5,
         }
     }
@@ -126,6 +131,7 @@ impl Scale {
             metro_weeks: 2,
             days_weeks: 1,
             dlg_iterations: 300,
+            paper_dlg_iterations: 300,
             seeds: 2,
         }
     }
@@ -244,6 +250,39 @@ fn base(
     c
 }
 
+/// `c` attacked by the DLG `dlg`, at the scale's iteration cap for it.
+fn with_dlg(scale: &Scale, dlg: DlgPreset, mut c: ScenarioConfig) -> ScenarioConfig {
+    c.attack.settings = DlgConfig {
+        max_iterations: match dlg {
+            DlgPreset::Lemma1Adam => scale.dlg_iterations,
+            DlgPreset::Algorithm2 => scale.paper_dlg_iterations,
+        },
+        ..dlg.config()
+    };
+    c
+}
+
+/// A table's heading with the DLG it runs.
+fn titled(title: &str, dlg: &str) -> String {
+    format!("{title} — DLG: {dlg}")
+}
+
+const DEFAULT_DLG: &str = DlgPreset::Lemma1Adam.name();
+const BOTH_DLGS: &str = "Lemma 1 refined by Adam, and Algorithm 2 as printed";
+/// The note of a table that runs the project's DLG only.
+const ONLY_DEFAULT: &str = "DLG: Lemma 1 refined by Adam only (docs/papers.md §3a). Algorithm 2 as printed runs beside it in the round-length table and Table 2 (docs/reproduce.md, \"The paper's DLG beside the project's\", says why not here).";
+const DLGS: [DlgPreset; 2] = [DlgPreset::Lemma1Adam, DlgPreset::Algorithm2];
+
+/// The mean number of DLG iterations over a run's attacked rounds.
+fn mean_iterations(o: &Outcome) -> Option<f64> {
+    let its: Vec<f64> = o
+        .records
+        .iter()
+        .filter_map(|r| r.dlg.as_ref().map(|d| d.result.iterations as f64))
+        .collect();
+    (!its.is_empty()).then(|| its.iter().sum::<f64>() / its.len() as f64)
+}
+
 fn campus(
     scale: &Scale,
     weeks: u32,
@@ -286,19 +325,30 @@ pub fn round_length_study(
     let mut figures = Vec::new();
     let mut all = Vec::new();
     for (t, p) in ROUND_LENGTHS.into_iter().zip(paper) {
-        let os = each(scale, runs, |s| round_length_run(s, t, OutputBias::Zero))?;
-        figures.push(Figures::of(&summaries(&os)));
-        rows.push(vec![
-            t_name(t),
-            cell(&os, 0, |o| Some(o.records.len() as f64)),
-            cell(&os, 0, |o| o.summary.emd_m),
-            cell(&os, 0, |o| o.summary.random_emd_m),
-            cell(&os, 2, |o| Some(o.summary.emd_m? / o.summary.random_emd_m?)),
-            cell(&os, 0, |o| o.summary.median_error_m),
-            cell(&os, 1, |o| o.summary.final_rmse_db),
-            p.to_string(),
-        ]);
-        all.extend(os);
+        for dlg in DLGS {
+            let os = each(scale, runs, |s| {
+                with_dlg(s, dlg, round_length_run(s, t, OutputBias::Zero))
+            })?;
+            if dlg == DlgPreset::Lemma1Adam {
+                figures.push(Figures::of(&summaries(&os)));
+            }
+            rows.push(vec![
+                t_name(t),
+                dlg.name().to_string(),
+                cell(&os, 0, |o| Some(o.records.len() as f64)),
+                cell(&os, 0, |o| o.summary.emd_m),
+                cell(&os, 0, |o| o.summary.random_emd_m),
+                cell(&os, 2, |o| Some(o.summary.emd_m? / o.summary.random_emd_m?)),
+                cell(&os, 0, |o| o.summary.median_error_m),
+                cell(&os, 0, |o| o.summary.diverged_percent),
+                cell(&os, 0, mean_iterations),
+                cell(&os, 1, |o| o.summary.final_rmse_db),
+                p.to_string(),
+            ]);
+            if dlg == DlgPreset::Lemma1Adam {
+                all.extend(os);
+            }
+        }
     }
     checks.push(findings::shorter_rounds_leak_more(
         &figures[0],
@@ -306,21 +356,28 @@ pub fn round_length_study(
         &figures[2],
     ));
     Ok(Table {
-        title: "Round length T (FedSGD, campus, user 0) — [000] §4.1, Figs. 4–5, Insight I1".into(),
+        title: titled(
+            "Round length T (FedSGD, campus, user 0) — [000] §4.1, Figs. 4–5, Insight I1",
+            BOTH_DLGS,
+        ),
         notes: vec![
             format!(
-                "Finding 3 (shorter T leaks more) predicts that EMD/random falls as T shortens; the findings check says whether it does. T = 1 hour uses one week of data. Each cell: the mean over {} ± its 95% interval. The paper's start (output bias 0 dBm, η = 0.001): one step a round barely moves the model, hence the RMSE; the start table below runs the same at a start that fits the labels.",
+                "Finding 3 (shorter T leaks more) predicts that EMD/random falls as T shortens; the findings check says whether it does (on the project's DLG, {DEFAULT_DLG}). T = 1 hour uses one week of data. Each cell: the mean over {} ± its 95% interval. The paper's start (output bias 0 dBm, η = 0.001): one step a round barely moves the model, hence the RMSE; the start table below runs the same at a start that fits the labels.",
                 scale.worlds()
             ),
+            dlgs_note(scale),
             references_note(&all),
         ],
         columns: [
             "T",
+            "DLG",
             "rounds",
             "EMD (m)",
             "random EMD (m)",
             "EMD/random",
             "median dist (m)",
+            "% diverged",
+            "DLG iterations",
             "RMSE (dB)",
             "paper RMSE (dB)",
         ]
@@ -328,6 +385,18 @@ pub fn round_length_study(
         .to_vec(),
         rows,
     })
+}
+
+/// What the two DLGs are, for the tables that run both.
+fn dlgs_note(scale: &Scale) -> String {
+    format!(
+        "DLG: {} is the project's (docs/papers.md §3a): Adam 0.02, the analytic label, the start at Lemma 1's estimate plus 200 m noise, at most {} iterations. {} is [000] Algorithm 2 (§2.1) as printed: plain gradient descent on x′ and y′ with one step η = {} (the paper gives no value), y′ from the mean RSRP, the start (ii) at the true centroid plus 200 m noise, at the post-update weights, at most {} iterations, converged once unchanged (< 0.01 m) for 10 iterations. Both attack the same updates of the same worlds. DLG iterations: the mean per attacked round.",
+        DlgPreset::Lemma1Adam.name(),
+        scale.dlg_iterations,
+        DlgPreset::Algorithm2.name(),
+        ALGORITHM2_LR,
+        scale.paper_dlg_iterations,
+    )
 }
 
 /// A setting of the start table: its configuration on a world from a start.
@@ -372,14 +441,17 @@ pub fn starts(scale: &Scale, runs: &mut SignalRuns) -> Result<Table, String> {
         }
     }
     Ok(Table {
-        title: "The model's start (campus, user 0): the paper's 0 dBm against the mean label"
-            .into(),
+        title: titled(
+            "The model's start (campus, user 0): the paper's 0 dBm against the mean label",
+            DEFAULT_DLG,
+        ),
         notes: vec![
             format!(
                 "[000] trains from an untrained model and does not say where its output starts (docs/papers.md §3a). From 0 dBm every residual has one sign, so an update is a weighted sum of the round's points' gradients all pulling one way, and the reconstruction lands near their centroid; from the mean label the residuals cancel, the update no longer looks like any one place (DLG diverges, Lemma 1's divisor is near 0), and at η = 0.001 the map stays the mean predictor's. Median dist: DLG's median distance to the centroid of D_t (non-diverged rounds); Lemma 1: the analytic reconstruction's. Each cell: the mean over {} ± its 95% interval, \"(k of n)\" where only k worlds had a figure.",
                 scale.worlds()
             ),
             references_note(&all),
+            ONLY_DEFAULT.into(),
         ],
         columns: [
             "protocol",
@@ -415,97 +487,116 @@ pub fn table2(
     let mut rows = Vec::new();
     let mut none: Option<[Vec<Outcome>; 2]> = None;
     let mut all = Vec::new();
-    for (e, p) in eps.into_iter().zip(paper) {
-        let defence = |random: bool| match (e, random) {
-            (None, _) => Defence::None,
-            (Some(eps_km), false) => Defence::DiverseBatch {
-                eps_km,
-                min_samples: DEFAULT_MIN_SAMPLES,
-            },
-            (Some(eps_km), true) => Defence::RandomSubset {
-                eps_km,
-                min_samples: DEFAULT_MIN_SAMPLES,
-            },
-        };
-        let run = |s: &Scale, scheme, random| ScenarioConfig {
-            defence: defence(random),
-            ..campus(s, s.campus_weeks, RoundLength::Week, scheme)
-        };
-        let sgd = each(scale, runs, |s| run(s, FEDSGD, false))?;
-        let avg = each(scale, runs, |s| run(s, fedavg, false))?;
-        let random = match e {
-            Some(_) => Some(each(scale, runs, |s| run(s, FEDSGD, true))?),
-            None => None,
-        };
-        match (e, &random, &none) {
-            (None, _, _) => {
-                checks.push(findings::local_steps_blur(
-                    &Figures::of(&summaries(&sgd)),
-                    &Figures::of(&summaries(&avg)),
-                ));
-            }
-            (Some(0.05), Some(random), Some(none)) => {
-                for (scheme, undefended, diverse) in
-                    [("FedSGD", &none[0], &sgd), ("FedAvg", &none[1], &avg)]
-                {
-                    let factor =
-                        Estimate::of(diverse.iter().zip(undefended).map(|(d, n)| {
-                            match (d.summary.emd_m, n.summary.emd_m) {
-                                (Some(d), Some(n)) => d / n,
-                                _ => f64::NAN,
-                            }
-                        }));
-                    let chosen = Estimate::of(diverse.iter().map(Outcome::chosen_percent));
-                    checks.push(findings::diverse_batch_doubles_emd(
-                        scheme,
-                        &Figures::of(&summaries(undefended)),
-                        &Figures::of(&summaries(diverse)),
-                        factor,
-                        chosen,
+    for dlg in DLGS {
+        let default = dlg == DlgPreset::Lemma1Adam;
+        for (e, p) in eps.into_iter().zip(paper) {
+            let defence = |random: bool| match (e, random) {
+                (None, _) => Defence::None,
+                (Some(eps_km), false) => Defence::DiverseBatch {
+                    eps_km,
+                    min_samples: DEFAULT_MIN_SAMPLES,
+                },
+                (Some(eps_km), true) => Defence::RandomSubset {
+                    eps_km,
+                    min_samples: DEFAULT_MIN_SAMPLES,
+                },
+            };
+            let run = |s: &Scale, scheme, random| {
+                with_dlg(
+                    s,
+                    dlg,
+                    ScenarioConfig {
+                        defence: defence(random),
+                        ..campus(s, s.campus_weeks, RoundLength::Week, scheme)
+                    },
+                )
+            };
+            let sgd = each(scale, runs, |s| run(s, FEDSGD, false))?;
+            let avg = each(scale, runs, |s| run(s, fedavg, false))?;
+            // The random-subset control and the findings check run on the default DLG only.
+            let random = match e {
+                Some(_) if default => Some(each(scale, runs, |s| run(s, FEDSGD, true))?),
+                _ => None,
+            };
+            match (e, &random, &none) {
+                _ if !default => {}
+                (None, _, _) => {
+                    checks.push(findings::local_steps_blur(
+                        &Figures::of(&summaries(&sgd)),
+                        &Figures::of(&summaries(&avg)),
                     ));
                 }
-                checks.push(findings::diverse_beats_random_subset(
-                    &Figures::of(&summaries(&sgd)),
-                    &Figures::of(&summaries(random)),
-                ));
+                (Some(0.05), Some(random), Some(none)) => {
+                    for (scheme, undefended, diverse) in
+                        [("FedSGD", &none[0], &sgd), ("FedAvg", &none[1], &avg)]
+                    {
+                        let factor =
+                            Estimate::of(diverse.iter().zip(undefended).map(|(d, n)| {
+                                match (d.summary.emd_m, n.summary.emd_m) {
+                                    (Some(d), Some(n)) => d / n,
+                                    _ => f64::NAN,
+                                }
+                            }));
+                        let chosen = Estimate::of(diverse.iter().map(Outcome::chosen_percent));
+                        checks.push(findings::diverse_batch_doubles_emd(
+                            scheme,
+                            &Figures::of(&summaries(undefended)),
+                            &Figures::of(&summaries(diverse)),
+                            factor,
+                            chosen,
+                        ));
+                    }
+                    checks.push(findings::diverse_beats_random_subset(
+                        &Figures::of(&summaries(&sgd)),
+                        &Figures::of(&summaries(random)),
+                    ));
+                }
+                _ => {}
             }
-            _ => {}
+            rows.push(vec![
+                e.map_or("none (all data)".into(), |v| v.to_string()),
+                dlg.name().to_string(),
+                match cell(&sgd, 0, |o| Some(o.mean_batch()).filter(|b| b.is_finite())) {
+                    none if none == "—" => "0 (no clusters)".into(),
+                    batch => batch,
+                },
+                cell(&sgd, 2, |o| Some(o.chosen_percent())),
+                pair(&sgd, &avg, 1, |o| o.summary.final_rmse_db),
+                pair(&sgd, &avg, 0, |o| o.summary.emd_m),
+                cell(&sgd, 0, |o| o.summary.random_emd_m),
+                pair(&sgd, &avg, 0, |o| o.summary.diverged_percent),
+                pair(&sgd, &avg, 0, |o| o.summary.mean_error_m),
+                random.as_ref().map_or("—".into(), |r| {
+                    format!(
+                        "{} / {}",
+                        cell(r, 1, |o| o.summary.final_rmse_db),
+                        cell(r, 0, |o| o.summary.emd_m)
+                    )
+                }),
+                format!("{} | {} | {} | {}", p.0, p.1, p.2, p.3),
+            ]);
+            if !default {
+                continue;
+            }
+            if e.is_none() {
+                none = Some([sgd.clone(), avg.clone()]);
+            }
+            all.extend(sgd);
         }
-        rows.push(vec![
-            e.map_or("none (all data)".into(), |v| v.to_string()),
-            match cell(&sgd, 0, |o| Some(o.mean_batch()).filter(|b| b.is_finite())) {
-                none if none == "—" => "0 (no clusters)".into(),
-                batch => batch,
-            },
-            cell(&sgd, 2, |o| Some(o.chosen_percent())),
-            pair(&sgd, &avg, 1, |o| o.summary.final_rmse_db),
-            pair(&sgd, &avg, 0, |o| o.summary.emd_m),
-            cell(&sgd, 0, |o| o.summary.random_emd_m),
-            pair(&sgd, &avg, 0, |o| o.summary.diverged_percent),
-            pair(&sgd, &avg, 0, |o| o.summary.mean_error_m),
-            random.as_ref().map_or("—".into(), |r| {
-                format!(
-                    "{} / {}",
-                    cell(r, 1, |o| o.summary.final_rmse_db),
-                    cell(r, 0, |o| o.summary.emd_m)
-                )
-            }),
-            format!("{} | {} | {} | {}", p.0, p.1, p.2, p.3),
-        ]);
-        if e.is_none() {
-            none = Some([sgd.clone(), avg.clone()]);
-        }
-        all.extend(sgd);
     }
     Ok(Table {
-        title: "Table 2 — Diverse Batch (campus, T = 1 week; FedSGD / FedAvg B = 20, E = 5)".into(),
+        title: titled(
+            "Table 2 — Diverse Batch (campus, T = 1 week; FedSGD / FedAvg B = 20, E = 5)",
+            BOTH_DLGS,
+        ),
         notes: vec![
             "eps = 0.0001 km (10 cm) rarely finds a cluster here (the cells say in how many worlds it did): the paper's 239 clusters at that eps come from exactly repeated GPS fixes, which the synthetic GPS noise never produces. FedSGD rows: one gradient step of η = 0.001 per weekly round from the paper's start (0 dBm) barely moves the model, hence their RMSE; FedAvg learns.".into(),
-            format!("Findings 4 and 5 predict that more local steps (FedAvg) raise EMD and divergence without hurting RMSE, and that Diverse Batch roughly doubles EMD with about 1% of the data while a random subset of the same size gives less; the findings check says which hold. Avg dist is the mean distance of the non-diverged DLG reconstructions to the centroid of the full round data D_t. Each cell: the mean over {} ± its 95% interval.", scale.worlds()),
+            format!("Findings 4 and 5 predict that more local steps (FedAvg) raise EMD and divergence without hurting RMSE, and that Diverse Batch roughly doubles EMD with about 1% of the data while a random subset of the same size gives less; the findings check says which hold, on the rows of the project's DLG ({DEFAULT_DLG}; the random subset is run with it only). Avg dist is the mean distance of the non-diverged DLG reconstructions to the centroid of the full round data D_t. Each cell: the mean over {} ± its 95% interval.", scale.worlds()),
+            dlgs_note(scale),
             references_note(&all),
         ],
         columns: [
-            "eps (km)", "avg batch", "% chosen", "RMSE dB (SGD / Avg)", "EMD m (SGD / Avg)", "random-guess EMD m",
+            "eps (km)", "DLG", "avg batch", "% chosen", "RMSE dB (SGD / Avg)", "EMD m (SGD / Avg)", "random-guess EMD m",
             "% diverged (SGD / Avg)", "avg dist m (SGD / Avg)", "random subset RMSE / EMD", "paper: eps | % chosen | EMD | % diverged",
         ]
         .map(String::from)
@@ -585,13 +676,28 @@ pub fn local_steps_two_servers(
         }
     }
     Ok(Table {
-        title: "Insight I3 against two servers (campus, T = 1 week; beyond [000]: the FedAvg-aware server)".into(),
+        title: titled(
+            "Insight I3 against two servers (campus, T = 1 week; beyond [000]: the FedAvg-aware server)",
+            DEFAULT_DLG,
+        ),
         notes: vec![
-            format!("Both servers attack the same updates with the same budget ({} iterations, Adam 0.02, the start near Lemma 1 with 200 m noise). The FedAvg-aware server knows B, E, η and the number of local samples and replays the phone's E·⌈n/B⌉ SGD steps on one dummy point per step (docs/papers.md §3d); under FedSGD (one step) it solves DLG's problem. Avg dist: mean distance of the non-diverged round guesses (DLG's reconstruction, the aware server's step-weighted mean of its dummies) to the centroid of D_t; step dist: median distance to the true centroids of the local steps' mini-batches (DLG's one guess against each of them). Each cell: the mean over {} ± its 95% interval.", scale.dlg_iterations, scale.worlds()),
+            format!(
+                "Both servers attack the same updates with the same budget ({} iterations, Adam 0.02, the start near Lemma 1 with 200 m noise). The FedAvg-aware server knows B, E, η and the number of local samples and replays the phone's E·⌈n/B⌉ SGD steps on one dummy point per step (docs/papers.md §3d); under FedSGD (one step) it solves DLG's problem. Avg dist: mean distance of the non-diverged round guesses (DLG's reconstruction, the aware server's step-weighted mean of its dummies) to the centroid of D_t; step dist: median distance to the true centroids of the local steps' mini-batches (DLG's one guess against each of them). Each cell: the mean over {} ± its 95% interval.",
+                scale.dlg_iterations,
+                scale.worlds()
+            ),
+            ONLY_DEFAULT.into(),
         ],
         columns: [
-            "protocol", "server", "local steps", "% diverged", "EMD m (random)", "avg dist m",
-            "step dist m", "iterations", "RMSE dB",
+            "protocol",
+            "server",
+            "local steps",
+            "% diverged",
+            "EMD m (random)",
+            "avg dist m",
+            "step dist m",
+            "iterations",
+            "RMSE dB",
         ]
         .map(String::from)
         .to_vec(),
@@ -732,14 +838,17 @@ pub fn table3(scale: &Scale, runs: &mut SignalRuns) -> Result<Table, String> {
         "5.82 | 18.02 | 59 (with 5)",
     )?;
     Ok(Table {
-        title: "Table 3 — multiple users (metro, target user 3, T = 1 week; FedAvg B = 10, E = 5)"
-            .into(),
+        title: titled(
+            "Table 3 — multiple users (metro, target user 3, T = 1 week; FedAvg B = 10, E = 5)",
+            DEFAULT_DLG,
+        ),
         notes: vec![
             format!(
                 "User distance: sliced-Wasserstein EMD between the two users' locations, km (larger = more dissimilar). Finding 8 (dissimilar co-participants increase leakage) predicts lower EMD (more leakage) for the most distant partners. The paper's users are numbered differently; its background user 0 is our background user (whose id differs between worlds). Each cell: the mean over {} ± its 95% interval.",
                 scale.worlds()
             ),
             references_note(&all),
+            ONLY_DEFAULT.into(),
         ],
         columns: [
             "scheme, users",
@@ -813,7 +922,7 @@ pub fn co_participants_campus(
     checks.push(findings::dissimilar_partners_leak_more(&rhos));
     Ok(Table {
         title: format!(
-            "Finding 8 on the campus preset — the target with each other user (T = 1 day; FedAvg B = 10, E = 5; {} worlds)",
+            "Finding 8 on the campus preset — the target with each other user (T = 1 day; FedAvg B = 10, E = 5; {} worlds) — DLG: {DEFAULT_DLG}",
             scale.seeds
         ),
         notes: vec![
@@ -822,6 +931,7 @@ pub fn co_participants_campus(
                 est(Estimate::of(rhos.iter().copied()), 2, "")
             ),
             references_note(&all),
+            ONLY_DEFAULT.into(),
         ],
         columns: [
             "world (seed)",
@@ -945,14 +1055,30 @@ pub fn defences(
         }
     }
     Ok(Table {
-        title: "Defences compared (campus, T = 1 day, FedAvg B = 20, E = 5, start at the mean label) — [000] §4.5, Fig. 15".into(),
+        title: titled(
+            "Defences compared (campus, T = 1 day, FedAvg B = 20, E = 5, start at the mean label) — [000] §4.5, Fig. 15",
+            DEFAULT_DLG,
+        ),
         notes: vec![
-            format!("Findings 6 and 7 predict that Farthest Batch moves the reconstruction further than Diverse Batch, and that at equal privacy (distance, EMD) the batch defences cost less RMSE than local DP and GeoInd; the findings check says which hold. The model starts at the mean label so that clipping does not freeze it (from 0 dBm a clipped step moves the bias by η·ℂ = 0.001 dB). Local DP: ℂ = 1, δ = 1e-5, σ calibrated (analytic) at the sensitivity 2ℂ; \"a local step\" clips and noises every local step's mini-batch gradient as [000] §4.5 states, \"once an update\" the gradient the whole update stands for. Total ε: what protects one device's round of data, RDP-composed over every release of the target's run (δ = 1e-5). Each cell: the mean over {} ± its 95% interval. The paper's Fig. 15 gives no table; it reports Farthest Batch beyond EMD 21 / 680 m with better RMSE than DP and GeoInd.", scale.worlds()),
+            format!(
+                "Findings 6 and 7 predict that Farthest Batch moves the reconstruction further than Diverse Batch, and that at equal privacy (distance, EMD) the batch defences cost less RMSE than local DP and GeoInd; the findings check says which hold. The model starts at the mean label so that clipping does not freeze it (from 0 dBm a clipped step moves the bias by η·ℂ = 0.001 dB). Local DP: ℂ = 1, δ = 1e-5, σ calibrated (analytic) at the sensitivity 2ℂ; \"a local step\" clips and noises every local step's mini-batch gradient as [000] §4.5 states, \"once an update\" the gradient the whole update stands for. Total ε: what protects one device's round of data, RDP-composed over every release of the target's run (δ = 1e-5). Each cell: the mean over {} ± its 95% interval. The paper's Fig. 15 gives no table; it reports Farthest Batch beyond EMD 21 / 680 m with better RMSE than DP and GeoInd.",
+                scale.worlds()
+            ),
             references_note(&all),
+            ONLY_DEFAULT.into(),
         ],
-        columns: ["defence", "avg dist (m)", "EMD (m)", "random EMD (m)", "% diverged", "RMSE (dB)", "total ε", "% data used"]
-            .map(String::from)
-            .to_vec(),
+        columns: [
+            "defence",
+            "avg dist (m)",
+            "EMD (m)",
+            "random EMD (m)",
+            "% diverged",
+            "RMSE (dB)",
+            "total ε",
+            "% data used",
+        ]
+        .map(String::from)
+        .to_vec(),
         rows,
     })
 }
@@ -1016,6 +1142,76 @@ mod tests {
         // Ties get average ranks; a constant variable has no correlation.
         assert_eq!(spearman(&[1.0, 1.0, 1.0], &[1.0, 2.0, 3.0]), None);
         assert_eq!(spearman(&[1.0, 2.0], &[1.0, 2.0]), None);
+    }
+
+    /// Runs every configuration on the spot.
+    struct Direct;
+
+    impl Runs<ScenarioConfig, Outcome> for Direct {
+        fn run(&mut self, config: ScenarioConfig) -> Result<Outcome, String> {
+            run(config)
+        }
+    }
+
+    #[test]
+    fn the_papers_dlg_runs_beside_the_default_on_the_same_updates_and_is_labelled() {
+        use crate::signal_map::attack::dlg::{Init, Optimizer};
+        use crate::signal_map::attack::objective::LabelMode;
+        assert_eq!(Scale::full(1).paper_dlg_iterations, 400_000);
+        let scale = Scale {
+            campus_weeks: 1,
+            dlg_iterations: 60,
+            paper_dlg_iterations: 40,
+            seeds: 1,
+            ..Scale::quick(2)
+        };
+        let week = |dlg| {
+            with_dlg(
+                &scale,
+                dlg,
+                round_length_run(&scale, RoundLength::Week, OutputBias::Zero),
+            )
+        };
+        let (ours, paper) = (week(DlgPreset::Lemma1Adam), week(DlgPreset::Algorithm2));
+        let s = &paper.attack.settings;
+        assert_eq!(s.optimizer, Optimizer::Sgd { lr: ALGORITHM2_LR });
+        assert_eq!(s.label, LabelMode::Joint);
+        assert!(matches!(s.init, Init::CentroidPlusNoise { .. }));
+        assert_eq!((s.max_iterations, s.patience), (40, 10));
+        assert_eq!(ours.attack.settings.max_iterations, 60);
+        let (a, b) = (run(ours).unwrap(), run(paper).unwrap());
+        // The same updates (the attack does not touch training) ...
+        assert_eq!(a.summary.final_rmse_db, b.summary.final_rmse_db);
+        assert_eq!(a.records.len(), b.records.len());
+        // ... attacked differently.
+        let ends = |o: &Outcome| -> Vec<_> {
+            o.records
+                .iter()
+                .filter_map(|r| {
+                    r.dlg
+                        .as_ref()
+                        .map(|d| (d.result.position, d.result.iterations))
+                })
+                .collect()
+        };
+        assert!(!ends(&a).is_empty());
+        assert_ne!(ends(&a), ends(&b));
+        assert!(ends(&b).iter().all(|&(_, it)| it <= 40));
+        // Both tables that run the paper's arm have rows of each DLG, and say so.
+        let mut checks = Vec::new();
+        for table in [
+            round_length_study(&scale, &mut Direct, &mut checks).unwrap(),
+            table2(&scale, &mut Direct, &mut checks).unwrap(),
+        ] {
+            assert!(table.title.ends_with(BOTH_DLGS), "{}", table.title);
+            assert_eq!(table.columns[1], "DLG");
+            for dlg in DLGS {
+                let rows: Vec<_> = table.rows.iter().filter(|r| r[1] == dlg.name()).collect();
+                assert_eq!(rows.len() * 2, table.rows.len(), "{}", table.title);
+            }
+        }
+        // The findings check still reads the default's rows only (one check per table).
+        assert_eq!(checks.len(), 1 + 4);
     }
 
     #[test]

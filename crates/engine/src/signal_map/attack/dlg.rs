@@ -100,7 +100,65 @@ impl Default for DlgConfig {
     }
 }
 
+/// The plain step of [`DlgConfig::algorithm2`], in standardised units. [000] names "learning
+/// rate η for DLG optimizer" in Algorithm 2 and gives no value; 1 is the smallest plain step that
+/// ended where Adam does on the measured fresh-model rounds (docs/papers.md §3a, "Adam instead of
+/// Algorithm 2's plain step"), chosen before any table ran it.
+pub const ALGORITHM2_LR: f64 = 1.0;
+
+/// [000] §2.1 ("Implementation details", (3)): at most 400,000 DLG iterations.
+pub const ALGORITHM2_ITERATIONS: usize = 400_000;
+
+/// The two named DLGs the reproduction runs side by side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DlgPreset {
+    /// The project's default ([`DlgConfig::default`]): Adam 0.02, the analytic label, a start at
+    /// Lemma 1's estimate plus 200 m noise, 2,000 iterations.
+    Lemma1Adam,
+    /// [000] Algorithm 2 as printed ([`DlgConfig::algorithm2`]).
+    Algorithm2,
+}
+
+impl DlgPreset {
+    /// Its name in table headings and docs.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Lemma1Adam => "Lemma 1 refined by Adam",
+            Self::Algorithm2 => "Algorithm 2 as printed",
+        }
+    }
+
+    pub fn config(self) -> DlgConfig {
+        match self {
+            Self::Lemma1Adam => DlgConfig::default(),
+            Self::Algorithm2 => DlgConfig::algorithm2(),
+        }
+    }
+}
+
 impl DlgConfig {
+    /// [000]'s DLG as Algorithm 2 prints it (§2.1): plain gradient descent on the dummy,
+    /// x′ ← x′ − η∇_{x′}𝔻 and y′ ← y′ − η∇_{y′}𝔻 with one η ([`ALGORITHM2_LR`], the paper gives
+    /// none), y′ starting at the mean RSRP and moved jointly ([`LabelMode::Joint`]), the start
+    /// (ii) "a rough estimate of x̄ plus Gaussian noise" with the true centroid as §4.1's
+    /// simulation does ([`Init::CentroidPlusNoise`], 200 m: the paper gives no scale), at the
+    /// post-update weights, up to 400,000 iterations, converged once the dummy is unchanged
+    /// (moved < 0.01 m) for 10 iterations. The trail is thinned (every 1,000 iterations).
+    pub fn algorithm2() -> Self {
+        Self {
+            max_iterations: ALGORITHM2_ITERATIONS,
+            optimizer: Optimizer::Sgd { lr: ALGORITHM2_LR },
+            init: Init::CentroidPlusNoise {
+                sd_m: START_NOISE_M,
+            },
+            label: LabelMode::Joint,
+            weights: DummyWeights::PostUpdate,
+            tolerance_m: 0.01,
+            patience: 10,
+            trail_every: 1000,
+        }
+    }
+
     pub fn validate(&self) -> Result<(), ConfigError> {
         validate_search(
             "attack",
