@@ -1214,6 +1214,51 @@ mod tests {
         assert_eq!(checks.len(), 1 + 4);
     }
 
+    /// The two tables that run both DLGs, at `reproduce`'s full size on `SEEDS` worlds (default
+    /// 2), with the wall time of each arm's runs per attacked round (docs/reproduce.md, "The
+    /// paper's DLG beside the project's"):
+    /// `cargo test --release -p whereabouts-engine --lib both_dlgs_measured -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "minutes; prints the tables that run both DLGs"]
+    #[cfg(not(target_arch = "wasm32"))]
+    fn both_dlgs_measured() {
+        struct Timed(std::collections::HashMap<&'static str, (f64, usize)>);
+        impl Runs<ScenarioConfig, Outcome> for Timed {
+            fn run(&mut self, config: ScenarioConfig) -> Result<Outcome, String> {
+                let arm = if config.attack.settings.label == DlgPreset::Algorithm2.config().label {
+                    DlgPreset::Algorithm2.name()
+                } else {
+                    DlgPreset::Lemma1Adam.name()
+                };
+                let t = std::time::Instant::now();
+                let o = run(config)?;
+                let e = self.0.entry(arm).or_default();
+                e.0 += t.elapsed().as_secs_f64();
+                e.1 += o.records.iter().filter(|r| r.dlg.is_some()).count();
+                Ok(o)
+            }
+        }
+        let seeds = std::env::var("SEEDS").map_or(2, |s| s.parse().unwrap());
+        let scale = Scale {
+            seeds,
+            ..Scale::full(1)
+        };
+        let mut runs = Timed(Default::default());
+        let mut checks = Vec::new();
+        for table in [
+            round_length_study(&scale, &mut runs, &mut checks).unwrap(),
+            table2(&scale, &mut runs, &mut checks).unwrap(),
+        ] {
+            println!("{}", table.to_markdown());
+        }
+        for (arm, (secs, rounds)) in &runs.0 {
+            println!(
+                "{arm}: {rounds} attacked rounds, {secs:.1} s of runs (training included), {:.1} ms a round",
+                1000.0 * secs / *rounds as f64
+            );
+        }
+    }
+
     #[test]
     fn tables_print_as_markdown_and_csv() {
         let t = Table {
