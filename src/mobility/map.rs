@@ -238,7 +238,9 @@ fn draw(
                 ctx.fill_rect(sx - 3.5, sy - 3.5, 7.0, 7.0);
             }
         }
+        // A diverged attack's trail and guess may lie millions of kilometres out: not drawn.
         if layers.trail
+            && !record.diverged
             && let Some(trail) = scene.trails.get(upto)
         {
             ctx.set_line_width(1.2);
@@ -268,6 +270,29 @@ fn draw(
         ctx.set_line_width(2.5);
         ctx.stroke();
         markers.push(Rect::around(nx, ny, 8.0));
+        let last = record.truth[record.truth.len() - 1];
+        let (wx, wy) = v.to_screen(last);
+        texts.insert(
+            0,
+            Label {
+                text: format!("your window, round {}", record.round + 1),
+                anchor: (wx, wy),
+                colour: WINDOW_COLOUR,
+                font: LABEL_FONT,
+            },
+        );
+        if record.diverged {
+            texts.insert(
+                1,
+                Label {
+                    text: "the server's attack diverged: no guess this round".into(),
+                    anchor: (wx, wy + 16.0),
+                    colour: GUESS_COLOUR,
+                    font: LABEL_FONT,
+                },
+            );
+            return;
+        }
         // The server's reconstruction, with a line to each truth.
         ctx.set_stroke_style_str("rgba(209,36,47,0.6)");
         ctx.set_line_width(1.0);
@@ -289,17 +314,6 @@ fn draw(
         let (lx, ly) = v.to_screen(record.reconstructed_label);
         diamond(ctx, lx, ly, 6.0, false);
         markers.push(Rect::around(lx, ly, 8.0));
-        let last = record.truth[record.truth.len() - 1];
-        let (wx, wy) = v.to_screen(last);
-        texts.insert(
-            0,
-            Label {
-                text: format!("your window, round {}", record.round + 1),
-                anchor: (wx, wy),
-                colour: WINDOW_COLOUR,
-                font: LABEL_FONT,
-            },
-        );
         let mean = record.calibrated_errors_m.iter().sum::<f64>()
             / record.calibrated_errors_m.len() as f64;
         let (gx, gy) = v.to_screen(record.reconstruction[record.reconstruction.len() - 1]);

@@ -8,14 +8,15 @@ use crate::ui::basemap::format_distance;
 use crate::ui::chart::{Axis, Chart, Point, Series};
 use crate::ui::help::help;
 use leptos::prelude::*;
+use whereabouts_engine::mobility::config::Calibration;
 use whereabouts_engine::mobility::defence::Defence;
 use whereabouts_engine::mobility::experiments::format_epsilon;
 use whereabouts_engine::mobility::lab::RoundRecord;
 use whereabouts_engine::mobility::settings::DEFENCE_EPSILON;
 
 const ROUND_HELP: &str = "In round t your phone trains on the window of positions t … t + 7 with t + 8 as the label, and sends its update. The server makes up a window and moves it, step by step, until its gradient matches yours ([002] §3). ASR, the attack success rate: the share of the 8 positions it puts within the success radius τ — scored, as in the paper, on its averaged estimates when calibration is on. AIT: the mean first iteration at which a found position came within τ (lower: found faster).";
-const MEAN_HELP: &str = "The success rate of every round so far and its mean over the rounds (the paper's Table 3 reports it by round). With ST-GIA's initialisation each round starts from the last one's answer, so one good round helps the next.";
-const POINTS_HELP: &str = "Each position of the round's window: how far the server's reconstruction in this round landed, and how far its average over every round whose window held the position (calibration, Eq. 9). The next position is the label the phone trained towards.";
+const MEAN_HELP: &str = "The success rate of every round so far and its mean over the rounds (the paper's Table 3 reports it by round). With ST-GIA's initialisation each round starts from the last one's answer, so one good round helps the next. A round whose attack diverged — its optimiser left the finite numbers, or its guess left the city by more than ten times your trajectory's extent — found nothing: it is left out of the mean (the count is shown), out of the averaging, and the next round starts afresh instead of from it.";
+const POINTS_HELP: &str = "Each position of the round's window: how far the server's reconstruction in this round landed, and how far its average over every round whose window held the position (calibration, Eq. 9; rounds whose attack diverged are left out). The next position is the label the phone trained towards.";
 const BUDGET_HELP: &str = "DP-SGD: ε per round, at δ = 10⁻⁵, is what each round's noise guarantees for that round's window (its 8 positions and the next one) against a server that sees your phone's own update. The rounds add up: the total ε after n rounds (Rényi-DP accounting, read at δ = 10⁻⁵) is what protects your whole trajectory trained on so far. Both are upper bounds from different accountings — after one round the total is already above the round's own ε. DP-SGD as in the authors' code states its ε for a change of 0.2 in each of the model's 6 tensors, but the whole update can move by 2 × 0.2 × √6: the card shows the true ε beside the stated one. GeoI and GeoGI: ε per km every round, so T × ε per km over T rounds. Adaptive PGEM spends a total ε over the rounds ([002] Eqs. 10–12): ε_t = e^(−γ_t)·(what is left), with γ_t = ½·ASR_t + ½/AIT_t from the measured risk, so a risky round takes less of what is left … and since γ_t ≤ 1, each round takes at least 37% of it: most of the budget goes in the first rounds. Each segment is one round's ε_t.";
 const UTILITY_HELP: &str = "What the model is for: its mean error in predicting the next position on windows it never trained on (held out after the training rounds), and recall@5 — the share of those windows where the true next place is among the 5 of the user's places nearest the prediction (our reading of the paper's recall@5 for a regression model). Beside it, on the same windows, the trivial predictor \"stay where you are\" (the window's last position as the next): a model no better has learnt nothing about where you go. Known when the last round is done.";
 
@@ -101,12 +102,19 @@ pub fn MobPlayback(state: MobState) -> impl IntoView {
     }
 }
 
-/// The positions of `r` found within `tau`, as reconstructed and averaged.
+/// The positions of `r` found within `tau`, as reconstructed and averaged (a diverged round's
+/// reconstruction, and a position no round recovered, find nothing).
 fn found(r: &RoundRecord, tau: f64) -> (usize, usize) {
+    let within = |e: Option<Vec<f64>>| e.unwrap_or_default().iter().filter(|e| **e <= tau).count();
     (
-        r.errors_m.iter().filter(|e| **e <= tau).count(),
-        r.calibrated_errors_m.iter().filter(|e| **e <= tau).count(),
+        within(r.scored_errors(Calibration::Off)),
+        within(r.scored_errors(Calibration::Causal)),
     )
+}
+
+/// An ASR, or what stands in its place when nothing of the round is scored.
+fn asr_text(asr: Option<f64>) -> String {
+    asr.map(percent).unwrap_or_else(|| "—".into())
 }
 
 #[component]
@@ -125,14 +133,30 @@ pub fn MobResults(state: MobState) -> impl IntoView {
     let round_card = move || {
         let r = record()?;
         let (raw, averaged) = found(&r, tau());
+        // The ASR's denominator: the positions scored with the calibration in use.
+        let calibration = match state.settings.with(|s| s.attack.effective().2) {
+            Calibration::Off => Calibration::Off,
+            _ => Calibration::Causal,
+        };
+        let scored = r.scored_errors(calibration).map_or(0, |e| e.len());
+        let of = if scored == r.truth.len() {
+            format!("of round {}'s {} positions", r.round + 1, r.truth.len())
+        } else {
+            format!(
+                "of the {scored} of round {}'s {} positions some round recovered",
+                r.round + 1,
+                r.truth.len()
+            )
+        };
         Some(view! {
-            <p class="big" data-testid="mob-asr" data-asr=format!("{:.4}", r.asr)>{percent(r.asr)}</p>
-            <p class="sub">{format!("of round {}'s 8 positions found within {} · {} as reconstructed, {} averaged",
-                r.round + 1, format_distance(tau()), raw, averaged)}</p>
-            <p class="sub" data-testid="mob-ait">{match r.ait {
-                Some(a) => format!("found by step {a:.0} on average (AIT)"),
-                None => "none found this round".to_string(),
-            }}{r.diverged.then_some(" · the optimiser diverged: its last finite step is shown")}</p>
+            <p class="big" data-testid="mob-asr" data-asr=r.asr.map(|a| format!("{a:.4}")).unwrap_or_default()>{asr_text(r.asr)}</p>
+            <p class="sub">{format!("{of} found within {} · {} as reconstructed, {} averaged",
+                format_distance(tau()), raw, averaged)}</p>
+            <p class="sub" data-testid="mob-ait">{match (r.diverged, r.ait) {
+                (true, _) => "the attack diverged: this round found nothing, and is left out of the mean".to_string(),
+                (false, Some(a)) => format!("found by step {a:.0} on average (AIT)"),
+                (false, None) => "none found this round".to_string(),
+            }}</p>
         }.into_any())
     };
     let chart = move || {
@@ -166,10 +190,13 @@ pub fn MobResults(state: MobState) -> impl IntoView {
                     colour: GUESS_COLOUR,
                     points: records
                         .iter()
-                        .map(|r| Point {
-                            x: (r.round + 1) as f64,
-                            y: r.asr,
-                            title: Some(format!("round {}: ASR {}", r.round + 1, percent(r.asr))),
+                        .filter_map(|r| {
+                            let asr = r.asr?;
+                            Some(Point {
+                                x: (r.round + 1) as f64,
+                                y: asr,
+                                title: Some(format!("round {}: ASR {}", r.round + 1, percent(asr))),
+                            })
                         })
                         .collect(),
                     joined: true,
@@ -183,19 +210,25 @@ pub fn MobResults(state: MobState) -> impl IntoView {
         )
     };
     let mean = move || state.scene.with(|s| s.mean_asr());
+    let diverged = move || state.scene.with(|s| s.diverged());
     let rows = move || {
         let r = record()?;
         let t = tau();
-        let cell = |e: f64| {
-            view! { <td class:found=e <= t>{format_distance(e)}</td> }
+        // A distance that is not scored (the attack diverged; nothing recovered the position)
+        // says so instead of a number that may be millions of kilometres.
+        let cell = |e: Option<f64>| match e {
+            Some(e) => view! { <td class:found=e <= t>{format_distance(e)}</td> }.into_any(),
+            None => view! { <td class="diverged">"diverged"</td> }.into_any(),
         };
         let mut rows: Vec<_> = (0..r.truth.len())
             .map(|k| {
+                let averaged = r.is_calibrated(k).then_some(r.calibrated_errors_m[k]);
                 view! {
-                    <tr data-testid="mob-error-row" data-error=format!("{:.1}", r.calibrated_errors_m[k])>
+                    <tr data-testid="mob-error-row" data-error=averaged.map(|e| format!("{e:.1}")).unwrap_or_default()
+                        data-diverged=(!r.is_calibrated(k)).to_string()>
                         <th scope="row">{format!("{}", r.round + k + 1)}</th>
-                        {cell(r.errors_m[k])}
-                        {cell(r.calibrated_errors_m[k])}
+                        {cell((!r.diverged).then_some(r.errors_m[k]))}
+                        {cell(averaged)}
                     </tr>
                 }
                 .into_any()
@@ -204,7 +237,7 @@ pub fn MobResults(state: MobState) -> impl IntoView {
         let label = r.reconstructed_label.distance(&r.truth_label);
         rows.push(
             view! {
-                <tr><th scope="row">{format!("{} (next)", r.round + r.truth.len() + 1)}</th>{cell(label)}<td>"—"</td></tr>
+                <tr><th scope="row">{format!("{} (next)", r.round + r.truth.len() + 1)}</th>{cell((!r.diverged).then_some(label))}<td>"—"</td></tr>
             }
             .into_any(),
         );
@@ -312,7 +345,11 @@ pub fn MobResults(state: MobState) -> impl IntoView {
                     {m_text}
                     <p class="big" data-testid="mob-mean-asr" data-asr=move || mean().map(|m| format!("{m:.4}")).unwrap_or_default()>
                         {move || mean().map(percent).unwrap_or_else(|| "—".into())}</p>
-                    <p class="sub">"mean success rate"</p>
+                    <p class="sub" data-testid="mob-diverged" data-diverged=move || diverged().to_string()>{move || match diverged() {
+                        0 => "mean success rate".to_string(),
+                        1 => "mean success rate · 1 round diverged, left out".to_string(),
+                        n => format!("mean success rate · {n} rounds diverged, left out"),
+                    }}</p>
                     {chart}
                 </div>
                 <div class="card" data-testid="mob-points-card">
@@ -348,8 +385,11 @@ pub fn MobResults(state: MobState) -> impl IntoView {
             </div>
             <p class="sr-only" id="mob-summary" aria-live="polite" data-testid="mob-summary">{move || {
                 let r = record()?;
-                Some(format!("Round {}: the server found {} of your 8 positions within {}.",
-                    r.round + 1, percent(r.asr), format_distance(tau())))
+                Some(match r.asr {
+                    Some(asr) => format!("Round {}: the server found {} of your 8 positions within {}.",
+                        r.round + 1, percent(asr), format_distance(tau())),
+                    None => format!("Round {}: the server's attack diverged and found nothing.", r.round + 1),
+                })
             }}</p>
         </section>
     }

@@ -94,7 +94,8 @@ impl Scene {
     pub fn estimates(&self, upto: usize) -> Vec<(usize, Metres, Metres)> {
         let mut out: Vec<Option<(Metres, Metres)>> = Vec::new();
         for r in self.records.iter().take(upto + 1) {
-            for k in 0..WINDOW.min(r.calibrated.len()) {
+            // A point no round recovered (every attack on it diverged) has no estimate.
+            for k in (0..WINDOW.min(r.calibrated.len())).filter(|&k| r.is_calibrated(k)) {
                 let i = r.round + k;
                 if out.len() <= i {
                     out.resize(i + 1, None);
@@ -108,10 +109,16 @@ impl Scene {
             .collect()
     }
 
-    /// Mean ASR over the rounds in (each round's, as it was scored when it ended).
+    /// Mean ASR over the rounds in (each round's, as it was scored when it ended), leaving out
+    /// the rounds with nothing scored ([`Scene::diverged`]).
     pub fn mean_asr(&self) -> Option<f64> {
-        (!self.records.is_empty())
-            .then(|| self.records.iter().map(|r| r.asr).sum::<f64>() / self.records.len() as f64)
+        let scored: Vec<f64> = self.records.iter().filter_map(|r| r.asr).collect();
+        (!scored.is_empty()).then(|| scored.iter().sum::<f64>() / scored.len() as f64)
+    }
+
+    /// Rounds whose attack diverged so far.
+    pub fn diverged(&self) -> usize {
+        self.records.iter().filter(|r| r.diverged).count()
     }
 
     /// The page's milliseconds per round, from the first round's arrival to the last's.
@@ -141,7 +148,8 @@ mod tests {
             reconstructed_label: Metres::new(0.0, 0.0),
             errors_m: vec![0.0; WINDOW],
             calibrated_errors_m: vec![shift; WINDOW],
-            asr: round as f64 / 10.0,
+            calibrated_from: vec![1; WINDOW],
+            asr: Some(round as f64 / 10.0),
             ait: None,
             distance: 0.0,
             evaluations: 1,
@@ -182,7 +190,37 @@ mod tests {
         assert_eq!(scene.estimates(2).len(), WINDOW + 2);
         assert_eq!(scene.ms_per_round(), Some(200.0));
         assert!((scene.mean_asr().unwrap() - 0.1).abs() < 1e-12);
+        assert_eq!(scene.diverged(), 0);
         assert_eq!(scene.shown(Some(0)).unwrap().round, 0);
         assert_eq!(scene.shown(None).unwrap().round, 2);
+    }
+
+    #[test]
+    fn a_diverged_round_is_left_out_of_the_mean_and_the_estimates() {
+        let mut scene = Scene::default();
+        let mut far = record(1, 6.7e11);
+        far.diverged = true;
+        far.asr = None;
+        far.calibrated_from = vec![0; WINDOW];
+        // Position 1 was recovered by round 0: its calibrated estimate is that recovery.
+        far.calibrated_from[0] = 1;
+        far.calibrated[0] = Metres::new(105.0, 0.0);
+        for (i, r) in [record(0, 10.0), far].into_iter().enumerate() {
+            scene.apply(
+                MobResponse::Round {
+                    generation: 1,
+                    record: Box::new(r),
+                    trail: vec![0.0; 36],
+                },
+                i as f64,
+            );
+        }
+        assert_eq!(scene.diverged(), 1);
+        assert_eq!(scene.mean_asr(), Some(0.0), "round 0's ASR alone");
+        let estimates = scene.estimates(1);
+        // Positions 0 … 7 from round 0; position 1 from round 1's one recovered point; 8 none.
+        assert_eq!(estimates.len(), WINDOW);
+        assert!(estimates.iter().all(|(_, g, _)| g.east < 1e6));
+        assert_eq!(estimates[1].1.east, 105.0);
     }
 }

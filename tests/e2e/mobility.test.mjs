@@ -67,6 +67,39 @@ test('draw a route, play the rounds, read the attack, then the adaptive defence 
   await context.close();
 });
 
+test('an attack that leaves the city is marked diverged and left out of the figures', async () => {
+  // Without the road mapping L-BFGS throws a round's guess far out of the city: before, this
+  // link listed errors of 674,342,235 km and averaged them in.
+  const { context, guard, page, errors } = await open('?lab=mobility&m.T=12&m.map=off&m.init=paper');
+  await figures(page, 12);
+  const left = Number(await page.getAttribute('[data-testid="mob-diverged"]', 'data-diverged'));
+  assert.ok(left >= 1, `${left} rounds diverged`);
+  assert.match(await page.textContent('[data-testid="mob-diverged"]'), /diverged, left out/);
+  let seen = 0;
+  for (let r = 0; r < 12; r++) {
+    await page.locator('[data-testid="mob-timeline"]').evaluate((el, v) => {
+      el.value = String(v);
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    }, r);
+    // The window's first position is the round's number.
+    await page.waitForFunction((v) => document.querySelector('[data-testid="mob-error-row"] th').textContent === String(v + 1), r);
+    const cells = await page.locator('[data-testid="mob-points-card"] td').allTextContents();
+    // No distance shown is more than a few tens of km: a diverged one says so instead.
+    for (const c of cells) {
+      const km = c.match(/^([\d,.]+) km$/);
+      assert.ok(!km || Number(km[1].replace(/,/g, '')) < 100, `round ${r + 1}: ${c}`);
+    }
+    if (/diverged/.test(await page.textContent('[data-testid="mob-ait"]'))) {
+      seen++;
+      assert.ok(cells.includes('diverged'), `round ${r + 1}: ${cells}`);
+    }
+  }
+  assert.equal(seen, left, 'every diverged round says so');
+  assert.deepEqual(guard.violations, [], 'requests left the origin');
+  assert.deepEqual(errors, [], 'the page logged errors');
+  await context.close();
+});
+
 test('your file is the target: its points every 10 minutes, and too few for the rounds is said', async () => {
   const { context, guard, page, errors } = await open('?lab=mobility&m.T=6');
   await page.click('[data-testid="sample-campus-week.gpx"]');

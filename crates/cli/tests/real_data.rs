@@ -112,3 +112,70 @@ fn a_cork_5g_trace_imports_with_its_no_reading_sentinels_left_out() {
         "{said}"
     );
 }
+
+#[test]
+fn the_mobility_lab_on_real_check_ins_scores_no_diverged_guess() {
+    let Some(file) = data_dir()
+        .map(|d| d.join("foursquare-nyc/Foursquare_Sample.csv"))
+        .filter(|f| f.is_file())
+    else {
+        return absent("foursquare-nyc/Foursquare_Sample.csv");
+    };
+    // The first 400 check-ins as one person's, 50 rounds as the paper, without the road mapping
+    // (which would keep guesses on the synthetic streets): L-BFGS without a line search sends
+    // some rounds' windows far out of the city.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let slice: String = text.lines().take(401).map(|l| format!("{l}\n")).collect();
+    let sliced = temp("foursquare-mobility.csv");
+    std::fs::write(&sliced, slice).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_whereabouts"))
+        .args([
+            "run",
+            "--lab",
+            "mobility",
+            "--set",
+            "m.T=50",
+            "--set",
+            "m.map=off",
+        ])
+        .arg("--data")
+        .arg(&sliced)
+        .output()
+        .expect("the binary runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let summary = &run["summary"];
+    assert_eq!(summary["rounds_done"], 50);
+    let diverged = summary["diverged_rounds"]
+        .as_u64()
+        .expect("a count of diverged rounds");
+    eprintln!("real data: Foursquare, 50 rounds without the road mapping: {diverged} diverged");
+    // Every scored error lies within 200 km (New York's check-ins span about 40 km).
+    let errors = summary["errors_m"].as_array().unwrap();
+    assert!(!errors.is_empty());
+    for e in errors {
+        assert!(e.as_f64().unwrap() < 200_000.0, "{e}");
+    }
+    // The mean ASR is over the rounds that have one.
+    let asrs: Vec<f64> = summary["asr"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|a| a.as_f64())
+        .collect();
+    let mean = asrs.iter().sum::<f64>() / asrs.len() as f64;
+    assert!((summary["mean_asr"].as_f64().unwrap() - mean).abs() < 1e-12);
+    // A guess flagged diverged is the only kind that may lie far out.
+    for g in run["guesses"].as_array().unwrap() {
+        if g["diverged"] == false {
+            let (t, q) = (&g["truth"], &g["guess"]);
+            let d = (t["east"].as_f64().unwrap() - q["east"].as_f64().unwrap())
+                .hypot(t["north"].as_f64().unwrap() - q["north"].as_f64().unwrap());
+            assert!(d < 200_000.0, "{g}");
+        }
+    }
+}

@@ -20,6 +20,9 @@ pub enum Optimiser {
     Lbfgs { lr: f32 },
     /// Adam, one evaluation per iteration (InvGrad's in the authors' code: lr 0.0005).
     Adam { lr: f32 },
+    /// The plain gradient step of [002] Algorithm 1 line 10, x ← x − η∇ₓD, one evaluation per
+    /// iteration (the paper gives no η; docs/papers.md).
+    Gradient { lr: f32 },
 }
 
 /// How one round is inverted.
@@ -29,6 +32,14 @@ pub struct InversionSettings {
     pub optimiser: Optimiser,
     /// Attack iterations (the paper's limit: 200).
     pub iterations: usize,
+    /// The road mapping moves the label too ([002] Algorithm 1 line 11 maps (x′, y′); the
+    /// authors' code maps the window only).
+    #[serde(default)]
+    pub map_label: bool,
+    /// Stop before the limit once an iteration leaves the dummy where it was (§3.4: "when the
+    /// preset maximum number of iterations N is reached or the dummy data no longer changes").
+    #[serde(default)]
+    pub stop_when_still: bool,
 }
 
 impl Default for InversionSettings {
@@ -37,6 +48,8 @@ impl Default for InversionSettings {
             distance: Distance::RowL2,
             optimiser: Optimiser::Lbfgs { lr: 0.01 },
             iterations: 200,
+            map_label: false,
+            stop_when_still: false,
         }
     }
 }
@@ -59,8 +72,25 @@ pub struct Inversion {
     pub trail: Vec<Iterate>,
     /// Evaluations of the objective in all.
     pub evaluations: usize,
-    /// The optimiser left the finite numbers; the result is the last finite iterate.
+    /// The optimiser left the finite numbers (the result is the last finite iterate), or the
+    /// window it ends on has left the city ([`left_the_city`]).
     pub diverged: bool,
+}
+
+/// The box, in the target's normalised coordinates (its own trajectory spans [0, 1] on each
+/// axis), that a reconstruction must end inside: ten times the trajectory's extent beyond it
+/// on every side. L-BFGS without a line search can take a finite step to millions of
+/// kilometres; such a window recovers nothing, and scoring it would swamp every mean. The
+/// bound is the project's (the paper reports none): wide enough that no attack that is still
+/// searching the city is cut off.
+pub const CITY_BOX: (f32, f32) = (-10.0, 11.0);
+
+/// Whether any point of `window` lies outside [`CITY_BOX`].
+pub fn left_the_city(window: &Window<f32>) -> bool {
+    window
+        .iter()
+        .flatten()
+        .any(|&v| !(CITY_BOX.0..=CITY_BOX.1).contains(&v))
 }
 
 fn pack(window: &Window<f32>, label: &[f32; OUTPUT]) -> Point {
@@ -137,6 +167,9 @@ enum State {
         lr: f32,
         adam: Adam<f32, UNKNOWNS>,
     },
+    Gradient {
+        lr: f32,
+    },
 }
 
 /// One round's inversion, an iteration at a time (the page's worker works in slices).
@@ -151,6 +184,9 @@ pub struct Inverter {
     /// A step left the finite numbers (L-BFGS without a line search can): the round stops at
     /// the last finite iterate.
     pub diverged: bool,
+    /// The last iteration left the dummy where it was (with [`InversionSettings::stop_when_still`]
+    /// the round stops there).
+    pub still: bool,
 }
 
 impl Inverter {
@@ -173,15 +209,19 @@ impl Inverter {
                     lr,
                     adam: Adam::new(),
                 },
+                Optimiser::Gradient { lr } => State::Gradient { lr },
             },
             trail: Vec::with_capacity(settings.iterations),
             evaluations: 0,
             diverged: false,
+            still: false,
         }
     }
 
     pub fn done(&self) -> bool {
-        self.diverged || self.trail.len() >= self.settings.iterations
+        self.diverged
+            || (self.settings.stop_when_still && self.still)
+            || self.trail.len() >= self.settings.iterations
     }
 
     /// The current dummy window and label.
@@ -216,6 +256,13 @@ impl Inverter {
                 }
                 (value, 1)
             }
+            State::Gradient { lr } => {
+                let (value, gradient) = f(&self.z);
+                for (z, g) in self.z.iter_mut().zip(gradient) {
+                    *z -= *lr * g;
+                }
+                (value, 1)
+            }
         };
         self.evaluations += n;
         if !value.is_finite() || self.z.iter().any(|v| !v.is_finite()) {
@@ -224,11 +271,14 @@ impl Inverter {
             return;
         }
         if let Some(map) = map {
-            for t in 0..WINDOW {
+            // The label is mapped only where it is an unknown (iDLG and CPL are given it).
+            let mapped = WINDOW + usize::from(self.settings.map_label && self.label_free);
+            for t in 0..mapped {
                 let p = map([self.z[t * INPUT], self.z[t * INPUT + 1]]);
                 self.z[t * INPUT..(t + 1) * INPUT].copy_from_slice(&p);
             }
         }
+        self.still = self.z == before;
         let (window, label) = unpack(&self.z);
         self.trail.push(Iterate {
             window,
@@ -244,7 +294,7 @@ impl Inverter {
             label,
             trail: self.trail,
             evaluations: self.evaluations,
-            diverged: self.diverged,
+            diverged: self.diverged || left_the_city(&window),
         }
     }
 }

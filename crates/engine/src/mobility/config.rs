@@ -26,9 +26,16 @@ pub enum Federation {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Method {
-    /// ST-GIA (§3): DLG's objective with the spatiotemporal initialisation, the road mapping
-    /// and the calibration, each switchable.
+    /// ST-GIA (§3) as the authors' code runs it: the row-wise L2 distance by L-BFGS (lr 0.01),
+    /// the spatiotemporal initialisation, the road mapping and the calibration, each
+    /// switchable.
     StGia,
+    /// ST-GIA as [002] Algorithm 1 prints it: Eq. 8's L2 distance, the plain gradient step of
+    /// line 10 (η = 0.01, the code's learning rate: the paper gives none), stopped when the
+    /// dummy no longer changes (§3.4); the start of Eq. 6 (round 1 and every label from
+    /// N(0, 1), later windows from the previous reconstruction unshifted); the mapping of line
+    /// 11 moves the label too. The mapping and the calibration stay switchable.
+    StGiaPaper,
     /// DLG (Zhu et al. 2019): inputs and label by L-BFGS on the row-wise L2 distance.
     Dlg,
     /// iDLG (Zhao et al. 2020): the label given (the truth, standing in for iDLG's label
@@ -44,18 +51,20 @@ pub enum Method {
 }
 
 impl Method {
-    pub const ALL: [Method; 6] = [
+    pub const ALL: [Method; 7] = [
         Method::Dlg,
         Method::Idlg,
         Method::InvGrad,
         Method::Cpl,
         Method::Sapag,
         Method::StGia,
+        Method::StGiaPaper,
     ];
 
     pub fn name(self) -> &'static str {
         match self {
             Method::StGia => "ST-GIA",
+            Method::StGiaPaper => "ST-GIA (Alg. 1)",
             Method::Dlg => "DLG",
             Method::Idlg => "iDLG",
             Method::InvGrad => "InvGrad",
@@ -64,19 +73,29 @@ impl Method {
         }
     }
 
-    /// The distance and optimiser of the authors' code for this attack.
+    /// The distance and optimiser of the authors' code for this attack (Algorithm 1's for
+    /// [`Method::StGiaPaper`]).
     pub fn inversion(self, iterations: usize) -> InversionSettings {
         let (distance, optimiser) = match self {
             Method::StGia | Method::Dlg => (Distance::RowL2, Optimiser::Lbfgs { lr: 0.01 }),
+            Method::StGiaPaper => (Distance::L2, Optimiser::Gradient { lr: 0.01 }),
             Method::Idlg | Method::Cpl => (Distance::RowL2, Optimiser::Lbfgs { lr: 0.0005 }),
             Method::InvGrad => (Distance::Cosine, Optimiser::Adam { lr: 0.0005 }),
             Method::Sapag => (Distance::Gaussian, Optimiser::Lbfgs { lr: 0.0005 }),
         };
+        let paper = self == Method::StGiaPaper;
         InversionSettings {
             distance,
             optimiser,
             iterations,
+            map_label: paper,
+            stop_when_still: paper,
         }
+    }
+
+    /// ST-GIA in either form (its switches apply).
+    pub fn is_st_gia(self) -> bool {
+        matches!(self, Method::StGia | Method::StGiaPaper)
     }
 
     /// Whether the attacker is given the true label.
@@ -163,12 +182,21 @@ impl Default for AttackConfig {
 }
 
 impl AttackConfig {
-    /// The switches that apply: ST-GIA's own, the baselines' none.
+    /// The switches that apply: ST-GIA's own (Algorithm 1's initialisation is Eq. 6's), the
+    /// baselines' none.
     pub fn effective(&self) -> (Init, Mapping, Calibration) {
-        if self.method == Method::StGia {
-            (self.init, self.mapping, self.calibration)
-        } else {
-            (Init::Off, Mapping::Off, Calibration::Off)
+        match self.method {
+            Method::StGia => (self.init, self.mapping, self.calibration),
+            Method::StGiaPaper => (Init::Paper, self.mapping, self.calibration),
+            _ => (Init::Off, Mapping::Off, Calibration::Off),
+        }
+    }
+
+    /// Where a random dummy starts: the setting, or N(0, 1) for Algorithm 1 (Eq. 6).
+    pub fn start_distribution(&self) -> Start {
+        match self.method {
+            Method::StGiaPaper => Start::Gaussian,
+            _ => self.start,
         }
     }
 }

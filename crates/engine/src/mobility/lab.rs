@@ -11,7 +11,7 @@
 //! in slices share the run's state; what can stand alone (ST-GIA's start, mapping, calibration; the
 //! LSTM; the objective) already does.
 
-use super::attack::{Extras, Inverter, Iterate};
+use super::attack::{Extras, Inverter, Iterate, left_the_city};
 use super::calibration;
 use super::config::{Calibration, Federation, Init, Mapping, Method, MobConfig};
 use super::defence::{self, Audit, Budget, DPSGD_DELTA, Defence, Domain, DpClip};
@@ -43,22 +43,31 @@ pub struct RoundRecord {
     /// The server's reconstruction of them in this round.
     pub reconstruction: Vec<Metres>,
     pub reconstructed_label: Metres,
-    /// The causal calibrated estimate of each point of window t (Eq. 9, rounds ≤ t).
+    /// The causal calibrated estimate of each point of window t (Eq. 9, rounds ≤ t); where no
+    /// round that did not diverge recovered the point, the round's own reconstruction.
     pub calibrated: Vec<Metres>,
+    /// How many recoveries each calibrated point is the mean of (0: none; the point is not
+    /// scored). Empty in records stored before it existed: every point counted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub calibrated_from: Vec<usize>,
     /// Each point's error as this round reconstructed it, and calibrated causally, metres.
     pub errors_m: Vec<f64>,
     pub calibrated_errors_m: Vec<f64>,
-    /// ASR over window t's points with the configured calibration (all-rounds counts as causal
-    /// until the run ends; the summary has it).
-    pub asr: f64,
-    /// Mean first success iteration of the points that came within τ in this round.
+    /// ASR over window t's scored points ([`RoundRecord::scored_errors`]) with the configured
+    /// calibration (all-rounds counts as causal until the run ends; the summary has it); `None`
+    /// when none is scored (the attack diverged and no earlier round recovered them).
+    pub asr: Option<f64>,
+    /// Mean first success iteration of the points that came within τ in this round (none in a
+    /// round that diverged).
     pub ait: Option<f64>,
     /// The gradient distance at the last iteration (NaN where the optimiser left the finite
     /// numbers; stored as null).
     #[serde(deserialize_with = "whereabouts_core::nan::f32_or_null")]
     pub distance: f32,
     pub evaluations: usize,
-    /// The attack's optimiser diverged (the round's result is its last finite iterate).
+    /// The attack diverged: its optimiser left the finite numbers (the round's result is its
+    /// last finite iterate) or it ended outside the city ([`super::attack::CITY_BOX`]). Its
+    /// reconstruction is shown but never scored, calibrated from, or started from.
     pub diverged: bool,
     /// The adaptive defence's ε_t, the audit it came from, and what remains after it.
     pub epsilon: Option<f64>,
@@ -81,6 +90,30 @@ pub struct RoundRecord {
     pub dp_stated_epsilon: Option<f64>,
 }
 
+impl RoundRecord {
+    /// Whether calibrated point `k` is scored: some round that did not diverge recovered it.
+    pub fn is_calibrated(&self, k: usize) -> bool {
+        self.calibrated_from.get(k).is_none_or(|&n| n > 0)
+    }
+
+    /// The round's scored errors (metres) without calibration (none of a round that diverged)
+    /// or with the causal one (the points some round recovered); `None` for the all-rounds
+    /// calibration, which needs the whole run.
+    pub fn scored_errors(&self, calibration: Calibration) -> Option<Vec<f64>> {
+        match calibration {
+            Calibration::Off if self.diverged => Some(Vec::new()),
+            Calibration::Off => Some(self.errors_m.clone()),
+            Calibration::Causal => Some(
+                (0..self.calibrated_errors_m.len())
+                    .filter(|&k| self.is_calibrated(k))
+                    .map(|k| self.calibrated_errors_m[k])
+                    .collect(),
+            ),
+            Calibration::AllRounds => None,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum MobEvent {
     /// An attack iteration or a few went by.
@@ -93,13 +126,17 @@ pub enum MobEvent {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MobSummary {
     pub rounds_done: usize,
-    /// ASR of each round with the configured calibration (all rounds: over the whole run).
-    pub asr: Vec<f64>,
+    /// Rounds whose attack diverged ([`RoundRecord::diverged`]): left out of every figure below.
+    #[serde(default)]
+    pub diverged_rounds: usize,
+    /// ASR of each round with the configured calibration (all rounds: over the whole run);
+    /// `None` for a round with no scored point.
+    pub asr: Vec<Option<f64>>,
     pub ait: Vec<Option<f64>>,
-    /// Mean ASR over the rounds, and AIT over the rounds that had a success.
+    /// Mean ASR over the rounds with scored points, and AIT over the rounds that had a success.
     pub mean_asr: Option<f64>,
     pub mean_ait: Option<f64>,
-    /// Every point's final error (the CDF), metres.
+    /// Every scored point's final error (the CDF), metres.
     pub errors_m: Vec<f64>,
     /// The model's next-location error on held-out windows (mean, metres) and recall@5.
     pub utility_error_m: Option<f64>,
@@ -159,9 +196,9 @@ pub struct MobLab {
     params: Vec<f32>,
     phase: Phase,
     budget: Option<Budget>,
-    /// The server's reconstructed windows and labels, round by round.
-    recovered: Vec<Window<f32>>,
-    labels: Vec<[f32; OUTPUT]>,
+    /// The server's reconstructed window and label, round by round (`None` where the attack
+    /// diverged).
+    recovered: Vec<Option<(Window<f32>, [f32; OUTPUT])>>,
     /// The phone's own last audit reconstruction (the self-audit starts from it).
     audit_previous: Option<(Window<f32>, [f32; OUTPUT])>,
     records: Vec<RoundRecord>,
@@ -226,6 +263,12 @@ impl MobLab {
         self.records.len()
     }
 
+    /// Each round's reconstructed window, `None` where the attack diverged (what the
+    /// calibration averages).
+    fn recovered_windows(&self) -> Vec<Option<Window<f32>>> {
+        self.recovered.iter().map(|r| r.map(|(w, _)| w)).collect()
+    }
+
     /// The target's recorded trajectory.
     pub fn target(&self) -> &[Fix] {
         &self.users[0].fixes
@@ -288,8 +331,12 @@ impl MobLab {
                 let (a, i) = match kind {
                     Audit::SelfAudit => audit.expect("the self-audit ran"),
                     // The previous round's attack on what was sent; none yet: the worst case.
+                    // A diverged attack found nothing: ASR 0, no success within the iterations.
                     Audit::PreviousRound => self.records.last().map_or((1.0, 1.0), |r| {
-                        (r.asr, r.ait.unwrap_or(attack.iterations as f64))
+                        (
+                            r.asr.unwrap_or(0.0),
+                            r.ait.unwrap_or(attack.iterations as f64),
+                        )
                     }),
                 };
                 round.audit = Some((a, i));
@@ -364,10 +411,8 @@ impl MobLab {
         }
         round.observed = Some(Observed::new(target_gradient));
         let (init, _, _) = attack.effective();
-        let previous = self
-            .recovered
-            .last()
-            .map(|w| (*w, *self.labels.last().expect("a label per window")));
+        // A round that diverged gives the next nothing to start from: it starts at random.
+        let previous = self.recovered.last().copied().flatten();
         let start = start_from(&self.config, t, init, previous, "dummy");
         let known = attack.method.knows_label().then_some(round.clean.1);
         let extras = Extras {
@@ -397,8 +442,8 @@ impl MobLab {
         let scaler = self.users[0].scaler;
         let (_, _, calibration) = self.config.attack.effective();
         let found = inv.finish();
-        self.recovered.push(found.window);
-        self.labels.push(found.label);
+        self.recovered
+            .push((!found.diverged).then_some((found.window, found.label)));
         let truth: Vec<Metres> = (t..t + WINDOW).map(|k| self.users[0].fixes[k].at).collect();
         let truth_label = self.users[0].fixes[t + WINDOW].at;
         let reconstruction: Vec<Metres> = found
@@ -406,9 +451,16 @@ impl MobLab {
             .iter()
             .map(|p| scaler.denormalise(*p))
             .collect();
-        let calibrated: Vec<Metres> = calibration::causal(&self.recovered, t)
+        let estimates = calibration::causal(&self.recovered_windows(), t);
+        let calibrated: Vec<Metres> = (0..WINDOW)
+            .map(|k| match estimates[k] {
+                Some(e) => scaler.denormalise(e.at),
+                None => reconstruction[k],
+            })
+            .collect();
+        let calibrated_from: Vec<usize> = estimates
             .iter()
-            .map(|p| scaler.denormalise(*p))
+            .map(|e| e.map_or(0, |e| e.recoveries))
             .collect();
         let errors_m: Vec<f64> = reconstruction
             .iter()
@@ -421,19 +473,16 @@ impl MobLab {
             .map(|(a, b)| a.distance(b))
             .collect();
         let firsts = first_successes(&found.trail, &scaler, &truth, tau);
-        let scored = match calibration {
-            Calibration::Off => &errors_m,
-            Calibration::Causal | Calibration::AllRounds => &calibrated_errors_m,
-        };
-        let record = RoundRecord {
+        let mut record = RoundRecord {
             round: t,
             truth,
             truth_label,
             reconstruction,
             reconstructed_label: scaler.denormalise(found.label),
             calibrated,
-            asr: asr(scored, tau).unwrap_or(0.0),
-            ait: ait(&firsts),
+            calibrated_from,
+            asr: None,
+            ait: if found.diverged { None } else { ait(&firsts) },
             errors_m,
             calibrated_errors_m,
             distance: found.trail.last().map_or(f32::NAN, |i| i.distance),
@@ -447,6 +496,11 @@ impl MobLab {
             dp_round_epsilon: self.dp_round().map(|d| d.0),
             dp_stated_epsilon: self.dp_round().and_then(|d| d.1),
         };
+        let scored = match calibration {
+            Calibration::Off => Calibration::Off,
+            Calibration::Causal | Calibration::AllRounds => Calibration::Causal,
+        };
+        record.asr = record.scored_errors(scored).and_then(|e| asr(&e, tau));
         self.last_trail = found.trail;
         if let Some(update) = self.pending_update.take() {
             let lr = self.config.learning_rate;
@@ -481,7 +535,9 @@ impl MobLab {
         let scaler = self.users[0].scaler;
         let tau = self.config.tau_m;
         let (w, y) = inv.current();
-        self.audit_previous = Some((w, y));
+        // The phone's own audit starts the next from where this one ended, unless it left the
+        // city (then at random, as the server's attack).
+        self.audit_previous = (!inv.diverged && !left_the_city(&w)).then_some((w, y));
         let truth: Vec<Metres> = (0..WINDOW)
             .map(|k| scaler.denormalise(round.clean.0[k]))
             .collect();
@@ -561,12 +617,12 @@ impl MobLab {
         self.errors_with(self.config.attack.effective().2)
     }
 
-    /// Every round's points' errors (metres) with `calibration` (a post-processing: any of them
-    /// can be read off one run).
+    /// Every round's scored points' errors (metres) with `calibration` (a post-processing: any
+    /// of them can be read off one run).
     pub fn errors_with(&self, calibration: Calibration) -> Vec<Vec<f64>> {
         recorded_errors(&self.records, calibration).unwrap_or_else(|| {
             calibration::all_rounds_errors(
-                &self.recovered,
+                &self.recovered_windows(),
                 &self.users[0].scaler,
                 self.records.iter().map(|r| (r.round, r.truth.as_slice())),
             )
@@ -574,19 +630,14 @@ impl MobLab {
     }
 }
 
-/// Every round's points' errors (metres) as the records hold them: without calibration or with
-/// the causal one; `None` for the all-rounds calibration, which needs the whole run.
+/// Every round's scored points' errors (metres) as the records hold them
+/// ([`RoundRecord::scored_errors`]): without calibration or with the causal one; `None` for the
+/// all-rounds calibration, which needs the whole run.
 pub fn recorded_errors(records: &[RoundRecord], calibration: Calibration) -> Option<Vec<Vec<f64>>> {
-    match calibration {
-        Calibration::Off => Some(records.iter().map(|r| r.errors_m.clone()).collect()),
-        Calibration::Causal => Some(
-            records
-                .iter()
-                .map(|r| r.calibrated_errors_m.clone())
-                .collect(),
-        ),
-        Calibration::AllRounds => None,
-    }
+    records
+        .iter()
+        .map(|r| r.scored_errors(calibration))
+        .collect()
 }
 
 impl Driver for MobLab {
@@ -656,7 +707,6 @@ impl Driver for MobLab {
             phase: Phase::Done,
             budget,
             recovered: Vec::new(),
-            labels: Vec::new(),
             audit_previous: None,
             records: Vec::new(),
             last_trail: Vec::new(),
@@ -729,7 +779,8 @@ impl Driver for MobLab {
     fn summary(&self) -> MobSummary {
         let tau = self.config.tau_m;
         let errors = self.final_errors();
-        let asr_by_round: Vec<f64> = errors.iter().map(|e| asr(e, tau).unwrap_or(0.0)).collect();
+        let asr_by_round: Vec<Option<f64>> = errors.iter().map(|e| asr(e, tau)).collect();
+        let scored: Vec<f64> = asr_by_round.iter().flatten().copied().collect();
         let aits: Vec<Option<f64>> = self.records.iter().map(|r| r.ait).collect();
         let (utility_error_m, recall_at_5) = if matches!(self.phase, Phase::Done) {
             self.utility()
@@ -738,8 +789,9 @@ impl Driver for MobLab {
         };
         MobSummary {
             rounds_done: self.records.len(),
-            mean_asr: (!asr_by_round.is_empty())
-                .then(|| asr_by_round.iter().sum::<f64>() / asr_by_round.len() as f64),
+            diverged_rounds: self.records.iter().filter(|r| r.diverged).count(),
+            mean_asr: (!scored.is_empty())
+                .then(|| scored.iter().sum::<f64>() / scored.len() as f64),
             mean_ait: {
                 let hits: Vec<f64> = aits.iter().flatten().copied().collect();
                 (!hits.is_empty()).then(|| hits.iter().sum::<f64>() / hits.len() as f64)
@@ -764,14 +816,18 @@ impl Driver for MobLab {
             .iter()
             .flat_map(|r| {
                 let name = name.clone();
-                r.calibrated.iter().zip(&r.truth).map(move |(g, t)| Guess {
-                    round: r.round,
-                    user: 0,
-                    attack: name.clone(),
-                    truth: *t,
-                    guess: *g,
-                    diverged: r.diverged,
-                })
+                r.calibrated
+                    .iter()
+                    .zip(&r.truth)
+                    .enumerate()
+                    .map(move |(k, (g, t))| Guess {
+                        round: r.round,
+                        user: 0,
+                        attack: name.clone(),
+                        truth: *t,
+                        guess: *g,
+                        diverged: !r.is_calibrated(k),
+                    })
             })
             .collect()
     }

@@ -68,6 +68,7 @@ choices!(Federation, "a federation", {
 });
 choices!(Method, "an attack", {
     Method::StGia => "stgia", "ST-GIA";
+    Method::StGiaPaper => "stgia_paper", "ST-GIA as printed (Alg. 1)";
     Method::Dlg => "dlg", "DLG";
     Method::Idlg => "idlg", "iDLG";
     Method::InvGrad => "invgrad", "InvGrad";
@@ -191,7 +192,7 @@ pub const SETTINGS: &[Row] = &[
         })
         .relevant(|c| matches!(c.target, Target::Path { .. })),
     Row::choice("m.method", "The server's attack", ATTACK, Method::MENU)
-        .help("How the server inverts your phone's update ([002] Tables 1 and 3): every attack makes up 8 positions and a next position, and moves them until the gradient they would give matches the one your phone sent. ST-GIA adds the three switches below. DLG: the plain version (row-wise L2 distance, L-BFGS). iDLG and CPL are given the true next position (CPL also the model's output on your window: privileged knowledge). InvGrad: cosine distance and Adam. SAPAG: a Gaussian-kernel distance.")
+        .help("How the server inverts your phone's update ([002] Tables 1 and 3): every attack makes up 8 positions and a next position, and moves them until the gradient they would give matches the one your phone sent. ST-GIA adds the three switches below. DLG: the plain version (row-wise L2 distance, L-BFGS). iDLG and CPL are given the true next position (CPL also the model's output on your window: privileged knowledge). InvGrad: cosine distance and Adam. SAPAG: a Gaussian-kernel distance. ST-GIA as printed: Algorithm 1 of the paper — Eq. 8's L2 distance, a plain gradient step stopped when the guess no longer moves, a random next position every round — where ST-GIA follows the authors' code.")
         .get(|c| c.attack.method.key().into())
         .set(|c, v| {
             c.attack.method = Method::parse(v)?;
@@ -204,6 +205,7 @@ pub const SETTINGS: &[Row] = &[
             c.attack.init = Init::parse(v)?;
             Ok(())
         })
+        // Algorithm 1 has its own (Eq. 6).
         .relevant(|c| c.attack.method == Method::StGia),
     Row::choice("m.map", "Snap guesses", ATTACK, Mapping::MENU)
         .help("ST-GIA's mapping after every step (§3.2): each guessed position is moved to the nearest point of the street network, since vehicles and check-ins are on the streets. The authors' code maps onto the target's own recorded points instead — an oracle, since that set holds the answer; it is here so its effect can be seen, labelled for what it is.")
@@ -212,7 +214,7 @@ pub const SETTINGS: &[Row] = &[
             c.attack.mapping = Mapping::parse(v)?;
             Ok(())
         })
-        .relevant(|c| c.attack.method == Method::StGia),
+        .relevant(|c| c.attack.method.is_st_gia()),
     Row::choice("m.cal", "Average each point's guesses", ATTACK, Calibration::MENU)
         .help("ST-GIA's calibration (§3.3, Eq. 9): each position is in up to 8 windows, so the server rebuilds it up to 8 times and averages. The paper's reading uses the rounds so far; the authors' code averages over every round of the run, later ones too (known only at the end). The success rate is scored on the averaged positions.")
         .get(|c| c.attack.calibration.key().into())
@@ -220,14 +222,16 @@ pub const SETTINGS: &[Row] = &[
             c.attack.calibration = Calibration::parse(v)?;
             Ok(())
         })
-        .relevant(|c| c.attack.method == Method::StGia),
+        .relevant(|c| c.attack.method.is_st_gia()),
     Row::choice("m.start", "Random start", ATTACK, Start::MENU)
         .help("Where a random guess starts, in the normalised coordinates the model sees (your positions scaled to [0, 1]).")
         .get(|c| c.attack.start.key().into())
         .set(|c, v| {
             c.attack.start = Start::parse(v)?;
             Ok(())
-        }),
+        })
+        // Algorithm 1 starts from N(0, 1) (Eq. 6).
+        .relevant(|c| c.attack.method != Method::StGiaPaper),
     Row::number("m.tv", "InvGrad's TV weight", ATTACK, "0.01", limits::TV_WEIGHT)
         .help("The weight of InvGrad's total-variation term, which favours smooth trajectories (0: off, as in the authors' code).")
         .get(|c| c.attack.tv_weight.to_string())

@@ -13,7 +13,8 @@ use whereabouts_core::rng::Stream;
 /// N(0, 1) (Eq. 6), from the run's seed and `label` (each use its own stream).
 pub fn random(config: &MobConfig, t: usize, label: &str) -> (Window<f32>, [f32; OUTPUT]) {
     let mut s = Stream::new(config.seed, &format!("{label}-{t}"));
-    let mut draw = || match config.attack.start {
+    let start = config.attack.start_distribution();
+    let mut draw = || match start {
         Start::Uniform => s.uniform() as f32,
         Start::Gaussian => s.normal() as f32,
     };

@@ -361,8 +361,12 @@ fn the_optimisers_take_pytorchs_steps() {
 fn calibration_averages_exactly_the_windows_that_contain_a_point() {
     use super::calibration::{calibrate, recoveries};
     // Round r's window: point r + k recovered as (r + k, 100·r + k), so a point's mean is known.
-    let recovered: Vec<Window<f32>> = (0..12)
-        .map(|r| std::array::from_fn(|k| [(r + k) as f32, (100 * r + k) as f32]))
+    let recovered: Vec<Option<Window<f32>>> = (0..12)
+        .map(|r| {
+            Some(std::array::from_fn(|k| {
+                [(r + k) as f32, (100 * r + k) as f32]
+            }))
+        })
         .collect();
     for rounds in [1, 3, 8, 12] {
         let estimates = calibrate(&recovered, rounds);
@@ -372,13 +376,14 @@ fn calibration_averages_exactly_the_windows_that_contain_a_point() {
             // The rounds that hold p: r from max(0, p − 7) to min(p, rounds − 1).
             let rs: Vec<usize> = (p.saturating_sub(WINDOW - 1)..=p.min(rounds - 1)).collect();
             assert_eq!(rs.len(), recoveries(p, rounds));
+            assert_eq!(e.recoveries, rs.len());
             let mean =
                 rs.iter().map(|&r| (100 * r + (p - r)) as f32).sum::<f32>() / rs.len() as f32;
-            assert_eq!(e[0], p as f32);
+            assert_eq!(e.at[0], p as f32);
             assert!(
-                (e[1] - mean).abs() < 1e-3,
+                (e.at[1] - mean).abs() < 1e-3,
                 "point {p}, {rounds} rounds: {} vs {mean}",
-                e[1]
+                e.at[1]
             );
         }
     }
@@ -387,6 +392,35 @@ fn calibration_averages_exactly_the_windows_that_contain_a_point() {
     assert_eq!(recoveries(5, 3), 3);
     assert_eq!(recoveries(9, 12), 8);
     assert_eq!(recoveries(0, 12), 1);
+}
+
+#[test]
+fn calibration_leaves_out_the_rounds_whose_attack_diverged() {
+    use super::calibration::calibrate;
+    // Round 1 "diverged" (None): point 1 is then recovered by round 0 only, and point 0's
+    // estimate is round 0's; with round 0 diverged too, point 0 has no estimate at all.
+    let window = |r: usize| -> Window<f32> { std::array::from_fn(|k| [(r + k) as f32, r as f32]) };
+    let estimates = calibrate(&[Some(window(0)), None, Some(window(2))], 3);
+    let one = estimates[1].expect("round 0 recovered point 1");
+    assert_eq!((one.at, one.recoveries), ([1.0, 0.0], 1));
+    let two = estimates[2].expect("rounds 0 and 2 recovered point 2");
+    assert_eq!((two.at, two.recoveries), ([2.0, 1.0], 2));
+    let estimates = calibrate(&[None, None, Some(window(2))], 3);
+    assert_eq!(estimates[0], None);
+    assert_eq!(estimates[1], None);
+    assert_eq!(estimates[2].map(|e| e.recoveries), Some(1));
+}
+
+#[test]
+fn a_reconstruction_that_leaves_the_city_is_diverged() {
+    use super::attack::{CITY_BOX, left_the_city};
+    let inside: Window<f32> = std::array::from_fn(|k| [k as f32 / 8.0, -3.0]);
+    assert!(!left_the_city(&inside));
+    let mut out = inside;
+    out[3][1] = CITY_BOX.1 + 0.5;
+    assert!(left_the_city(&out));
+    out[3][1] = -2.0e7;
+    assert!(left_the_city(&out));
 }
 
 #[test]
@@ -620,12 +654,14 @@ fn each_ablation_switch_changes_what_it_should() {
     cfg.attack.calibration = Calibration::Off;
     let off = run(cfg.clone());
     for r in off.records() {
-        assert_eq!(Some(r.asr), metrics::asr(&r.errors_m, cfg.tau_m));
+        assert!(!r.diverged);
+        assert_eq!(r.asr, metrics::asr(&r.errors_m, cfg.tau_m));
     }
     cfg.attack.calibration = Calibration::Causal;
     let causal = run(cfg.clone());
     for r in causal.records() {
-        assert_eq!(Some(r.asr), metrics::asr(&r.calibrated_errors_m, cfg.tau_m));
+        assert!(!r.diverged);
+        assert_eq!(r.asr, metrics::asr(&r.calibrated_errors_m, cfg.tau_m));
     }
     // Round 1 is not calibrated at all (one recovery per point); later rounds are.
     assert_eq!(
@@ -679,6 +715,87 @@ fn the_baselines_use_their_own_distance_optimiser_and_knowledge() {
             );
         }
     }
+}
+
+#[test]
+fn st_gia_as_algorithm_1_prints_it_steps_stops_starts_and_maps_as_the_paper_says() {
+    use super::attack::{Extras, Inverter, Optimiser};
+    use super::config::Start;
+    let paper = Method::StGiaPaper.inversion(200);
+    assert_eq!(paper.distance, Distance::L2, "Eq. 8");
+    assert_eq!(paper.optimiser, Optimiser::Gradient { lr: 0.01 });
+    assert!(paper.map_label && paper.stop_when_still);
+    let code = Method::StGia.inversion(200);
+    assert!(!code.map_label && !code.stop_when_still);
+    // Line 10: one iteration is x ← x − η∇ₓD, η = 0.01.
+    let params = lstm::init(&mut Stream::new(4, "paper-arm"));
+    let truth: Window<f32> = std::array::from_fn(|k| [0.1 * k as f32, 0.5]);
+    let label = [0.9, 0.6];
+    let observed = Observed::new(loss_and_gradient(&params, &truth, &label).1);
+    let start: (Window<f32>, [f32; OUTPUT]) =
+        (std::array::from_fn(|k| [0.3, 0.05 * k as f32]), [0.2, 0.2]);
+    let mut inv = Inverter::new(paper, Extras::default(), start, None);
+    inv.step(&params, &observed, None);
+    let e = evaluate(&params, &observed, Distance::L2, &start.0, &start.1, true);
+    let (w, y) = inv.current();
+    for k in 0..WINDOW {
+        for c in 0..INPUT {
+            let want = start.0[k][c] - 0.01 * e.gradient[k * INPUT + c];
+            assert!((w[k][c] - want).abs() < 1e-6, "point {k}");
+        }
+    }
+    assert!((y[0] - (start.1[0] - 0.01 * e.gradient[WINDOW * INPUT])).abs() < 1e-6);
+    // §3.4: it stops once an iteration leaves the dummy where it was (here a zero step).
+    let still = super::attack::InversionSettings {
+        optimiser: Optimiser::Gradient { lr: 0.0 },
+        ..paper
+    };
+    let mut inv = Inverter::new(still, Extras::default(), start, None);
+    while !inv.done() {
+        inv.step(&params, &observed, None);
+    }
+    assert_eq!(inv.trail.len(), 1);
+    // Line 11: the mapping moves the label too (onto a point of a two-point "network").
+    let snap = |p: [f32; INPUT]| if p[0] < 0.5 { [0.0, 0.0] } else { [1.0, 1.0] };
+    let mut inv = Inverter::new(paper, Extras::default(), start, None);
+    inv.step(&params, &observed, Some(&snap));
+    let (w, y) = inv.current();
+    assert!(
+        w.iter()
+            .chain(std::iter::once(&y))
+            .all(|p| *p == [0.0, 0.0] || *p == [1.0, 1.0])
+    );
+    let mut inv = Inverter::new(code, Extras::default(), start, None);
+    inv.step(&params, &observed, Some(&snap));
+    assert!(
+        inv.current()
+            .0
+            .iter()
+            .all(|p| *p == [0.0, 0.0] || *p == [1.0, 1.0])
+    );
+    assert!(
+        inv.current().1 != [0.0, 0.0] && inv.current().1 != [1.0, 1.0],
+        "the code's label is not mapped"
+    );
+    // Eq. 6: a random start is N(0, 1) whatever the start setting, and the next round starts
+    // from the previous window unshifted.
+    let mut cfg = short(Method::StGiaPaper);
+    cfg.attack.start = Start::Uniform;
+    let gaussian = MobConfig {
+        attack: AttackConfig {
+            method: Method::StGia,
+            start: Start::Gaussian,
+            ..cfg.attack
+        },
+        ..cfg.clone()
+    };
+    assert_eq!(
+        super::start::random(&cfg, 0, "dummy"),
+        super::start::random(&gaussian, 0, "dummy")
+    );
+    assert_eq!(cfg.attack.effective().0, Init::Paper);
+    let lab = run(cfg);
+    assert_eq!(lab.records().len(), 4);
 }
 
 /// PGEM's draws follow Eq. 13 on a small domain: a χ² goodness-of-fit test (3 degrees of
@@ -1098,6 +1215,53 @@ fn the_visitor_can_be_the_target_with_a_drawn_path_or_a_file() {
         refused.contains("10 points") && refused.contains("need 13"),
         "{refused}"
     );
+}
+
+#[test]
+fn an_attack_that_leaves_the_city_is_diverged_and_left_out_of_every_figure() {
+    // The page's link ?lab=mobility&m.T=12&m.map=off&m.init=paper: without the road mapping,
+    // L-BFGS (no line search, as PyTorch's) throws some rounds' windows far out of the city —
+    // before this was marked, the page listed errors of 674,342,235 km and averaged them in.
+    let mut cfg = super::settings::lab_default();
+    cfg.rounds = 12;
+    cfg.attack.mapping = Mapping::Off;
+    cfg.attack.init = Init::Paper;
+    let lab = run(cfg.clone());
+    let records = lab.records();
+    let diverged = records.iter().filter(|r| r.diverged).count();
+    assert!(diverged > 0, "the link's run has diverged rounds");
+    let summary = lab.summary();
+    assert_eq!(summary.diverged_rounds, diverged);
+    // Nothing scored is more than 200 km out (the city is 12 km across), and the mean ASR is
+    // over the rounds with something scored.
+    assert!(!summary.errors_m.is_empty());
+    assert!(
+        summary.errors_m.iter().all(|e| *e < 200_000.0),
+        "{:?}",
+        summary.errors_m
+    );
+    let scored: Vec<f64> = summary.asr.iter().flatten().copied().collect();
+    let mean = scored.iter().sum::<f64>() / scored.len() as f64;
+    assert_eq!(summary.mean_asr, Some(mean));
+    for r in records.iter().filter(|r| r.diverged) {
+        assert_eq!(r.ait, None, "round {}", r.round);
+        // Its own reconstruction counts nowhere: a calibrated point is the mean of other
+        // rounds' recoveries (at most the round's 7 earlier ones), or not scored at all.
+        for k in 0..WINDOW {
+            assert!(r.calibrated_from[k] < WINDOW, "round {} point {k}", r.round);
+            if r.is_calibrated(k) {
+                assert!(r.calibrated_errors_m[k] < 200_000.0);
+            }
+        }
+        assert_eq!(r.scored_errors(Calibration::Off), Some(Vec::new()));
+    }
+    // Every point recovered in a round that did not diverge counts that round.
+    for r in records.iter().filter(|r| !r.diverged) {
+        assert!(r.calibrated_from.iter().all(|&n| n >= 1));
+    }
+    // The same run's figures with the calibration off leave the diverged rounds out entirely.
+    let off = lab.errors_with(Calibration::Off);
+    assert_eq!(off.iter().filter(|e| e.is_empty()).count(), diverged);
 }
 
 #[test]
