@@ -75,6 +75,12 @@ impl LinkState {
         Ok((config, use_data))
     }
 
+    /// Nothing to show: the run could not start (the notice says why) and no results are in,
+    /// so the result cards and pictures give way to the notice.
+    pub fn blocked(&self) -> bool {
+        self.notice.with(Option::is_some) && self.scene.with(|s| !s.running && s.summary.is_none())
+    }
+
     /// Starts a fresh run with the current settings.
     pub fn restart(&self) {
         let generation = self.next_generation();

@@ -138,7 +138,7 @@ pub fn Results(state: LinkState) -> impl IntoView {
                 <progress data-testid="link-progress" max="1" prop:value=fraction></progress>
                 <span class="stats" aria-live="polite">{progress}</span>
             </div>
-            <div class="cards">
+            <div class="cards" class:hidden=move || state.blocked()>
                 <div class="card headline" data-testid="link-rank-card">
                     <h3>"Your new device, as the server ranks it" {r_btn}</h3>
                     {r_text}

@@ -150,8 +150,13 @@ pub fn MobResults(state: MobState) -> impl IntoView {
         };
         Some(view! {
             <p class="big" data-testid="mob-asr" data-asr=r.asr.map(|a| format!("{a:.4}")).unwrap_or_default()>{asr_text(r.asr)}</p>
-            <p class="sub">{format!("{of} found within {} · {} as reconstructed, {} averaged",
-                format_distance(tau()), raw, averaged)}</p>
+            <p class="sub">{match calibration {
+                _ if scored == 0 => format!("none of round {}'s {} positions is scored", r.round + 1, r.truth.len()),
+                Calibration::Off => format!("{of} found within {} as reconstructed (no averaging)",
+                    format_distance(tau())),
+                _ => format!("{of} found within {} · {} as reconstructed, {} averaged",
+                    format_distance(tau()), raw, averaged),
+            }}</p>
             <p class="sub" data-testid="mob-ait">{match (r.diverged, r.ait) {
                 (true, _) => "the attack diverged: this round found nothing, and is left out of the mean".to_string(),
                 (false, Some(a)) => format!("found by step {a:.0} on average (AIT)"),
@@ -220,15 +225,20 @@ pub fn MobResults(state: MobState) -> impl IntoView {
             Some(e) => view! { <td class:found=e <= t>{format_distance(e)}</td> }.into_any(),
             None => view! { <td class="diverged">"diverged"</td> }.into_any(),
         };
+        // With the calibration off nothing is averaged: the column says so, and the round's own
+        // reconstruction is what is scored.
+        let averaging = state.settings.with(|s| s.attack.effective().2) != Calibration::Off;
         let mut rows: Vec<_> = (0..r.truth.len())
             .map(|k| {
+                let raw = (!r.diverged).then_some(r.errors_m[k]);
                 let averaged = r.is_calibrated(k).then_some(r.calibrated_errors_m[k]);
+                let scored = if averaging { averaged } else { raw };
                 view! {
-                    <tr data-testid="mob-error-row" data-error=averaged.map(|e| format!("{e:.1}")).unwrap_or_default()
-                        data-diverged=(!r.is_calibrated(k)).to_string()>
+                    <tr data-testid="mob-error-row" data-error=scored.map(|e| format!("{e:.1}")).unwrap_or_default()
+                        data-diverged=scored.is_none().to_string()>
                         <th scope="row">{format!("{}", r.round + k + 1)}</th>
-                        {cell((!r.diverged).then_some(r.errors_m[k]))}
-                        {cell(averaged)}
+                        {cell(raw)}
+                        {if averaging { cell(averaged) } else { view! { <td class="off" title="Averaging is off">"off"</td> }.into_any() }}
                     </tr>
                 }
                 .into_any()

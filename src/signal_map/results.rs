@@ -204,7 +204,11 @@ pub fn Results(state: LabState) -> impl IntoView {
     let summary_text = move || {
         // A fresh run (after Reset, say) has attacked nothing yet: no figures to state.
         let Some(s) = summary().filter(|s| s.attacked_rounds > 0) else {
-            return if busy() || state.playing.get() {
+            // Nothing to run on (an empty path, from a link or cleared): no run is under way.
+            let no_path = state.editor.with(|e| e.waypoints.is_empty()) && !state.has_data();
+            return if no_path {
+                "No path yet: draw where you went on the map, or drop your own file below, and the federation starts.".to_string()
+            } else if busy() || state.playing.get() {
                 "Training and attacking…".to_string()
             } else {
                 "Press Play to start the federation.".to_string()

@@ -38,6 +38,13 @@ pub fn from_query(query: &str) -> FromQuery {
     // The plain keys share the query string with the shell's and the other labs': a key none
     // of them owns is named here.
     let keys: Vec<&str> = query_pairs(query).map(|(k, _)| k).collect();
+    // An empty path opens a lab with nothing to run on: say so rather than wait.
+    if let (Some(at), Some([])) = (keys.iter().position(|k| *k == PATH_KEY), path.as_deref()) {
+        link.problems.push((
+            at,
+            "path: the link's path is empty: draw where you went on the map".into(),
+        ));
+    }
     for (at, key) in keys.iter().enumerate() {
         let known = *key == PATH_KEY
             || *key == HIDE_KEY
@@ -128,6 +135,20 @@ mod tests {
         );
         let q = from_query("?start=lukewarm");
         assert!(q.problems[0].contains("You join"), "{:?}", q.problems);
+    }
+
+    #[test]
+    fn a_link_with_an_empty_path_says_so() {
+        for link in ["?path=", "?seed=2&path=~"] {
+            let q = from_query(link);
+            assert_eq!(q.path, Some(Vec::new()));
+            assert!(
+                q.problems.iter().any(|p| p.contains("path is empty")),
+                "{link}: {:?}",
+                q.problems
+            );
+        }
+        assert!(from_query("?path=0.0_10.10").problems.is_empty());
     }
 
     #[test]

@@ -392,6 +392,19 @@ test('a bad shared link says what it ignored until the visitor dismisses it', as
   await context.close();
 });
 
+test('a link with an empty path or a waypoint far out says what is wrong, and no run is claimed', async () => {
+  const { context, guard, page, errors } = await open('?path=');
+  const notice = page.locator('[data-testid="link-notice"]');
+  await page.waitForTimeout(1500);
+  assert.match(await notice.textContent(), /path is empty/);
+  assert.match(await page.textContent('[data-testid="summary"]'), /^No path yet: draw where you went/);
+  await page.goto(page.url().replace(/\?.*$/, '?path=99999.99999_0.0'));
+  await page.waitForFunction(() => /outside the area of interest/.test(document.querySelector('[data-testid="notice"]').textContent));
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 /** The compact path of a link (src/signal_map/path_link.rs), written independently: whole
  * metres as zig-zag LEB128 varints, the first waypoint then each step, in base64url. */
 function compactPath(points) {

@@ -10,6 +10,16 @@ import { screenshotPath } from './harness.mjs';
 // The status line belongs to the Signal map, behind its tab.
 const { open } = useSite({ attached: true });
 
+test('"You are: your file" without a file shows one message in place of the results', async () => {
+  const { context, guard, page, errors } = await open('?lab=linkability&l.you=file');
+  await page.waitForFunction(() => /choose or drop one/.test(document.querySelector('[data-testid="linkability-notice"]').textContent));
+  assert.equal(await page.locator('[data-testid="link-rank-card"]').isVisible(), false, 'no card waits for ever');
+  assert.equal(await page.locator('[data-testid="link-updates-map"]').isVisible(), false, 'no empty scatter');
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('run the lab, read your rank and the AP, switch on a mitigation and see the AP fall', async () => {
   const { context, guard, page, errors } = await open('?lab=linkability');
   const first = await figures(page);

@@ -67,11 +67,11 @@ test('draw a route, play the rounds, read the attack, then the adaptive defence 
   await context.close();
 });
 
-test('an attack that leaves the city is marked diverged and left out of the figures', async () => {
+test('an attack that leaves the city is marked diverged and left out; averaging off says so', async () => {
   // Without the road mapping L-BFGS throws a round's guess far out of the city: before, this
   // link listed errors of 674,342,235 km and averaged them in.
   const { context, guard, page, errors } = await open('?lab=mobility&m.T=12&m.map=off&m.init=paper');
-  await figures(page, 12);
+  const causal = await figures(page, 12);
   const left = Number(await page.getAttribute('[data-testid="mob-diverged"]', 'data-diverged'));
   assert.ok(left >= 1, `${left} rounds diverged`);
   assert.match(await page.textContent('[data-testid="mob-diverged"]'), /diverged, left out/);
@@ -95,6 +95,14 @@ test('an attack that leaves the city is marked diverged and left out of the figu
     }
   }
   assert.equal(seen, left, 'every diverged round says so');
+  // With the averaging off, its column says so and the round's own reconstruction is scored.
+  await page.selectOption('[data-testid="input-m.cal"]', 'off');
+  const off = await figures(page, 12, causal.run);
+  const averaged = await page.locator('[data-testid="mob-error-row"] td:nth-child(3)').allTextContents();
+  assert.deepEqual([...new Set(averaged)], ['off'], `${averaged}`);
+  const own = await page.locator('[data-testid="mob-error-row"] td:nth-child(2)').allTextContents();
+  assert.equal(off.errors.length, own.length);
+  assert.match(await page.textContent('[data-testid="mob-round-card"]'), /no averaging/);
   assert.deepEqual(guard.violations, [], 'requests left the origin');
   assert.deepEqual(errors, [], 'the page logged errors');
   await context.close();

@@ -250,7 +250,20 @@ enum SweepStep {
     },
 }
 
+/// Restores SIGPIPE's default action: writing to a closed pipe (`whereabouts … | head`) then
+/// ends the process quietly, as it ends `cat`, instead of a panic at the next `println!` (Rust's
+/// runtime ignores the signal).
+fn quiet_on_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: called first in `main`, before any other thread exists; SIG_DFL is a valid
+    // disposition for SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
+    quiet_on_closed_pipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Generate {

@@ -532,3 +532,27 @@ fn run_takes_any_lab_from_a_config_with_the_labs_defaults_for_what_it_leaves_out
     let bad = whereabouts(&["run", "--surfaces"]);
     assert!(text(&bad.stderr).contains("--surfaces is the Density lab's only"));
 }
+
+/// `whereabouts … | head -0`: the reader has gone before the first line; the command ends
+/// quietly as Unix tools do (killed by SIGPIPE, or done), never a panic or an abort.
+#[cfg(unix)]
+#[test]
+fn a_closed_pipe_ends_the_command_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_whereabouts"))
+        .args(["generate", "--users", "20"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = text(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        out.status.success() || out.status.signal() == Some(13),
+        "{:?}: {stderr}",
+        out.status
+    );
+}

@@ -11,6 +11,7 @@
 //! table it fills.
 
 use super::config::{Attack, DensityConfig, Persistence, Scheme};
+use super::convergence;
 use super::fit;
 use super::grid::Grid;
 use super::lab::{DensityLab, DensitySummary, LOCATED_M, Privacy, Utility};
@@ -97,6 +98,9 @@ impl Scale {
     }
 }
 
+/// The B of the convergence table.
+const CONVERGENCE_FEATURES: [usize; 3] = [1, 3, 10];
+
 /// The B of the feature sweep (the page's choices).
 const FEATURES: [usize; 7] = [0, 1, 2, 3, 5, 10, 50];
 const ATTACKS: [Attack; 3] = [Attack::Peak, Attack::Fit, Attack::FitPrior];
@@ -122,6 +126,7 @@ pub fn all(scale: &Scale, runs: &mut DensityRuns) -> Result<Vec<Table>, String> 
         matched(scale, &features, &geoind),
         queries(scale, runs)?,
         population(scale, runs)?,
+        convergence(scale, runs)?,
         moves(scale),
     ])
 }
@@ -517,6 +522,95 @@ fn queries(scale: &Scale, runs: &mut DensityRuns) -> Result<Table, String> {
             scale.over()
         )],
         columns,
+        rows,
+    })
+}
+
+/// [003]'s lost "Convergence Analysis" (`convergence.rs`): the estimate's error against the exact
+/// KDE over N and B, beside the 1/√(N·B) theory gives, and the slope of ln error against
+/// ln(N·B) city by city.
+fn convergence(scale: &Scale, runs: &mut DensityRuns) -> Result<Table, String> {
+    let base = scale.base(scale.seed);
+    let half = base.city_half_m;
+    let grid = Grid::centred(half, half, base.grid_side, base.grid_side);
+    let h = base.bandwidth_m;
+    let closed = convergence::mse_per_feature_closed(&grid, h);
+    // How far the closed form is from the exact variance on the first city (its edges).
+    let exact = {
+        let lab = DensityLab::start(DensityConfig {
+            population: scale.population,
+            ..base.clone()
+        })?;
+        convergence::mse_per_feature(lab.grid(), lab.people(), h)
+    };
+    let rmse = |s: &DensitySummary| s.utility.as_ref().and_then(|u| u.rmse).unwrap_or(f64::NAN);
+    let mut rows = Vec::new();
+    let mut slopes = Vec::new();
+    for b in CONVERGENCE_FEATURES {
+        // Each city's (N·B, error) over the Ns, for its slope.
+        let mut by_city: Vec<Vec<(f64, f64)>> = vec![Vec::new(); scale.seeds as usize];
+        for &n in scale.populations {
+            let cities = each(runs, scale.seeds(), |seed| DensityConfig {
+                population: n,
+                scheme: Scheme::Rff { features: b },
+                attack: Attack::Peak,
+                ..scale.base(seed)
+            })?;
+            let theory = convergence::rmse(closed, n, b);
+            for (c, s) in cities.iter().enumerate() {
+                by_city[c].push(((n * b) as f64, rmse(s)));
+            }
+            rows.push(vec![
+                n.to_string(),
+                b.to_string(),
+                (n * b).to_string(),
+                stats::cell(cities.iter().map(rmse), 2, 1e3),
+                format!("{:.2}", theory * 1e3),
+                stats::cell(cities.iter().map(|s| rmse(s) / theory), 3, 1.0),
+            ]);
+        }
+        let slope = Estimate::of(
+            by_city
+                .iter()
+                .map(|p| convergence::log_slope(p).unwrap_or(f64::NAN)),
+        );
+        let reading = match slope {
+            Some(e) if e.low() <= -0.5 && -0.5 <= e.high() => "its interval holds −½",
+            Some(_) => "its interval does not hold −½",
+            None => "not measured",
+        };
+        slopes.push(format!(
+            "B = {b}: {} ({reading})",
+            slope.map_or("–".into(), |e| e.cell(3, 1.0))
+        ));
+    }
+    Ok(Table {
+        title: "Convergence: the estimate's error against the 1/√(N·B) theory gives ([003] \"Convergence Analysis\", lost; derived)"
+            .into(),
+        notes: vec![
+            format!(
+                "Error: the root mean squared difference of the server's estimate (Eq. 6) from the exact KDE (Eq. 1) over the {side} × {side} grid, ×10⁻³ (the kernel is 1 at its centre). Theory: every one of the N·B features is independent and unbiased, with variance ½ + ½k⁴ − k² (k = k_h(g − d_i)), so the mean squared error is that variance's mean over the grid and the people divided by N·B; where every kernel lies inside the grid the mean is ½ − 3πh²/(4A) = {closed:.5} (A the grid's area, h = {h:.0} m), the theory column. The exact mean on city {seed} with N = {n} is {exact:.5} ({pct:+.2}%: kernels cut by the city's edge). Each cell: {over}.",
+                side = base.grid_side,
+                seed = scale.seed,
+                n = scale.population,
+                pct = 100.0 * (exact / closed - 1.0),
+                over = scale.over(),
+            ),
+            format!(
+                "The slope of ln error against ln(N·B) over the Ns, city by city (theory: −½): {}.",
+                slopes.join("; ")
+            ),
+        ],
+        columns: [
+            "N",
+            "B",
+            "N·B",
+            "error (×10⁻³)",
+            "theory (×10⁻³)",
+            "error / theory",
+        ]
+        .map(String::from)
+        .to_vec(),
         rows,
     })
 }

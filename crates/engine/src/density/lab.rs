@@ -93,6 +93,10 @@ pub struct Utility {
     pub spearman_top_half: f64,
     /// Share of the exact KDE's top 5% cells among the estimate's top 5%.
     pub hotspot_f1: f64,
+    /// The root mean squared difference of the estimate from the exact KDE over the grid
+    /// ([`super::convergence`]); absent in runs stored before it was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rmse: Option<f64>,
 }
 
 /// How far the server's guesses land ([003] "Privacy: L2-distance-based metric").
@@ -472,6 +476,7 @@ impl DensityLab {
             spearman_all: metrics::spearman(&estimate, &exact).unwrap_or(0.0),
             spearman_top_half: metrics::spearman(&top_e, &top_x).unwrap_or(0.0),
             hotspot_f1: metrics::hotspot_f1(&estimate, &exact, k).unwrap_or(0.0),
+            rmse: Some(super::convergence::measured_rmse(&estimate, &exact)),
         })
     }
 

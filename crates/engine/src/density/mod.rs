@@ -13,6 +13,7 @@
 //! - [`kde`]: the Gaussian kernel, the exact KDE (Eq. 1) and the baseline's bumps (Eq. 5);
 //! - [`rff`]: a person's frequencies and their upload (Eqs. 2–4, 6–7);
 //! - [`nufft`]: the server's sum of N·B plane waves on the grid, fast;
+//! - [`convergence`]: the estimate's error against the 1/√(N·B) that theory gives;
 //! - [`attack`]: the server's peak picking, local maxima, repeated queries, random guessing;
 //! - [`fit`]: the stronger server that fits a user's frequencies and phases to their upload;
 //! - [`search`]: the fitted surface's maxima, ties, the density prior, and a user's displacement;
@@ -27,6 +28,7 @@
 pub mod attack;
 pub mod bench;
 pub mod config;
+pub mod convergence;
 pub mod experiments;
 pub mod fit;
 pub mod grid;

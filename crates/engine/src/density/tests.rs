@@ -99,6 +99,42 @@ fn the_error_shrinks_like_one_over_root_n_b() {
 }
 
 #[test]
+fn the_error_is_what_the_convergence_theory_says() {
+    use super::convergence::{
+        log_slope, measured_rmse, mse_per_feature, mse_per_feature_closed, rmse as theory,
+    };
+    // The measured error of one run against the theory's, from the people's own kernels: every
+    // run averages the variance of N·B features over 2,304 cells, so it lands close.
+    let mut points = Vec::new();
+    for (population, features) in [(400, 1), (400, 4), (1600, 2), (3200, 5)] {
+        let lab = run(DensityConfig {
+            attacked: 1,
+            visitor: vec![],
+            ..small(Scheme::Rff { features }, population)
+        });
+        let measured = measured_rmse(&lab.estimate(), &lab.exact());
+        let per_feature = mse_per_feature(lab.grid(), lab.people(), 250.0);
+        let predicted = theory(per_feature, population, features);
+        assert!(
+            (measured / predicted - 1.0).abs() < 0.1,
+            "N {population}, B {features}: {measured} against {predicted}"
+        );
+        assert_eq!(lab.summary().utility.unwrap().rmse, Some(measured));
+        // The closed form leaves out only the kernels' mass beyond the grid's edge.
+        let closed = mse_per_feature_closed(lab.grid(), 250.0);
+        assert!(
+            closed <= per_feature && per_feature < 1.03 * closed,
+            "{per_feature} against {closed}"
+        );
+        points.push(((population * features) as f64, measured));
+    }
+    let slope = log_slope(&points).unwrap();
+    assert!((slope + 0.5).abs() < 0.05, "slope {slope}");
+    assert_eq!(log_slope(&[(1.0, 2.0)]), None);
+    assert!((log_slope(&[(1.0, 1.0), (100.0, 0.1)]).unwrap() + 0.5).abs() < 1e-12);
+}
+
+#[test]
 fn the_fast_estimate_is_the_sum_of_the_uploads() {
     let lab = run(DensityConfig {
         attacked: 1,

@@ -738,10 +738,10 @@ fn st_gia_as_algorithm_1_prints_it_steps_stops_starts_and_maps_as_the_paper_says
     inv.step(&params, &observed, None);
     let e = evaluate(&params, &observed, Distance::L2, &start.0, &start.1, true);
     let (w, y) = inv.current();
-    for k in 0..WINDOW {
-        for c in 0..INPUT {
-            let want = start.0[k][c] - 0.01 * e.gradient[k * INPUT + c];
-            assert!((w[k][c] - want).abs() < 1e-6, "point {k}");
+    for (k, (point, from)) in w.iter().zip(&start.0).enumerate() {
+        for (c, (v, s)) in point.iter().zip(from).enumerate() {
+            let want = s - 0.01 * e.gradient[k * INPUT + c];
+            assert!((v - want).abs() < 1e-6, "point {k}");
         }
     }
     assert!((y[0] - (start.1[0] - 0.01 * e.gradient[WINDOW * INPUT])).abs() < 1e-6);
