@@ -5,7 +5,7 @@
 //! ```text
 //! DIR/sweep.json          what the sweep is of (lab, seed, size, engine version) and its size
 //! DIR/points.jsonl        one line per point: {"index", "seed", "config"}
-//! DIR/results/I.json      point I's outcome, written atomically by `sweep run`
+//! DIR/results/I.json      point I's outcome and its point's fingerprint, written atomically by `sweep run`
 //! ```
 //!
 //! `reproduce` is plan + run (threads) + merge in memory; `sweep plan`, `sweep run` and
@@ -407,7 +407,25 @@ struct PointLine {
 #[serde(deny_unknown_fields)]
 struct ResultFile {
     index: usize,
+    /// The fingerprint of the point it is the outcome of ([`PointLine::fingerprint`]): a result
+    /// copied from another sweep (another seed, another study) does not merge.
+    #[serde(default)]
+    point: Option<String>,
     outcome: Value,
+}
+
+impl PointLine {
+    /// FNV-1a (64 bits, hex) of the point's seed and configuration as JSON (serde_json's maps
+    /// are ordered by key, so equal points give equal text).
+    fn fingerprint(&self) -> String {
+        let text = serde_json::to_string(&(self.seed, &self.config)).unwrap_or_default();
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in text.bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        format!("{h:016x}")
+    }
 }
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> String + '_ {
@@ -537,7 +555,18 @@ impl Planned {
                 r.index
             ));
         }
-        Ok(Some(r.outcome))
+        let want = self.points[i].fingerprint();
+        match r.point {
+            Some(p) if p == want => Ok(Some(r.outcome)),
+            Some(p) => Err(format!(
+                "{}: the result of another point (fingerprint {p}; this sweep's point {i} is {want}): copied from another sweep?",
+                path.display()
+            )),
+            None => Err(format!(
+                "{}: written without its point's fingerprint (before results carried one): run it again",
+                path.display()
+            )),
+        }
     }
 }
 
@@ -608,7 +637,11 @@ pub fn run(dir: &Path, selection: Selection) -> Result<(), String> {
         let started = std::time::Instant::now();
         match study.run(&planned.points[i].config) {
             Ok(outcome) => {
-                let file = ResultFile { index: i, outcome };
+                let file = ResultFile {
+                    index: i,
+                    point: Some(planned.points[i].fingerprint()),
+                    outcome,
+                };
                 let text = serde_json::to_string(&file).map_err(|e| e.to_string())?;
                 write_atomically(&planned.result_path(i), &(text + "\n"))?;
                 eprintln!(

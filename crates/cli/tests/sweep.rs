@@ -131,7 +131,7 @@ fn reproduced() -> &'static (String, Vec<(String, String)>) {
             csv.to_str().unwrap(),
         ]));
         let t = tables(&md, &csv);
-        assert_eq!(t.1.len(), 6, "one CSV per table");
+        assert_eq!(t.1.len(), 7, "one CSV per table");
         t
     })
 }
@@ -297,6 +297,50 @@ fn a_missing_or_corrupt_result_is_named_and_a_bad_point_fails_clearly() {
     // Not a sweep at all.
     let nowhere = whereabouts(&["sweep", "merge", fresh("nothing").to_str().unwrap()]);
     assert!(text(&nowhere.stderr).contains("made by `whereabouts sweep plan`"));
+}
+
+#[test]
+fn a_result_copied_from_another_sweep_is_refused_by_name() {
+    // The same study planned with another seed: point 0's result there is another point's.
+    let (ours, theirs) = (fresh("ours"), fresh("theirs"));
+    plan(&ours);
+    ok(whereabouts(&[
+        "sweep",
+        "plan",
+        "density",
+        "--quick",
+        "--seed",
+        "2",
+        "--out",
+        theirs.to_str().unwrap(),
+    ]));
+    for dir in [&ours, &theirs] {
+        ok(whereabouts(&[
+            "sweep",
+            "run",
+            dir.to_str().unwrap(),
+            "--index",
+            "0",
+        ]));
+    }
+    std::fs::copy(theirs.join("results/0.json"), ours.join("results/0.json")).unwrap();
+    let out = whereabouts(&["sweep", "merge", ours.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let e = text(&out.stderr);
+    assert!(
+        e.contains("results/0.json: the result of another point")
+            && e.contains("copied from another sweep"),
+        "{e}"
+    );
+    // `sweep run` runs it again in its place.
+    let rerun = ok(whereabouts(&[
+        "sweep",
+        "run",
+        ours.to_str().unwrap(),
+        "--index",
+        "0",
+    ]));
+    assert!(text(&rerun.stderr).contains("running point 0 again"));
 }
 
 /// A small city for the Density lab's page study (its settings over the lab's defaults).
