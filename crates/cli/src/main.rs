@@ -250,6 +250,18 @@ enum SweepStep {
     },
 }
 
+/// A span of `seconds` in the unit that reads best: minutes under two hours, hours under two
+/// days, else days.
+fn span(seconds: f64) -> String {
+    if seconds < 7_200.0 {
+        format!("{:.0} min", seconds / 60.0)
+    } else if seconds < 172_800.0 {
+        format!("{:.1} hours", seconds / 3_600.0)
+    } else {
+        format!("{:.1} days", seconds / 86_400.0)
+    }
+}
+
 /// Restores SIGPIPE's default action: writing to a closed pipe (`whereabouts … | head`) then
 /// ends the process quietly, as it ends `cat`, instead of a panic at the next `println!` (Rust's
 /// runtime ignores the signal).
@@ -693,10 +705,10 @@ fn import_file(path: &Path, print_fixes: bool) -> Result<(), String> {
     println!("{name}: {}", i.format.describe());
     println!("  {} fixes, {} rows skipped", i.fixes.len(), i.skipped);
     println!(
-        "  from {} to {} ({:.1} days)",
+        "  from {} to {} ({})",
         whereabouts_core::import::time::format_iso(first.time),
         whereabouts_core::import::time::format_iso(last.time),
-        (last.time - first.time) / 86_400.0
+        span(last.time - first.time)
     );
     println!("  latitude {s:.5} to {n:.5}, longitude {w:.5} to {e:.5}");
     println!(

@@ -199,7 +199,7 @@ fn all_named(names: &[String], wanted: &[&str]) -> Vec<usize> {
     found
 }
 
-/// Whether a field reads as a moment: a date and time, or Unix seconds or milliseconds (not a
+/// Whether a field reads as a moment: a date and time, or a Unix count (seconds or finer; not a
 /// small number such as a minute of the day).
 fn moment_like(f: &str) -> bool {
     match f.parse::<f64>() {
@@ -433,7 +433,7 @@ pub fn parse(text: &str, mapping: Option<&Mapping>) -> Result<Parsed, (Option<us
                     o => format!(", dates {}", o.describe()),
                 };
                 format!(
-                    "time “{}” is not a date and time (such as 2024-03-04 07:30:00{order}) nor Unix seconds or milliseconds",
+                    "time “{}” is not a date and time (such as 2024-03-04 07:30:00{order}) nor Unix seconds, milliseconds, microseconds or nanoseconds",
                     cut(&f[mapping.time]),
                 )
             })?;

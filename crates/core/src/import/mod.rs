@@ -288,6 +288,16 @@ fn finish(format: Format, parsed: Parsed) -> Result<Import, (Option<usize>, Stri
             skipped.push((r.line, "no timestamp".into()));
             continue;
         };
+        if !(time::PLAUSIBLE.0..time::PLAUSIBLE.1).contains(&time) {
+            skipped.push((
+                r.line,
+                format!(
+                    "its time is in the year {}, outside 1990–2100 (a count in another unit, or a clock never set)",
+                    time::year_of(time)
+                ),
+            ));
+            continue;
+        }
         let rsrp_dbm = match r.rsrp_dbm {
             Some(s) if !is_reading(s) => {
                 no_reading.0 += 1;
@@ -313,7 +323,7 @@ fn finish(format: Format, parsed: Parsed) -> Result<Import, (Option<usize>, Stri
     if fixes.is_empty() && untimed > 0 {
         return Err((
             None,
-            "no timestamps found: every point needs a time (ISO 8601, or Unix seconds or milliseconds)".into(),
+            "no timestamps found: every point needs a time (ISO 8601, or Unix seconds, milliseconds, microseconds or nanoseconds)".into(),
         ));
     }
     if fixes.is_empty() {

@@ -172,8 +172,41 @@ fn bad_rows_are_skipped_and_counted() {
         i.skipped_examples,
         vec![
             "line 3: latitude 99 is out of range (−90 to 90)".to_string(),
-            "line 5: time “nope” is not a date and time (such as 2024-03-04 07:30:00) nor Unix seconds or milliseconds".to_string()
+            "line 5: time “nope” is not a date and time (such as 2024-03-04 07:30:00) nor Unix seconds, milliseconds, microseconds or nanoseconds".to_string()
         ]
+    );
+}
+
+#[test]
+fn epoch_counts_in_any_unit_read_as_the_same_moment_and_implausible_years_are_named() {
+    // 2024-05-01T10:00:00Z as seconds, milliseconds, microseconds and nanoseconds.
+    let i = ok(
+        "e.csv",
+        "time,lat,lon\n1714557600,33.6455,-117.8425\n1714557660000,33.6460,-117.8430\n1714557720000000,33.6465,-117.8435\n1714557780000000000,33.6470,-117.8440\n",
+    );
+    let times: Vec<f64> = i.fixes.iter().map(|f| f.time).collect();
+    assert_eq!(
+        times,
+        vec![1714557600.0, 1714557660.0, 1714557720.0, 1714557780.0]
+    );
+    // A time in the year 56143 (microseconds read as milliseconds would give it) or 1970 is
+    // no moment a phone logged: the row is left out and named.
+    let e = crate::import::import(
+        "far.csv",
+        b"time,lat,lon\n1714557600000000000000,33.6455,-117.8425\n60,33.6460,-117.8430\n",
+        &ImportOptions::default(),
+    )
+    .unwrap_err();
+    assert_eq!(e.line, Some(2), "{e}");
+    assert!(e.problem.contains("outside 1990–2100"), "{e}");
+    let i = ok(
+        "mixed.csv",
+        "time,lat,lon\n1714557600,33.6455,-117.8425\n60,33.6460,-117.8430\n1714557720,33.6465,-117.8435\n",
+    );
+    assert_eq!(i.fixes.len(), 2);
+    assert_eq!(
+        i.skipped_examples,
+        vec!["line 3: its time is in the year 1970, outside 1990–2100 (a count in another unit, or a clock never set)".to_string()]
     );
 }
 

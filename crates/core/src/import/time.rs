@@ -2,8 +2,9 @@
 //! then UTC is assumed, as GPS loggers mean), `YYYY-MM-DD HH:MM:SS`, the forms signal-logging
 //! apps write (`2024.03.04_07.30.00`, `2024/03/04 07:30`), day-first and month-first dates
 //! (`04.03.2024 07:30:00`, `04/03/2024 7:30 PM`; [`DateOrder`] says which, see
-//! [`resolve_order`]), and Unix epoch seconds or milliseconds (numbers above 10¹¹ are
-//! milliseconds: 10¹¹ s is the year 5138). A zone written in the value, or given apart
+//! [`resolve_order`]), and Unix epoch seconds, milliseconds, microseconds or nanoseconds
+//! ([`epoch_seconds`]: 10¹¹ s is the year 5138, so each unit begins where the one before would
+//! pass it). [`PLAUSIBLE`] bounds the moments a fix may have. A zone written in the value, or given apart
 //! ([`parse_zone`]: a CSV's zone column), turns a local time into UTC.
 
 use serde::{Deserialize, Serialize};
@@ -65,6 +66,29 @@ pub fn format_iso(t: f64) -> String {
 
 /// Parses any supported timestamp to Unix seconds (dates like `04/03/2024` need an order:
 /// [`parse_time_as`]).
+/// The moments a fix may have, Unix seconds: 1990-01-01 to 2100-01-01 UTC. A time outside is
+/// a number in another unit or a clock that was never set, not a place and time.
+pub const PLAUSIBLE: (f64, f64) = (631_152_000.0, 4_102_444_800.0);
+
+/// The calendar year (UTC) of Unix second `t`, near enough for a message.
+pub fn year_of(t: f64) -> i64 {
+    1970 + (t / 31_556_952.0).floor() as i64
+}
+
+/// Unix seconds from a count since the epoch in seconds, milliseconds (above 10¹¹),
+/// microseconds (above 10¹⁴) or nanoseconds (above 10¹⁷).
+pub fn epoch_seconds(v: f64) -> f64 {
+    if v > 1e17 {
+        v / 1e9
+    } else if v > 1e14 {
+        v / 1e6
+    } else if v > 1e11 {
+        v / 1e3
+    } else {
+        v
+    }
+}
+
 pub fn parse_time(s: &str) -> Option<f64> {
     parse_time_as(s, DateOrder::Auto, None)
 }
@@ -77,7 +101,7 @@ pub fn parse_time_as(s: &str, order: DateOrder, zone: Option<f64>) -> Option<f64
         if !v.is_finite() || v < 0.0 {
             return None;
         }
-        return Some(if v > 1e11 { v / 1000.0 } else { v });
+        return Some(epoch_seconds(v));
     }
     let (local, own_zone) = parse_local(t, order)?;
     Some(local - own_zone.or(zone).unwrap_or(0.0))
