@@ -116,12 +116,56 @@ pub fn split(line: &str, d: char) -> Vec<String> {
     out.into_iter().map(|f| f.trim().to_string()).collect()
 }
 
-/// Data lines: (1-based line number, text), without blank and `#` comment lines.
+/// Data rows: (1-based line where the row starts, its text), without blank and `#` comment
+/// lines ([`records`]).
 fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    text.lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.trim_end_matches('\r')))
+    records(text)
+        .into_iter()
         .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+}
+
+/// The rows of `text` as RFC 4180 has them: split at every line end — `\n`, `\r\n`, or a lone
+/// `\r` (old Mac and Excel files) — outside double quotes, so a quoted field may hold a line
+/// break. A quote opens a quoted field only at a field's start (after a line end or one of
+/// [`DELIMITERS`]), so a stray quote in a value (5'10") does not swallow the rows after it.
+/// Lines are counted as an editor counts them.
+fn records(text: &str) -> Vec<(usize, &str)> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let (mut start, mut start_line, mut line, mut quoted) = (0, 1, 1, false);
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' if quoted => {
+                if bytes.get(i + 1) == Some(&b'"') {
+                    i += 1;
+                } else {
+                    quoted = false;
+                }
+            }
+            b'"' => {
+                let before = bytes[start..i].iter().rev().find(|b| **b != b' ').copied();
+                quoted =
+                    before.is_none_or(|b| DELIMITERS.iter().any(|d| *d as u32 == u32::from(b)));
+            }
+            b'\n' | b'\r' => {
+                let crlf = bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n');
+                if !quoted {
+                    out.push((start_line, &text[start..i]));
+                    start = i + 1 + usize::from(crlf);
+                    start_line = line + 1;
+                }
+                line += 1;
+                i += usize::from(crlf);
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if start < text.len() {
+        out.push((start_line, &text[start..]));
+    }
+    out
 }
 
 /// The first `rows` data rows split by `mapping` (the page's mapping preview).

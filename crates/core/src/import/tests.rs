@@ -211,6 +211,37 @@ fn epoch_counts_in_any_unit_read_as_the_same_moment_and_implausible_years_are_na
 }
 
 #[test]
+fn cr_line_ends_and_quoted_line_breaks_are_read_as_rfc_4180_has_them() {
+    let rows: Vec<String> = (0..100)
+        .map(|k| {
+            format!(
+                "2024-05-01T10:{:02}:{:02}Z,33.{:04},-117.8425",
+                k / 60,
+                k % 60,
+                6455 + k
+            )
+        })
+        .collect();
+    // Old Mac and Excel: a lone CR ends each line.
+    let cr = format!("time,lat,lon\r{}\r", rows.join("\r"));
+    let i = ok("mac.csv", &cr);
+    assert_eq!(i.fixes.len(), 100);
+    // A quoted note with a line break (and a quote in it) stays in its row; the line numbers
+    // are the editor's.
+    let quoted: Vec<String> = rows
+        .iter()
+        .map(|r| format!("{r},\"first line\nsecond, with \"\"quotes\"\"\""))
+        .collect();
+    let text = format!("time,lat,lon,note\n{}\n", quoted.join("\n"));
+    let i = ok("notes.csv", &text);
+    assert_eq!(i.fixes.len(), 100);
+    assert_eq!(i.fixes[1].line, 4, "row 2 starts on line 4");
+    // A stray quote inside a value does not swallow the rows after it.
+    let text = "time,lat,lon,who\n2024-05-01T10:00:00Z,33.6455,-117.8425,5'10\" tall\n2024-05-01T10:01:00Z,33.6460,-117.8430,x\n2024-05-01T10:02:00Z,33.6465,-117.8435,y\n";
+    assert_eq!(ok("stray.csv", text).fixes.len(), 3);
+}
+
+#[test]
 fn geojson_multilines_take_per_line_times() {
     let i = ok(
         "m.geojson",
