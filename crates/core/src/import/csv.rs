@@ -390,7 +390,7 @@ pub fn parse(text: &str, mapping: Option<&Mapping>) -> Result<Parsed, (Option<us
             } else {
                 guess_from_values(&fields, delimiter)
             };
-            let listed = names.join(", ");
+            let listed = super::list_names(&names);
             let (Some(lat), Some(lon)) = (lat, lon) else {
                 return Err((
                     Some(first_line),

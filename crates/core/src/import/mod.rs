@@ -404,6 +404,24 @@ pub fn cut(s: &str) -> String {
     }
 }
 
+/// A message that quotes its input (a parser's error with the offending line under it) with
+/// every line [`cut`]: a 2 MB line in a config must not become 2 MB of error.
+pub fn cut_lines(message: &str) -> String {
+    message.lines().map(cut).collect::<Vec<_>>().join("\n")
+}
+
+/// Most names a message lists before it gives the rest as a count.
+const LISTED: usize = 20;
+
+/// Names for a message, comma-separated: the first [`LISTED`], then how many in all.
+pub fn list_names(names: &[String]) -> String {
+    if names.len() <= LISTED {
+        names.join(", ")
+    } else {
+        format!("{}, … ({} in all)", names[..LISTED].join(", "), names.len())
+    }
+}
+
 /// The text of a file: UTF-8 (a byte-order mark is dropped), or UTF-16 with its byte-order
 /// mark, as spreadsheet programs save "Unicode text".
 fn decode(bytes: &[u8]) -> Result<std::borrow::Cow<'_, str>, (Option<usize>, String)> {

@@ -242,6 +242,19 @@ fn cr_line_ends_and_quoted_line_breaks_are_read_as_rfc_4180_has_them() {
 }
 
 #[test]
+fn a_file_with_200000_columns_is_named_in_a_few_of_them() {
+    let names: Vec<String> = (0..200_000).map(|i| format!("c{i}")).collect();
+    let text = format!("{}\n{}\n", names.join(","), vec!["1"; 200_000].join(","));
+    let e = import("wide.csv", text.as_bytes(), &ImportOptions::default()).unwrap_err();
+    let said = e.to_string();
+    assert!(said.len() < 400, "{said}");
+    assert!(
+        said.contains("c0, c1,") && said.contains("… (200000 in all)"),
+        "{said}"
+    );
+}
+
+#[test]
 fn geojson_multilines_take_per_line_times() {
     let i = ok(
         "m.geojson",
