@@ -302,6 +302,15 @@ fn main() -> ExitCode {
             set,
             ..
         } => {
+            // What can be refused is refused before any work.
+            if !(thin.is_finite() && thin >= 0.0) {
+                return fail(format!(
+                    "--thin: {thin} is not a number of seconds from 0 up"
+                ));
+            }
+            if let Err(e) = writable(out.as_deref()) {
+                return fail(e);
+            }
             let signal_only = [
                 ("--timings", timings),
                 ("--progress-events", progress_events),
@@ -359,8 +368,14 @@ fn main() -> ExitCode {
         Command::Settings { lab } => settings::list(&lab).map(|t| print!("{t}")),
         Command::Attack { case } => attack(&case),
         Command::Bench { iterations } => {
-            bench(iterations);
-            Ok(())
+            if (1..=MAX_BENCH_ITERATIONS).contains(&iterations) {
+                bench(iterations);
+                Ok(())
+            } else {
+                Err(format!(
+                    "--iterations: {iterations} is not a whole number from 1 to {MAX_BENCH_ITERATIONS}"
+                ))
+            }
         }
         Command::Import { file, fixes } => import_file(&file, fixes),
         Command::Samples { out } => write_samples(&out),
@@ -402,15 +417,35 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("whereabouts: {e}");
-            ExitCode::FAILURE
-        }
+        Err(e) => fail(e),
     }
 }
 
 fn read(path: &Path) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Most iterations `bench` times (each of its architectures takes them in turn).
+const MAX_BENCH_ITERATIONS: usize = 1_000_000;
+
+/// An error as `main` reports it.
+fn fail(e: String) -> ExitCode {
+    eprintln!("whereabouts: {e}");
+    ExitCode::FAILURE
+}
+
+/// Whether `out` can be written: its folder exists (checked before a run's work, not after).
+fn writable(out: Option<&Path>) -> Result<(), String> {
+    let Some(path) = out else { return Ok(()) };
+    match path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(dir) if !dir.is_dir() => Err(format!(
+            "--out {}: the folder {} does not exist",
+            path.display(),
+            dir.display()
+        )),
+        _ if path.is_dir() => Err(format!("--out {}: is a folder, not a file", path.display())),
+        _ => Ok(()),
+    }
 }
 
 fn write_out(out: Option<&Path>, text: &str) -> Result<(), String> {

@@ -558,3 +558,51 @@ fn a_closed_pipe_ends_the_command_quietly() {
         out.status
     );
 }
+
+#[test]
+fn what_can_be_refused_is_refused_before_any_work() {
+    let cases: [(&[&str], &str); 6] = [
+        (
+            &["run", "--lab", "mobility", "--out", "/nonexistent/x.json"],
+            "the folder /nonexistent does not exist",
+        ),
+        (&["run", "--out", "/nonexistent/x.json"], "does not exist"),
+        (
+            &["run", "--thin", "nan"],
+            "--thin: NaN is not a number of seconds",
+        ),
+        (
+            &["bench", "--iterations", "0"],
+            "--iterations: 0 is not a whole number from 1",
+        ),
+        (
+            &["bench", "--iterations", "1000000000000"],
+            "is not a whole number from 1 to 1000000",
+        ),
+        (
+            &[
+                "run",
+                "--lab",
+                "mobility",
+                "--config",
+                "/dev/null",
+                "--set",
+                "m.def=geoi",
+                "--out",
+                "/",
+            ],
+            "is a folder, not a file",
+        ),
+    ];
+    for (args, said) in cases {
+        let started = std::time::Instant::now();
+        let out = whereabouts(args);
+        assert!(!out.status.success(), "{args:?}");
+        let e = text(&out.stderr);
+        assert!(e.contains(said), "{args:?}: {e}");
+        assert!(
+            started.elapsed().as_secs_f64() < 5.0,
+            "{args:?} worked first"
+        );
+    }
+}

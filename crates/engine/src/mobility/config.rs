@@ -345,4 +345,16 @@ mod tests {
         });
         assert!(one.contains("2 to 10,000 waypoints"), "{one}");
     }
+
+    #[test]
+    fn a_misspelt_key_inside_the_defence_or_the_target_is_refused_by_name() {
+        let parse = crate::config_text::parse::<MobConfig>;
+        let e = parse("[defence]\nkind = \"geo_i\"\nepsilonn = 5.0\n").unwrap_err();
+        assert!(e.contains("unknown field `epsilonn`"), "{e}");
+        let e = parse("[defence]\ndp_sgd = { epsilon = 0.0 }\n").unwrap_err();
+        assert!(e.contains("kind"), "{e}");
+        let e = parse("[target]\nkind = \"path\"\nwaypoint = []\nsnap = true\n").unwrap_err();
+        assert!(e.contains("unknown field `waypoint`"), "{e}");
+        assert!(parse("[defence]\nkind = \"geo_i\"\nepsilon = 5.0\n").is_ok());
+    }
 }

@@ -97,7 +97,7 @@ impl DpClip {
 
 /// Which defence the phones use.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Defence {
     None,
     /// DP-SGD: clip the gradient and add Gaussian noise for (ε, 10⁻⁵) every round, ε per round

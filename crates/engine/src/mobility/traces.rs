@@ -131,7 +131,7 @@ fn shuttle(route: &[Metres], start: f64, points: usize, s: &mut Stream) -> Vec<F
 
 /// Who the server's target is.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Target {
     /// The city's first user.
     #[default]
