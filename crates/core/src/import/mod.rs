@@ -182,6 +182,9 @@ pub fn import(name: &str, bytes: &[u8], options: &ImportOptions) -> Result<Impor
     let Some(first) = first else {
         return Err(fail(None, "the file is empty".into()));
     };
+    if let Some(problem) = not_read(text) {
+        return Err(fail(Some(1), problem));
+    }
     let (format, parsed) = match first {
         '<' => gpx::parse(text).map(|p| (Format::Gpx, p)),
         '{' | '[' => json::parse(text),
@@ -442,6 +445,18 @@ fn decode(bytes: &[u8]) -> Result<std::borrow::Cow<'_, str>, (Option<usize>, Str
     match bytes {
         [0xFF, 0xFE, ..] => return utf16(u16::from_le_bytes),
         [0xFE, 0xFF, ..] => return utf16(u16::from_be_bytes),
+        [0x1F, 0x8B, ..] => {
+            return Err((
+                None,
+                "a gzip-compressed file: decompress it first (gunzip, or your archive tool), then open the file inside".into(),
+            ));
+        }
+        [b'P', b'K', 3, 4, ..] => {
+            return Err((
+                None,
+                "a zip archive (a KMZ, or a Takeout download?): extract it first, then open the GPX, CSV or JSON file inside".into(),
+            ));
+        }
         _ => {}
     }
     let head = &bytes[..bytes.len().min(8192)];
@@ -464,6 +479,38 @@ fn decode(bytes: &[u8]) -> Result<std::borrow::Cow<'_, str>, (Option<usize>, Str
                 "the file is not UTF-8 text (is it binary, or in another encoding?)".into(),
             ))
         }
+    }
+}
+
+/// A common GPS format this importer does not read, named with what to do instead: KML
+/// (Google Earth), TCX (Garmin Training Center) and NMEA sentences (a receiver's raw log).
+fn not_read(text: &str) -> Option<String> {
+    let t = text.trim_start();
+    if t.starts_with('$')
+        && t.get(3..6)
+            .is_some_and(|s| s.chars().all(|c| c.is_ascii_uppercase()))
+    {
+        return Some(
+            "NMEA sentences (a GPS receiver's raw log, $GPGGA…): not read here; convert them to GPX first (for instance gpsbabel -i nmea -f FILE -o gpx -F FILE.gpx)".into(),
+        );
+    }
+    if !t.starts_with('<') {
+        return None;
+    }
+    // The root element: the first tag that is not a declaration, comment or doctype.
+    let root = t
+        .split('<')
+        .map(str::trim_start)
+        .find(|tag| !tag.is_empty() && !tag.starts_with(['?', '!']))?;
+    let name: String = root
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == ':' || *c == '_')
+        .collect();
+    let name = name.rsplit(':').next().unwrap_or("").to_ascii_lowercase();
+    match name.as_str() {
+        "kml" => Some("a KML file (Google Earth): not read here; export the track as GPX instead (Google Earth: save it as GPX, or convert it with gpsbabel)".into()),
+        "trainingcenterdatabase" => Some("a TCX file (Garmin Training Center): not read here; export the activity as GPX instead (Garmin Connect and Strava both offer it)".into()),
+        _ => None,
     }
 }
 
