@@ -155,6 +155,33 @@ fn attack_recovers_the_point_behind_a_case_file() {
     let out = whereabouts(&["attack", "--case", path.to_str().unwrap()]);
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("weights: 2 numbers, but the model has 4417 parameters"));
+
+    // The attack block may give only what it changes (docs/formats.md: the rest defaults).
+    let mut partial = case.clone();
+    partial["attack"] = serde_json::json!({ "max_iterations": 3000 });
+    std::fs::write(&path, partial.to_string()).unwrap();
+    let out = whereabouts(&["attack", "--case", path.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // No local step, or a standardiser that maps every input to one point, is refused.
+    for (key, value, said) in [
+        (
+            "update",
+            serde_json::json!({ "kind": "gradient", "values": g, "steps": 0 }),
+            "update.steps",
+        ),
+        (
+            "standardizer",
+            serde_json::json!({ "mean": [0.0, 0.0], "sd": [0.0, 0.0] }),
+            "standardizer: sd [0.0, 0.0] must be positive",
+        ),
+    ] {
+        let mut bad = case.clone();
+        bad[key] = value;
+        std::fs::write(&path, bad.to_string()).unwrap();
+        let out = whereabouts(&["attack", "--case", path.to_str().unwrap()]);
+        assert!(!out.status.success(), "{key}");
+        assert!(text(&out.stderr).contains(said), "{}", text(&out.stderr));
+    }
 }
 
 /// A FedAvg case: the weights before and after two local steps of one point each; the

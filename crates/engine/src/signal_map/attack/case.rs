@@ -138,12 +138,22 @@ pub fn run_case(
             (g, *steps)
         }
     };
+    if steps == 0 {
+        return Err("update.steps: the phone took at least one local step (1 or more)".into());
+    }
     let cfg = case.attack.clone().unwrap_or_default();
     cfg.validate().map_err(|e| e.to_string())?;
     let std = case.standardizer.unwrap_or(Standardizer {
         mean: [0.0, 0.0],
         sd: [1.0, 1.0],
     });
+    if !std.sd.iter().all(|s| s.is_finite() && *s > 0.0) || !std.mean.iter().all(|m| m.is_finite())
+    {
+        return Err(format!(
+            "standardizer: sd {:?} must be positive and mean {:?} finite (metres per unit of input)",
+            std.sd, std.mean
+        ));
+    }
     let area = match case.area {
         Some([lo, hi]) => (Metres::new(lo[0], lo[1]), Metres::new(hi[0], hi[1])),
         None => (std.to_metres([-3.0, -3.0]), std.to_metres([3.0, 3.0])),

@@ -53,7 +53,7 @@ pub enum DummyWeights {
 
 /// Every DLG setting.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct DlgConfig {
     pub max_iterations: usize,
     pub optimizer: Optimizer,
