@@ -82,19 +82,45 @@ impl LocalProjection {
         }
     }
 
+    /// The point's metres east and north of the origin; east is measured the short way round,
+    /// so a walk across the antimeridian (179.9° E to 179.9° W) stays a walk of metres.
     pub fn to_metres(&self, p: LatLon) -> Metres {
         Metres {
-            east: (p.lon - self.origin.lon) * self.m_per_deg_lon,
+            east: wrap_degrees(p.lon - self.origin.lon) * self.m_per_deg_lon,
             north: (p.lat - self.origin.lat) * self.m_per_deg_lat,
         }
     }
 
+    /// The position `m` metres from the origin, its longitude in [−180°, 180°).
     pub fn to_latlon(&self, m: Metres) -> LatLon {
         LatLon {
             lat: self.origin.lat + m.north / self.m_per_deg_lat,
-            lon: self.origin.lon + m.east / self.m_per_deg_lon,
+            lon: wrap_degrees(self.origin.lon + m.east / self.m_per_deg_lon),
         }
     }
+}
+
+/// An angle in degrees brought into [−180, 180).
+pub fn wrap_degrees(d: f64) -> f64 {
+    (d + 180.0).rem_euclid(360.0) - 180.0
+}
+
+/// The median of longitudes, taken the short way round: each is first brought within 180° of
+/// the first (so 179.9° E and 179.9° W are 0.2° apart, not 359.8°), the result wrapped back.
+pub fn median_longitude(lons: impl Iterator<Item = f64>) -> f64 {
+    let mut lons = lons.peekable();
+    let Some(&first) = lons.peek() else {
+        return 0.0;
+    };
+    let mut near: Vec<f64> = lons.map(|l| first + wrap_degrees(l - first)).collect();
+    near.sort_by(f64::total_cmp);
+    let n = near.len();
+    let m = if n % 2 == 1 {
+        near[n / 2]
+    } else {
+        (near[n / 2 - 1] + near[n / 2]) / 2.0
+    };
+    wrap_degrees(m)
 }
 
 #[cfg(test)]
@@ -102,6 +128,21 @@ mod tests {
     use super::*;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn a_walk_across_the_antimeridian_stays_a_walk_of_metres() {
+        // Fiji: 179.99° E to 179.99° W is 0.02° of longitude, about 2 km at 17° S.
+        let proj = LocalProjection::new(LatLon::new(-17.0, 179.995));
+        let west = proj.to_metres(LatLon::new(-17.0, -179.995));
+        assert!((west.east - 1_063.4).abs() < 1.0, "{west:?}");
+        let back = proj.to_latlon(west);
+        assert!((back.lon + 179.995).abs() < 1e-9, "{back:?}");
+        assert!((median_longitude([179.99, -179.99, 179.98].into_iter()) - 179.99).abs() < 1e-9);
+        let m = median_longitude([179.99, -179.99].into_iter());
+        assert!(m.abs() > 179.9, "{m}");
+        assert_eq!(wrap_degrees(190.0), -170.0);
+        assert_eq!(wrap_degrees(-180.0), -180.0);
+    }
 
     #[test]
     fn haversine_matches_a_known_distance() {

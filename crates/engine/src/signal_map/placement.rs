@@ -22,7 +22,7 @@
 use crate::signal_map::world::{Measurement, Preset, World, WorldConfig, radio};
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, OnceLock};
-use whereabouts_core::geo::{LatLon, LocalProjection, Metres};
+use whereabouts_core::geo::{LatLon, LocalProjection, Metres, median_longitude};
 use whereabouts_core::import::Fix;
 use whereabouts_core::rng::Stream;
 
@@ -128,7 +128,7 @@ impl ImportedTrace {
         // Where: a robust centre, then the window around it.
         let median = LatLon::new(
             median(recent.iter().map(|f| f.lat)),
-            median(recent.iter().map(|f| f.lon)),
+            median_longitude(recent.iter().map(|f| f.lon)),
         );
         let around = LocalProjection::new(median);
         let inside: Vec<(Fix, Metres)> = recent
@@ -316,6 +316,26 @@ mod tests {
             let m = proj.to_metres(LatLon::new(f.lat, f.lon));
             assert!(m.east.abs() < half_w && m.north.abs() < half_h);
         }
+    }
+
+    #[test]
+    fn a_walk_across_the_antimeridian_is_placed_as_the_few_km_it_is() {
+        // Taveuni, Fiji: 40 fixes along 16.8° S from 179.98° E to 179.98° W (about 4 km).
+        let fixes: Vec<Fix> = (0..40)
+            .map(|i| {
+                let lon = 179.98 + 0.04 * i as f64 / 39.0;
+                let lon = if lon > 180.0 { lon - 360.0 } else { lon };
+                fix(1_700_000_000.0 + 600.0 * i as f64, -16.8, lon)
+            })
+            .collect();
+        let p = ImportedTrace::new("fiji.gpx".into(), fixes)
+            .placement()
+            .unwrap()
+            .clone();
+        assert_eq!(p.kept.len(), 40, "{:?}", p.notes);
+        assert!(p.notes.is_empty(), "{:?}", p.notes);
+        assert!((4_000.0..6_000.0).contains(&p.width_m), "{}", p.width_m);
+        assert!(p.origin.lon.abs() > 179.9, "{:?}", p.origin);
     }
 
     #[test]
