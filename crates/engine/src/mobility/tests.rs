@@ -1,6 +1,11 @@
 //! The evidence for the Mobility lab's core: back-propagation through time against finite
 //! differences of the loss, and the attack objective's derivative against finite differences
 //! for every distance; the data, the run, its switches, the defences and the budget.
+//!
+//! Its length (about 1,300 lines): the lab's evidence in one place — the LSTM and its adjoint,
+//! the optimisers, ST-GIA in both forms and each of its parts, divergence, the calibration, the
+//! metrics, every defence and its accounting, the visitor as target, pretraining — each test
+//! with the small run or hand-computed case it checks against.
 
 use super::config::{AttackConfig, Calibration, Federation, Init, Mapping, Method, MobConfig};
 use super::defence::{self, Audit, Budget, Defence, Domain, DpClip};

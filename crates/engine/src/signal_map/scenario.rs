@@ -215,6 +215,35 @@ impl ScenarioConfig {
             limits::BATCH_SIZE.check("fl.local.batch_size (leave it out for B = ∞)", b as f64)?;
         }
         limits::CLIENT_FRACTION.check("fl.client_fraction", self.fl.client_fraction)?;
+        if !(self.test_fraction > 0.0 && self.test_fraction < 1.0) {
+            return Err(ConfigError::new(
+                "test_fraction",
+                format!(
+                    "{} must lie between 0 and 1, both left out: the share of the data held out for the map's RMSE (0 holds out nothing to measure it on, 1 leaves nothing to train on)",
+                    self.test_fraction
+                ),
+            ));
+        }
+        // The world's overrides are named as the config writes them (the world's own check
+        // would name its internal `mobility.*`).
+        if let Some(u) = self.world.users.filter(|u| !(1..=1000).contains(u)) {
+            return Err(ConfigError::new(
+                "world.users",
+                format!("{u} must be between 1 and 1000"),
+            ));
+        }
+        if let Some(w) = self.world.weeks.filter(|w| !(1..=52).contains(w)) {
+            return Err(ConfigError::new(
+                "world.weeks",
+                format!("{w} must be between 1 and 52"),
+            ));
+        }
+        if self.max_rounds == Some(0) {
+            return Err(ConfigError::new(
+                "max_rounds",
+                "must be at least 1 (leave it out to run as long as the trajectory)",
+            ));
+        }
         if let Some(t) = &self.imported {
             if self.trajectory.is_some() {
                 return Err(ConfigError::new(

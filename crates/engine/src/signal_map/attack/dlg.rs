@@ -160,6 +160,14 @@ impl DlgConfig {
     }
 
     pub fn validate(&self) -> Result<(), ConfigError> {
+        if let LabelMode::JointL2 { weight } = self.label
+            && !(weight.is_finite() && weight >= 0.0)
+        {
+            return Err(ConfigError::new(
+                "attack.label.weight",
+                format!("{weight} must be a number from 0 up (the L2 term's weight)"),
+            ));
+        }
         validate_search(
             "attack",
             self.optimizer,

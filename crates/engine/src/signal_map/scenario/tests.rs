@@ -167,3 +167,35 @@ fn a_config_that_spells_it_defense_still_reads() {
     let old = json.replace("\"defence\"", "\"defense\"");
     assert_eq!(ScenarioConfig::parse(&old).unwrap(), c);
 }
+
+#[test]
+fn a_split_that_leaves_nothing_a_run_of_no_rounds_and_a_negative_weight_are_refused() {
+    use crate::signal_map::attack::objective::LabelMode;
+    let refused = |f: fn(&mut ScenarioConfig)| {
+        let mut c = ScenarioConfig::default();
+        f(&mut c);
+        c.validate().unwrap_err().to_string()
+    };
+    for bad in [0.0, 1.0, -0.2, f64::NAN] {
+        let c = ScenarioConfig {
+            test_fraction: bad,
+            ..ScenarioConfig::default()
+        };
+        assert!(
+            c.validate()
+                .unwrap_err()
+                .to_string()
+                .starts_with("test_fraction"),
+            "{bad}"
+        );
+    }
+    assert!(refused(|c| c.max_rounds = Some(0)).starts_with("max_rounds"));
+    assert!(refused(|c| c.world.users = Some(0)).starts_with("world.users"));
+    assert!(refused(|c| c.world.weeks = Some(53)).starts_with("world.weeks"));
+    let e = refused(|c| c.attack.settings.label = LabelMode::JointL2 { weight: -1.0 });
+    assert!(e.starts_with("attack.label.weight"), "{e}");
+    let mut fine = ScenarioConfig::default();
+    fine.attack.settings.label = LabelMode::JointL2 { weight: 0.5 };
+    fine.max_rounds = Some(1);
+    assert!(fine.validate().is_ok());
+}
