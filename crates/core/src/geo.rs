@@ -100,9 +100,14 @@ impl LocalProjection {
     }
 }
 
-/// An angle in degrees brought into [−180, 180).
+/// An angle in degrees brought into [−180, 180); one already there is returned untouched (adding
+/// and taking 180 again would round away its last digits).
 pub fn wrap_degrees(d: f64) -> f64 {
-    (d + 180.0).rem_euclid(360.0) - 180.0
+    if (-180.0..180.0).contains(&d) {
+        d
+    } else {
+        (d + 180.0).rem_euclid(360.0) - 180.0
+    }
 }
 
 /// The median of longitudes, taken the short way round: each is first brought within 180° of
@@ -142,6 +147,11 @@ mod tests {
         assert!(m.abs() > 179.9, "{m}");
         assert_eq!(wrap_degrees(190.0), -170.0);
         assert_eq!(wrap_degrees(-180.0), -180.0);
+        assert_eq!(
+            wrap_degrees(0.001_234_567_891),
+            0.001_234_567_891,
+            "untouched"
+        );
     }
 
     #[test]

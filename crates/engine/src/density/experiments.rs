@@ -793,7 +793,7 @@ mod tests {
     fn the_quick_studies_fill_every_table() {
         let tables =
             whereabouts_core::sweep::run_here(&Reproduce(Scale::quick(1)), 1, &|_, _| {}).unwrap();
-        assert_eq!(tables.len(), 6);
+        assert_eq!(tables.len(), 7);
         for t in &tables {
             assert!(!t.rows.is_empty(), "{}", t.title);
             for r in &t.rows {
