@@ -1,7 +1,7 @@
 //! `whereabouts`: the native command line over the engine — the same algorithms the browser
 //! runs, for scripted, reproducible experiments.
 //!
-//! Its length (about 720 lines): every subcommand's flags (clap) and their dispatch; each command's
+//! Its length (about 780 lines): every subcommand's flags (clap) and their dispatch; each command's
 //! work is in its own module.
 
 mod density;

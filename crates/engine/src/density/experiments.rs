@@ -7,7 +7,7 @@
 //! given as its mean with its 95% interval ([`whereabouts_core::stats`]); a comparison holds only
 //! where the intervals separate.
 //!
-//! Its length (about 700 lines): every table of `reproduce --lab density`, each runner beside the
+//! Its length (about 800 lines): every table of `reproduce --lab density`, each runner beside the
 //! table it fills.
 
 use super::config::{Attack, DensityConfig, Persistence, Scheme};

@@ -12,7 +12,7 @@
 //! command line spreads them over the machine's cores or a cluster; the browser's lab runs one
 //! at a time in its worker.
 //!
-//! Its length (about 790 lines): every table and figure of `reproduce --lab mobility`, each runner
+//! Its length (about 810 lines): every table and figure of `reproduce --lab mobility`, each runner
 //! beside the table it fills.
 
 use super::config::{Calibration, Federation, Init, Mapping, Method, MobConfig};

@@ -7,7 +7,7 @@
 //! the road mapping ([`super::mapping`], §3.2) and the calibration ([`super::calibration`],
 //! §3.3).
 //!
-//! Its length (about 770 lines): the round (training, defence, aggregation) and the attack worked
+//! Its length (about 830 lines): the round (training, defence, aggregation) and the attack worked
 //! in slices share the run's state; what can stand alone (ST-GIA's start, mapping, calibration; the
 //! LSTM; the objective) already does.
 
