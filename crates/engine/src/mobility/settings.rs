@@ -119,10 +119,8 @@ pub fn target_key(target: &Target) -> &'static str {
 const DEFENCES: &[(&str, &str)] = &[
     ("none", "None"),
     ("dpsgd", "DP-SGD"),
-    (
-        "dpsgd_code",
-        "DP-SGD as in the authors' code (per-tensor clip; ε understated)",
-    ),
+    // Short enough for its box: the help says what the authors' code does (per-tensor clip).
+    ("dpsgd_code", "DP-SGD, authors' code (ε understated)"),
     ("geoi", "GeoI"),
     ("geogi", "GeoGI"),
     ("adaptive", "Adaptive PGEM"),
