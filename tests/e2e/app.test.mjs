@@ -52,3 +52,27 @@ test('phone: the lab stacks and still works', async () => {
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('at 1280 px no choice box cuts its own text, in any lab', async () => {
+  for (const lab of ['signal', 'density', 'linkability', 'mobility']) {
+    const { context, page } = await open(`?lab=${lab}`, { viewport: { width: 1280, height: 800 }, ready: false });
+    // The status line is the Signal map's, hidden behind the other tabs.
+    await page.waitForSelector('[data-testid="engine-status"].ready', { state: 'attached', timeout: 20000 });
+    // Every option's text as the box draws it, against the box's inner width less its arrow
+    // (about 24 px).
+    const cut = await page.evaluate(() => {
+      const ctx = document.createElement('canvas').getContext('2d');
+      return [...document.querySelectorAll('.field > select')]
+        .filter((s) => s.offsetParent !== null)
+        .map((s) => {
+          const style = getComputedStyle(s);
+          ctx.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+          const room = s.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 24;
+          return [...s.options].map((o) => o.text).filter((t) => ctx.measureText(t).width > room);
+        })
+        .flat();
+    });
+    assert.deepEqual(cut, [], `${lab}: cut at 1280 px`);
+    await context.close();
+  }
+});

@@ -119,8 +119,9 @@ pub fn target_key(target: &Target) -> &'static str {
 const DEFENCES: &[(&str, &str)] = &[
     ("none", "None"),
     ("dpsgd", "DP-SGD"),
-    // Short enough for its box: the help says what the authors' code does (per-tensor clip).
-    ("dpsgd_code", "DP-SGD, authors' code (ε understated)"),
+    // Short enough for its box ("(code)" as the other menus say it); the help says what the
+    // authors' code does (a clip per tensor).
+    ("dpsgd_code", "DP-SGD (code; ε understated)"),
     ("geoi", "GeoI"),
     ("geogi", "GeoGI"),
     ("adaptive", "Adaptive PGEM"),
