@@ -134,10 +134,9 @@ pub fn MobResults(state: MobState) -> impl IntoView {
         let r = record()?;
         let (raw, averaged) = found(&r, tau());
         // The ASR's denominator: the positions scored with the calibration in use.
-        let calibration = match state.settings.with(|s| s.attack.effective().2) {
-            Calibration::Off => Calibration::Off,
-            _ => Calibration::Causal,
-        };
+        let calibration = state
+            .settings
+            .with(|s| s.attack.effective().2.as_recorded());
         let scored = r.scored_errors(calibration).map_or(0, |e| e.len());
         let of = if scored == r.truth.len() {
             format!("of round {}'s {} positions", r.round + 1, r.truth.len())

@@ -47,19 +47,28 @@ fn temp(name: &str) -> PathBuf {
     dir.join(name)
 }
 
-#[test]
-fn foursquare_check_ins_import_with_latitude_and_longitude_in_one_column() {
-    let Some(file) = data_dir()
-        .map(|d| d.join("foursquare-nyc/Foursquare_Sample.csv"))
-        .filter(|f| f.is_file())
-    else {
-        return absent("foursquare-nyc/Foursquare_Sample.csv");
-    };
-    // The first 400 check-ins.
+/// The Foursquare sample, within the data folder.
+const FOURSQUARE: &str = "foursquare-nyc/Foursquare_Sample.csv";
+
+/// The Foursquare sample's header and first 400 check-ins, written to the temporary file
+/// `name` (None where the data folder is not found).
+fn foursquare_slice(name: &str) -> Option<PathBuf> {
+    let file = data_dir()
+        .map(|d| d.join(FOURSQUARE))
+        .filter(|f| f.is_file())?;
     let text = std::fs::read_to_string(&file).unwrap();
     let slice: String = text.lines().take(401).map(|l| format!("{l}\n")).collect();
-    let sliced = temp("foursquare.csv");
+    let sliced = temp(name);
     std::fs::write(&sliced, slice).unwrap();
+    Some(sliced)
+}
+
+#[test]
+fn foursquare_check_ins_import_with_latitude_and_longitude_in_one_column() {
+    // The first 400 check-ins.
+    let Some(sliced) = foursquare_slice("foursquare.csv") else {
+        return absent(FOURSQUARE);
+    };
     let said = import(&sliced);
     assert!(
         said.contains("time = date_time, latitude = lat_lon, longitude = lat_lon"),
@@ -115,19 +124,12 @@ fn a_cork_5g_trace_imports_with_its_no_reading_sentinels_left_out() {
 
 #[test]
 fn the_mobility_lab_on_real_check_ins_scores_no_diverged_guess() {
-    let Some(file) = data_dir()
-        .map(|d| d.join("foursquare-nyc/Foursquare_Sample.csv"))
-        .filter(|f| f.is_file())
-    else {
-        return absent("foursquare-nyc/Foursquare_Sample.csv");
-    };
     // The first 400 check-ins as one person's, 50 rounds as the paper, without the road mapping
     // (which would keep guesses on the synthetic streets): L-BFGS without a line search sends
     // some rounds' windows far out of the city.
-    let text = std::fs::read_to_string(&file).unwrap();
-    let slice: String = text.lines().take(401).map(|l| format!("{l}\n")).collect();
-    let sliced = temp("foursquare-mobility.csv");
-    std::fs::write(&sliced, slice).unwrap();
+    let Some(sliced) = foursquare_slice("foursquare-mobility.csv") else {
+        return absent(FOURSQUARE);
+    };
     let out = Command::new(env!("CARGO_BIN_EXE_whereabouts"))
         .args([
             "run",

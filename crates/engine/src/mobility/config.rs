@@ -142,6 +142,17 @@ pub enum Calibration {
     AllRounds,
 }
 
+impl Calibration {
+    /// What a round's record is scored with when it ends: the all-rounds reading needs the
+    /// whole run, so until then it scores as the causal one.
+    pub fn as_recorded(self) -> Calibration {
+        match self {
+            Calibration::Off => Calibration::Off,
+            Calibration::Causal | Calibration::AllRounds => Calibration::Causal,
+        }
+    }
+}
+
 /// Where a random dummy starts (in normalised coordinates).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -496,11 +496,9 @@ impl MobLab {
             dp_round_epsilon: self.dp_round().map(|d| d.0),
             dp_stated_epsilon: self.dp_round().and_then(|d| d.1),
         };
-        let scored = match calibration {
-            Calibration::Off => Calibration::Off,
-            Calibration::Causal | Calibration::AllRounds => Calibration::Causal,
-        };
-        record.asr = record.scored_errors(scored).and_then(|e| asr(&e, tau));
+        record.asr = record
+            .scored_errors(calibration.as_recorded())
+            .and_then(|e| asr(&e, tau));
         self.last_trail = found.trail;
         if let Some(update) = self.pending_update.take() {
             let lr = self.config.learning_rate;
