@@ -282,6 +282,9 @@ fn reproduce_linkability_writes_the_papers_tables_as_markdown_and_csv() {
         "Open world",
         "Without labels",
         "Mitigations",
+        "The collaborative task",
+        "Training-set size",
+        "Which rounds",
     ] {
         assert!(markdown.contains(title), "no “{title}” table");
     }

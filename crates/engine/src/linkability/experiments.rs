@@ -9,6 +9,7 @@
 //! the table it fills.
 
 use super::attack::Identifier;
+use super::attack::knn;
 use super::attack::mlp::MlpSettings;
 use super::attack::siamese::SiameseSettings;
 use super::attack::unlabelled::{Chaining, Grouping, chain, cluster};
@@ -18,14 +19,17 @@ use super::federation::FederationRun;
 use super::metrics::Identification;
 use super::model::model_spec;
 use super::population::Population;
-use super::scenario::{Observations, OpenWorld, identify, match_with_mlp, open_world};
-use crate::signal_map::reference::References;
+use super::scenario::{Observations, OpenWorld, identify, identify_on, match_with_mlp, open_world};
+use crate::signal_map::reference::{References, knn_rmse};
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 use whereabouts_core::rng::Stream;
 use whereabouts_core::stats::{self, Estimate, Verdict};
 use whereabouts_core::sweep::{Runs, Sweep, each};
 use whereabouts_core::table::Table;
+
+mod sensitivity;
+mod utility;
 
 /// How big the studies are.
 #[derive(Clone, Copy, Debug)]
@@ -116,6 +120,13 @@ pub enum Analysis {
     Open(Vec<f64>),
     /// k-means of every update and chaining rounds.
     Unlabelled,
+    /// The collaborative task beside its references, the k-NN regression among them (Table 3).
+    Utility,
+    /// The MLP trained on `k` of each person's known-device updates, for each `k` (Fig. 9).
+    TrainingSize(Vec<usize>),
+    /// The MLP trained on one range of rounds and tested on another, the rounds cut into this
+    /// many ranges (Fig. 12): the identifications row by row (train range, then test range).
+    RoundRanges(usize),
 }
 
 /// A point of the study: one federation and what is measured on it.
@@ -150,6 +161,9 @@ pub struct Findings {
     pub open: Vec<OpenWorld>,
     /// The unlabelled linkers.
     pub unlabelled: Option<Unlabelled>,
+    /// The k-NN regression's test RMSE (dB) on the same data (Table 3).
+    #[serde(default)]
+    pub knn_rmse: Option<f64>,
 }
 
 /// What the linkers without labels found.
@@ -242,6 +256,30 @@ pub fn find(point: &LinkPoint) -> Result<Findings, String> {
                 findings.open.push(w);
             }
         }
+        Analysis::Utility => {
+            let d = &o.run.population.dataset;
+            findings.knn_rmse = knn_rmse(&d.train, &d.test, knn::K);
+        }
+        Analysis::TrainingSize(sizes) => {
+            for &k in sizes {
+                let world = sensitivity::fewer_updates(&o.obs, k, seed);
+                let m = identify_on(&o.obs, &world, people, Identifier::Mlp, mlp, seed)?.metrics;
+                findings.identifications.push(m);
+            }
+        }
+        Analysis::RoundRanges(ranges) => {
+            for world in sensitivity::round_ranges(&o.obs, config.rounds, *ranges) {
+                let m = match world {
+                    Some(w) => {
+                        Some(identify_on(&o.obs, &w, people, Identifier::Mlp, mlp, seed)?.metrics)
+                    }
+                    None => None,
+                };
+                findings
+                    .identifications
+                    .push(m.unwrap_or(Identification::NONE));
+            }
+        }
         Analysis::Unlabelled => {
             let mut stream = Stream::new(seed, "unlabelled-kmeans");
             findings.unlabelled = Some(Unlabelled {
@@ -291,6 +329,9 @@ pub fn all(scale: &Scale, runs: &mut LinkRuns) -> Result<Vec<Table>, String> {
         open(scale, runs)?,
         unlabelled(scale, runs)?,
         mitigations(scale, runs)?,
+        utility::utility(scale, runs)?,
+        sensitivity::training_size(scale, runs)?,
+        sensitivity::round_dependence(scale, runs)?,
     ]);
     Ok(tables)
 }
@@ -304,12 +345,10 @@ fn pct(values: impl IntoIterator<Item = f64>) -> String {
 fn nth(os: &[Findings], k: usize) -> Vec<Identification> {
     os.iter()
         .map(|o| {
-            o.identifications.get(k).copied().unwrap_or(Identification {
-                mean_ap: f64::NAN,
-                top1: f64::NAN,
-                top5: f64::NAN,
-                chance_ap: f64::NAN,
-            })
+            o.identifications
+                .get(k)
+                .copied()
+                .unwrap_or(Identification::NONE)
         })
         .collect()
 }
@@ -789,4 +828,36 @@ pub fn mitigations(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> 
         .to_vec(),
         rows,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs every point on the spot.
+    struct Direct;
+
+    impl Runs<LinkPoint, Findings> for Direct {
+        fn run(&mut self, point: LinkPoint) -> Result<Findings, String> {
+            find(&point)
+        }
+    }
+
+    /// The tables of [004] Table 3 and Figs. 9 and 12 at `reproduce`'s full size on five
+    /// populations, before a full `reproduce` carries them (docs/reproduce-linkability.md):
+    /// `cargo test --release -p whereabouts-engine --lib linkability_sensitivity_measured --
+    /// --ignored --nocapture`.
+    #[test]
+    #[ignore = "minutes; prints Table 3 and Figs. 9 and 12"]
+    #[cfg(not(target_arch = "wasm32"))]
+    fn linkability_sensitivity_measured() {
+        let scale = Scale::full(1);
+        for table in [
+            utility::utility(&scale, &mut Direct).unwrap(),
+            sensitivity::training_size(&scale, &mut Direct).unwrap(),
+            sensitivity::round_dependence(&scale, &mut Direct).unwrap(),
+        ] {
+            println!("{}", table.to_markdown());
+        }
+    }
 }

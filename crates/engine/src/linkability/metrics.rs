@@ -121,15 +121,28 @@ pub fn average_precision(scores: &[f64], labels: &[bool]) -> Option<f64> {
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Identification {
     /// Mean over classes of the one-vs-rest AP (classes with no test row are left out).
+    /// (Every figure reads back as NaN where it was stored as null: [`Identification::NONE`].)
+    #[serde(deserialize_with = "whereabouts_core::nan::f64_or_null")]
     pub mean_ap: f64,
+    #[serde(deserialize_with = "whereabouts_core::nan::f64_or_null")]
     pub top1: f64,
+    #[serde(deserialize_with = "whereabouts_core::nan::f64_or_null")]
     pub top5: f64,
     /// The AP of guessing: the mean over those classes of their share of the test rows
     /// (1/|U| for a balanced test set), which random scores achieve in expectation.
+    #[serde(deserialize_with = "whereabouts_core::nan::f64_or_null")]
     pub chance_ap: f64,
 }
 
 impl Identification {
+    /// No figure (a run that had nothing to identify, a placeholder): every value NaN.
+    pub const NONE: Identification = Identification {
+        mean_ap: f64::NAN,
+        top1: f64::NAN,
+        top5: f64::NAN,
+        chance_ap: f64::NAN,
+    };
+
     /// Mean AP as a multiple of chance (the paper's "×chance-level").
     pub fn over_chance(&self) -> f64 {
         self.mean_ap / self.chance_ap

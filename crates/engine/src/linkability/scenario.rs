@@ -134,7 +134,19 @@ pub fn identify(
     settings: MlpSettings,
     seed: u64,
 ) -> Result<Identified, String> {
-    let world = ClosedWorld::of(obs);
+    identify_on(obs, &ClosedWorld::of(obs), people, attack, settings, seed)
+}
+
+/// [`identify`] trained on `world.train` and tested on `world.test` (a subset of the closed
+/// world's rows: fewer updates a person, [004] Fig. 9; one range of rounds, Fig. 12).
+pub fn identify_on(
+    obs: &Observations,
+    world: &ClosedWorld,
+    people: usize,
+    attack: Identifier,
+    settings: MlpSettings,
+    seed: u64,
+) -> Result<Identified, String> {
     if world.train.is_empty() || world.test.is_empty() {
         return Err("the server has no updates of one of the two devices yet".into());
     }

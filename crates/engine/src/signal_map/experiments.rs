@@ -44,6 +44,9 @@ use whereabouts_core::stats::Estimate;
 use whereabouts_core::sweep::{self, Runs, Sweep};
 
 pub mod findings;
+mod same_batch;
+mod starts;
+mod training;
 
 pub use whereabouts_core::table::Table;
 
@@ -53,6 +56,9 @@ pub struct Outcome {
     /// With the run's [`References`] filled in.
     pub summary: Summary,
     pub records: Vec<RoundRecord>,
+    /// The final model's RMSE on the training data of every round run ([`Lab::past_rmse`]).
+    #[serde(default)]
+    pub past_rmse_db: Option<f64>,
 }
 
 impl Outcome {
@@ -77,14 +83,23 @@ fn mean(xs: impl Iterator<Item = f64>) -> f64 {
 /// ([`whereabouts_core::sweep`]).
 pub type SignalRuns<'a> = dyn Runs<ScenarioConfig, Outcome> + 'a;
 
-/// One run to the end (a point of the sweep), with the references on its data.
+/// One run to the end (a point of the sweep), with the references on its data. A model that
+/// leaves the finite numbers (a learning rate too large) ends the run early: its summary says
+/// why (`stopped`) and holds the figures of the rounds it completed.
 pub fn run(config: ScenarioConfig) -> Result<Outcome, String> {
     let mut lab = Lab::new(config)?;
-    let mut summary = lab.run(None, &mut |_| {})?;
+    let mut summary = match lab.run(None, &mut |_| {}) {
+        Ok(summary) => summary,
+        Err(why) => Summary {
+            stopped: Some(why),
+            ..lab.summary()
+        },
+    };
     summary.references = Some(lab.references());
     Ok(Outcome {
         summary,
         records: lab.records(),
+        past_rmse_db: lab.past_rmse(),
     })
 }
 
@@ -104,6 +119,10 @@ pub struct Scale {
     pub paper_dlg_iterations: usize,
     /// Worlds (seeds `seed`, `seed + 1`, …) every figure is measured on.
     pub seeds: u64,
+    /// Starts on the 350 m grid per world ([000] Fig. 6: 20).
+    pub grid_starts: usize,
+    /// Rounds on the same batch ([000] Fig. 7: 21, t = 0..20).
+    pub same_batch_rounds: usize,
 }
 
 impl Scale {
@@ -119,6 +138,8 @@ impl Scale {
             dlg_iterations: 2000,
             paper_dlg_iterations: ALGORITHM2_ITERATIONS,
             seeds: 5,
+            grid_starts: 20,
+            same_batch_rounds: 21,
         }
     }
 
@@ -133,6 +154,8 @@ impl Scale {
             dlg_iterations: 300,
             paper_dlg_iterations: 300,
             seeds: 2,
+            grid_starts: 3,
+            same_batch_rounds: 4,
         }
     }
 
@@ -173,7 +196,12 @@ fn summaries(os: &[Outcome]) -> Vec<&Summary> {
 /// A figure over the worlds: "mean ± half-width", "—" where no world has it, and "(k of n)"
 /// where only some have (e.g. every reconstruction of a world diverged).
 fn cell(os: &[Outcome], digits: usize, f: impl Fn(&Outcome) -> Option<f64>) -> String {
-    let values: Vec<f64> = os.iter().map(|o| f(o).unwrap_or(f64::NAN)).collect();
+    cell_of(os.iter().map(f), digits)
+}
+
+/// [`cell`] of one figure per world (`None` where a world has none).
+fn cell_of(values: impl Iterator<Item = Option<f64>>, digits: usize) -> String {
+    let values: Vec<f64> = values.map(|v| v.unwrap_or(f64::NAN)).collect();
     match Estimate::of(values.iter().copied()) {
         None => "—".into(),
         Some(e) if e.n == 1 => format!("{:.digits$} (1 of {})", e.mean, values.len()),
@@ -270,7 +298,7 @@ fn titled(title: &str, dlg: &str) -> String {
 const DEFAULT_DLG: &str = DlgPreset::Lemma1Adam.name();
 const BOTH_DLGS: &str = "Lemma 1 refined by Adam, and Algorithm 2 as printed";
 /// The note of a table that runs the project's DLG only.
-const ONLY_DEFAULT: &str = "DLG: Lemma 1 refined by Adam only (docs/papers.md §3a). Algorithm 2 as printed runs beside it in the round-length table and Table 2 (docs/reproduce.md, \"The paper's DLG beside the project's\", says why not here).";
+const ONLY_DEFAULT: &str = "DLG: Lemma 1 refined by Adam only (docs/papers.md §3a). Algorithm 2 as printed runs beside it in the round-length table, Table 2 and the tables of DLG's start (docs/reproduce.md, \"The paper's DLG beside the project's\", says why not here).";
 const DLGS: [DlgPreset; 2] = [DlgPreset::Lemma1Adam, DlgPreset::Algorithm2];
 
 /// The mean number of DLG iterations over a run's attacked rounds.
@@ -1083,18 +1111,72 @@ pub fn defences(
     })
 }
 
+/// Passes runs through and keeps, for the table being made, those that ended early.
+struct Watch<'a, 'b> {
+    runs: &'a mut SignalRuns<'b>,
+    stopped: Vec<(u64, String)>,
+}
+
+impl Runs<ScenarioConfig, Outcome> for Watch<'_, '_> {
+    fn run(&mut self, config: ScenarioConfig) -> Result<Outcome, String> {
+        let seed = config.seed;
+        let outcome = self.runs.run(config)?;
+        if let Some(why) = &outcome.summary.stopped {
+            self.stopped.push((seed, why.clone()));
+        }
+        Ok(outcome)
+    }
+}
+
+impl Watch<'_, '_> {
+    /// `table` with a note on each of its runs that ended early.
+    fn noted(&mut self, table: Result<Table, String>) -> Result<Table, String> {
+        let mut table = table?;
+        for (seed, why) in self.stopped.drain(..) {
+            table.notes.push(format!(
+                "A run on world {seed} stopped early ({why}); its figures are those of the rounds it completed."
+            ));
+        }
+        Ok(table)
+    }
+}
+
 /// Every study, in order, with the findings check as the first table.
 pub fn all(scale: &Scale, runs: &mut SignalRuns) -> Result<Vec<Table>, String> {
     let mut checks = Vec::new();
-    let mut out = vec![
-        round_length_study(scale, runs, &mut checks)?,
-        starts(scale, runs)?,
-        table2(scale, runs, &mut checks)?,
-        local_steps_two_servers(scale, runs, &mut checks)?,
-        table3(scale, runs)?,
-        co_participants_campus(scale, runs, &mut checks)?,
-        defences(scale, runs, &mut checks)?,
+    let mut w = Watch {
+        runs,
+        stopped: Vec::new(),
+    };
+    let mut out = Vec::new();
+    let t = round_length_study(scale, &mut w, &mut checks);
+    out.push(w.noted(t)?);
+    let t = starts(scale, &mut w);
+    out.push(w.noted(t)?);
+    let t = table2(scale, &mut w, &mut checks);
+    out.push(w.noted(t)?);
+    let t = local_steps_two_servers(scale, &mut w, &mut checks);
+    out.push(w.noted(t)?);
+    let t = table3(scale, &mut w);
+    out.push(w.noted(t)?);
+    let t = co_participants_campus(scale, &mut w, &mut checks);
+    out.push(w.noted(t)?);
+    let t = defences(scale, &mut w, &mut checks);
+    out.push(w.noted(t)?);
+    type Study = fn(&Scale, &mut SignalRuns) -> Result<Table, String>;
+    let beyond: [Study; 7] = [
+        starts::grid_starts,
+        same_batch::same_batch,
+        starts::start_strategies,
+        starts::label_priors,
+        training::local_steps_sweep,
+        training::learning_rates,
+        training::cumulative,
     ];
+    for study in beyond {
+        let t = study(scale, &mut w);
+        out.push(w.noted(t)?);
+    }
     checks.sort_by_key(|c| c.finding.chars().next());
     out.insert(0, findings::table(&checks, scale.seeds));
     Ok(out)
@@ -1257,6 +1339,130 @@ mod tests {
                 1000.0 * secs / *rounds as f64
             );
         }
+    }
+
+    /// The studies of DLG's start ([000] Figs. 3/6, 7, App. A.4) run small and fill their
+    /// tables; the others' points are what their tables say (planned, not run: minutes).
+    #[test]
+    #[cfg(not(target_arch = "wasm32"))]
+    fn the_start_and_training_studies_run_small() {
+        use crate::signal_map::attack::dlg::Init;
+        use whereabouts_core::sweep::Plan;
+        let scale = Scale {
+            campus_weeks: 1,
+            days_weeks: 1,
+            dlg_iterations: 30,
+            paper_dlg_iterations: 30,
+            seeds: 1,
+            grid_starts: 2,
+            same_batch_rounds: 3,
+            ..Scale::quick(3)
+        };
+        let grid = starts::grid_starts(&scale, &mut Direct).unwrap();
+        assert_eq!(grid.rows.len(), 2);
+        for row in &grid.rows {
+            // Two starts in the one world, each with an end.
+            assert!(row[1].starts_with("2"), "{row:?}");
+            assert!(!row[3].contains('—'), "{row:?}");
+        }
+        let same = same_batch::same_batch(&scale, &mut Direct).unwrap();
+        // Three arms, rounds 0 and 1 of the three shown; the update relative to round 0's.
+        assert_eq!(same.rows.len(), 3 * 2);
+        assert!(same.rows[0][3].starts_with("1.000"), "{:?}", same.rows[0]);
+        let priors = starts::label_priors(&scale, &mut Direct).unwrap();
+        assert_eq!(priors.rows.len(), 4);
+        // The target's mean is not everyone's in the campus with all its users.
+        assert_ne!(priors.rows[0][1], priors.rows[1][1]);
+
+        let mut plan = Plan { points: Vec::new() };
+        assert_eq!(
+            starts::start_strategies(&scale, &mut plan)
+                .unwrap()
+                .rows
+                .len(),
+            5
+        );
+        let inits: Vec<_> = plan.points.iter().map(|c| c.attack.settings.init).collect();
+        assert!(inits.contains(&Init::Previous) && inits.contains(&Init::RandomInArea));
+        assert!(
+            plan.points
+                .iter()
+                .all(|c| c.round_length == RoundLength::Hour)
+        );
+
+        let mut plan = Plan { points: Vec::new() };
+        assert_eq!(
+            training::local_steps_sweep(&scale, &mut plan)
+                .unwrap()
+                .rows
+                .len(),
+            16
+        );
+        let schemes: Vec<_> = plan
+            .points
+            .iter()
+            .map(|c| {
+                (
+                    c.fl.local.learning_rate,
+                    c.fl.local.batch_size,
+                    c.fl.local.epochs,
+                )
+            })
+            .collect();
+        assert_eq!(schemes[0], (1e-3, None, 1));
+        assert_eq!(schemes[7], (1e-3, Some(20), 10));
+        assert_eq!(schemes[8], (1e-5, None, 1));
+
+        let mut plan = Plan { points: Vec::new() };
+        assert_eq!(
+            training::learning_rates(&scale, &mut plan)
+                .unwrap()
+                .rows
+                .len(),
+            15
+        );
+        assert_eq!(plan.points[4].fl.local.learning_rate, 0.1);
+        assert!(matches!(
+            plan.points[14].defence,
+            Defence::DiverseBatch { .. }
+        ));
+
+        let mut plan = Plan { points: Vec::new() };
+        assert_eq!(
+            training::cumulative(&scale, &mut plan).unwrap().rows.len(),
+            8
+        );
+        let cumulative = plan.points.iter().filter(|c| c.fl.cumulative).count();
+        assert_eq!(cumulative, 4);
+    }
+
+    /// A model that leaves the finite numbers ends its run early, with a note, not an error.
+    #[test]
+    #[cfg(not(target_arch = "wasm32"))]
+    fn a_diverging_model_is_a_stopped_run_with_a_note() {
+        let scale = Scale {
+            campus_weeks: 1,
+            dlg_iterations: 10,
+            seeds: 1,
+            ..Scale::quick(3)
+        };
+        let mut c = campus(&scale, 1, RoundLength::Week, (Some(20), 5));
+        c.fl.local.learning_rate = 10.0;
+        let o = run(c.clone()).unwrap();
+        let why = o.summary.stopped.clone().unwrap();
+        assert!(why.contains("diverged"), "{why}");
+        let mut w = Watch {
+            runs: &mut Direct,
+            stopped: Vec::new(),
+        };
+        w.run(c).unwrap();
+        let table = w.noted(Ok(Table {
+            title: "T".into(),
+            notes: vec![],
+            columns: vec![],
+            rows: vec![],
+        }));
+        assert!(table.unwrap().notes[0].contains("stopped early"));
     }
 
     #[test]

@@ -151,6 +151,27 @@ impl Lab {
             .collect()
     }
 
+    /// The final global model's RMSE on the training data of every round it trained on, dB
+    /// ([000] App. A.3, Fig. 23: "Test on Previous Data", against forgetting); `None` before a
+    /// round has trained.
+    pub fn past_rmse(&self) -> Option<f64> {
+        let last = self.rounds.last()?;
+        let end = self.rounds.len();
+        let past: Vec<_> = self
+            .data
+            .train
+            .iter()
+            .filter(|s| self.users.contains(&s.user) && self.data.round_of(s.time) < end)
+            .copied()
+            .collect();
+        Some(crate::signal_map::reference::test_rmse(
+            &self.federation.spec,
+            &last.after,
+            &past,
+        ))
+        .filter(|r| r.is_finite())
+    }
+
     /// The RMSE references on this run's data — every user's training data pooled, scored on
     /// the run's test set (the mean predictor, the centralised model; see [`References`]) —
     /// from a fresh model whose output bias starts at the mean label. Not cached: it trains a

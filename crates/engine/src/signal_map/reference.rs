@@ -181,6 +181,27 @@ pub fn test_rmse(spec: &MlpSpec, params: &[f32], test: &[Sample]) -> f64 {
     .unwrap_or(f64::NAN)
 }
 
+/// The RMSE on `test` (dB) of predicting each point's RSRP as the mean of its `k` nearest
+/// training points' (by position): [004] Table 3's k-NN baseline for the collaborative task,
+/// on the raw input instead of image features. `None` without training or test points.
+pub fn knn_rmse(train: &[Sample], test: &[Sample], k: usize) -> Option<f64> {
+    if train.is_empty() || test.is_empty() || k == 0 {
+        return None;
+    }
+    let k = k.min(train.len());
+    let mut d: Vec<(f64, f32)> = Vec::with_capacity(train.len());
+    whereabouts_core::metrics::rmse(test.iter().map(|t| {
+        d.clear();
+        d.extend(train.iter().map(|s| {
+            let (e, n) = (s.pos.east - t.pos.east, s.pos.north - t.pos.north);
+            (e * e + n * n, s.y)
+        }));
+        d.select_nth_unstable_by(k - 1, |a, b| a.0.total_cmp(&b.0));
+        let guess = d[..k].iter().map(|p| f64::from(p.1)).sum::<f64>() / k as f64;
+        (guess, f64::from(t.y))
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -230,5 +251,30 @@ mod tests {
         assert_eq!(sliced, r);
         // 10 epochs of ⌈2400 / 32⌉ = 75 steps, 7 a call.
         assert_eq!(calls, 750usize.div_ceil(7));
+    }
+
+    #[test]
+    fn knn_predicts_the_mean_of_the_nearest_points() {
+        let at = |east: f64, y: f32| Sample {
+            user: 0,
+            time: 0.0,
+            pos: whereabouts_core::geo::Metres::new(east, 0.0),
+            x: [0.0, 0.0],
+            y,
+        };
+        let train = [
+            at(0.0, -80.0),
+            at(1.0, -90.0),
+            at(10.0, -100.0),
+            at(11.0, -110.0),
+        ];
+        // Near 0.4 the two nearest are −80 and −90 (guess −85); near 10.6, −105.
+        let test = [at(0.4, -85.0), at(10.6, -101.0)];
+        let rmse = knn_rmse(&train, &test, 2).unwrap();
+        assert!((rmse - (16.0f64 / 2.0).sqrt()).abs() < 1e-9, "{rmse}");
+        // k = 1 is the nearest point's label; k beyond the pool is the mean of all of it.
+        assert!((knn_rmse(&train, &[at(0.2, -80.0)], 1).unwrap()).abs() < 1e-9);
+        assert!((knn_rmse(&train, &[at(5.0, -95.0)], 99).unwrap()).abs() < 1e-9);
+        assert_eq!(knn_rmse(&[], &test, 2), None);
     }
 }

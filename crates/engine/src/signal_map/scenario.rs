@@ -86,6 +86,56 @@ pub struct AttackConfig {
     /// simulates the phone's local training, [`crate::signal_map::attack::fedavg`]), after DLG.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fedavg: Option<FedAvgConfig>,
+    /// Where the attacker's mean-RSRP prior (the label y′ starts from, in the modes that search
+    /// it) comes from ([000] App. A.4).
+    #[serde(default, skip_serializing_if = "LabelPrior::is_default")]
+    pub label_prior: LabelPrior,
+}
+
+/// The attacker's mean-RSRP prior ([000] §2.1, "Implementation details": the server knows the
+/// mean RSRP near the tower; App. A.4 tries four of them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum LabelPrior {
+    /// The mean of every participant's training data (A.4's "all x204 data").
+    #[default]
+    Everyone,
+    /// The mean of the target's own training data (A.4's first, the paper's default).
+    Target,
+    /// The mean of a random `percent` of every participant's training data (A.4's 1% and 10%).
+    Sample { percent: f64 },
+}
+
+impl LabelPrior {
+    fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// The prior on `data` for `target` (the sample drawn from stream `label-prior` of `seed`).
+    pub fn of(self, data: &Dataset, target: u32, seed: u64) -> f32 {
+        let mean = |ys: &mut dyn Iterator<Item = f32>| {
+            let (sum, n) = ys.fold((0.0, 0usize), |(s, n), y| (s + f64::from(y), n + 1));
+            if n == 0 {
+                data.mean_label()
+            } else {
+                (sum / n as f64) as f32
+            }
+        };
+        match self {
+            Self::Everyone => data.mean_label(),
+            Self::Target => mean(&mut data.user_data(target).iter().map(|s| s.y)),
+            Self::Sample { percent } => {
+                let mut stream = Stream::new(seed, "label-prior");
+                mean(
+                    &mut data
+                        .train
+                        .iter()
+                        .filter(|_| stream.chance(percent / 100.0))
+                        .map(|s| s.y),
+                )
+            }
+        }
+    }
 }
 
 impl Default for AttackConfig {
@@ -96,8 +146,18 @@ impl Default for AttackConfig {
             bounds: false,
             settings: DlgConfig::default(),
             fedavg: None,
+            label_prior: LabelPrior::Everyone,
         }
     }
+}
+
+/// Every participant's round `round` (counted from 0), trained on `rounds` times: the run has
+/// `rounds` rounds, each on the same data ([000] §4.1, Fig. 7: week 7 for 21 rounds).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SameBatch {
+    pub round: usize,
+    pub rounds: usize,
 }
 
 /// Everything a run depends on. The same config gives the same results, bit for bit.
@@ -118,6 +178,10 @@ pub struct ScenarioConfig {
     /// Stop after this many rounds (None: all rounds with data).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_rounds: Option<usize>,
+    /// The federation trains on one round's data, round after round ([000] Fig. 7, Insight I2):
+    /// a study's setting, not the page's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub same_batch: Option<SameBatch>,
     pub test_fraction: f64,
     /// The user whose updates the server attacks.
     pub target: u32,
@@ -169,6 +233,7 @@ impl Default for ScenarioConfig {
                 cumulative: false,
             },
             max_rounds: None,
+            same_batch: None,
             test_fraction: 0.2,
             target: 0,
             participants: Some(vec![0]),
@@ -243,6 +308,28 @@ impl ScenarioConfig {
                 "max_rounds",
                 "must be at least 1 (leave it out to run as long as the trajectory)",
             ));
+        }
+        if let LabelPrior::Sample { percent } = self.attack.label_prior
+            && !(percent > 0.0 && percent <= 100.0)
+        {
+            return Err(ConfigError::new(
+                "attack.label_prior.percent",
+                format!("{percent} must be above 0 and at most 100"),
+            ));
+        }
+        if let Some(b) = self.same_batch {
+            if !(1..=1000).contains(&b.rounds) {
+                return Err(ConfigError::new(
+                    "same_batch.rounds",
+                    format!("{} must be between 1 and 1000", b.rounds),
+                ));
+            }
+            if self.trajectory.is_some() || self.imported.is_some() {
+                return Err(ConfigError::new(
+                    "same_batch",
+                    "repeats a synthetic user's round; not with a drawn trajectory or imported data",
+                ));
+            }
         }
         if let Some(t) = &self.imported {
             if self.trajectory.is_some() {
@@ -321,6 +408,10 @@ pub struct RoundRecord {
     pub bounds: Option<analytic::Bounds>,
     /// Test RMSE of the global model after this round, dB.
     pub rmse_db: f64,
+    /// ‖w_t^k − w_{t−1}‖₂, the size of the target's update (all parameters): [000] Fig. 7(b)
+    /// and Insight I2 (§2.2), the leak fades as this goes to 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub update_norm: Option<f64>,
     /// Under local DP: the target's total ε after this round (RDP composition, at the
     /// defence's δ), and how many releases (local steps, or updates) it composes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -420,6 +511,8 @@ pub(crate) struct AttackInputs {
     pub truth: Metres,
     /// g_obs = (w_before − w_after)/η.
     pub g_obs: Vec<f32>,
+    /// ‖w_after − w_before‖₂.
+    pub update_norm: f64,
     /// Lemma 1's estimate (also DLG's default starting point).
     pub analytic: Option<Metres>,
     /// Where the dummy gradient is taken (pre- or post-update weights).
@@ -447,6 +540,13 @@ impl AttackInputs {
     ) -> Self {
         let truth = centroid(&update.round_data).expect("participants have data");
         let g_obs = observed_gradient(before, &update.params, config.fl.local.learning_rate);
+        let update_norm = libm::sqrt(
+            before
+                .iter()
+                .zip(&update.params)
+                .map(|(a, b)| f64::from(b - a).powi(2))
+                .sum(),
+        );
         let analytic = if config.attack.analytic || config.attack.dlg {
             analytic::reconstruct(spec, &g_obs, &data.standardizer)
         } else {
@@ -483,6 +583,7 @@ impl AttackInputs {
             round: t,
             truth,
             g_obs,
+            update_norm,
             analytic: analytic.filter(|_| config.attack.analytic),
             weights,
             start,
@@ -532,7 +633,10 @@ impl AttackInputs {
                     cfg,
                     &data.standardizer,
                     &self.context,
-                    data.mean_label(),
+                    config
+                        .attack
+                        .label_prior
+                        .of(data, config.target, config.seed),
                     &mut s,
                 );
                 (objective, run)
@@ -606,6 +710,7 @@ impl AttackInputs {
             analytic: self.analytic.map(|p| self.locate(data, p)),
             bounds,
             rmse_db,
+            update_norm: Some(self.update_norm),
             dp_epsilon: None,
             dp_releases: None,
         }

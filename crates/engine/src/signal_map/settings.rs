@@ -225,6 +225,7 @@ fn set_init(c: &mut ScenarioConfig, v: &str) -> Result<(), String> {
         "random" => Init::RandomInArea,
         "grid" => Init::Grid {
             spacing_m: GRID_SPACING_M,
+            cell: None,
         },
         "previous" => Init::Previous,
         _ => return Err(format!("“{v}” is not a starting point")),

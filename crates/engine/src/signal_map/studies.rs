@@ -532,6 +532,7 @@ mod tests {
             analytic: None,
             bounds: None,
             rmse_db: 0.0,
+            update_norm: None,
             dp_epsilon: None,
             dp_releases: None,
         };

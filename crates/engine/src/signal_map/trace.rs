@@ -209,6 +209,32 @@ impl Dataset {
         self.test = test;
     }
 
+    /// Every user's training data becomes `times` copies of their round `round`, one per
+    /// round from round 0 on (each copy keeps the samples' offsets within the round): [000]
+    /// Fig. 7, where the federation trains on the same batch round after round. The test set
+    /// is unchanged.
+    pub fn repeat_round(&mut self, round: usize, times: usize) {
+        let (t0, round_s) = (self.t0, self.round_s);
+        let from = t0 + round as f64 * round_s;
+        let batch: Vec<Sample> = self
+            .train
+            .iter()
+            .filter(|s| self.round_of(s.time) == round)
+            .copied()
+            .collect();
+        self.train = batch
+            .iter()
+            .flat_map(|s| {
+                (0..times).map(move |k| Sample {
+                    time: s.time - from + t0 + k as f64 * round_s,
+                    ..*s
+                })
+            })
+            .collect();
+        self.train
+            .sort_by(|a, b| (a.user, a.time).partial_cmp(&(b.user, b.time)).unwrap());
+    }
+
     /// All of `user`'s training samples, in time order.
     pub fn user_data(&self, user: u32) -> &[Sample] {
         let start = self.train.partition_point(|s| s.user < user);
@@ -296,6 +322,28 @@ mod tests {
             }
             // Cumulative rounds grow.
             assert_eq!(d.local_data(user, 13, true).len(), all);
+        }
+    }
+
+    #[test]
+    fn a_repeated_round_is_the_same_batch_in_every_round() {
+        let mut d = dataset(RoundLength::Day);
+        let batch: Vec<Vec<Sample>> = (0..2).map(|u| d.local_data(u, 3, false).to_vec()).collect();
+        assert!(batch.iter().all(|b| !b.is_empty()));
+        d.repeat_round(3, 5);
+        assert_eq!(d.rounds(), 5);
+        for (user, batch) in batch.iter().enumerate() {
+            assert_eq!(d.user_data(user as u32).len(), 5 * batch.len());
+            for t in 0..5 {
+                let round = d.local_data(user as u32, t, false);
+                assert_eq!(round.len(), batch.len());
+                for (a, b) in round.iter().zip(batch) {
+                    assert_eq!((a.pos, a.x, a.y), (b.pos, b.x, b.y));
+                    // The same moment of the round, `t` rounds from round 0.
+                    let offset = |s: &Sample, r: usize| s.time - d.t0 - r as f64 * d.round_s;
+                    assert!((offset(a, t) - offset(b, 3)).abs() < 1e-6);
+                }
+            }
         }
     }
 

@@ -22,8 +22,14 @@ use whereabouts_core::rng::Stream;
 pub enum Init {
     /// (i) uniformly at random in the area of interest.
     RandomInArea,
-    /// (i) the centre of a random cell of a grid over the area (the paper's 350 m grid).
-    Grid { spacing_m: f64 },
+    /// (i) the centre of a cell of a grid over the area (the paper's 350 m grid): cell `cell`
+    /// (row-major from the area's south-west corner, [`grid_cells`]) when given — [000]
+    /// Fig. 6 starts from 20 of them — otherwise a random one.
+    Grid {
+        spacing_m: f64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cell: Option<usize>,
+    },
     /// (ii) the true batch centroid plus Gaussian noise — the paper's default, a simulation
     /// shortcut ("faster simulation") that a real attacker could not take.
     CentroidPlusNoise { sd_m: f64 },
@@ -199,7 +205,7 @@ pub(crate) fn validate_search(
         ));
     }
     match init {
-        Init::Grid { spacing_m } if !(spacing_m.is_finite() && spacing_m > 0.0) => {
+        Init::Grid { spacing_m, .. } if !(spacing_m.is_finite() && spacing_m > 0.0) => {
             Err(ConfigError::new(
                 format!("{prefix}.init.spacing_m"),
                 "must be a positive distance",
@@ -227,6 +233,23 @@ pub struct InitContext {
     pub analytic: Option<Metres>,
 }
 
+/// The centres of the cells of a `spacing_m` grid over `area`, row by row from its south-west
+/// corner (a centre past the area's edge is pulled onto it). Never empty.
+pub fn grid_cells((lo, hi): (Metres, Metres), spacing_m: f64) -> Vec<Metres> {
+    let cols = ((hi.east - lo.east) / spacing_m).ceil().clamp(1.0, 1e4) as usize;
+    let rows = ((hi.north - lo.north) / spacing_m).ceil().clamp(1.0, 1e4) as usize;
+    (0..rows)
+        .flat_map(|r| {
+            (0..cols).map(move |c| {
+                Metres::new(
+                    (lo.east + (c as f64 + 0.5) * spacing_m).min(hi.east),
+                    (lo.north + (r as f64 + 0.5) * spacing_m).min(hi.north),
+                )
+            })
+        })
+        .collect()
+}
+
 /// The starting location for `init`.
 pub fn initial_point(init: Init, ctx: &InitContext, s: &mut Stream) -> Metres {
     let (lo, hi) = ctx.area;
@@ -236,14 +259,16 @@ pub fn initial_point(init: Init, ctx: &InitContext, s: &mut Stream) -> Metres {
     };
     match init {
         Init::RandomInArea => Metres::new(s.range(lo.east, hi.east), s.range(lo.north, hi.north)),
-        Init::Grid { spacing_m } => {
-            let cols = ((hi.east - lo.east) / spacing_m).ceil().max(1.0) as u64;
-            let rows = ((hi.north - lo.north) / spacing_m).ceil().max(1.0) as u64;
-            let (c, r) = (s.below(cols) as f64, s.below(rows) as f64);
-            Metres::new(
-                (lo.east + (c + 0.5) * spacing_m).min(hi.east),
-                (lo.north + (r + 0.5) * spacing_m).min(hi.north),
-            )
+        Init::Grid { spacing_m, cell } => {
+            let cells = grid_cells(ctx.area, spacing_m);
+            let i = cell.unwrap_or_else(|| {
+                let cols = ((hi.east - lo.east) / spacing_m).ceil().clamp(1.0, 1e4) as u64;
+                let rows = cells.len() as u64 / cols;
+                let (c, r) = (s.below(cols), s.below(rows));
+                (r * cols + c) as usize
+            });
+            // A cell past the grid's last (a study's on a smaller area) wraps round.
+            cells[i % cells.len()]
         }
         Init::CentroidPlusNoise { sd_m } => noisy(ctx.true_centroid.unwrap_or(centre), sd_m, s),
         Init::AnalyticPlusNoise { sd_m } => noisy(ctx.analytic.unwrap_or(centre), sd_m, s),

@@ -289,7 +289,10 @@ fn fedsgd_dlg_lands_near_the_batch_centroid_from_any_start() {
         let mut s = Stream::new(5, "inits");
         for init in [
             Init::RandomInArea,
-            Init::Grid { spacing_m: 350.0 },
+            Init::Grid {
+                spacing_m: 350.0,
+                cell: None,
+            },
             Init::CentroidPlusNoise { sd_m: 300.0 },
             Init::RandomInArea,
         ] {
@@ -573,4 +576,46 @@ fn dlg_choices_measured() {
             }
         }
     }
+}
+
+#[test]
+fn a_grid_start_is_a_cell_centre_the_given_one_or_a_random_one() {
+    use dlg::grid_cells;
+    let area = (Metres::new(-1000.0, -600.0), Metres::new(1000.0, 600.0));
+    let cells = grid_cells(area, 350.0);
+    // ⌈2000/350⌉ = 6 columns, ⌈1200/350⌉ = 4 rows, row by row from the south-west.
+    assert_eq!(cells.len(), 24);
+    assert_eq!(cells[0], Metres::new(-825.0, -425.0));
+    assert_eq!(cells[1], Metres::new(-475.0, -425.0));
+    assert_eq!(cells[5].east, 925.0);
+    assert_eq!(
+        cells[23],
+        Metres::new(925.0, 600.0_f64.min(-600.0 + 3.5 * 350.0))
+    );
+    // A centre past the area's edge is pulled onto it.
+    let narrow = grid_cells((Metres::new(0.0, 0.0), Metres::new(100.0, 100.0)), 350.0);
+    assert_eq!(narrow, vec![Metres::new(100.0, 100.0)]);
+    let ctx = InitContext {
+        area,
+        previous: None,
+        true_centroid: None,
+        analytic: None,
+    };
+    let mut s = Stream::new(1, "grid");
+    for cell in [0, 7, 23] {
+        let init = Init::Grid {
+            spacing_m: 350.0,
+            cell: Some(cell),
+        };
+        assert_eq!(dlg::initial_point(init, &ctx, &mut s), cells[cell]);
+    }
+    let random = Init::Grid {
+        spacing_m: 350.0,
+        cell: None,
+    };
+    let picks: Vec<Metres> = (0..50)
+        .map(|_| dlg::initial_point(random, &ctx, &mut s))
+        .collect();
+    assert!(picks.iter().all(|p| cells.contains(p)));
+    assert!(picks.iter().any(|p| *p != picks[0]));
 }

@@ -136,7 +136,11 @@ impl Lab {
                         &self.config.attack.settings,
                         &self.data.standardizer,
                         start,
-                        self.data.mean_label(),
+                        self.config.attack.label_prior.of(
+                            &self.data,
+                            self.config.target,
+                            self.config.seed,
+                        ),
                     );
                     Attack::Running {
                         inputs: Box::new(inputs),

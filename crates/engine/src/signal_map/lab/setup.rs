@@ -120,6 +120,16 @@ impl Lab {
             let last = measurements.last().map_or(data.t0, |m| m.time);
             rounds = data.round_of(last) + 1;
         }
+        if let Some(same) = config.same_batch {
+            if data.local_data(config.target, same.round, false).is_empty() {
+                return Err(format!(
+                    "same_batch.round: the target has no data in round {} (the run has {rounds} rounds)",
+                    same.round
+                ));
+            }
+            data.repeat_round(same.round, same.rounds);
+            rounds = same.rounds;
+        }
         let total_rounds = config.max_rounds.map_or(rounds, |m| m.min(rounds));
         let mut federation = Federation::new(spec, config.fl.clone(), config.seed);
         federation.dp = config.defence.dp();

@@ -199,3 +199,74 @@ fn a_split_that_leaves_nothing_a_run_of_no_rounds_and_a_negative_weight_are_refu
     fine.max_rounds = Some(1);
     assert!(fine.validate().is_ok());
 }
+
+#[test]
+fn the_same_batch_round_after_round_shrinks_the_update_and_is_refused_where_it_cannot_be() {
+    // [000] Fig. 7: week 2's data, trained on three times, from a start that fits the labels on
+    // average (so the model moves and the update changes).
+    let mut c = quick(RoundLength::Week, 3);
+    c.output_bias = OutputBias::MeanLabel;
+    c.fl.local.learning_rate = 0.05;
+    c.same_batch = Some(SameBatch {
+        round: 1,
+        rounds: 3,
+    });
+    let mut lab = Lab::new(c.clone()).unwrap();
+    lab.run(None, &mut |_| {}).unwrap();
+    let records = lab.records();
+    assert_eq!(records.len(), 3);
+    for r in &records {
+        assert_eq!(r.points, records[0].points);
+        assert_eq!(r.true_centroid.position, records[0].true_centroid.position);
+    }
+    let norms: Vec<f64> = records.iter().map(|r| r.update_norm.unwrap()).collect();
+    assert!(norms.iter().all(|n| n.is_finite() && *n > 0.0), "{norms:?}");
+    assert_ne!(norms[0], norms[2]);
+    // The final model on the data it trained on.
+    let past = lab.past_rmse().unwrap();
+    assert!(past.is_finite() && past > 0.0);
+    // A round the target has no data in, no rounds, and a drawn trajectory are refused.
+    let mut empty = c.clone();
+    empty.same_batch = Some(SameBatch {
+        round: 40,
+        rounds: 2,
+    });
+    let e = Lab::new(empty).err().unwrap();
+    assert!(e.contains("same_batch.round") && e.contains("40"), "{e}");
+    let mut none = c.clone();
+    none.same_batch = Some(SameBatch {
+        round: 1,
+        rounds: 0,
+    });
+    assert_eq!(none.validate().unwrap_err().field, "same_batch.rounds");
+}
+
+#[test]
+fn the_label_prior_is_the_mean_of_what_it_names() {
+    let mut c = quick(RoundLength::Week, 1);
+    c.world.users = None;
+    let lab = Lab::new(c.clone()).unwrap();
+    let data = lab.data();
+    let mean =
+        |ys: Vec<f32>| (ys.iter().map(|&y| f64::from(y)).sum::<f64>() / ys.len() as f64) as f32;
+    let everyone = LabelPrior::Everyone.of(data, 0, 5);
+    assert_eq!(everyone, data.mean_label());
+    let target = LabelPrior::Target.of(data, 0, 5);
+    assert_eq!(
+        target,
+        mean(data.user_data(0).iter().map(|s| s.y).collect())
+    );
+    assert_ne!(target, everyone, "the campus has other users");
+    // All of it is everyone's; a sample is drawn from the seed, the same each time.
+    assert!((LabelPrior::Sample { percent: 100.0 }.of(data, 0, 5) - everyone).abs() < 1e-3);
+    let one = LabelPrior::Sample { percent: 1.0 };
+    assert_eq!(one.of(data, 0, 5), one.of(data, 0, 5));
+    assert_ne!(one.of(data, 0, 5), one.of(data, 0, 6));
+    for bad in [0.0, -1.0, 101.0, f64::NAN] {
+        c.attack.label_prior = LabelPrior::Sample { percent: bad };
+        assert_eq!(
+            c.validate().unwrap_err().field,
+            "attack.label_prior.percent"
+        );
+    }
+}
