@@ -26,7 +26,10 @@ const MIME = {
 /** Starts serving `dir`; resolves to { url, port, close() }. Port 0 picks a free port. */
 export function startServer(dir, { port = 0, host = '127.0.0.1', log = false } = {}) {
   const root = resolve(dir);
-  const server = createServer((req, res) => {
+  // A link may carry a long drawn path in its query (old-form links spelt every waypoint out):
+  // Node's default 16 KiB header limit would refuse it with a bare 431 before the page could
+  // say what is wrong with it, so the limit is 1 MiB.
+  const server = createServer({ maxHeaderSize: 1 << 20 }, (req, res) => {
     let path;
     try {
       path = decodeURIComponent(new URL(req.url, 'http://x').pathname);

@@ -25,8 +25,15 @@ pub fn LinkControls(state: LinkState) -> impl IntoView {
             <h2>{AGAINST}</h2>
             {section(AGAINST)}
             <div class="tools">
-                <button type="button" data-testid="link-run-again" on:click=move |_| state.restart()>"Run again"</button>
+                <button type="button" data-testid="link-run-again" title="The same settings and seed: the same numbers again" on:click=move |_| state.restart()>"Run again"</button>
+                <button type="button" data-testid="link-new-draw" title="The next seed: other people, other splits, other training" on:click=move |_| {
+                    let seed = state.settings.with_untracked(|c| c.seed);
+                    if let Err(e) = state.set_field("l.seed", &seed.saturating_add(1).to_string()) {
+                        error.set(Some((YOU, e)));
+                    }
+                }>"New draw"</button>
             </div>
+            <p class="hint">"Run again repeats the run exactly (everything random comes from the seed); New draw takes the next seed."</p>
         </section>
     }
 }

@@ -123,14 +123,19 @@ pub fn Controls(state: LabState) -> impl IntoView {
             .with(|c| c.trajectory.as_ref().map_or(0.0, |t| t.leg_minutes));
         let hours = legs as f64 * leg_minutes / 60.0;
         format!(
-            "{n} waypoints · {:.1} km · {} → {} rounds",
+            "{} · {:.1} km · {} → {}",
+            if n == 1 {
+                "1 waypoint".to_string()
+            } else {
+                format!("{n} waypoints")
+            },
             len / 1000.0,
             if hours >= 48.0 {
                 format!("{:.1} days", hours / 24.0)
             } else {
                 format!("{hours:.0} h")
             },
-            state.scene.with(|s| s.total_rounds)
+            super::results::rounds_text(state.scene.with(|s| s.total_rounds))
         )
     };
     let undo = move |_| {

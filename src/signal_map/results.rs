@@ -242,10 +242,19 @@ pub fn Results(state: LabState) -> impl IntoView {
                 f.diverged_percent,
             )
         });
+        // DLG's median leaves its diverged rounds out: say so where there are any.
+        let diverged = rows.with(|r| r.iter().filter(|x| x.diverged).count());
+        let dlg = match diverged {
+            0 => metres(s.median_error_m),
+            k => format!(
+                "{} over the {} it did not diverge",
+                metres(s.median_error_m),
+                rounds_text(s.attacked_rounds.saturating_sub(k))
+            ),
+        };
         format!(
-            "After {}{without}: {best} (DLG {}, analytic {}); EMD {} versus {} for random guesses; {} of the DLG runs diverged; the model's error is {}.{fedavg}{dp}",
+            "After {}{without}: {best} (DLG {dlg}, analytic {}); EMD {} versus {} for random guesses; {} of the DLG runs diverged; the model's error is {}.{fedavg}{dp}",
             rounds_text(s.attacked_rounds),
-            metres(s.median_error_m),
             metres(s.analytic_median_error_m),
             metres(s.emd_m),
             metres(s.random_emd_m),

@@ -57,6 +57,21 @@ test('run the lab, read your rank and the AP, switch on a mitigation and see the
   await context.close();
 });
 
+test('"Run again" repeats the run to the number; "New draw" takes the next seed', async () => {
+  const { context, guard, page, errors } = await open('?lab=linkability&l.people=20&l.seed=5');
+  const first = await figures(page);
+  await page.click('[data-testid="link-run-again"]');
+  const again = await figures(page, first.run);
+  assert.deepEqual({ ...again, run: 0 }, { ...first, run: 0 }, 'the same seed gives the same run');
+  await page.click('[data-testid="link-new-draw"]');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('l.seed') === '6');
+  const drawn = await figures(page, again.run);
+  assert.notDeepEqual({ ...drawn, run: 0 }, { ...first, run: 0 }, 'another seed, another run');
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('the trade-off study runs in the worker with progress, and cancels', async () => {
   const { context, guard, page, errors } = await open('?lab=linkability&l.people=12&l.rounds=8&l.epochs=5');
   await figures(page);

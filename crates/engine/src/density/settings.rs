@@ -86,10 +86,15 @@ pub const SETTINGS: &[Row] = &[
         .help("How many cosine waves each phone sends, each with a random frequency of its own drawn once from N(0, h⁻²) and kept. Summed over everyone, the waves average into the city's density (more waves: a better map); in one upload your location is a peak as high as B — with B = 1 a whole ridge is as high, with B = 2 a lattice of peaks; from about B = 3 yours stands out. B = 0 sends nothing: the server can only guess.")
         .get(|c| c.features().to_string())
         .set(|c, v| {
-            let b = number(v, &limits::FEATURES)? as usize;
-            if !FEATURE_CHOICES.contains(&b) {
-                return Err("must be one of 0, 1, 2, 3, 5, 10, 50".into());
-            }
+            // The page offers only the choices (a config file may give any B the limit takes).
+            let b = number(v, &limits::FEATURES)
+                .ok()
+                .map(|b| b as usize)
+                .filter(|b| FEATURE_CHOICES.contains(b))
+                .ok_or_else(|| {
+                    let list: Vec<String> = FEATURE_CHOICES.iter().map(|b| b.to_string()).collect();
+                    format!("must be one of {}", list.join(", "))
+                })?;
             if let Scheme::Rff { features } = &mut c.scheme {
                 *features = b;
             }
@@ -219,5 +224,10 @@ mod tests {
         set(SETTINGS, &mut c, "d.N", "50000").unwrap();
         set(SETTINGS, &mut c, "d.h", "10").unwrap();
         assert!(c.validate().is_ok());
+        // B's refusal lists what the control offers, whatever was wrong.
+        for bad in ["4", "-1", "500", "many"] {
+            let e = set(SETTINGS, &mut c, "d.B", bad).unwrap_err();
+            assert!(e.contains("one of 0, 1, 2, 3, 5, 10, 50"), "{bad}: {e}");
+        }
     }
 }
