@@ -42,6 +42,8 @@ use leptos::prelude::*;
 pub fn App() -> impl IntoView {
     let engine = Engine::spawn();
     let data = DataState::new(engine);
+    // What the link said, kept before the first lab rewrites the address bar.
+    crate::shell::run::opening_query();
     let lab = signal_map::create(engine, data);
     let status = engine.status;
 

@@ -29,7 +29,7 @@ pub static SPEC: crate::lab_spec::LabSpec = crate::lab_spec::LabSpec {
 };
 
 use crate::protocol::{DensityRequest, DensityResponse, LabKind, Request, Response, RunRequest};
-use crate::shell::run::{RunState, page_query};
+use crate::shell::run::{RunState, page_query, with_unknown_keys};
 use crate::shell::{data::DataState, engine::Engine};
 pub use crate::ui::basemap::now_ms;
 use leptos::prelude::*;
@@ -343,7 +343,7 @@ pub fn create(engine: Engine, data: DataState, active: RwSignal<LabKind>) -> Den
             data,
             parsed.settings,
             parsed.hidden,
-            &parsed.problems,
+            &with_unknown_keys(parsed.problems),
         ),
         places: RwSignal::new(parsed.places.unwrap_or_else(default_places)),
         selected: RwSignal::new(0),

@@ -32,7 +32,7 @@ pub static SPEC: crate::lab_spec::LabSpec = crate::lab_spec::LabSpec {
 
 use crate::protocol::{LabKind, LinkResponse, Request, Response, RunRequest};
 use crate::shell::path_link::decode_path;
-use crate::shell::run::{RunState, page_query, query_value};
+use crate::shell::run::{RunState, page_query, query_value, with_unknown_keys};
 use crate::shell::{PATH_KEY, data::DataState, engine::Engine};
 use crate::ui::basemap::now_ms;
 use leptos::prelude::*;
@@ -170,7 +170,7 @@ impl LinkState {
 /// makes the visitor their file, and forgotten, the default week again.
 pub fn create(engine: Engine, data: DataState, active: RwSignal<LabKind>) -> LinkState {
     let parsed = settings::from_query(&page_query());
-    let problems = parsed.messages();
+    let problems = with_unknown_keys(parsed.messages());
     let state = LinkState {
         run: RunState::new(
             LabKind::Linkability,

@@ -30,7 +30,7 @@ pub static SPEC: crate::lab_spec::LabSpec = crate::lab_spec::LabSpec {
 };
 
 use crate::protocol::{LabKind, MobRequest, MobResponse, Request, Response, RunRequest};
-use crate::shell::run::{RunState, page_query};
+use crate::shell::run::{RunState, page_query, with_unknown_keys};
 use crate::shell::{data::DataState, engine::Engine};
 use crate::ui::basemap::now_ms;
 use crate::ui::path_editor::PathEditor;
@@ -301,7 +301,7 @@ pub fn create(engine: Engine, data: DataState, active: RwSignal<LabKind>) -> Mob
             data,
             parsed.settings,
             parsed.hidden,
-            &parsed.problems,
+            &with_unknown_keys(parsed.problems),
         ),
         editor: RwSignal::new(PathEditor::new(
             parsed.path.unwrap_or_else(default_path),

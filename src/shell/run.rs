@@ -42,6 +42,29 @@ impl<C, S> Clone for RunState<C, S> {
 }
 impl<C, S> Copy for RunState<C, S> {}
 
+/// A lab's problems with its link, then the keys nothing on the page reads (the Signal map
+/// names those among its own; the other labs add them so that any tab on show says so).
+pub fn with_unknown_keys(mut problems: Vec<String>) -> Vec<String> {
+    let query = opening_query();
+    problems.extend(
+        super::tabs::unknown_plain_keys(&query)
+            .into_iter()
+            .map(|(_, key)| super::tabs::unknown_key_message(&key)),
+    );
+    problems
+}
+
+thread_local! {
+    static OPENING_QUERY: std::cell::OnceCell<String> = const { std::cell::OnceCell::new() };
+}
+
+/// The query string the page was opened with: the labs rewrite the address bar as they read it
+/// (a key nothing reads is dropped), so what the link said is kept from the first call, which
+/// the app makes before any lab reads its link.
+pub fn opening_query() -> String {
+    OPENING_QUERY.with(|q| q.get_or_init(page_query).clone())
+}
+
 /// The page's query string (empty outside a browser).
 pub fn page_query() -> String {
     web_sys::window()

@@ -48,6 +48,29 @@ pub fn owns(lab: LabKind, key: &str) -> bool {
 /// step (ui/lesson.rs), present mode (shell/instructor.rs), the glossary open (`glossary`).
 pub const SHELL_KEYS: [&str; 5] = ["lab", "lesson", "step", "present", "glossary"];
 
+/// The keys of `query` that no part of the page reads, with their place in the query: plain
+/// keys (no lab's prefix) that are neither the shell's nor one of the Signal map's settings, its
+/// path or its hidden controls. The Signal map names them, and so does every other lab, so that
+/// the tab on show says so whichever it is.
+pub fn unknown_plain_keys(query: &str) -> Vec<(usize, String)> {
+    use whereabouts_engine::signal_map::settings::{HIDE_KEY, SETTINGS};
+    crate::ui::settings::query_pairs(query)
+        .enumerate()
+        .filter(|(_, (key, _))| {
+            owns(LabKind::Signal, key)
+                && *key != super::PATH_KEY
+                && *key != HIDE_KEY
+                && !SETTINGS.iter().any(|s| s.answers_to(key))
+        })
+        .map(|(at, (key, _))| (at, key.to_string()))
+        .collect()
+}
+
+/// What a lab says of a key nothing reads.
+pub fn unknown_key_message(key: &str) -> String {
+    format!("unknown setting “{key}”")
+}
+
 /// True if `key` belongs to a lab other than the Signal map (which ignores it).
 pub fn other_lab_key(key: &str) -> bool {
     LabKind::ALL

@@ -45,14 +45,9 @@ pub fn from_query(query: &str) -> FromQuery {
             "path: the link's path is empty: draw where you went on the map".into(),
         ));
     }
-    for (at, key) in keys.iter().enumerate() {
-        let known = *key == PATH_KEY
-            || *key == HIDE_KEY
-            || SETTINGS.iter().any(|s| s.answers_to(key))
-            || !crate::shell::tabs::owns(crate::protocol::LabKind::Signal, key);
-        if !known {
-            link.problems.push((at, format!("unknown setting “{key}”")));
-        }
+    for (at, key) in crate::shell::tabs::unknown_plain_keys(query) {
+        link.problems
+            .push((at, crate::shell::tabs::unknown_key_message(&key)));
     }
     link.problems.sort_by_key(|(at, _)| *at);
     // A link the lab wrote before the warm start existed (it carries a path, never a start)

@@ -86,3 +86,18 @@ test('a link opens on the lab it names, and an unknown lab falls back to the Sig
   assert.ok(await visible(b.page, '[data-testid="map-canvas"]'));
   await b.context.close();
 });
+
+test('a key nothing reads is named on whichever lab the link opens', async () => {
+  for (const [lab, notice] of [
+    ['density', 'density-link-notice'],
+    ['linkability', 'linkability-link-notice'],
+    ['mobility', 'mob-link-notice'],
+  ]) {
+    const { context, guard, page, errors } = await open(`?lab=${lab}&bogus=1`);
+    await page.waitForSelector(`[data-testid="${notice}"]:not(.hidden)`);
+    assert.match(await page.textContent(`[data-testid="${notice}"]`), /unknown setting “bogus”/, lab);
+    assert.deepEqual(guard.violations, []);
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});
