@@ -549,10 +549,9 @@ pub fn table2(
             match (e, &random, &none) {
                 _ if !default => {}
                 (None, _, _) => {
-                    checks.push(findings::local_steps_blur(
-                        &Figures::of(&summaries(&sgd)),
-                        &Figures::of(&summaries(&avg)),
-                    ));
+                    let (sgd, avg) = (Figures::of(&summaries(&sgd)), Figures::of(&summaries(&avg)));
+                    checks.push(findings::local_steps_diverge(&sgd, &avg));
+                    checks.push(findings::local_steps_raise_emd(&sgd, &avg));
                 }
                 (Some(0.05), Some(random), Some(none)) => {
                     for (scheme, undefended, diverse) in
@@ -566,12 +565,21 @@ pub fn table2(
                                 }
                             }));
                         let chosen = Estimate::of(diverse.iter().map(Outcome::chosen_percent));
+                        let (undefended, diverse) = (
+                            Figures::of(&summaries(undefended)),
+                            Figures::of(&summaries(diverse)),
+                        );
                         checks.push(findings::diverse_batch_doubles_emd(
                             scheme,
-                            &Figures::of(&summaries(undefended)),
-                            &Figures::of(&summaries(diverse)),
+                            &undefended,
+                            &diverse,
                             factor,
                             chosen,
+                        ));
+                        checks.push(findings::diverse_batch_moves_reconstruction(
+                            scheme,
+                            &undefended,
+                            &diverse,
                         ));
                     }
                     checks.push(findings::diverse_beats_random_subset(
@@ -744,7 +752,11 @@ enum Partner {
 }
 
 /// Table 3: the target with one other user (metro preset, T = 1 week, FedAvg B = 10, E = 5).
-pub fn table3(scale: &Scale, runs: &mut SignalRuns) -> Result<Table, String> {
+pub fn table3(
+    scale: &Scale,
+    runs: &mut SignalRuns,
+    checks: &mut Vec<Check>,
+) -> Result<Table, String> {
     let fedavg = (Some(10), 5);
     let target = 3u32;
     let probe = |s: &Scale| -> Result<Lab, String> {
@@ -772,6 +784,8 @@ pub fn table3(scale: &Scale, runs: &mut SignalRuns) -> Result<Table, String> {
     };
     let mut rows = Vec::new();
     let mut all = Vec::new();
+    // Finding 8 on the paper's own setup: each world's (partner distance, EMD) under FedAvg.
+    let mut partners: Vec<Vec<(f64, f64)>> = vec![Vec::new(); scale.seeds as usize];
     let mut add = |label: &str,
                    partner: Partner,
                    scheme: (Option<usize>, usize),
@@ -795,12 +809,16 @@ pub fn table3(scale: &Scale, runs: &mut SignalRuns) -> Result<Table, String> {
                     min_samples: DEFAULT_MIN_SAMPLES,
                 };
             }
-            os.push(runs.run(c)?);
-            distances.push(
-                other
-                    .and_then(|u| user_distance(lab, target, u, seed))
-                    .map_or(f64::NAN, |d| d / 1000.0),
-            );
+            let o = runs.run(c)?;
+            let distance = other
+                .and_then(|u| user_distance(lab, target, u, seed))
+                .map_or(f64::NAN, |d| d / 1000.0);
+            if scheme == fedavg && eps.is_none() && other.is_some() {
+                partners[(seed - scale.seed) as usize]
+                    .push((distance, o.summary.emd_m.unwrap_or(f64::NAN)));
+            }
+            os.push(o);
+            distances.push(distance);
         }
         rows.push(vec![
             label.into(),
@@ -865,6 +883,24 @@ pub fn table3(scale: &Scale, runs: &mut SignalRuns) -> Result<Table, String> {
         None,
         "5.82 | 18.02 | 59 (with 5)",
     )?;
+    let rhos: Vec<f64> = partners
+        .iter()
+        .filter_map(|pairs| {
+            let pairs: Vec<&(f64, f64)> = pairs
+                .iter()
+                .filter(|(d, e)| d.is_finite() && e.is_finite())
+                .collect();
+            spearman(
+                &pairs.iter().map(|p| p.0).collect::<Vec<_>>(),
+                &pairs.iter().map(|p| p.1).collect::<Vec<_>>(),
+            )
+        })
+        .collect();
+    checks.push(findings::dissimilar_partners_leak_more(
+        "8",
+        "metro (Table 3), target 3, T = 1 week, FedAvg B = 10, E = 5, each partner of the five",
+        &rhos,
+    ));
     Ok(Table {
         title: titled(
             "Table 3 — multiple users (metro, target user 3, T = 1 week; FedAvg B = 10, E = 5)",
@@ -947,7 +983,11 @@ pub fn co_participants_campus(
         }
         rhos.extend(rho);
     }
-    checks.push(findings::dissimilar_partners_leak_more(&rhos));
+    checks.push(findings::dissimilar_partners_leak_more(
+        "8 (campus)",
+        "campus, T = 1 day, FedAvg B = 10, E = 5",
+        &rhos,
+    ));
     Ok(Table {
         title: format!(
             "Finding 8 on the campus preset — the target with each other user (T = 1 day; FedAvg B = 10, E = 5; {} worlds) — DLG: {DEFAULT_DLG}",
@@ -1157,7 +1197,7 @@ pub fn all(scale: &Scale, runs: &mut SignalRuns) -> Result<Vec<Table>, String> {
     out.push(w.noted(t)?);
     let t = local_steps_two_servers(scale, &mut w, &mut checks);
     out.push(w.noted(t)?);
-    let t = table3(scale, &mut w);
+    let t = table3(scale, &mut w, &mut checks);
     out.push(w.noted(t)?);
     let t = co_participants_campus(scale, &mut w, &mut checks);
     out.push(w.noted(t)?);
@@ -1293,7 +1333,8 @@ mod tests {
             }
         }
         // The findings check still reads the default's rows only (one check per table).
-        assert_eq!(checks.len(), 1 + 4);
+        // Finding 3; then 4 in two halves, 5 on EMD and on distance under each protocol, 5's control.
+        assert_eq!(checks.len(), 1 + 7);
     }
 
     /// The two tables that run both DLGs, at `reproduce`'s full size on `SEEDS` worlds (default
