@@ -830,7 +830,8 @@ pub fn mitigations(scale: &Scale, runs: &mut LinkRuns) -> Result<Table, String> 
     })
 }
 
-#[cfg(test)]
+/// Native only: the measurement runs for minutes.
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
 
@@ -849,7 +850,6 @@ mod tests {
     /// --ignored --nocapture`.
     #[test]
     #[ignore = "minutes; prints Table 3 and Figs. 9 and 12"]
-    #[cfg(not(target_arch = "wasm32"))]
     fn linkability_sensitivity_measured() {
         let scale = Scale::full(1);
         for table in [
