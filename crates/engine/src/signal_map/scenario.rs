@@ -97,12 +97,13 @@ pub struct AttackConfig {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum LabelPrior {
-    /// The mean of every participant's training data (A.4's "all x204 data").
+    /// The mean of the cell's training data, every user of the world's whether or not they
+    /// take part (A.4's "all x204 data").
     #[default]
     Everyone,
     /// The mean of the target's own training data (A.4's first, the paper's default).
     Target,
-    /// The mean of a random `percent` of every participant's training data (A.4's 1% and 10%).
+    /// The mean of a random `percent` of the cell's training data (A.4's 1% and 10%).
     Sample { percent: f64 },
 }
 
