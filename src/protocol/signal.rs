@@ -9,6 +9,7 @@ use whereabouts_engine::signal_map::reference::References;
 use whereabouts_engine::signal_map::scenario::{ScenarioConfig, Summary};
 use whereabouts_engine::signal_map::studies::{Study, StudyPoint};
 use whereabouts_engine::signal_map::trajectory::Trajectory;
+use whereabouts_engine::signal_map::undefended::Comparison;
 
 /// What the page asks of the Signal-map lab.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -92,6 +93,12 @@ pub enum Response {
     References {
         generation: u32,
         references: References,
+    },
+    /// Under a defence: the lab's figures beside the same run without the defence (sent after
+    /// the lab's Idle and references, for the rounds done).
+    Undefended {
+        generation: u32,
+        comparison: Box<Comparison>,
     },
     /// The lab could not do what was asked; what was on screen stays.
     Error {

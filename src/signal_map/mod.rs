@@ -442,8 +442,23 @@ impl LabState {
                 generation,
                 summary,
             }) if generation == current => {
-                self.scene.update(|s| s.summary = Some(summary));
+                self.scene.update(|s| {
+                    // A comparison of fewer rounds is out of date; the worker sends the new one.
+                    if s.undefended
+                        .as_ref()
+                        .is_some_and(|c| c.defended.rounds != summary.rounds)
+                    {
+                        s.undefended = None;
+                    }
+                    s.summary = Some(summary);
+                });
                 self.advance_if_ready();
+            }
+            Response::Signal(SignalResponse::Undefended {
+                generation,
+                comparison,
+            }) if generation == current => {
+                self.scene.update(|s| s.undefended = Some(*comparison));
             }
             Response::Signal(SignalResponse::References {
                 generation,

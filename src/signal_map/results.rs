@@ -9,6 +9,8 @@ use crate::ui::help::help;
 use leptos::prelude::*;
 use whereabouts_engine::signal_map::defence::Defence;
 use whereabouts_engine::signal_map::scenario::ScenarioConfig;
+use whereabouts_engine::signal_map::settings::defence_label;
+use whereabouts_engine::signal_map::undefended::closest;
 
 fn metres(v: Option<f64>) -> String {
     v.map_or("—".into(), |m| format!("{m:.0} m"))
@@ -95,16 +97,6 @@ fn row(r: &RoundView, start_unix: f64, round_s: f64) -> Option<Row> {
     })
 }
 
-/// The attack whose median error is smaller, with that median: the server uses its best.
-pub fn strongest(dlg_m: Option<f64>, analytic_m: Option<f64>) -> Option<(&'static str, f64)> {
-    match (dlg_m, analytic_m) {
-        (Some(d), Some(a)) if a < d => Some(("analytic", a)),
-        (Some(d), _) => Some(("DLG", d)),
-        (None, Some(a)) => Some(("analytic", a)),
-        (None, None) => None,
-    }
-}
-
 /// What a summary card's figure means (its "?").
 fn card_help(id: &str) -> &'static str {
     match id {
@@ -134,6 +126,9 @@ fn card_help(id: &str) -> &'static str {
         }
         "rmse-references" => {
             "What the model's RMSE is measured against, on the same test set. Mean: predicting the average signal of all the training data everywhere — a model no better has learnt nothing about where the signal is strong. Centralised: the same model trained on every user's training data pooled in one place (no federation, no defence: 10 passes of mini-batch SGD) — what this model can reach when privacy costs nothing."
+        }
+        "undefended" => {
+            "The same path, world, seed, federation and attack with no defence, run after yours: the server's closest attack there. Below it, the sentence says whether your defence moved the server away from you, left it where it was, or brought it closer — and why, where the figures show it. One run each."
         }
         "rmse" => {
             "How far the learned signal map is from the real signal at held-out measurements (root mean square error, dB). Lower is a better map: the utility the federation is for."
@@ -196,6 +191,7 @@ pub fn Results(state: LabState) -> impl IntoView {
         })
     });
     let summary = move || state.scene.with(|s| s.summary.clone());
+    let undefended = move || state.scene.with(|s| s.undefended.clone());
     let busy = move || {
         state
             .scene
@@ -217,15 +213,12 @@ pub fn Results(state: LabState) -> impl IntoView {
         let dp = s.dp_epsilon.map_or(String::new(), |e| {
             dp_text(e, s.dp_releases, &state.settings.get())
         });
-        let best = strongest(s.median_error_m, s.analytic_median_error_m).map_or(
-            String::new(),
-            |(name, m)| {
-                format!(
-                    "its closest attack ({name}) puts you a median {} from where you really were",
-                    metres(Some(m))
-                )
-            },
-        );
+        let best = closest(&s).map_or(String::new(), |(name, m)| {
+            format!(
+                "its closest attack ({name}) puts you a median {} from where you really were",
+                metres(Some(m))
+            )
+        });
         let absent = rows.with(|r| r.iter().filter(|x| x.absent.is_some()).count());
         let without = match absent {
             0 => String::new(),
@@ -311,7 +304,8 @@ pub fn Results(state: LabState) -> impl IntoView {
                 {move || state.notice.get().unwrap_or_default()}
             </p>
             <div class="cards">
-                {card("closest-attack", "Server's closest attack", Box::new(move || summary().and_then(|s| strongest(s.median_error_m, s.analytic_median_error_m)).map_or("—".into(), |(name, m)| format!("{} ({name})", metres(Some(m))))))}
+                {card("closest-attack", "Server's closest attack", Box::new(move || summary().and_then(|s| closest(&s)).map_or("—".into(), |(name, m)| format!("{} ({name})", metres(Some(m))))))}
+                {move || summary().and_then(|_| undefended()).map(|c| card("undefended", "Without the defence", Box::new(move || closest(&c.undefended).map_or("—".into(), |(name, m)| format!("{} ({name})", metres(Some(m)))))))}
                 {card("median-error", "Median DLG error", Box::new(move || summary().map_or("—".into(), |s| {
                     // The median leaves diverged runs out, and says so.
                     match rows.with(|r| r.iter().filter(|x| x.diverged).count()) {
@@ -336,6 +330,9 @@ pub fn Results(state: LabState) -> impl IntoView {
                 }))}
             </div>
             <p class="summary" id="signal-summary" data-testid="summary" aria-live="polite">{summary_text}</p>
+            {move || undefended().and_then(|c| state.settings.with(|config| c.reading(&config.defence, defence_label(&config.defence)))).map(|text| view! {
+                <p class="summary" data-testid="undefended" aria-live="polite">{text}</p>
+            })}
             <p class="hint" data-testid="two-attacks">{TWO_ATTACKS}</p>
             <p class="hint" data-testid="start-hint">
                 {move || if state.settings.with(|c| c.warm_start.is_some()) { WARM_TEXT } else { COLD_TEXT }}

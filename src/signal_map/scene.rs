@@ -3,6 +3,7 @@
 use whereabouts_core::geo::Metres;
 use whereabouts_engine::signal_map::lab::{HeatMap, LabEvent, TargetRound, WorldView, thinned};
 use whereabouts_engine::signal_map::scenario::{DlgOutcome, RoundRecord, Summary};
+use whereabouts_engine::signal_map::undefended::Comparison;
 
 /// One round as the page shows it.
 #[derive(Clone, Debug, PartialEq)]
@@ -46,6 +47,8 @@ pub struct Scene {
     pub heat: Vec<Option<HeatMap>>,
     pub initial_heat: Option<HeatMap>,
     pub summary: Option<Summary>,
+    /// Under a defence: the summary beside the same run without it (for the rounds done).
+    pub undefended: Option<Comparison>,
 }
 
 impl Scene {
@@ -85,6 +88,7 @@ impl Scene {
                     r.stale = true;
                 }
                 self.summary = None;
+                self.undefended = None;
             }
             LabEvent::Trained {
                 round,

@@ -461,6 +461,53 @@ mod tests {
         assert!(!engine.has_work());
     }
 
+    #[test]
+    fn a_defended_lab_is_compared_with_the_same_run_without_its_defence() {
+        use whereabouts_engine::signal_map::defence::Defence;
+        let defended = ScenarioConfig {
+            defence: Defence::DiverseBatch {
+                eps_km: 0.05,
+                min_samples: 5,
+            },
+            ..config()
+        };
+        let mut engine = Scheduler::default();
+        let start = Request::Signal(SignalRequest::Start {
+            generation: 1,
+            config: Box::new(defended),
+            want: 1,
+            use_data: false,
+        });
+        engine.handle(start, &|| 0.0, &mut |_| {});
+        let comparisons = |out: &[Response]| -> Vec<(usize, usize)> {
+            out.iter()
+                .filter_map(|r| match r {
+                    Response::Signal(SignalResponse::Undefended { comparison, .. }) => Some((
+                        comparison.defended.rounds,
+                        comparison.undefended.rounds,
+                    )),
+                    _ => None,
+                })
+                .collect()
+        };
+        // After the run's figures and its references: the same rounds, run without the defence.
+        let out = pump_all(&mut engine);
+        assert!(matches!(
+            out.last(),
+            Some(Response::Signal(SignalResponse::Undefended { generation: 1, .. }))
+        ));
+        assert_eq!(comparisons(&out), vec![(1, 1)]);
+        assert!(!engine.has_work());
+        // One more round wanted: the comparison follows it.
+        let want = Request::Signal(SignalRequest::Want {
+            generation: 1,
+            rounds: 2,
+        });
+        engine.handle(want, &|| 0.0, &mut |_| {});
+        assert_eq!(comparisons(&pump_all(&mut engine)), vec![(2, 2)]);
+        assert!(!engine.has_work());
+    }
+
     /// Starts study `study` on `config`, pumps it to the end; the responses and the points.
     fn run_study(
         engine: &mut Scheduler,

@@ -9,6 +9,7 @@ use whereabouts_engine::signal_map::placement::ImportedTrace;
 use whereabouts_engine::signal_map::reference::{Measuring, References};
 use whereabouts_engine::signal_map::scenario::ScenarioConfig;
 use whereabouts_engine::signal_map::studies::{self, Study, StudyPoint, StudyRun};
+use whereabouts_engine::signal_map::undefended::{self, Comparison};
 use whereabouts_engine::signal_map::warm_start::WarmCache;
 use whereabouts_engine::signal_map::world::World;
 
@@ -40,6 +41,17 @@ pub struct SignalHost {
     /// or an edit of the path drops it, and the references, for a new measurement on the new
     /// data.
     measuring: Option<Measuring>,
+    /// Under a defence: the same run without it, worked once the lab and its references are
+    /// done, so the page can say whether the defence moved the server away or closer.
+    undefended: Option<Undefended>,
+}
+
+/// The lab's run without its defence, up to the rounds the lab has done.
+struct Undefended {
+    /// `None` if it could not start (the page then shows no comparison).
+    lab: Option<Lab>,
+    /// Its comparison has been sent for the rounds it wants.
+    reported: bool,
 }
 
 /// A study in progress (the privacy–utility study, I3, I4): one lab per run, in one world.
@@ -71,6 +83,7 @@ impl SignalHost {
                 self.generation = generation;
                 self.references = None;
                 self.measuring = None;
+                self.undefended = None;
                 match self
                     .with_data(*config, use_data)
                     .and_then(|c| Lab::new_cached(c, &mut self.warm))
@@ -129,6 +142,7 @@ impl SignalHost {
                         self.idle_reported = false;
                         self.references = None;
                         self.measuring = None;
+                        self.undefended = None;
                     }
                     Err(message) => emit(Response::Signal(SignalResponse::Error {
                         generation,
@@ -175,6 +189,10 @@ impl SignalHost {
                 if let Some(lab) = self.current(generation) {
                     lab.want(rounds);
                     self.idle_reported = false;
+                    // The comparison follows the lab to its new last round.
+                    if let Some(u) = self.undefended.as_mut() {
+                        u.reported = u.lab.is_none();
+                    }
                 }
             }
         }
@@ -224,6 +242,57 @@ impl SignalHost {
                     references,
                 }));
                 return;
+            }
+        }
+    }
+
+    /// True while the run without the defence has work (the lab is idle and defended).
+    fn undefended_due(&self) -> bool {
+        match (&self.undefended, &self.lab) {
+            (Some(u), _) => !u.reported,
+            (None, Some(lab)) => undefended::config(lab.config()).is_some(),
+            (None, None) => false,
+        }
+    }
+
+    /// Works the run without the defence until the deadline (started on the first call, in the
+    /// same world, path and seed as the lab), and sends the comparison once it has done the
+    /// lab's rounds.
+    fn pump_undefended(
+        &mut self,
+        now: &dyn Fn() -> f64,
+        deadline: f64,
+        emit: &mut dyn FnMut(Response),
+    ) {
+        let Some(lab) = self.lab.as_ref() else {
+            return;
+        };
+        let u = self.undefended.get_or_insert_with(|| Undefended {
+            lab: undefended::config(lab.config())
+                .and_then(|c| Lab::with_world_cached(c, lab.world().clone(), &mut self.warm).ok()),
+            reported: false,
+        });
+        let Some(plain) = u.lab.as_mut() else {
+            u.reported = true;
+            return;
+        };
+        plain.want(lab.trained());
+        match plain.work(now, deadline, &mut |_| {}) {
+            Ok(true) => {}
+            Ok(false) => {
+                u.reported = true;
+                emit(Response::Signal(SignalResponse::Undefended {
+                    generation: self.generation,
+                    comparison: Box::new(Comparison {
+                        defended: lab.summary(),
+                        undefended: plain.summary(),
+                    }),
+                }));
+            }
+            // It diverged where the defended run did not: no comparison to show.
+            Err(_) => {
+                u.lab = None;
+                u.reported = true;
             }
         }
     }
@@ -304,6 +373,7 @@ impl LabHost for SignalHost {
     fn has_work(&self) -> bool {
         self.study.is_some()
             || self.measuring.is_some()
+            || self.undefended_due()
             || self
                 .lab
                 .as_ref()
@@ -325,6 +395,8 @@ impl LabHost for SignalHost {
         if lab_idle {
             if self.measuring.is_some() {
                 self.pump_references(now, deadline, emit);
+            } else if self.undefended_due() {
+                self.pump_undefended(now, deadline, emit);
             } else {
                 self.pump_study(now, deadline, emit);
             }
@@ -369,7 +441,7 @@ impl LabHost for SignalHost {
                         self.measuring = Some(lab.measure_references());
                     }
                 }
-                self.measuring.is_some()
+                self.has_work()
             }
             Err(message) => {
                 // A diverging model: stop this lab, keep what the page shows.

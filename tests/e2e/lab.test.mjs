@@ -527,6 +527,37 @@ test('switching on a defence moves the reconstructions away from you', async () 
   await context.close();
 });
 
+test('a defence that brings the server closer says so, beside the same run without it', async () => {
+  // The default link with Diverse Batch: on the learnt map the undefended attack is already far
+  // off, and the batch is a subset of the visitor's own places (issue 41 §4.2).
+  const { context, guard, page, errors } = await open('?def=diverse');
+  await finished(page);
+  const reading = page.locator('[data-testid="undefended"]');
+  await reading.waitFor({ timeout: 120000 });
+  const text = await reading.textContent();
+  assert.match(text, /^Without Diverse Batch, on the same path and rounds/);
+  const metres = async (id) => Number((await page.textContent(`[data-testid="${id}"]`)).match(/^([\d,]+) m/)[1].replace(',', ''));
+  const withIt = await metres('closest-attack');
+  const without = await metres('undefended');
+  // The verdict follows the two cards' figures (within 10%: about the same).
+  if (withIt < 0.9 * without) {
+    assert.match(text, /brought the server \d+ m closer to you here: it trains on a subset of your own fixes/);
+  } else if (withIt > 1.1 * without) {
+    assert.match(text, /moved the server \d+ m away from you/);
+  } else {
+    assert.match(text, /about where it was/);
+  }
+  // On this link the defence brings the server closer (311 m against 701 m when it was found).
+  assert.ok(withIt < without, `Diverse Batch ${withIt} m vs ${without} m undefended`);
+  // Another defence: the comparison goes until the new run's is in.
+  await page.selectOption('[data-testid="input-def"]', 'none');
+  await page.waitForFunction(() => !document.querySelector('[data-testid="undefended"]'));
+  assert.equal(await page.locator('#help-card-undefended-button').count(), 0);
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('the privacy–utility study runs in the background, plots every defence, and cancels', async () => {
   const { context, guard, page, errors } = await open('?B=20&E=5&start=cold');
   await finished(page);

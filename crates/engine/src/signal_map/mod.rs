@@ -21,5 +21,6 @@ pub mod settings;
 pub mod studies;
 pub mod trace;
 pub mod trajectory;
+pub mod undefended;
 pub mod warm_start;
 pub mod world;

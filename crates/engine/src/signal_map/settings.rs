@@ -234,6 +234,15 @@ fn set_init(c: &mut ScenarioConfig, v: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The defence as the page names it ("Diverse Batch").
+pub fn defence_label(d: &Defence) -> &'static str {
+    let key = defence_key(d);
+    DEFENCES
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map_or(key, |(_, label)| label)
+}
+
 fn defence_key(d: &Defence) -> &'static str {
     match d {
         Defence::None => "none",
