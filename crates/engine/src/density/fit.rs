@@ -23,14 +23,16 @@
 //! refinement may not split them again: the fit is then close but not exact
 //! (docs/reproduce-density.md counts how often, and what it costs the attack).
 //!
-//! Its length (about 780 lines before the tests): the fit's stages — the spectrum's peaks, the
-//! least squares, the surface's tied maxima — share one set of types and are read in that order.
+//! The joint refinement (Levenberg–Marquardt over every component) is `fit/joint.rs`; the
+//! tests are `fit/tests.rs`.
 
 use super::grid::Grid;
 use rustfft::{FftPlanner, num_complex::Complex64};
 use serde::{Deserialize, Serialize};
 use std::f64::consts::PI;
 use whereabouts_core::geo::Metres;
+
+mod joint;
 
 /// One fitted component A·cos(ωᵀ(x − c) − φ).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -594,151 +596,6 @@ impl Fitter {
     }
 }
 
-impl Fitter {
-    /// Levenberg–Marquardt on every component at once (4 parameters each), starting from the
-    /// residual of `comps` (which the fitter holds). Refining one component at a time converges
-    /// slowly, or stops, where components overlap in frequency; the joint step moves them
-    /// together. Its normal matrix is built from trigonometric moments separated by axis
-    /// ([`Self::pair_moments`]), so an iteration costs O(B·P·Q + B²·(P + Q)).
-    fn refine_jointly(&mut self, mut comps: Vec<Cell>) -> Vec<Cell> {
-        let m = 4 * comps.len();
-        let mut sse = self.sse();
-        let mut lambda = 1e-3;
-        for _ in 0..JOINT_ITERATIONS {
-            if sse <= self.energy * 1e-26 {
-                break;
-            }
-            let mut n = vec![0.0; m * m];
-            let mut rhs = vec![0.0; m];
-            for (k, ck) in comps.iter().enumerate() {
-                let (s0, sx, sy) = self.correlate(ck.u, ck.v, true);
-                rhs[4 * k..4 * k + 4].copy_from_slice(&[
-                    s0.re,
-                    s0.im,
-                    -ck.a * sx.im + ck.b * sx.re,
-                    -ck.a * sy.im + ck.b * sy.re,
-                ]);
-                for (l, cl) in comps.iter().enumerate().take(k + 1) {
-                    let block = self.pair_block(ck, cl);
-                    for r in 0..4 {
-                        for c in 0..4 {
-                            n[(4 * k + r) * m + 4 * l + c] = block[r][c];
-                            n[(4 * l + c) * m + 4 * k + r] = block[r][c];
-                        }
-                    }
-                }
-            }
-            for k in 0..m {
-                n[k * m + k] *= 1.0 + lambda;
-            }
-            let x = solve(&mut n, &mut rhs, m);
-            if x.iter().any(|v| !v.is_finite()) {
-                break;
-            }
-            let next: Vec<Cell> = comps
-                .iter()
-                .enumerate()
-                .map(|(k, c)| Cell {
-                    a: c.a + x[4 * k],
-                    b: c.b + x[4 * k + 1],
-                    u: c.u + x[4 * k + 2],
-                    v: c.v + x[4 * k + 3],
-                })
-                .collect();
-            comps.iter().for_each(|c| self.subtract(c, -1.0));
-            next.iter().for_each(|c| self.subtract(c, 1.0));
-            let after = self.sse();
-            if after < sse {
-                let small = after >= sse * (1.0 - 1e-10);
-                (comps, sse) = (next, after);
-                lambda = (lambda * 0.1).max(1e-12);
-                if small {
-                    break;
-                }
-            } else {
-                next.iter().for_each(|c| self.subtract(c, -1.0));
-                comps.iter().for_each(|c| self.subtract(c, 1.0));
-                lambda *= 10.0;
-                if lambda > 1e8 {
-                    break;
-                }
-            }
-        }
-        comps
-    }
-
-    /// The 4 × 4 block of the normal matrix between the Jacobian columns of components k and l
-    /// (c, s, X·g, Y·g each, g = −a·sin θ + b·cos θ). With M = Σ w e^{i(θk−θl)} and
-    /// P = Σ w e^{i(θk+θl)} for a weight w: Σ w c_k c_l = ½Re(M + P), Σ w s_k s_l = ½Re(M − P),
-    /// Σ w c_k s_l = ½Im(P − M), Σ w s_k c_l = ½Im(P + M).
-    fn pair_block(&self, k: &Cell, l: &Cell) -> [[f64; 4]; 4] {
-        let minus = self.pair_moments(k.u - l.u, k.v - l.v);
-        let plus = self.pair_moments(k.u + l.u, k.v + l.v);
-        // [CC, CS, SC, SS] for the weight X^mx·Y^ny (index 3·ny + mx).
-        let prod = |w: usize| {
-            let (mi, pl) = (minus[w], plus[w]);
-            [
-                0.5 * (mi.re + pl.re),
-                0.5 * (pl.im - mi.im),
-                0.5 * (pl.im + mi.im),
-                0.5 * (mi.re - pl.re),
-            ]
-        };
-        let (one, x, y, xx, xy, yy) = (prod(0), prod(1), prod(3), prod(2), prod(4), prod(6));
-        let [cc, cs, sc, ss] = one;
-        // Σ w f_k·g_l for f = c, s: g_l = −a_l s_l + b_l c_l.
-        let cg = |p: [f64; 4]| -l.a * p[1] + l.b * p[0];
-        let sg = |p: [f64; 4]| -l.a * p[3] + l.b * p[2];
-        // Σ w g_k·f_l.
-        let gc = |p: [f64; 4]| -k.a * p[2] + k.b * p[0];
-        let gs = |p: [f64; 4]| -k.a * p[3] + k.b * p[1];
-        // Σ w g_k·g_l.
-        let gg =
-            |p: [f64; 4]| k.a * l.a * p[3] - k.a * l.b * p[2] - k.b * l.a * p[1] + k.b * l.b * p[0];
-        [
-            [cc, cs, cg(x), cg(y)],
-            [sc, ss, sg(x), sg(y)],
-            [gc(x), gs(x), gg(xx), gg(xy)],
-            [gc(y), gs(y), gg(xy), gg(yy)],
-        ]
-    }
-
-    /// Σ_cells X^m·Y^n·e^{i(u·X + v·Y)} for m, n ∈ {0, 1, 2}, at index 3·n + m.
-    fn pair_moments(&self, u: f64, v: f64) -> [Complex64; 9] {
-        if self.direct {
-            let mut out = [Complex64::default(); 9];
-            for (k, o) in out.iter_mut().enumerate() {
-                *o = self.weighted_exp_sum(u, v, (k % 3) as i32, (k / 3) as i32);
-            }
-            return out;
-        }
-        let axis = |offsets: &[f64], w: f64| {
-            let (mut s0, mut s1, mut s2) = (
-                Complex64::default(),
-                Complex64::default(),
-                Complex64::default(),
-            );
-            let step = Complex64::cis(w);
-            let mut e = Complex64::cis(w * offsets.first().copied().unwrap_or(0.0));
-            for &x in offsets {
-                s0 += e;
-                s1 += e * x;
-                s2 += e * (x * x);
-                e *= step;
-            }
-            [s0, s1, s2]
-        };
-        let (ax, ay) = (axis(&self.xs, u), axis(&self.ys, v));
-        let mut out = [Complex64::default(); 9];
-        for n in 0..3 {
-            for m in 0..3 {
-                out[3 * n + m] = ax[m] * ay[n];
-            }
-        }
-        out
-    }
-}
-
 /// Solves the symmetric system `a`·x = `b` (m × m, row-major) by Gaussian elimination with
 /// partial pivoting; a singular direction gets 0.
 fn solve(a: &mut [f64], b: &mut [f64], m: usize) -> Vec<f64> {
@@ -783,78 +640,4 @@ fn solve(a: &mut [f64], b: &mut [f64], m: usize) -> Vec<f64> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::density::rff::Basis;
-    #[cfg(target_arch = "wasm32")]
-    use wasm_bindgen_test::wasm_bindgen_test as test;
-
-    #[test]
-    fn a_noiseless_upload_is_fitted_to_its_own_frequencies() {
-        let g = Grid::centred(4000.0, 4000.0, 128, 128);
-        let mut exact = 0;
-        for user in 0..12 {
-            let basis = Basis::of_user(5, user, 3, 300.0, None);
-            let d = Metres::new(-1234.0 + 300.0 * user as f64, 567.0);
-            let f = fit(&basis.upload(&g, d), &g, 3);
-            if f.rms_residual > 1e-6 {
-                continue;
-            }
-            exact += 1;
-            for w in &basis.omega {
-                // A component fits ω or −ω (the same cosine).
-                let near = f
-                    .components
-                    .iter()
-                    .map(|c| {
-                        let same = (c.omega[0] - w[0]).hypot(c.omega[1] - w[1]);
-                        let mirror = (c.omega[0] + w[0]).hypot(c.omega[1] + w[1]);
-                        same.min(mirror)
-                    })
-                    .fold(f64::INFINITY, f64::min);
-                assert!(near < 1e-7, "user {user}: ω {w:?} off by {near}");
-            }
-            // The fitted surface is the user's anywhere, not only on the grid.
-            let x = Metres::new(101.0, -2020.0);
-            assert!((f.value(x) - basis.value(d, x)).abs() < 1e-5);
-        }
-        // User 4's first and third frequencies are 0.2 bins apart: that fit is close, not exact.
-        assert!(exact >= 10, "{exact} of 12");
-    }
-
-    #[test]
-    fn known_frequencies_give_the_phases_of_a_second_upload() {
-        let g = Grid::centred(4000.0, 4000.0, 96, 96);
-        let basis = Basis::of_user(8, 2, 4, 300.0, None);
-        let f = fit(&basis.upload(&g, Metres::new(100.0, 200.0)), &g, 4);
-        let moved = Metres::new(700.0, -300.0);
-        let again = phases(&f, &basis.upload(&g, moved), &g);
-        let refit = Fit {
-            components: again,
-            ..f.clone()
-        };
-        for k in [0, 777, 4321] {
-            let x = g.point(k);
-            assert!((refit.value(x) - basis.value(moved, x)).abs() < 1e-5);
-        }
-    }
-
-    #[test]
-    fn the_direct_sums_give_the_same_fit() {
-        let g = Grid::centred(2000.0, 2000.0, 40, 40);
-        let basis = Basis::of_user(2, 3, 3, 300.0, None);
-        let up = basis.upload(&g, Metres::new(300.0, -200.0));
-        let (a, b) = (fit(&up, &g, 3), fit_with(&up, &g, 3, Evaluation::Direct));
-        for (x, y) in a.components.iter().zip(&b.components) {
-            assert!((x.omega[0] - y.omega[0]).abs() < 1e-9 && (x.phase - y.phase).abs() < 1e-6);
-        }
-    }
-
-    #[test]
-    fn nothing_fits_nothing() {
-        let g = Grid::centred(100.0, 100.0, 16, 16);
-        let f = fit(&vec![0.0; g.len()], &g, 3);
-        assert!(f.components.is_empty());
-        assert_eq!(f.rms_residual, 0.0);
-    }
-}
+mod tests;

@@ -72,7 +72,7 @@ pub fn same_batch(scale: &Scale, runs: &mut SignalRuns) -> Result<Table, String>
                 "[000] Fig. 7: trained on Fig. 6's batch for rounds t = 0..20, the update's norms approach 0 after about round 9, the cosine loss rises and the reconstructions drift from the centroid, up to about 1 km. ‖Δw‖: the target's update's norm over all parameters, relative to round 0's. −cos: at the end of the round's attack (−1 is a perfect match). Dist: to the batch's true centroid, when the attack did not diverge; % diverged: of the worlds. Each cell: the mean over {} ± its 95% interval, \"(k of n)\" where only k worlds had a figure.",
                 scale.worlds()
             ),
-            super::dlgs_note(scale),
+            super::round_length::dlgs_note(scale),
             references_note(&all),
         ],
         columns: [

@@ -4,9 +4,10 @@
 //! prior (App. A.4: four means of the RSRP give the same result). Algorithm 2 as printed is the
 //! paper's attack here, the project's DLG runs beside it.
 
+use super::round_length::round_length_run;
 use super::{
     DLGS, FEDSGD, Outcome, Scale, SignalRuns, Table, campus, cell, cell_of, each, mean,
-    mean_iterations, round_length_run, with_dlg,
+    mean_iterations, with_dlg,
 };
 use crate::signal_map::attack::dlg::{DlgPreset, Init, START_NOISE_M, grid_cells};
 use crate::signal_map::lab::Lab;
@@ -154,7 +155,7 @@ pub fn grid_starts(scale: &Scale, runs: &mut SignalRuns) -> Result<Table, String
                 scale.grid_starts,
                 scale.worlds()
             ),
-            super::dlgs_note(scale),
+            super::round_length::dlgs_note(scale),
         ],
         columns: [
             "DLG",
@@ -242,7 +243,7 @@ pub fn start_strategies(scale: &Scale, runs: &mut SignalRuns) -> Result<Table, S
                 "[000] Fig. 8 compares (ii) and (iii) on the hourly rounds: \"both are strong attacks, with all points converging within the area of interest, and resulting in similar EMD\"; (i) is suggested for when attacks diverge. Every row attacks the same updates (the paper's start, 0 dBm, η = 0.001). Each cell: the mean over {} ± its 95% interval.",
                 scale.worlds()
             ),
-            super::dlgs_note(scale),
+            super::round_length::dlgs_note(scale),
         ],
         columns: [
             "DLG",
@@ -326,7 +327,7 @@ pub fn label_priors(scale: &Scale, runs: &mut SignalRuns) -> Result<Table, Strin
                 "[000] App. A.4: the four priors (paper column, cell x204, \"dB\") gave identical results, RMSE 4.88, EMD 11.33, distance 230.57 m; the paper does not say in which setting. Algorithm 2 moves the label y′ jointly with the location from this prior; the project's DLG solves the label analytically and does not use it, so it is not run here. The sample is drawn once a run (stream `label-prior`). Each cell: the mean over {} ± its 95% interval.",
                 scale.worlds()
             ),
-            super::dlgs_note(scale),
+            super::round_length::dlgs_note(scale),
         ],
         columns: [
             "prior: the mean RSRP of",

@@ -169,7 +169,7 @@ pub fn cumulative(scale: &Scale, runs: &mut SignalRuns) -> Result<Table, String>
                     c
                 })?;
                 let mut row = vec![
-                    super::t_name(t),
+                    super::round_length::t_name(t),
                     match b {
                         None => "FedSGD".into(),
                         Some(b) => format!("FedAvg B = {b}, E = {e}"),
