@@ -331,7 +331,7 @@ pub fn Results(state: LabState) -> impl IntoView {
             </div>
             <p class="summary" id="signal-summary" data-testid="summary" aria-live="polite">{summary_text}</p>
             {move || undefended().and_then(|c| state.settings.with(|config| c.reading(&config.defence, defence_label(&config.defence)))).map(|text| view! {
-                <p class="summary" data-testid="undefended" aria-live="polite">{text}</p>
+                <p class="summary" data-testid="undefended-reading" aria-live="polite">{text}</p>
             })}
             <p class="hint" data-testid="two-attacks">{TWO_ATTACKS}</p>
             <p class="hint" data-testid="start-hint">

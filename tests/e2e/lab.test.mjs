@@ -532,7 +532,7 @@ test('a defence that brings the server closer says so, beside the same run witho
   // off, and the batch is a subset of the visitor's own places (issue 41 §4.2).
   const { context, guard, page, errors } = await open('?def=diverse');
   await finished(page);
-  const reading = page.locator('[data-testid="undefended"]');
+  const reading = page.locator('[data-testid="undefended-reading"]');
   await reading.waitFor({ timeout: 120000 });
   const text = await reading.textContent();
   assert.match(text, /^Without Diverse Batch, on the same path and rounds/);
@@ -551,7 +551,7 @@ test('a defence that brings the server closer says so, beside the same run witho
   assert.ok(withIt < without, `Diverse Batch ${withIt} m vs ${without} m undefended`);
   // Another defence: the comparison goes until the new run's is in.
   await page.selectOption('[data-testid="input-def"]', 'none');
-  await page.waitForFunction(() => !document.querySelector('[data-testid="undefended"]'));
+  await page.waitForFunction(() => !document.querySelector('[data-testid="undefended-reading"]'));
   assert.equal(await page.locator('#help-card-undefended-button').count(), 0);
   assert.deepEqual(guard.violations, []);
   assert.deepEqual(errors, []);
