@@ -482,10 +482,9 @@ mod tests {
         let comparisons = |out: &[Response]| -> Vec<(usize, usize)> {
             out.iter()
                 .filter_map(|r| match r {
-                    Response::Signal(SignalResponse::Undefended { comparison, .. }) => Some((
-                        comparison.defended.rounds,
-                        comparison.undefended.rounds,
-                    )),
+                    Response::Signal(SignalResponse::Undefended { comparison, .. }) => {
+                        Some((comparison.defended.rounds, comparison.undefended.rounds))
+                    }
                     _ => None,
                 })
                 .collect()
@@ -494,7 +493,10 @@ mod tests {
         let out = pump_all(&mut engine);
         assert!(matches!(
             out.last(),
-            Some(Response::Signal(SignalResponse::Undefended { generation: 1, .. }))
+            Some(Response::Signal(SignalResponse::Undefended {
+                generation: 1,
+                ..
+            }))
         ));
         assert_eq!(comparisons(&out), vec![(1, 1)]);
         assert!(!engine.has_work());
