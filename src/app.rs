@@ -186,40 +186,43 @@ pub fn App() -> impl IntoView {
         <div class="lesson-wrap" class:hidden=move || open_lesson.with(Option::is_none)>
             <LessonPanel open=open_lesson apply=apply/>
         </div>
-        {lab_panel(LabKind::Signal, active, view! {
-            <section class="map-panel" aria-label="Map">
-                <LabMap state=lab/>
-            </section>
-            <Playback state=lab/>
-            <Results state=lab/>
-            <Studies state=lab/>
-            <p class="status" data-testid="engine-status" aria-live="polite" class:hidden=hidden("status")
-                class:ready=move || matches!(status.get(), EngineStatus::Ready { .. })
-                class:failed=move || matches!(status.get(), EngineStatus::Failed(_))>
-                {move || status.get().describe()}
-            </p>
-        }, view! { <Controls state=lab/> })}
-        {lab_panel(LabKind::Density, active, view! {
-            <section class="map-panel" aria-label="Map">
-                <DensityMap state=density/>
-            </section>
-            <DensityResults state=density/>
-            <DensityStudy state=density/>
-        }, view! { <DensityControls state=density/> })}
-        {lab_panel(LabKind::Linkability, active, view! {
-            <LinkResults state=linkability/>
-            <UpdatesMap state=linkability/>
-            <Confusion state=linkability/>
-            <LinkStudy state=linkability/>
-        }, view! { <LinkControls state=linkability/> })}
-        {lab_panel(LabKind::Mobility, active, view! {
-            <section class="map-panel" aria-label="Map">
-                <MobMap state=mobility/>
-            </section>
-            <MobPlayback state=mobility/>
-            <MobResults state=mobility/>
-            <MobStudy state=mobility/>
-        }, view! { <MobControls state=mobility/> })}
+        // The page's one main landmark: the four labs' tab panels.
+        <main class="labs">
+            {lab_panel(LabKind::Signal, active, view! {
+                <section class="map-panel" aria-label="Map">
+                    <LabMap state=lab/>
+                </section>
+                <Playback state=lab/>
+                <Results state=lab/>
+                <Studies state=lab/>
+                <p class="status" data-testid="engine-status" aria-live="polite" class:hidden=hidden("status")
+                    class:ready=move || matches!(status.get(), EngineStatus::Ready { .. })
+                    class:failed=move || matches!(status.get(), EngineStatus::Failed(_))>
+                    {move || status.get().describe()}
+                </p>
+            }, view! { <Controls state=lab/> })}
+            {lab_panel(LabKind::Density, active, view! {
+                <section class="map-panel" aria-label="Map">
+                    <DensityMap state=density/>
+                </section>
+                <DensityResults state=density/>
+                <DensityStudy state=density/>
+            }, view! { <DensityControls state=density/> })}
+            {lab_panel(LabKind::Linkability, active, view! {
+                <LinkResults state=linkability/>
+                <UpdatesMap state=linkability/>
+                <Confusion state=linkability/>
+                <LinkStudy state=linkability/>
+            }, view! { <LinkControls state=linkability/> })}
+            {lab_panel(LabKind::Mobility, active, view! {
+                <section class="map-panel" aria-label="Map">
+                    <MobMap state=mobility/>
+                </section>
+                <MobPlayback state=mobility/>
+                <MobResults state=mobility/>
+                <MobStudy state=mobility/>
+            }, view! { <MobControls state=mobility/> })}
+        </main>
         // The visitor's own data, shared by every lab (each may hide it from its link).
         <div class="shared-data">
             <DataPanel state=data hidden=Signal::derive(move || match active.get() {
@@ -253,10 +256,10 @@ fn lab_panel(
 ) -> impl IntoView {
     let key = kind.key();
     view! {
-        <main class="lab" aria-label=format!("{} lab", kind.title()) id=format!("panel-{key}") role="tabpanel"
+        <div class="lab" id=format!("panel-{key}") role="tabpanel"
             tabindex="-1" aria-labelledby=format!("tab-{key}") hidden=move || active.get() != kind>
             <div class="stage">{stage}</div>
-            <aside class="side">{side}</aside>
-        </main>
+            <aside class="side" aria-label=format!("{} settings", kind.title())>{side}</aside>
+        </div>
     }
 }

@@ -96,12 +96,13 @@ pub fn Results(state: DensityState) -> impl IntoView {
     };
     let queries = move || state.settings.with(|s| s.queries);
     view! {
-        <section class="panel results density-results" aria-label="What the server learns" data-testid="density-results"
+        <section class="panel results density-results" aria-labelledby="density-results-title" data-testid="density-results"
             data-run=move || state.scene.with(|s| s.generation.to_string())
             data-idle=move || state.scene.with(|s| (!s.running && s.summary.is_some()).to_string())
             data-aggregate-ms=move || state.scene.with(|s| s.aggregate_ms.map(|t| format!("{t:.1}")).unwrap_or_default())
             data-edit=move || state.latency.with(|l| l.edit.to_string())
             data-latency=move || state.latency.with(|l| format!("{:.2} {:.2}", l.total_ms.unwrap_or(f64::NAN), l.worker_ms.unwrap_or(f64::NAN)))>
+            <h2 id="density-results-title">"What the server learns"</h2>
             <p class="notice" role="alert" data-testid="density-notice" class:hidden=move || state.notice.with(Option::is_none)>
                 {move || state.notice.get().unwrap_or_default()}
             </p>

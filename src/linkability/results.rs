@@ -120,11 +120,12 @@ pub fn Results(state: LinkState) -> impl IntoView {
         })
     };
     view! {
-        <section class="panel results link-results" aria-label="What the server links" data-testid="link-results"
+        <section class="panel results link-results" aria-labelledby="link-results-title" data-testid="link-results"
             data-run=move || state.scene.with(|s| s.generation.to_string())
             data-idle=move || state.scene.with(|s| (!s.running && s.summary.is_some()).to_string())
             data-attack-ms=move || state.scene.with(|s| s.attack_ms().map(|t| format!("{t:.0}")).unwrap_or_default())
             data-total-ms=move || state.scene.with(|s| s.finished_ms.map(|t| format!("{:.0}", t - s.started_ms)).unwrap_or_default())>
+            <h2 id="link-results-title">"What the server links"</h2>
             <p class="notice" role="alert" data-testid="linkability-notice" class:hidden=move || state.notice.with(Option::is_none)>
                 {move || state.notice.get().unwrap_or_default()}
             </p>

@@ -329,11 +329,12 @@ pub fn MobResults(state: MobState) -> impl IntoView {
         })
     };
     view! {
-        <section class="panel results mob-results" aria-label="What the server learns" data-testid="mob-results"
+        <section class="panel results mob-results" aria-labelledby="mob-results-title" data-testid="mob-results"
             data-run=move || state.scene.with(|s| s.generation.to_string())
             data-done=move || state.scene.with(|s| s.done().to_string())
             data-idle=move || state.scene.with(|s| (!s.running && s.summary.is_some()).to_string())
             data-ms-per-round=move || state.scene.with(|s| s.ms_per_round().map(|t| format!("{t:.1}")).unwrap_or_default())>
+            <h2 id="mob-results-title">"What the server learns"</h2>
             <p class="notice" role="alert" data-testid="mob-notice" class:hidden=move || state.notice.with(Option::is_none)>
                 {move || state.notice.get().unwrap_or_default()}
             </p>

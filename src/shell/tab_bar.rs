@@ -56,7 +56,10 @@ pub fn LabTabs(active: RwSignal<LabKind>) -> impl IntoView {
         }
     };
     view! {
-        <nav class="lab-tabs" role="tablist" aria-label="Labs" on:keydown=on_key>
+        // The tab list inside a navigation landmark (a role on the nav itself would hide the
+        // landmark).
+        <nav class="lab-nav" aria-label="Labs">
+        <div class="lab-tabs" role="tablist" aria-label="Labs" on:keydown=on_key>
             {LabKind::ALL
                 .into_iter()
                 .map(|lab| {
@@ -82,6 +85,7 @@ pub fn LabTabs(active: RwSignal<LabKind>) -> impl IntoView {
                     }
                 })
                 .collect_view()}
+        </div>
         </nav>
     }
 }

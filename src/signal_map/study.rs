@@ -303,7 +303,8 @@ pub fn Studies(state: LabState) -> impl IntoView {
             </div>
             <div class="study-legend" class:hidden=move || view_().points.is_empty()>{legend}</div>
             <div class:hidden=move || view_().points.is_empty()>{chart}</div>
-            <div class="table-wrap" class:hidden=move || view_().points.is_empty()>
+            // A region the keyboard reaches: the table scrolls.
+            <div class="table-wrap" class:hidden=move || view_().points.is_empty() role="region" aria-label="The study's runs" tabindex="0">
                 <table>
                     <thead><tr><th>"Run"</th><th>"Setting"</th><th>"DLG distance"</th><th>"Analytic distance"</th><th>"EMD (random)"</th><th>"Diverged"</th><th>"RMSE"</th><th>{extra_header}</th>
                         {move || two_servers().then(|| view! {

@@ -182,7 +182,8 @@ where
             {study_tools(frame.prefix, view, run, cancel)}
             <div class="study-legend" class:hidden=empty>{legend}</div>
             {charts}
-            <div class="table-wrap" class:hidden=empty>
+            // A region the keyboard reaches: the table scrolls.
+            <div class="table-wrap" class:hidden=empty role="region" aria-label=format!("{} table", frame.title) tabindex="0">
                 {note}
                 <table>
                     <thead><tr>{head}</tr></thead>

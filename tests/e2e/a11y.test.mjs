@@ -1,5 +1,5 @@
 // Accessibility: axe-core (pinned, run from node_modules — nothing is fetched) on the page as a
-// visitor finds it and after the panels have filled; no serious or critical violation. And the
+// visitor finds it and after the panels have filled; no violation of any impact. And the
 // things axe cannot judge: a skip link, reduced motion, keyboard editing of the path.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,7 +11,7 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.mi
 
 const { open } = useSite();
 
-/** axe's serious and critical violations on the page as it is now, one line each. */
+/** axe's violations of any impact (minor to critical) on the page as it is now, one line each. */
 async function violations(page) {
   // Evaluated through the debugging protocol: the page's Content-Security-Policy (no inline
   // scripts) stays as it is.
@@ -24,9 +24,7 @@ async function violations(page) {
       nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 4),
     }));
   });
-  return found
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.impact} ${v.id}: ${v.nodes.join(', ')}`);
+  return found.map((v) => `${v.impact} ${v.id}: ${v.nodes.join(', ')}`);
 }
 
 async function finished(page) {
@@ -37,13 +35,19 @@ for (const [name, viewport] of [
   ['laptop', { width: 1280, height: 800 }],
   ['phone', { width: 390, height: 844 }],
 ]) {
-  test(`axe finds no serious or critical violation (${name})`, async () => {
+  test(`axe finds no violation of any impact (${name})`, async () => {
     const { context, guard, page, errors } = await open('', { viewport, touch: name === 'phone' });
     await finished(page);
     // The study panel with a chart and a table, and a help open.
     await page.locator('.results .help-toggle').first().click();
     const found = await violations(page);
     assert.deepEqual(found, []);
+    // Every table that scrolls is a region the keyboard reaches (axe judges only those that
+    // scroll now: a study's table does once it has rows).
+    const unreachable = await page.$$eval('.table-wrap, .table-scroll', (els) =>
+      els.filter((e) => e.getAttribute('tabindex') !== '0' || !e.getAttribute('role')).map((e) => e.outerHTML.slice(0, 80)),
+    );
+    assert.deepEqual(unreachable, []);
     // Every other lab's panel too.
     for (const lab of ['density', 'linkability', 'mobility']) {
       await page.click(`[data-testid="tab-${lab}"]`);
@@ -55,7 +59,7 @@ for (const [name, viewport] of [
   });
 }
 
-test('axe finds no serious or critical violation in any lesson, the instructor panel, the glossary or present mode', async () => {
+test('axe finds no violation of any impact in any lesson, the instructor panel, the glossary or present mode', async () => {
   for (const [lesson, query] of [['signal', '&glossary'], ['density', '&present=1'], ['linkability', ''], ['mobility', '']]) {
     const { context, page, errors } = await open(`?lesson=${lesson}${query}`, { attached: true });
     await page.waitForSelector('[data-testid="lesson"]');

@@ -47,6 +47,23 @@ test('phone: the lab stacks and still works', async () => {
   assert.ok(box.width <= 390 && box.width > 300, `map width ${box.width} on a 390 px screen`);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth > innerWidth);
   assert.equal(overflow, false, 'the page scrolls sideways on a phone');
+  // A compact header: the tabs start within the first 150 px of an 844 px screen (330 px once).
+  const tabs = await page.locator('[data-testid="tab-signal"]').boundingBox();
+  assert.ok(tabs.y < 150, `the tabs start ${tabs.y} px down`);
+  // Every map's legend (and the Density lab's layer picker) folds under its map, covering none of it.
+  for (const [lab, canvas, extra] of [
+    ['signal', 'map-canvas', null],
+    ['density', 'density-map', '.show-picker'],
+    ['mobility', 'mob-map', null],
+  ]) {
+    await page.click(`[data-testid="tab-${lab}"]`);
+    const map = await page.locator(`#panel-${lab} [data-testid="${canvas}"]`).boundingBox();
+    for (const selector of ['.legend', extra].filter(Boolean)) {
+      const below = await page.locator(`#panel-${lab} .map-panel ${selector}`).boundingBox();
+      assert.ok(below.y >= map.y + map.height - 1, `${lab}: ${selector} at ${below.y} px, the map ends at ${map.y + map.height} px`);
+    }
+  }
+  await page.click('[data-testid="tab-signal"]');
   await page.screenshot({ path: screenshotPath('phone'), fullPage: true });
   assert.deepEqual(guard.violations, []);
   assert.deepEqual(errors, []);

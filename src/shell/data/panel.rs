@@ -316,7 +316,7 @@ fn MappingPreview(state: DataState, mapping: Mapping, preview: Vec<Vec<String>>)
         <details class="mapping" open>
             <summary>"Columns (check them; a change re-reads the file)"</summary>
             <div class="mapping-selects">{selects.into_iter().collect_view()}{dates}{zone}</div>
-            <div class="table-scroll">
+            <div class="table-scroll" role="region" aria-label="The file's first rows" tabindex="0">
                 <table class="preview" data-testid="csv-preview">
                     <thead><tr>{mapping.names.iter().enumerate().map(|(i, n)| view! {
                         <th class=role_of(i)>{n.clone()}<small>{role_of(i)}</small></th>
