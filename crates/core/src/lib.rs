@@ -5,7 +5,8 @@
 //! the import parsers for people's own GPS files ([`import`]), the synthetic people and their routines ([`world`]),
 //! clustering ([`dbscan`]), privacy mechanisms on plain vectors and locations ([`privacy`]),
 //! the attacks' dual numbers ([`dual`]) and Adam ([`optim`]),
-//! federated-learning plumbing ([`fl`]), the interface every lab's engine implements
+//! federated-learning plumbing ([`fl`]), secure aggregation ([`secagg`]: Bonawitz et al.'s
+//! protocol and SecAgg+, simulated in one process), the interface every lab's engine implements
 //! ([`driver`]), the study runner ([`study`]), studies as sweeps of independent points
 //! ([`sweep`]) and their tables ([`table`]). No lab is a dependency: the compiler keeps the boundary.
 //!
@@ -26,6 +27,7 @@ pub mod nan;
 pub mod optim;
 pub mod privacy;
 pub mod rng;
+pub mod secagg;
 pub mod setting;
 pub mod stats;
 pub mod study;
