@@ -230,13 +230,46 @@ fn ShowPicker(state: DensityState) -> impl IntoView {
 #[component]
 fn Legend(state: DensityState) -> impl IntoView {
     let upload = move || state.show.get() == Show::Upload;
+    // The colour scale's top, in the surface's own terms: the upload's largest magnitude, or
+    // the density's peak in people per km² (the kernel k_h has k_h(x, x) = 1 and integrates to
+    // 2πh², so a normalised KDE value v is N·v/(2πh²) people per m²).
+    let top = move || {
+        let show = state.show.get();
+        let selected = state.selected.get();
+        state.scene.with(|scene| {
+            let values: &[f64] = match show {
+                Show::Upload => scene
+                    .answers
+                    .get(selected)
+                    .and_then(Option::as_ref)
+                    .map_or(&[][..], |a| &a.surface),
+                Show::Estimate => &scene.estimate,
+                Show::Exact => &scene.exact,
+            };
+            values.iter().fold(0.0_f64, |m, v| {
+                if show == Show::Upload {
+                    m.max(v.abs())
+                } else {
+                    m.max(*v)
+                }
+            })
+        })
+    };
+    let upload_scale = move || format!("your upload: high (+{0:.2}) · low (−{0:.2})", top());
+    let density_scale = move || {
+        let (n, h) = state
+            .settings
+            .with(|c| (c.population as f64, c.bandwidth_m));
+        let per_km2 = top() * n * 1e6 / (std::f64::consts::TAU * h * h);
+        format!("people per km²: 0 · {per_km2:.0} (square-root scale)")
+    };
     view! {
         <div class="legend" aria-hidden="true">
             <span><i class="sym place"></i>"your places"</span>
             <span class:hidden=move || !state.layers.with(|l| l.guess)><i class="sym dlg"></i>"server's guess"</span>
             <span class:hidden=move || !(upload() && state.layers.with(|l| l.candidates))><i class="sym candidate"></i>"peaks in your upload"</span>
-            <span class:hidden=move || !upload()><i class="sym ridge"></i>"upload: high · low"</span>
-            <span class:hidden=upload><i class="sym heat"></i>"people per km²: few · many"</span>
+            <span class:hidden=move || !upload() data-testid="density-scale-upload"><i class="sym ridge"></i>{upload_scale}</span>
+            <span class:hidden=upload data-testid="density-scale-people"><i class="sym heat"></i>{density_scale}</span>
         </div>
     }
 }

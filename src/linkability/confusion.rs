@@ -37,8 +37,30 @@ fn paint(canvas: &web_sys::HtmlCanvasElement, confusion: &[Vec<f64>]) {
     if n == 0 {
         return;
     }
-    let mark = 6.0;
-    let cell = (side - mark) / n as f64;
+    // Room at the top and on the left for the axes' names and the first and last person's
+    // number; the yellow mark of your row just left of the grid.
+    let (top, left, mark): (f64, f64, f64) = (30.0, 30.0, 6.0);
+    let grid = side - left.max(top);
+    let cell = grid / n as f64;
+    let (gx, gy) = (left, top);
+    ctx.set_fill_style_str("#5b5b5b");
+    ctx.set_font("11px system-ui, sans-serif");
+    ctx.set_text_align("left");
+    let _ = ctx.fill_text("named first by the attack →", gx, 11.0);
+    ctx.set_text_align("center");
+    let last = (n - 1).to_string();
+    let _ = ctx.fill_text("0", gx + cell / 2.0, top - 4.0);
+    ctx.set_text_align("right");
+    let _ = ctx.fill_text(&last, gx + grid, top - 4.0);
+    ctx.save();
+    let _ = ctx.translate(11.0, gy);
+    let _ = ctx.rotate(-std::f64::consts::FRAC_PI_2);
+    ctx.set_text_align("right");
+    let _ = ctx.fill_text("← whose new device", 0.0, 0.0);
+    ctx.restore();
+    ctx.set_text_align("right");
+    let _ = ctx.fill_text("0", left - mark - 3.0, gy + cell / 2.0 + 4.0);
+    let _ = ctx.fill_text(&last, left - mark - 3.0, gy + grid - cell / 2.0 + 4.0);
     // Ten shades by the cell's share of its row, one colour set per shade (a colour per cell
     // costs more than the cells: 300 people make thousands).
     let mut shades: Vec<Vec<(usize, usize)>> = vec![Vec::new(); 10];
@@ -54,8 +76,8 @@ fn paint(canvas: &web_sys::HtmlCanvasElement, confusion: &[Vec<f64>]) {
         ctx.set_global_alpha(0.15 + 0.085 * (shade + 1) as f64);
         for &(i, j) in cells {
             ctx.fill_rect(
-                mark + j as f64 * cell,
-                i as f64 * cell,
+                gx + j as f64 * cell,
+                gy + i as f64 * cell,
                 cell.max(1.0),
                 cell.max(1.0),
             );
@@ -63,7 +85,12 @@ fn paint(canvas: &web_sys::HtmlCanvasElement, confusion: &[Vec<f64>]) {
     }
     ctx.set_global_alpha(1.0);
     ctx.set_fill_style_str("#f4c430");
-    ctx.fill_rect(0.0, YOU as f64 * cell, mark - 1.0, cell.max(2.0));
+    ctx.fill_rect(
+        left - mark,
+        gy + YOU as f64 * cell,
+        mark - 1.0,
+        cell.max(2.0),
+    );
 }
 
 /// An expected count: whole when it is, else one decimal (a tie split between people).
@@ -144,7 +171,12 @@ pub fn Confusion(state: LinkState) -> impl IntoView {
             <div class="confusion-body">
                 <canvas node_ref=canvas class="confusion-grid" data-testid="link-confusion" role="img"
                     aria-label="The confusion between people: rows whose new device, columns whom the attack named first"></canvas>
-                <p class="sub" data-testid="link-taken-for">{taken_for}</p>
+                <div class="sub">
+                    <p class="legend-line" data-testid="link-confusion-scale">
+                        "Rows: whose new device an update came from; columns: whom the attack named first (person 0, you, is the first row and column, marked yellow). Shade: the cell's share of its row, from light (up to 10%) to dark (90–100%)."
+                    </p>
+                    <p data-testid="link-taken-for">{taken_for}</p>
+                </div>
             </div>
         </section>
     }

@@ -17,6 +17,38 @@ fn hue(owner: u32) -> f64 {
     (f64::from(owner) * 137.508) % 360.0
 }
 
+/// The two axes and their names: the principal components have no unit (a direction in the
+/// updates' space), so the axes carry names and an arrow, not numbers.
+fn axes(ctx: &CanvasRenderingContext2d, w: f64, h: f64, left: f64, bottom: f64) {
+    ctx.set_stroke_style_str("#8a8a8a");
+    ctx.set_line_width(1.0);
+    ctx.begin_path();
+    // Up the left side and along the bottom, each ending in an arrowhead.
+    ctx.move_to(left - 6.0, 8.0);
+    ctx.line_to(left - 6.0, h - bottom + 6.0);
+    ctx.line_to(w - 6.0, h - bottom + 6.0);
+    ctx.move_to(left - 10.0, 14.0);
+    ctx.line_to(left - 6.0, 8.0);
+    ctx.line_to(left - 2.0, 14.0);
+    ctx.move_to(w - 12.0, h - bottom + 2.0);
+    ctx.line_to(w - 6.0, h - bottom + 6.0);
+    ctx.line_to(w - 12.0, h - bottom + 10.0);
+    ctx.stroke();
+    ctx.set_fill_style_str("#5b5b5b");
+    ctx.set_font("12px system-ui, sans-serif");
+    ctx.set_text_align("center");
+    let _ = ctx.fill_text(
+        "1st principal component of the updates",
+        left + (w - left) / 2.0,
+        h - 5.0,
+    );
+    ctx.save();
+    let _ = ctx.translate(12.0, (h - bottom) / 2.0);
+    let _ = ctx.rotate(-std::f64::consts::FRAC_PI_2);
+    let _ = ctx.fill_text("2nd principal component", 0.0, 0.0);
+    ctx.restore();
+}
+
 /// Draws `points` into `canvas` (sized to its box on screen).
 fn paint(canvas: &web_sys::HtmlCanvasElement, points: &[MapPoint]) {
     let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
@@ -54,15 +86,17 @@ fn paint(canvas: &web_sys::HtmlCanvasElement, points: &[MapPoint]) {
     };
     let (x0, x1) = range(|p| p.x);
     let (y0, y1) = range(|p| p.y);
-    let margin = 10.0;
+    // Room on the left and at the bottom for the axes and their names.
+    let (left, bottom, margin) = (28.0, 26.0, 10.0);
     let at = |p: &MapPoint| {
         let fx = ((f64::from(p.x) - x0) / (x1 - x0)).clamp(0.0, 1.0);
         let fy = ((f64::from(p.y) - y0) / (y1 - y0)).clamp(0.0, 1.0);
         (
-            margin + fx * (w - 2.0 * margin),
-            h - margin - fy * (h - 2.0 * margin),
+            left + fx * (w - left - margin),
+            h - bottom - fy * (h - bottom - margin),
         )
     };
+    axes(&ctx, w, h, left, bottom);
     // One path and one fill per person (setting a colour per dot costs more than the dots).
     let add = |p: &MapPoint, r: f64| {
         let (x, y) = at(p);

@@ -38,6 +38,12 @@ test('drag your place, read the guess and the density, change B, run the study, 
   assert.ok(first.rho > 0.3 && first.rho < 0.95, JSON.stringify(first));
   assert.ok(Number.isFinite(first.error));
   assert.ok((await params(page))['d.places'], 'the places are in the link');
+  // The colour scales carry numbers: the upload's range, the density's peak in people per km².
+  assert.match(await page.textContent('[data-testid="density-scale-upload"]'), /high \(\+\d+\.\d\d\) · low \(−\d+\.\d\d\)/);
+  await page.click('[data-testid="density-show-estimate"]');
+  const peak = (await page.textContent('[data-testid="density-scale-people"]')).match(/people per km²: 0 · (\d+)/);
+  assert.ok(peak && Number(peak[1]) > 0, `the density's scale: ${peak}`);
+  await page.click('[data-testid="density-show-upload"]');
 
   // Drag place 1 across the map with the mouse: the guess follows within the drag.
   const [[x, y]] = await places(page);

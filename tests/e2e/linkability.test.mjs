@@ -30,6 +30,8 @@ test('run the lab, read your rank and the AP, switch on a mitigation and see the
   assert.equal(first.yours, 1, 'your new device is marked in the ranking');
   assert.ok(first.points > 2000, 'every update is on the map');
   assert.match(first.summary, new RegExp(`ranks your new device ${first.rank} of 60`));
+  // The confusion's rows and columns and its shades are named on screen.
+  assert.match(await page.textContent('[data-testid="link-confusion-scale"]'), /^Rows: whose new device .* columns: whom the attack named first .* Shade:/);
   await page.screenshot({ path: screenshotPath('linkability-laptop'), fullPage: true });
 
   // Every device swaps all of its measurements for background ones: nothing of anyone is left.
