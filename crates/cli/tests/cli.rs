@@ -488,6 +488,15 @@ fn density_runs_a_configuration_to_json_and_names_a_bad_setting() {
         "{}",
         text(&bad.stderr)
     );
+    // More uploads attacked than people in the city: refused by name, before any work.
+    std::fs::write(&config, "population = 100\nattacked = 300\n").unwrap();
+    let bad = whereabouts(&["density", "--config", config.to_str().unwrap()]);
+    assert!(!bad.status.success());
+    let said = text(&bad.stderr);
+    assert!(
+        said.contains("attacked") && said.contains("100 people"),
+        "{said}"
+    );
 }
 
 #[test]
@@ -591,7 +600,15 @@ fn a_closed_pipe_ends_the_command_quietly() {
 
 #[test]
 fn what_can_be_refused_is_refused_before_any_work() {
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 8] = [
+        (
+            &["bench", "--secagg", "--clients", "10,1"],
+            "--clients: 1 is not a cohort size from 2",
+        ),
+        (
+            &["bench", "--secagg", "--dropout", "0.5"],
+            "--dropout: 0.5 is not a share from 0 to below 0.5",
+        ),
         (
             &["run", "--lab", "mobility", "--out", "/nonexistent/x.json"],
             "the folder /nonexistent does not exist",
@@ -635,4 +652,36 @@ fn what_can_be_refused_is_refused_before_any_work() {
             "{args:?} worked first"
         );
     }
+}
+
+#[test]
+fn bench_secagg_times_a_round_and_counts_its_bytes() {
+    let out = whereabouts(&[
+        "bench",
+        "--secagg",
+        "--clients",
+        "4,40",
+        "--length",
+        "32",
+        "--dropout",
+        "0.25",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let table = text(&out.stdout);
+    // Every protocol round of both protocols, with and without dropouts.
+    for row in [
+        "| 4 | SecAgg | 0 | round 0 (AdvertiseKeys) |",
+        "| 4 | SecAgg | 1 | round 4 (Unmasking) |",
+        "| 40 | SecAgg | 10 | round 1 (ShareKeys) |",
+        "| 40 | SecAgg+ k=18 | 0 | round 2 (MaskedInputCollection) |",
+        "| 4 | SecAgg+ (k ≥ n−1: complete) | 0 | round 0 (AdvertiseKeys) |",
+    ] {
+        assert!(table.contains(row), "no row {row} in\n{table}");
+    }
+    // One client's masked input: 4 + 4 · 32 bytes.
+    assert!(
+        table.contains("| 40 | SecAgg | 0 | round 2 (MaskedInputCollection) | ")
+            && table.contains(" | 0.1 KiB | "),
+        "{table}"
+    );
 }

@@ -101,6 +101,9 @@ pub struct DensityConfig {
     pub visitor: Vec<Metres>,
 }
 
+/// Uploads the server attacks by default: a sample of the city's people (at most all of them).
+pub const DEFAULT_ATTACKED: usize = 200;
+
 impl Default for DensityConfig {
     fn default() -> Self {
         DensityConfig {
@@ -115,7 +118,7 @@ impl Default for DensityConfig {
             },
             persistence: Persistence::Fixed,
             queries: 1,
-            attacked: 200,
+            attacked: DEFAULT_ATTACKED,
             attack: Attack::Peak,
             visitor: vec![Metres::new(-1200.0, -900.0), Metres::new(900.0, 700.0)],
         }
@@ -163,6 +166,15 @@ impl DensityConfig {
         }
         limits::QUERIES.check("queries", self.queries as f64)?;
         limits::ATTACKED.check("attacked", self.attacked as f64)?;
+        if self.attacked > self.population {
+            return Err(ConfigError::new(
+                "attacked",
+                format!(
+                    "is {}, more than the city's {} people: the server attacks a sample of them",
+                    self.attacked, self.population
+                ),
+            ));
+        }
         if let (Attack::Fit | Attack::FitPrior, Scheme::Rff { features }) =
             (self.attack, self.scheme)
         {

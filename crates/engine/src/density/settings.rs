@@ -3,7 +3,7 @@
 //! messages for refused values all come from [`SETTINGS`]. The config's own default is the
 //! lab's (B = 3: [`DensityConfig::default`]).
 
-use super::config::{Attack, DensityConfig, Persistence, Scheme};
+use super::config::{Attack, DEFAULT_ATTACKED, DensityConfig, Persistence, Scheme};
 use super::limits;
 use whereabouts_core::choices;
 use whereabouts_core::setting::{Choices, Setting, number, trim};
@@ -162,7 +162,16 @@ pub const SETTINGS: &[Row] = &[
         .help("Synthetic residents of the city, clustered in neighbourhoods (homes), business districts (work) and a few hot spots (evenings). You come on top.")
         .get(|c| c.population.to_string())
         .set(|c, v| {
+            let before = c.population;
             c.population = number(v, &limits::POPULATION)? as usize;
+            // The server attacks a sample of the people (the page has no control for its size):
+            // the default sample, or everyone in a smaller city; a sample that was everyone
+            // follows the city back up, so a link gives the same run as the controls did.
+            if c.attacked > c.population
+                || (c.attacked == before && c.attacked < DEFAULT_ATTACKED)
+            {
+                c.attacked = DEFAULT_ATTACKED.min(c.population);
+            }
             Ok(())
         }),
     Row::choice("d.when", "When the server asks", CITY, Moment::MENU)
@@ -186,6 +195,36 @@ mod tests {
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
     use whereabouts_core::setting::{check_rows, set};
+
+    #[test]
+    fn the_attacked_sample_follows_a_smaller_city_and_back() {
+        let mut c = DensityConfig::default();
+        set(SETTINGS, &mut c, "d.N", "100").unwrap();
+        assert_eq!(c.attacked, 100, "everyone in a city of 100");
+        assert!(c.validate().is_ok());
+        set(SETTINGS, &mut c, "d.N", "5000").unwrap();
+        assert_eq!(
+            c.attacked, DEFAULT_ATTACKED,
+            "as a link with d.N=5000 gives"
+        );
+        // A sample the config chose below the city's size stays as it was.
+        c.attacked = 50;
+        set(SETTINGS, &mut c, "d.N", "3000").unwrap();
+        assert_eq!(c.attacked, 50);
+        // More attacked than people: refused by name, not clamped.
+        let e = DensityConfig {
+            population: 100,
+            attacked: 300,
+            ..DensityConfig::default()
+        }
+        .validate()
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("attacked") && e.contains("300") && e.contains("100 people"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn every_setting_round_trips_through_its_text_and_absurd_values_are_named() {
