@@ -1,11 +1,12 @@
 //! `whereabouts`: the native command line over the engine — the same algorithms the browser
 //! runs, for scripted, reproducible experiments.
 //!
-//! Its length (about 780 lines): every subcommand's flags (clap) and their dispatch; each command's
+//! Its length (about 800 lines): every subcommand's flags (clap) and their dispatch; each command's
 //! work is in its own module.
 
 mod density;
 mod labs;
+mod secagg;
 mod settings;
 mod sweep;
 
@@ -100,10 +101,24 @@ enum Command {
         #[arg(long)]
         case: PathBuf,
     },
-    /// Time one DLG iteration for each benchmarked architecture (native).
+    /// Time one DLG iteration for each benchmarked architecture (native); with `--secagg`,
+    /// time secure aggregation instead (client and server, bytes per round).
     Bench {
         #[arg(long, default_value_t = 2000)]
         iterations: usize,
+        /// Benchmark one round of secure aggregation (SecAgg and SecAgg+) per cohort size.
+        #[arg(long)]
+        secagg: bool,
+        /// With --secagg: the cohort sizes.
+        #[arg(long, value_delimiter = ',', default_value = "10,100,1000")]
+        clients: Vec<usize>,
+        /// With --secagg: words per input (default: the Signal map's small model's parameters).
+        #[arg(long)]
+        length: Option<usize>,
+        /// With --secagg: the share of clients that drop after sending their shares, in a
+        /// second run of each cohort (0: none).
+        #[arg(long, default_value_t = 0.1)]
+        dropout: f64,
     },
     /// Read a GPS or signal file (CSV, GPX, GeoJSON, Google location history) and print what
     /// it holds, or exactly what is wrong with it.
@@ -367,7 +382,22 @@ fn main() -> ExitCode {
         Command::Config => ScenarioConfig::default().to_toml().map(|t| print!("{t}")),
         Command::Settings { lab } => settings::list(&lab).map(|t| print!("{t}")),
         Command::Attack { case } => attack(&case),
-        Command::Bench { iterations } => {
+        Command::Bench {
+            secagg: true,
+            clients,
+            length,
+            dropout,
+            ..
+        } => secagg::bench(&secagg::Plan {
+            clients,
+            length: length.unwrap_or_else(|| {
+                whereabouts_engine::signal_map::model::ModelPreset::Small
+                    .spec()
+                    .parameter_count()
+            }),
+            dropout,
+        }),
+        Command::Bench { iterations, .. } => {
             if (1..=MAX_BENCH_ITERATIONS).contains(&iterations) {
                 bench(iterations);
                 Ok(())
