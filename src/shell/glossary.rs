@@ -84,6 +84,11 @@ pub const TERMS: &[Term] = &[
         source: "this project (docs/papers.md)",
     },
     Term {
+        name: "GAN obfuscation",
+        meaning: "Two small networks trained on the phone before it trains the map: a privatizer that rewrites each of its points (position and signal) and an adversary that tries to tell from a rewritten point where it was really taken; the privatizer learns to fool the adversary while staying close to the data. The obfuscation level ρ weighs the two: 1 keeps the points, smaller values move them more. The server then attacks an update trained on the rewritten points.",
+        source: "[000] §4.5 after its ref. [15] (Zhang et al. 2022), as its authors' code builds it (docs/papers.md)",
+    },
+    Term {
         name: "GeoInd, GeoI (geo-indistinguishability)",
         meaning: "Each location is moved by planar-Laplace noise before it is used; nearby locations become hard to tell apart.",
         source: "[000] §4.5; [002] Table 5; [003]",

@@ -12,6 +12,7 @@ use super::features::Matrix;
 use super::kmeans::{closest, kmeans};
 use super::population::{device, owner};
 use crate::signal_map::fl::BatchSelector;
+use crate::signal_map::model::train::TrainError;
 use crate::signal_map::trace::Sample;
 use std::sync::Arc;
 use whereabouts_core::rng::Stream;
@@ -114,10 +115,14 @@ pub fn count(share: f64, n: usize) -> usize {
 }
 
 impl BatchSelector for Mitigator {
-    fn select(&self, round_data: &[Sample], stream: &mut Stream) -> Vec<Sample> {
+    fn select(
+        &self,
+        round_data: &[Sample],
+        stream: &mut Stream,
+    ) -> Result<Vec<Sample>, TrainError> {
         let n = round_data.len();
         if self.pool.is_empty() || n == 0 {
-            return round_data.to_vec();
+            return Ok(round_data.to_vec());
         }
         let client = round_data[0].user;
         let mut batch = round_data.to_vec();
@@ -148,6 +153,6 @@ impl BatchSelector for Mitigator {
                 }
             }
         }
-        batch
+        Ok(batch)
     }
 }

@@ -339,7 +339,7 @@ fn the_mitigations_change_the_data_as_specified() {
     let mut s = Stream::new(1, "m");
     for beta in [0.0, 0.25, 0.5, 1.0] {
         let m = Mitigator::new(Mitigation::BkgRepl { beta }, pool.clone(), 5, 1);
-        let batch = m.select(&mine, &mut s);
+        let batch = m.select(&mine, &mut s).unwrap();
         assert_eq!(batch.len(), 10, "bkg-repl keeps the size");
         assert_eq!(batch.iter().filter(|s| !is_own(s)).count(), count(beta, 10));
         assert!(batch.iter().all(|s| s.user == client(3, 1)));
@@ -347,7 +347,7 @@ fn the_mitigations_change_the_data_as_specified() {
     for alpha in [0.0, 0.5, 2.0] {
         for mitigation in [Mitigation::RandAug { alpha }, Mitigation::MmAug { alpha }] {
             let m = Mitigator::new(mitigation, pool.clone(), 5, 1);
-            let batch = m.select(&mine, &mut s);
+            let batch = m.select(&mine, &mut s).unwrap();
             assert_eq!(batch.len(), 10 + count(alpha, 10), "{mitigation:?}");
             assert_eq!(batch.iter().filter(|s| is_own(s)).count(), 10);
         }
@@ -364,7 +364,7 @@ fn the_mitigations_change_the_data_as_specified() {
         .iter()
         .map(|&i| pool[i].pos.east.to_bits())
         .collect();
-    let batch = m.select(&mine, &mut s);
+    let batch = m.select(&mine, &mut s).unwrap();
     assert!(
         batch
             .iter()

@@ -15,16 +15,18 @@ use serde::{Deserialize, Serialize};
 use whereabouts_core::rng::Stream;
 
 /// Picks the LocalBatch from a round's data (defences plug in here; the identity is vanilla).
+/// It may fail: GAN obfuscation trains two networks on the device, which can diverge.
 pub trait BatchSelector {
-    fn select(&self, round_data: &[Sample], stream: &mut Stream) -> Vec<Sample>;
+    fn select(&self, round_data: &[Sample], stream: &mut Stream)
+    -> Result<Vec<Sample>, TrainError>;
 }
 
 /// LocalBatch = D_t^k.
 pub struct AllData;
 
 impl BatchSelector for AllData {
-    fn select(&self, round_data: &[Sample], _: &mut Stream) -> Vec<Sample> {
-        round_data.to_vec()
+    fn select(&self, round_data: &[Sample], _: &mut Stream) -> Result<Vec<Sample>, TrainError> {
+        Ok(round_data.to_vec())
     }
 }
 
@@ -116,7 +118,9 @@ impl Federation {
     ) -> Result<Option<Update>, (u32, TrainError)> {
         let round_data = data.local_data(user, t, self.config.cumulative).to_vec();
         let mut user_stream = Stream::new(self.seed, &format!("federation-round-{t}-user-{user}"));
-        let batch = selector.select(&round_data, &mut user_stream);
+        let batch = selector
+            .select(&round_data, &mut user_stream)
+            .map_err(|e| (user, e))?;
         if batch.is_empty() {
             return Ok(None);
         }

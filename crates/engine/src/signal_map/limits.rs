@@ -36,6 +36,11 @@ pub const GEOIND_EPSILON_PER_M: Limit = positive(
     10.0,
     "between 0 (not included) and 10 per metre (0.01 means a 200 m mean shift)",
 );
+/// GAN obfuscation's level ρ, the privatizer's weight on utility ([000] §4.5; 1 keeps the data,
+/// smaller is more private). Bounded below: the privatizer's loss ρ·U − (1 − ρ)·L_A is
+/// unbounded below as ρ → 0, where its outputs run off to infinity (the authors' logs show a
+/// distortion of 6,714 standard deviations at ρ = 0); our choice, see docs/papers.md §3a.
+pub const GAN_RHO: Limit = closed(0.01, 1.0, "between 0.01 and 1");
 
 #[cfg(test)]
 mod tests {

@@ -51,11 +51,13 @@ pub const OTHER_USERS: Limit = Limit {
 };
 
 /// Each defence's parameters when it is first chosen: DBSCAN's eps (the paper's best, 0.05
-/// km), Farthest Batch's points, local DP's ε per release, GeoInd's ε per metre (400 m).
+/// km), Farthest Batch's points, local DP's ε per release, GeoInd's ε per metre (400 m), GAN
+/// obfuscation's level ρ (the middle of its range).
 pub const DEFAULT_EPS_KM: f64 = 0.05;
 pub const DEFAULT_FARTHEST_NUM: usize = 10;
 pub const DEFAULT_DP_EPSILON: f64 = 100.0;
 pub const DEFAULT_GEO_EPSILON_PER_M: f64 = 0.005;
+pub const DEFAULT_GAN_RHO: f64 = 0.5;
 /// The grid of DLG's grid start: the paper's 350 m ([000] §4.1).
 pub const GRID_SPACING_M: f64 = 350.0;
 
@@ -89,6 +91,7 @@ const DEFENCES: &[(&str, &str)] = &[
     ("random", "Random subset"),
     ("dp", "Local DP"),
     ("geoind", "GeoInd"),
+    ("gan", "GAN obfuscation"),
 ];
 
 /// The campus's half width and height, m (the same for every seed).
@@ -251,6 +254,7 @@ fn defence_key(d: &Defence) -> &'static str {
         Defence::RandomSubset { .. } => "random",
         Defence::LocalDp(_) => "dp",
         Defence::GeoInd { .. } => "geoind",
+        Defence::Gan { .. } => "gan",
     }
 }
 
@@ -287,6 +291,9 @@ fn defence_of(key: &str, before: &Defence) -> Result<Defence, String> {
         "dp" => Defence::LocalDp(LocalDp::at(DEFAULT_DP_EPSILON)),
         "geoind" => Defence::GeoInd {
             epsilon_per_m: DEFAULT_GEO_EPSILON_PER_M,
+        },
+        "gan" => Defence::Gan {
+            rho: DEFAULT_GAN_RHO,
         },
         _ => return Err(format!("“{key}” is not a defence")),
     })
@@ -490,7 +497,7 @@ pub const SETTINGS: &[Row] = &[
         .get(|c| init_key(c.attack.settings.init).into())
         .set(set_init),
     Row::choice("def", "Defence", DEFENCE, DEFENCES)
-        .help("What every phone does before sending its update. Diverse Batch: train on one point per place (DBSCAN clusters). Farthest Batch: train on the places farthest from where you mostly were — a decoy. Random subset: as many random points as Diverse Batch (the baseline). Local DP: clip every local step’s gradient (or the whole update) and add Gaussian noise. GeoInd: move every location by planar-Laplace noise. Errors stay measured against your real round data.")
+        .help("What every phone does before sending its update. Diverse Batch: train on one point per place (DBSCAN clusters). Farthest Batch: train on the places farthest from where you mostly were — a decoy. Random subset: as many random points as Diverse Batch (the baseline). Local DP: clip every local step’s gradient (or the whole update) and add Gaussian noise. GeoInd: move every location by planar-Laplace noise. GAN obfuscation: two small networks trained on the phone, one rewriting your points so that the other cannot tell where they were taken. Errors stay measured against your real round data.")
         .get(|c| defence_key(&c.defence).into())
         .set(|c, v| {
             // The same defence again keeps its parameters.
@@ -566,6 +573,20 @@ pub const SETTINGS: &[Row] = &[
             Ok(())
         })
         .relevant(|c| matches!(c.defence, Defence::GeoInd { .. })),
+    Row::number("rho", "GAN obfuscation level ρ", DEFENCE, "0.01", limits::GAN_RHO)
+        .help("Every round, before training, the phone trains two small networks on its round's points ([000] §4.5 after its ref. [15]): a privatizer that rewrites each point (position and signal) and an adversary that tries to tell from the rewritten point where it was really taken. ρ weighs keeping the points as they were against fooling the adversary: 1 keeps them (nearly) as they are, smaller values move them more — more privacy, a worse map. Between 0.01 and 1 (at 0 the privatizer's numbers run off to infinity). It costs far more computation than the other defences: two networks trained on every phone every round.")
+        .get(|c| match c.defence {
+            Defence::Gan { rho } => trim(rho),
+            _ => trim(DEFAULT_GAN_RHO),
+        })
+        .set(|c, v| {
+            let r = number(v, &limits::GAN_RHO)?;
+            if let Defence::Gan { rho } = &mut c.defence {
+                *rho = r;
+            }
+            Ok(())
+        })
+        .relevant(|c| matches!(c.defence, Defence::Gan { .. })),
     whereabouts_core::seed_setting!(
         Row,
         "seed",
@@ -597,6 +618,8 @@ mod tests {
             ("dlg", "0"),
             ("start", "cold"),
             ("seed", "42"),
+            ("def", "gan"),
+            ("rho", "0.25"),
             ("def", "farthest"),
             ("deps", "0.1"),
             ("dnum", "7"),
@@ -623,6 +646,7 @@ mod tests {
                 ("leg", "5"),
                 ("its", "0"),
                 ("def", "vpn"),
+                ("rho", "0"),
                 ("model", "huge"),
                 ("start", "lukewarm"),
             ],
@@ -676,6 +700,7 @@ mod tests {
                 "dnum" => "farthest",
                 "dpe" => "dp",
                 "geo" => "geoind",
+                "rho" => "gan",
                 _ => "none",
             };
             set(SETTINGS, &mut c, "def", defence).unwrap();
@@ -713,7 +738,7 @@ mod tests {
             }
             checked += 1;
         }
-        assert_eq!(checked, 13, "every numeric engine setting was probed");
+        assert_eq!(checked, 14, "every numeric engine setting was probed");
     }
 
     #[test]

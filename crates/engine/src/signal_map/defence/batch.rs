@@ -12,6 +12,7 @@
 
 use super::dbscan::{clusters, dbscan};
 use crate::signal_map::fl::BatchSelector;
+use crate::signal_map::model::train::TrainError;
 use crate::signal_map::trace::{Sample, centroid};
 use whereabouts_core::geo::Metres;
 use whereabouts_core::rng::Stream;
@@ -36,9 +37,9 @@ pub struct DiverseBatch {
 }
 
 impl BatchSelector for DiverseBatch {
-    fn select(&self, data: &[Sample], _: &mut Stream) -> Vec<Sample> {
+    fn select(&self, data: &[Sample], _: &mut Stream) -> Result<Vec<Sample>, TrainError> {
         let labels = dbscan(&positions(data), self.eps_m, self.min_samples);
-        clusters(&labels)
+        Ok(clusters(&labels)
             .iter()
             .map(|members| {
                 let mean = mean_of(data, members);
@@ -54,7 +55,7 @@ impl BatchSelector for DiverseBatch {
                     .expect("clusters are not empty");
                 data[best]
             })
-            .collect()
+            .collect())
     }
 }
 
@@ -67,9 +68,9 @@ pub struct FarthestBatch {
 }
 
 impl BatchSelector for FarthestBatch {
-    fn select(&self, data: &[Sample], _: &mut Stream) -> Vec<Sample> {
+    fn select(&self, data: &[Sample], _: &mut Stream) -> Result<Vec<Sample>, TrainError> {
         let Some(xbar) = centroid(data) else {
-            return Vec::new();
+            return Ok(Vec::new());
         };
         let labels = dbscan(&positions(data), self.eps_m, self.min_samples);
         let mut groups = clusters(&labels);
@@ -84,12 +85,12 @@ impl BatchSelector for FarthestBatch {
             members.sort_by(|&a, &b| far(b).total_cmp(&far(a)));
             for i in members {
                 if out.len() == self.num {
-                    return out;
+                    return Ok(out);
                 }
                 out.push(data[i]);
             }
         }
-        out
+        Ok(out)
     }
 }
 
@@ -99,13 +100,13 @@ pub struct RandomSubset<S: BatchSelector> {
 }
 
 impl<S: BatchSelector> BatchSelector for RandomSubset<S> {
-    fn select(&self, data: &[Sample], stream: &mut Stream) -> Vec<Sample> {
-        let size = self.like.select(data, stream).len();
+    fn select(&self, data: &[Sample], stream: &mut Stream) -> Result<Vec<Sample>, TrainError> {
+        let size = self.like.select(data, stream)?.len();
         let mut index: Vec<usize> = (0..data.len()).collect();
         stream.shuffle(&mut index);
         index.truncate(size);
         index.sort_unstable();
-        index.into_iter().map(|i| data[i]).collect()
+        Ok(index.into_iter().map(|i| data[i]).collect())
     }
 }
 
@@ -148,7 +149,8 @@ mod tests {
             eps_m: 10.0,
             min_samples: 5,
         }
-        .select(&day(), &mut Stream::new(1, "t"));
+        .select(&day(), &mut Stream::new(1, "t"))
+        .unwrap();
         assert_eq!(b.len(), 3);
         // Representatives sit in their places.
         assert!(b[0].pos.distance(&Metres::new(2.5, 2.25)) < 2.0);
@@ -165,7 +167,8 @@ mod tests {
             min_samples: 5,
             num: 12,
         }
-        .select(&d, &mut Stream::new(1, "t"));
+        .select(&d, &mut Stream::new(1, "t"))
+        .unwrap();
         assert_eq!(b.len(), 12);
         // Work (≈ 700 m from the centroid) is the farthest cluster: 30 points, so all 12 are
         // from there, and the decoy centroid is far from the truth.
@@ -177,7 +180,8 @@ mod tests {
             min_samples: 5,
             num: 35,
         }
-        .select(&d, &mut Stream::new(1, "t"));
+        .select(&d, &mut Stream::new(1, "t"))
+        .unwrap();
         assert_eq!(more.iter().filter(|s| s.pos.east < -200.0).count(), 5);
     }
 
@@ -188,9 +192,13 @@ mod tests {
             eps_m: 10.0,
             min_samples: 5,
         };
-        let r = RandomSubset { like }.select(&d, &mut Stream::new(3, "t"));
+        let r = RandomSubset { like }
+            .select(&d, &mut Stream::new(3, "t"))
+            .unwrap();
         assert_eq!(r.len(), 3);
-        let again = RandomSubset { like }.select(&d, &mut Stream::new(3, "t"));
+        let again = RandomSubset { like }
+            .select(&d, &mut Stream::new(3, "t"))
+            .unwrap();
         assert_eq!(r, again);
     }
 }

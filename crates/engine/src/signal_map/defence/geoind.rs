@@ -8,6 +8,7 @@
 //! it really was.
 
 use crate::signal_map::fl::BatchSelector;
+use crate::signal_map::model::train::TrainError;
 use crate::signal_map::trace::{Sample, Standardizer};
 use whereabouts_core::geo::Metres;
 use whereabouts_core::privacy::laplace::planar_laplace;
@@ -21,8 +22,9 @@ pub struct GeoInd {
 }
 
 impl BatchSelector for GeoInd {
-    fn select(&self, data: &[Sample], s: &mut Stream) -> Vec<Sample> {
-        data.iter()
+    fn select(&self, data: &[Sample], s: &mut Stream) -> Result<Vec<Sample>, TrainError> {
+        Ok(data
+            .iter()
             .map(|d| {
                 let n = planar_laplace(self.epsilon_per_m, s);
                 let pos = Metres::new(d.pos.east + n.east, d.pos.north + n.north);
@@ -32,6 +34,6 @@ impl BatchSelector for GeoInd {
                     ..*d
                 }
             })
-            .collect()
+            .collect())
     }
 }

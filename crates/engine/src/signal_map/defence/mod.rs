@@ -1,7 +1,7 @@
 //! Defences against the curious server ([000] §4.3–4.5): FL-native batch curation (Diverse
 //! Batch, Farthest Batch) with its random-subset baseline, and the local baselines (DP on the
-//! update, geo-indistinguishability on the locations). Each participant applies the same
-//! defence on its device.
+//! update, geo-indistinguishability on the locations, GAN obfuscation of the round's data).
+//! Each participant applies the same defence on its device.
 //!
 //! The attack metric for defences that change the batch stays the distance to the centroid of
 //! the full round data D_t (what the visitor wants hidden), not of the curated subset.
@@ -9,13 +9,15 @@
 pub mod batch;
 pub use whereabouts_core::dbscan;
 pub mod dp;
+pub mod gan;
 pub mod geoind;
 
 use crate::signal_map::fl::{AllData, BatchSelector};
 use crate::signal_map::limits;
-use crate::signal_map::trace::Standardizer;
+use crate::signal_map::trace::Dataset;
 use batch::{DiverseBatch, FarthestBatch, RandomSubset};
 use dp::LocalDp;
+use gan::{Gan, LabelScale};
 use geoind::GeoInd;
 use serde::{Deserialize, Serialize};
 use whereabouts_core::error::ConfigError;
@@ -59,6 +61,9 @@ pub enum Defence {
     LocalDp(LocalDp),
     /// Planar-Laplace noise on every location, ε per metre ([000] §4.5, "GeoInd").
     GeoInd { epsilon_per_m: f64 },
+    /// GAN obfuscation of the round's data at obfuscation level ρ ([000] §4.5, "Gan", after its
+    /// ref. [15]; [`gan`]).
+    Gan { rho: f64 },
 }
 
 impl Defence {
@@ -93,11 +98,13 @@ impl Defence {
             Defence::GeoInd { epsilon_per_m } => limits::GEOIND_EPSILON_PER_M
                 .check("defence.epsilon_per_m", epsilon_per_m)
                 .map(|_| ()),
+            Defence::Gan { rho } => limits::GAN_RHO.check("defence.rho", rho).map(|_| ()),
         }
     }
 
-    /// How the device picks (or alters) its LocalBatch.
-    pub fn selector(&self, standardizer: Standardizer) -> Box<dyn BatchSelector> {
+    /// How the device picks (or alters) its LocalBatch, on `data`'s standardisation.
+    pub fn selector(&self, data: &Dataset) -> Box<dyn BatchSelector> {
+        let standardizer = data.standardizer;
         match *self {
             Defence::None | Defence::LocalDp(_) => Box::new(AllData),
             Defence::DiverseBatch {
@@ -128,6 +135,12 @@ impl Defence {
             Defence::GeoInd { epsilon_per_m } => Box::new(GeoInd {
                 epsilon_per_m,
                 standardizer,
+            }),
+            Defence::Gan { rho } => Box::new(Gan {
+                rho,
+                standardizer,
+                labels: LabelScale::fit(data.train.iter().chain(&data.test).map(|s| s.y)),
+                training: gan::TRAINING,
             }),
         }
     }

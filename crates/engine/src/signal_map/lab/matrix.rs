@@ -149,6 +149,10 @@ fn matrix() -> Vec<(&'static str, ScenarioConfig)> {
                 }
             }),
         ),
+        (
+            "GAN obfuscation",
+            with(&|c| c.defence = Defence::Gan { rho: 0.5 }),
+        ),
         ("imported file", {
             let mut c = super::tests::imported();
             c.attack.settings.max_iterations = 150;
@@ -272,6 +276,7 @@ const FINGERPRINTS: &[(&str, &str)] = &[
     ),
     ("local DP, budget stop", "993ea4be15f41059"),
     ("GeoInd", "065e033a2b4f9805"),
+    ("GAN obfuscation", "94a4cf0e924b5f11"),
     ("imported file", "7aee402f268a6295"),
 ];
 
@@ -322,5 +327,6 @@ const FINGERPRINTS: &[(&str, &str)] = &[
     ),
     ("local DP, budget stop", "48dfe021b6432ffb"),
     ("GeoInd", "1bf291b0118555e1"),
+    ("GAN obfuscation", "3e117699709ce6c6"),
     ("imported file", "0739a52d9b677d13"),
 ];

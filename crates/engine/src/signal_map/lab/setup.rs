@@ -133,7 +133,7 @@ impl Lab {
         let total_rounds = config.max_rounds.map_or(rounds, |m| m.min(rounds));
         let mut federation = Federation::new(spec, config.fl.clone(), config.seed);
         federation.dp = config.defence.dp();
-        let selector = config.defence.selector(data.standardizer);
+        let selector = config.defence.selector(&data);
         Ok(Self {
             config,
             world,

@@ -44,6 +44,11 @@ pub enum TrainError {
     Diverged {
         step: usize,
     },
+    /// GAN obfuscation's networks left the finite numbers at this mini-batch step
+    /// (`defence::gan`).
+    GanDiverged {
+        step: usize,
+    },
     Candle(String),
 }
 
@@ -54,6 +59,12 @@ impl std::fmt::Display for TrainError {
                 f,
                 "the model diverged at local step {step} (the loss became infinite); \
                  lower the learning rate"
+            ),
+            TrainError::GanDiverged { step } => write!(
+                f,
+                "GAN obfuscation diverged on this device at its mini-batch step {step} (the \
+                 privatizer's or the adversary's numbers became infinite or NaN); raise the \
+                 obfuscation level ρ"
             ),
             TrainError::Candle(e) => write!(f, "training failed inside candle: {e}"),
         }
