@@ -85,7 +85,7 @@ pub const TERMS: &[Term] = &[
     },
     Term {
         name: "GAN obfuscation",
-        meaning: "Two small networks trained on the phone before it trains the map: a privatizer that rewrites each of its points (position and signal) and an adversary that tries to tell from a rewritten point where it was really taken; the privatizer learns to fool the adversary while staying close to the data. The obfuscation level ρ weighs the two: 1 keeps the points, smaller values move them more. The server then attacks an update trained on the rewritten points.",
+        meaning: "Two small networks trained on the phone before it trains the map: a privatizer that rewrites each of its points (position and signal) and an adversary that tries to tell from a rewritten point where it was really taken; the privatizer learns to fool the adversary while staying close to the data. The obfuscation level ρ weighs the two: 1 keeps the points, smaller values move them more. The server then attacks an update trained on the rewritten points; since its attacks recover a round's centroid, which the rewriting moves much less than each point, the GAN can fool its own adversary and still not the server.",
         source: "[000] §4.5 after its ref. [15] (Zhang et al. 2022), as its authors' code builds it (docs/papers.md)",
     },
     Term {

@@ -574,7 +574,7 @@ pub const SETTINGS: &[Row] = &[
         })
         .relevant(|c| matches!(c.defence, Defence::GeoInd { .. })),
     Row::number("rho", "GAN obfuscation level ρ", DEFENCE, "0.01", limits::GAN_RHO)
-        .help("Every round, before training, the phone trains two small networks on its round's points ([000] §4.5 after its ref. [15]): a privatizer that rewrites each point (position and signal) and an adversary that tries to tell from the rewritten point where it was really taken. ρ weighs keeping the points as they were against fooling the adversary: 1 keeps them (nearly) as they are, smaller values move them more — more privacy, a worse map. Between 0.01 and 1 (at 0 the privatizer's numbers run off to infinity). It costs far more computation than the other defences: two networks trained on every phone every round.")
+        .help("Every round, before training, the phone trains two small networks on its round's points ([000] §4.5 after its ref. [15]): a privatizer that rewrites each point (position and signal) and an adversary that tries to tell from a rewritten point where it was really taken. ρ weighs keeping the points against fooling that adversary: 1 keeps them nearly as they are, smaller values rewrite them more and the map gets worse. The paper expects more privacy from a smaller ρ; but the server's attacks recover the round's centroid, which the rewriting moves much less, so see what the results say. From 0.01 to 1 (at 0 the privatizer's numbers run off to infinity). It costs far more computation than the other defences: two networks trained on every phone, every round.")
         .get(|c| match c.defence {
             Defence::Gan { rho } => trim(rho),
             _ => trim(DEFAULT_GAN_RHO),
