@@ -233,7 +233,8 @@ fn Legend(state: DensityState) -> impl IntoView {
     // The colour scale's top, in the surface's own terms: the upload's largest magnitude, or
     // the density's peak in people per km² (the kernel k_h has k_h(x, x) = 1 and integrates to
     // 2πh², so a normalised KDE value v is N·v/(2πh²) people per m²).
-    let top = move || {
+    // Once per change of the surface, for both scales' texts (a drag updates the scene often).
+    let top = Memo::new(move |_| {
         let show = state.show.get();
         let selected = state.selected.get();
         state.scene.with(|scene| {
@@ -254,13 +255,13 @@ fn Legend(state: DensityState) -> impl IntoView {
                 }
             })
         })
-    };
-    let upload_scale = move || format!("your upload: high (+{0:.2}) · low (−{0:.2})", top());
+    });
+    let upload_scale = move || format!("your upload: high (+{0:.2}) · low (−{0:.2})", top.get());
     let density_scale = move || {
         let (n, h) = state
             .settings
             .with(|c| (c.population as f64, c.bandwidth_m));
-        let per_km2 = top() * n * 1e6 / (std::f64::consts::TAU * h * h);
+        let per_km2 = top.get() * n * 1e6 / (std::f64::consts::TAU * h * h);
         format!("people per km²: 0 · {per_km2:.0} (square-root scale)")
     };
     view! {
