@@ -365,4 +365,6 @@ fn rmse(federation: &Federation, params: &[f32], test: &[Sample]) -> f64 {
 #[cfg(test)]
 mod matrix;
 #[cfg(test)]
+mod secure_tests;
+#[cfg(test)]
 mod tests;

@@ -41,6 +41,11 @@ pub const GEOIND_EPSILON_PER_M: Limit = positive(
 /// unbounded below as ρ → 0, where its outputs run off to infinity (the authors' logs show a
 /// distortion of 6,714 standard deviations at ρ = 0); our choice, see docs/papers.md §3a.
 pub const GAN_RHO: Limit = closed(0.01, 1.0, "between 0.01 and 1");
+/// Under secure aggregation, the server's own clients in a round (the n − 1 attack; 0: none).
+/// Each is a real client of the protocol, whose cost grows with the cohort (docs/secagg.md).
+pub const SYBILS: Limit = whole(0.0, 100.0, "a whole number from 0 to 100");
+/// Under secure aggregation, the least number of genuine clients a device sends in (1: any).
+pub const MIN_GENUINE: Limit = whole(1.0, 100.0, "a whole number from 1 to 100");
 
 #[cfg(test)]
 mod tests {

@@ -17,6 +17,7 @@ pub mod placement;
 pub mod reference;
 pub mod samples;
 pub mod scenario;
+pub mod secure;
 pub mod settings;
 pub mod studies;
 pub mod trace;

@@ -18,6 +18,7 @@ use crate::signal_map::limits;
 use crate::signal_map::model::train::LocalTraining;
 use crate::signal_map::model::{MlpSpec, ModelPreset};
 use crate::signal_map::placement::ImportedTrace;
+use crate::signal_map::secure::SecureAggregation;
 use crate::signal_map::trace::{Dataset, RoundLength};
 use crate::signal_map::trajectory::Trajectory;
 use crate::signal_map::warm_start::WarmStart;
@@ -206,6 +207,11 @@ pub struct ScenarioConfig {
     /// project settled on one spelling say `defense`; they still read.
     #[serde(default, alias = "defense", skip_serializing_if = "is_no_defence")]
     pub defence: Defence,
+    /// Secure aggregation (issue 39 §2): the server receives only the round's sum of quantised
+    /// updates and attacks the aggregate ([`crate::signal_map::secure`]); `None`: it receives
+    /// every update, as in [000].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secure_aggregation: Option<SecureAggregation>,
 }
 
 fn is_no_defence(d: &Defence) -> bool {
@@ -246,6 +252,7 @@ impl Default for ScenarioConfig {
             trajectory: None,
             imported: None,
             defence: Defence::None,
+            secure_aggregation: None,
         }
     }
 }
@@ -336,6 +343,23 @@ impl ScenarioConfig {
                 ));
             }
         }
+        if let Some(sa) = &self.secure_aggregation {
+            sa.validate()?;
+            if let Some(p) = self
+                .participants
+                .as_ref()
+                .filter(|p| sa.min_genuine > p.len())
+            {
+                return Err(ConfigError::new(
+                    "secure_aggregation.min_genuine",
+                    format!(
+                        "{} genuine clients a round is more than the {} users taking part: no round would ever be sent (a cohort too small for the minimum)",
+                        sa.min_genuine,
+                        p.len()
+                    ),
+                ));
+            }
+        }
         if let Some(t) = &self.imported {
             if self.trajectory.is_some() {
                 return Err(ConfigError::new(
@@ -423,6 +447,10 @@ pub struct RoundRecord {
     pub dp_epsilon: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dp_releases: Option<usize>,
+    /// Under secure aggregation: who was in the sum, the blend the attacks aimed at and how
+    /// far the update the server attacked is from the visitor's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secure: Option<crate::signal_map::secure::SecureRecord>,
 }
 
 /// DLG's result for a round.

@@ -4,7 +4,7 @@
 //! [`SETTINGS`], read and written on a [`ScenarioConfig`]. The lab opens on [`lab_default`]:
 //! the campus with the visitor walking the simple week, joining a federation that has learnt.
 //!
-//! Its length (about 570 lines before the tests): 24 rows, one per setting, each with its help
+//! Its length (about 620 lines before the tests): 27 rows, one per setting, each with its help
 //! text, in the panel's order, and the few helpers the defence and attack rows share.
 
 use super::attack::dlg::{Init, Optimizer, START_NOISE_M};
@@ -73,6 +73,8 @@ const ROUNDS: &[(&str, &str)] = &[
     ("24", "1 day"),
     ("168", "1 week"),
 ];
+/// What the server receives each round (issue 39 §4's setting, here its first two values).
+const SEES: &[(&str, &str)] = &[("updates", "Every update"), ("sum", "Only the sum")];
 const STARTS: &[(&str, &str)] = &[("warm", "Learnt map"), ("cold", "Untrained")];
 const ATTACKS: &[(&str, &str)] = &[("dlg", "DLG (paper)"), ("fedavg", "+ FedAvg-aware")];
 /// DLG's starts ([000] §4.1, "DLG Initialization Strategies"): the grid is the paper's 350 m;
@@ -198,6 +200,17 @@ fn set_participants(c: &mut ScenarioConfig, others: usize, background: bool) {
             .chain(background.then_some(BACKGROUND_ID))
             .collect(),
     );
+}
+
+/// Refuses a federation of `users` smaller than secure aggregation's minimum cohort.
+fn fewer_than_the_cohort(c: &ScenarioConfig, users: usize) -> Result<(), String> {
+    match &c.secure_aggregation {
+        Some(s) if s.min_genuine > users => Err(format!(
+            "{users} users taking part is fewer than the minimum cohort of {} genuine phones (lower it first)",
+            s.min_genuine
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// The FedAvg-aware attack shares DLG's budget, step size and start.
@@ -420,6 +433,7 @@ pub const SETTINGS: &[Row] = &[
         .get(|c| other_users(c).to_string())
         .set(|c, v| {
             let others = number(v, &OTHER_USERS)? as usize;
+            fewer_than_the_cohort(c, others + 1 + usize::from(background_user(c)))?;
             set_participants(c, others, background_user(c));
             Ok(())
         }),
@@ -428,6 +442,7 @@ pub const SETTINGS: &[Row] = &[
         .get(|c| flag_text(background_user(c)))
         .set(|c, v| {
             let background = flag(v)?;
+            fewer_than_the_cohort(c, other_users(c) + 1 + usize::from(background))?;
             set_participants(c, other_users(c), background);
             Ok(())
         }),
@@ -439,6 +454,17 @@ pub const SETTINGS: &[Row] = &[
         })
         .set(|c, v| {
             c.model = ModelChoice::Preset(<ModelPreset as Choices>::parse(v)?);
+            Ok(())
+        }),
+    Row::choice("sees", "What the server sees", FEDERATION, SEES)
+        .help("Every update: the server receives each phone's update, as in the paper, and attacks yours. Only the sum: secure aggregation (Bonawitz et al. 2017) — the phones mask their updates so that the server can unmask only the round's sum; it learns the same model and attacks the only update it has, the average of everyone's, so DLG and Lemma 1 land on a blend of all participants' places. The errors stay measured to your own centroid. Each round runs the real protocol among the phones (key agreement, secret sharing, masking).")
+        .get(|c| if c.secure_aggregation.is_some() { "sum" } else { "updates" }.into())
+        .set(|c, v| {
+            c.secure_aggregation = match v {
+                "updates" => None,
+                "sum" => Some(c.secure_aggregation.take().unwrap_or_default()),
+                _ => return Err(format!("“{v}” is not what a server can see")),
+            };
             Ok(())
         }),
     Row::toggle("dlg", "DLG attack", ATTACK)
@@ -496,6 +522,17 @@ pub const SETTINGS: &[Row] = &[
         .help("Where the dummy location starts ([000] §4.1). The paper starts near the true centroid, which a real server cannot; the default starts near the analytic estimate (both with a little noise).")
         .get(|c| init_key(c.attack.settings.init).into())
         .set(set_init),
+    Row::number("sybil", "Sybil clients (n − 1 attack)", ATTACK, "1", limits::SYBILS)
+        .help("Under secure aggregation, a server that picks each round's phones can fill the round with clients of its own (Sybils), whose updates it knows because it runs them on data it made, and leave every other genuine phone out. It then subtracts its Sybils' updates from the secure sum and holds yours exactly: the attacks land where they land without secure aggregation. 0: an honest server. The defence is a minimum cohort of genuine phones (under Defence).")
+        .get(|c| c.secure_aggregation.as_ref().map_or(0, |s| s.sybils).to_string())
+        .set(|c, v| {
+            let n = number(v, &limits::SYBILS)? as usize;
+            if let Some(s) = &mut c.secure_aggregation {
+                s.sybils = n;
+            }
+            Ok(())
+        })
+        .relevant(|c| c.secure_aggregation.is_some()),
     Row::choice("def", "Defence", DEFENCE, DEFENCES)
         .help("What every phone does before sending its update. Diverse Batch: train on one point per place (DBSCAN clusters). Farthest Batch: train on the places farthest from where you mostly were — a decoy. Random subset: as many random points as Diverse Batch (the baseline). Local DP: clip every local step’s gradient (or the whole update) and add Gaussian noise. GeoInd: move every location by planar-Laplace noise. GAN obfuscation: two small networks trained on the phone, one rewriting your points so that the other cannot tell where they were taken. Errors stay measured against your real round data.")
         .get(|c| defence_key(&c.defence).into())
@@ -587,6 +624,23 @@ pub const SETTINGS: &[Row] = &[
             Ok(())
         })
         .relevant(|c| matches!(c.defence, Defence::Gan { .. })),
+    Row::number("cohort", "Minimum genuine phones a round", DEFENCE, "1", limits::MIN_GENUINE)
+        .help("Under secure aggregation, your phone sends its masked update only when at least this many genuine phones (you included) are in the round — phones the server cannot forge, which the lab assumes the phones can verify (by device attestation, say). A server with Sybil clients must then let that many genuine phones in, and what it subtracts its Sybils from is their sum: the blend again. Counting all phones would not do: the Sybils fill the count. 1: no minimum. At most the users taking part (you and the other users).")
+        .get(|c| c.secure_aggregation.as_ref().map_or(1, |s| s.min_genuine).to_string())
+        .set(|c, v| {
+            let k = number(v, &limits::MIN_GENUINE)? as usize;
+            let users = c.participants.as_ref().map_or(usize::MAX, Vec::len);
+            if k > users {
+                return Err(format!(
+                    "{k} is more than the {users} users taking part: no round would ever be sent"
+                ));
+            }
+            if let Some(s) = &mut c.secure_aggregation {
+                s.min_genuine = k;
+            }
+            Ok(())
+        })
+        .relevant(|c| c.secure_aggregation.is_some()),
     whereabouts_core::seed_setting!(
         Row,
         "seed",
@@ -625,6 +679,9 @@ mod tests {
             ("dnum", "7"),
             ("leg", "90"),
             ("fix", "5"),
+            ("sees", "sum"),
+            ("sybil", "4"),
+            ("cohort", "3"),
         ] {
             set(SETTINGS, &mut c, key, value).unwrap();
             assert_eq!(get(SETTINGS, &c, key), value, "{key}");
@@ -649,7 +706,19 @@ mod tests {
                 ("rho", "0"),
                 ("model", "huge"),
                 ("start", "lukewarm"),
+                ("sees", "everything"),
+                ("sybil", "101"),
+                ("sybil", "2.5"),
+                ("cohort", "0"),
+                ("cohort", "2"),
             ],
+        );
+        assert_eq!(
+            c.secure_aggregation,
+            Some(crate::signal_map::secure::SecureAggregation {
+                sybils: 4,
+                min_genuine: 3
+            })
         );
         assert_eq!(c.participants, Some(vec![0, 1, 2, 3, BACKGROUND_ID]));
         assert_eq!(c.world.background, Some(true));
@@ -690,7 +759,8 @@ mod tests {
             };
             // The seed (any u64 for the engine; a link carries 2⁵³) and the other users (the
             // lab's world has six) are the lab's own bounds.
-            if matches!(s.key, "seed" | "bg") {
+            // So is the minimum cohort: at most the users taking part (its own test below).
+            if matches!(s.key, "seed" | "bg" | "cohort") {
                 continue;
             }
             let mut c = base.clone();
@@ -704,6 +774,8 @@ mod tests {
                 _ => "none",
             };
             set(SETTINGS, &mut c, "def", defence).unwrap();
+            // Secure aggregation's settings are probed with it on.
+            set(SETTINGS, &mut c, "sees", "sum").unwrap();
             for x in [
                 limit.min,
                 limit.min.next_down(),
@@ -738,7 +810,42 @@ mod tests {
             }
             checked += 1;
         }
-        assert_eq!(checked, 14, "every numeric engine setting was probed");
+        assert_eq!(checked, 15, "every numeric engine setting was probed");
+    }
+
+    /// Secure aggregation's minimum cohort is at most the users taking part, both ways: a
+    /// larger minimum is refused, and so are fewer users than the minimum; the engine refuses
+    /// what the rows refuse.
+    #[test]
+    fn the_minimum_cohort_fits_the_federation() {
+        let mut c = lab_default();
+        set(SETTINGS, &mut c, "sees", "sum").unwrap();
+        let e = set(SETTINGS, &mut c, "cohort", "2").unwrap_err();
+        assert!(e.contains("more than the 1 users taking part"), "{e}");
+        set(SETTINGS, &mut c, "bg", "4").unwrap();
+        set(SETTINGS, &mut c, "cohort", "5").unwrap();
+        c.validate().unwrap();
+        let e = set(SETTINGS, &mut c, "bg", "3").unwrap_err();
+        assert!(
+            e.starts_with("Other users") && e.contains("minimum cohort of 5"),
+            "{e}"
+        );
+        set(SETTINGS, &mut c, "bgu", "1").unwrap();
+        set(SETTINGS, &mut c, "bg", "3").unwrap();
+        let e = set(SETTINGS, &mut c, "bgu", "0").unwrap_err();
+        assert!(e.contains("minimum cohort of 5"), "{e}");
+        // Beyond the rows, the engine refuses it by name.
+        let mut bad = c.clone();
+        bad.participants = Some(vec![0, 1]);
+        let e = bad.validate().unwrap_err().to_string();
+        assert!(e.contains("secure_aggregation.min_genuine"), "{e}");
+        // Back to every update: the settings go, and read as their defaults.
+        set(SETTINGS, &mut c, "sees", "updates").unwrap();
+        assert_eq!(c.secure_aggregation, None);
+        assert_eq!(
+            (get(SETTINGS, &c, "sybil"), get(SETTINGS, &c, "cohort")),
+            ("0".into(), "1".into())
+        );
     }
 
     #[test]

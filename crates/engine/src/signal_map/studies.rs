@@ -535,6 +535,7 @@ mod tests {
             update_norm: None,
             dp_epsilon: None,
             dp_releases: None,
+            secure: None,
         };
         let fedavg = LocalTraining {
             batch_size: Some(20),

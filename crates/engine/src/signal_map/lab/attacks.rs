@@ -11,6 +11,7 @@ use crate::signal_map::attack::objective::Objective;
 use crate::signal_map::attack::unroll::Unrolled;
 use crate::signal_map::fl::Update;
 use crate::signal_map::scenario::{AttackInputs, DlgOutcome, FedAvgOutcome, RoundRecord};
+use crate::signal_map::secure::SecureRecord;
 use whereabouts_core::geo::Metres;
 use whereabouts_core::rng::Stream;
 
@@ -149,11 +150,7 @@ impl Lab {
             dlg: Box::new(outcome.clone()),
         });
         let round = &self.rounds[t];
-        let update = round
-            .updates
-            .iter()
-            .find(|u| u.user == self.config.target)
-            .expect("the target took part");
+        let update = self.attacked(t);
         let next = self.after_dlg(inputs, Some(Box::new(outcome)), &round.before, update);
         self.rounds[t].attack = Some(next);
     }
@@ -233,10 +230,7 @@ impl Lab {
         attacks: (Option<DlgOutcome>, Option<Result<FedAvgOutcome, String>>),
         rmse_db: f64,
     ) -> RoundRecord {
-        let update = updates
-            .iter()
-            .find(|u| u.user == self.config.target)
-            .expect("the target took part");
+        let update = self.attacked(inputs.round);
         let bounds = if self.config.attack.bounds {
             let mut s = Stream::new(self.config.seed, &format!("bounds-{}", inputs.round));
             analytic::bounds(
@@ -257,6 +251,23 @@ impl Lab {
             bounds,
             rmse_db,
         );
+        if let Some(secure) = &self.rounds[inputs.round].secure {
+            let own = updates
+                .iter()
+                .find(|u| u.user == self.config.target)
+                .expect("the target took part");
+            let mut s = SecureRecord::new(secure, updates, own, before);
+            s.dlg_to_blend_m = record
+                .dlg
+                .as_ref()
+                .filter(|d| !d.result.diverged)
+                .map(|d| d.reconstruction.position.distance(&s.blend_centroid));
+            s.analytic_to_blend_m = record
+                .analytic
+                .as_ref()
+                .map(|a| a.position.distance(&s.blend_centroid));
+            record.secure = Some(s);
+        }
         if let Some(dp) = self.config.defence.dp() {
             let spent = &self.rounds[inputs.round].spent;
             record.dp_epsilon = Some(spent.epsilon(dp.delta));

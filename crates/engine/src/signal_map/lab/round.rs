@@ -10,6 +10,7 @@ use crate::signal_map::defence::dp::RdpAccountant;
 use crate::signal_map::fl::{Federation, Update};
 use crate::signal_map::model::Predictor;
 use crate::signal_map::scenario::AttackInputs;
+use crate::signal_map::secure::{self, Contribution, SecureRound};
 
 /// Test points evaluated between two looks at the clock.
 const RMSE_CHUNK: usize = 256;
@@ -25,6 +26,11 @@ pub(super) struct LabRound {
     pub(super) before: Vec<f32>,
     pub(super) after: Vec<f32>,
     pub(super) updates: Vec<Update>,
+    /// Under secure aggregation: the round's secure sum and what the server kept of it.
+    pub(super) secure: Option<SecureRound>,
+    /// Under secure aggregation: the update the server attacks in place of the target's — the
+    /// aggregate w_t − w_{t−1} on the target's round data (the errors stay the visitor's).
+    pub(super) seen: Option<Update>,
     /// Under local DP, the target's privacy loss after this round (kept per round, so an edit
     /// that drops later rounds drops their releases too).
     pub(super) spent: RdpAccountant,
@@ -39,8 +45,21 @@ impl LabRound {
 }
 
 impl Lab {
+    /// The update the server attacks in round `t`: the target's own, or under secure
+    /// aggregation the aggregate it unmasked.
+    pub(super) fn attacked(&self, t: usize) -> &Update {
+        let round = &self.rounds[t];
+        round.seen.as_ref().unwrap_or_else(|| {
+            round
+                .updates
+                .iter()
+                .find(|u| u.user == self.config.target)
+                .expect("the target took part")
+        })
+    }
+
     /// Why the target sent no update in round `t`.
-    fn absent_because(&self, t: usize, participants: &[u32]) -> String {
+    fn absent_because(&self, t: usize, participants: &[u32], refused: Option<String>) -> String {
         let me = self.config.target;
         // The server picks among the users with data, so "no fixes" comes first.
         if self
@@ -49,6 +68,8 @@ impl Lab {
             .is_empty()
         {
             "you have no fixes in this round".into()
+        } else if let Some(why) = refused {
+            why
         } else if !participants.contains(&me) {
             "the server did not pick you this round (fraction of users C < 1)".into()
         } else {
@@ -68,7 +89,21 @@ impl Lab {
             .rounds
             .last()
             .map_or_else(|| self.initial.clone(), |r| r.after.clone());
-        let participants = self.federation.participants(&self.data, &self.users, t);
+        let mut participants = self.federation.participants(&self.data, &self.users, t);
+        let mut refused = None;
+        if let Some(sa) = &self.config.secure_aggregation {
+            let cohort = secure::cohort(
+                sa,
+                participants,
+                self.config.target,
+                &self.users,
+                &self.data,
+                t,
+                self.config.seed,
+            );
+            participants = cohort.genuine;
+            refused = cohort.refused;
+        }
         let mut updates = Vec::with_capacity(participants.len());
         for &user in &participants {
             let kept = reuse.as_ref().and_then(|r| {
@@ -85,9 +120,51 @@ impl Lab {
             };
             updates.extend(update);
         }
-        let after = Federation::aggregate(&updates).unwrap_or_else(|| before.clone());
+        let (after, secure, seen) = match &self.config.secure_aggregation {
+            Some(sa) if !updates.is_empty() => {
+                let area = self.world.area();
+                let sybils = (0..sa.sybils)
+                    .map(|j| {
+                        secure::sybil(
+                            &self.federation,
+                            &self.data,
+                            area,
+                            &before,
+                            t,
+                            j,
+                            self.config.seed,
+                        )
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                let own: Vec<Contribution> = updates
+                    .iter()
+                    .map(|u| Contribution::of(u, &before))
+                    .collect();
+                let round = secure::aggregate(&own, sybils, t, self.config.seed)?;
+                // The model: w_{t−1} plus the genuine clients' mean change, all the server has.
+                let after: Vec<f32> = match &round.genuine {
+                    Some((mean, _)) => before.iter().zip(mean).map(|(w, d)| w + d).collect(),
+                    None => before.clone(),
+                };
+                let seen = updates
+                    .iter()
+                    .find(|u| u.user == self.config.target)
+                    .map(|u| Update {
+                        params: after.clone(),
+                        ..u.clone()
+                    });
+                (after, Some(round), seen)
+            }
+            _ => (
+                Federation::aggregate(&updates).unwrap_or_else(|| before.clone()),
+                None,
+                None,
+            ),
+        };
         let previous = self.previous_reconstruction();
-        let target = updates.iter().find(|u| u.user == self.config.target);
+        let target = seen
+            .as_ref()
+            .or_else(|| updates.iter().find(|u| u.user == self.config.target));
         let mut spent = self.spent();
         if let (Some(dp), Some(u)) = (self.config.defence.dp(), target) {
             dp.spend(
@@ -109,7 +186,7 @@ impl Lab {
         });
         let absent = target
             .is_none()
-            .then(|| self.absent_because(t, &participants));
+            .then(|| self.absent_because(t, &participants, refused));
         emit(LabEvent::Trained {
             round: t,
             absent,
@@ -157,6 +234,8 @@ impl Lab {
             before,
             after,
             updates,
+            secure,
+            seen,
             spent,
             rmse: Rmse::Pending { next: 0, sum: 0.0 },
             attack,

@@ -227,6 +227,7 @@ impl AttackInputs {
             update_norm: Some(self.update_norm),
             dp_epsilon: None,
             dp_releases: None,
+            secure: None,
         }
     }
 }
