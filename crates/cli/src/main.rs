@@ -6,6 +6,7 @@
 
 mod density;
 mod labs;
+mod real;
 mod secagg;
 mod settings;
 mod sweep;
@@ -166,6 +167,13 @@ enum Command {
         /// Also write one CSV per table into this directory.
         #[arg(long)]
         csv: Option<PathBuf>,
+        /// Run the lab's tables on real data instead of the synthetic world (mobility: [002]'s
+        /// on the Foursquare New York check-ins' weekly trajectories; density: [003]'s with the
+        /// check-ins as the population): DIR is the folder of your downloaded copy, laid out as
+        /// DIR/foursquare-nyc/Foursquare_Sample.csv (docs/papers.md, "Real data:
+        /// foursquare-nyc"). Nothing of it is copied anywhere.
+        #[arg(long, value_name = "DIR")]
+        real: Option<PathBuf>,
     },
     /// A study (`reproduce`'s or a page study) spread over many machines: plan its points into a directory, run
     /// point I anywhere (a batch engine's array task), merge the results into the same tables
@@ -227,6 +235,7 @@ impl StudySize {
             config: self.config.map(|p| p.display().to_string()),
             base,
         })
+            real: None,
     }
 }
 
@@ -428,9 +437,11 @@ fn main() -> ExitCode {
             size,
             out,
             csv,
-        } => size
-            .of(lab)
-            .and_then(|spec| sweep::reproduce(&spec, out.as_deref(), csv.as_deref())),
+            real,
+        } => size.of(lab).and_then(|mut spec| {
+            spec.real = real.map(|d| d.display().to_string());
+            sweep::reproduce(&spec, out.as_deref(), csv.as_deref())
+        }),
         Command::Sweep { step } => match step {
             SweepStep::Plan { lab, size, out } => {
                 size.of(lab).and_then(|spec| sweep::plan(&spec, &out))

@@ -48,6 +48,10 @@ pub struct StudySpec {
     /// Its contents (the lab's default configuration without one); its seed is `seed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base: Option<Value>,
+    /// `reproduce --real DIR`: the folder of the user's copy of the real data sets (laid out as
+    /// the project's shared data folder); the tables are then the lab's on real data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub real: Option<String>,
 }
 
 fn reproduce_study() -> String {
@@ -56,6 +60,9 @@ fn reproduce_study() -> String {
 
 /// The labs with studies.
 pub const LABS: &str = "signal-map, density, linkability, mobility";
+/// The labs with tables on real data (`reproduce --real`).
+pub const REAL_LABS: [&str; 2] = ["mobility", "density"];
+
 
 /// The study that makes the paper's tables.
 pub const REPRODUCE: &str = "reproduce";
@@ -121,6 +128,21 @@ impl StudySpec {
     }
 
     /// Whether this is one of a lab's page studies (not `reproduce`).
+        if let Some(dir) = &self.real {
+            if !REAL_LABS.contains(&self.lab.as_str()) {
+                return Err(format!(
+                    "--real {dir}: the {} lab has no tables on real data (--lab {})",
+                    self.lab,
+                    REAL_LABS.join(" or --lab ")
+                ));
+            }
+            if self.page_study() {
+                return Err(format!(
+                    "--real {dir}: runs the {REPRODUCE} study (the tables on real data), not --study {}",
+                    self.study
+                ));
+            }
+        }
     fn page_study(&self) -> bool {
         self.study != REPRODUCE
     }
@@ -130,7 +152,11 @@ impl StudySpec {
         let quick = if self.quick { " --quick" } else { "" };
         let seeds = self
             .seeds
-            .map_or(String::new(), |n| format!(" --seeds {n}"));
+            .map_or(String::new(), |n| format!(" --seeds {n}"))
+            + &self
+                .real
+                .as_ref()
+                .map_or(String::new(), |d| format!(" --real {d}"));
         if self.page_study() {
             let config = self
                 .config
@@ -174,6 +200,7 @@ impl StudySpec {
             format!(
                 "{}: not a {} configuration: {e}",
                 self.config.as_deref().unwrap_or("--config"),
+            (false, lab) if self.real.is_some() => format!("{lab}-real"),
                 self.lab
             )
         })
@@ -234,7 +261,7 @@ impl StudySpec {
                 Ok(Box::new(Reproduce(scale)))
             }
             "density" => {
-                use whereabouts_engine::density::experiments::{Reproduce, Scale};
+                use whereabouts_engine::density::experiments::{RealPeople, Reproduce, Scale};
                 let mut scale = if self.quick {
                     Scale::quick(self.seed)
                 } else {
@@ -254,13 +281,18 @@ impl StudySpec {
                 Ok(Box::new(Reproduce(scale)))
             }
             "mobility" => {
-                use whereabouts_engine::mobility::experiments::{Reproduce, Scale};
+                use whereabouts_engine::mobility::experiments::{RealTargets, Reproduce, Scale};
                 let mut scale = if self.quick {
                     Scale::quick(self.seed)
                 } else {
                     Scale::full(self.seed)
                 };
                 scale.seeds = self.seeds.unwrap_or(scale.seeds);
+                if let Some(dir) = &self.real {
+                    let data = crate::real::load(Path::new(dir))?;
+                    let half = whereabouts_engine::density::DensityConfig::default().city_half_m;
+                    scale.real = Some(std::sync::Arc::new(RealPeople::new(&data, half)));
+                }
                 Ok(Box::new(Reproduce(scale)))
             }
             lab => Err(format!("--lab: “{lab}” is not a lab with studies ({LABS})")),
@@ -281,6 +313,11 @@ fn overlay(base: &mut Value, over: &Value) {
                     }
                 }
             }
+                if let Some(dir) = &self.real {
+                    let data = crate::real::load(Path::new(dir))?;
+                    let targets = RealTargets::new(&data, scale.rounds)?;
+                    scale.real = Some(std::sync::Arc::new(targets));
+                }
         }
         (base, over) => *base = over.clone(),
     }

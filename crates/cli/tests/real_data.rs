@@ -1,7 +1,8 @@
 //! The real data sets (`../shared/data/`, see its README; never in this repository, whose
 //! licence theirs forbids) read as a user reads them: a slice of each through `whereabouts
 //! import`. Where the folder is not found (set `WHEREABOUTS_DATA` to it), each test says so
-//! and checks nothing; `./x test` says which it is.
+//! and checks nothing; `./x test` says which it is. `reproduce --real DIR` runs small on the same
+//! folder, and is refused by name where DIR or its file is missing.
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -180,4 +181,137 @@ fn the_mobility_lab_on_real_check_ins_scores_no_diverged_guess() {
             assert!(d < 200_000.0, "{g}");
         }
     }
+}
+
+/// Runs `whereabouts ARGS`, giving its status, standard output and standard error.
+fn whereabouts(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_whereabouts"))
+        .args(args)
+        .output()
+        .expect("the binary runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn reproduce_on_real_check_ins_prints_the_mobility_and_density_tables() {
+    // `reproduce --real DIR` reads the user's copy where it lies: here the shared data folder.
+    let Some(dir) = data_dir().filter(|d| d.join(FOURSQUARE).is_file()) else {
+        return absent(FOURSQUARE);
+    };
+    let dir = dir.to_str().unwrap();
+    let csv = temp("real-csv");
+    let (ok, md, err) = whereabouts(&[
+        "reproduce",
+        "--lab",
+        "mobility",
+        "--quick",
+        "--real",
+        dir,
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("66961 check-ins in 3079 weekly trajectories"),
+        "{err}"
+    );
+    assert!(md.contains(&format!("--quick --real {dir}`")), "{md}");
+    for title in [
+        "Attacks by round — on real data (foursquare-nyc), weekly check-in trajectories",
+        "ST-GIA ablation ([002] Fig. 4) on real data (foursquare-nyc)",
+        "Defences by ε ([002] Table 5) — on real data (foursquare-nyc)",
+        "Utility against ASR ([002] Fig. 5) — on real data (foursquare-nyc)",
+    ] {
+        assert!(md.contains(title), "no “{title}” table: {md}");
+    }
+    // No synthetic table among them, and every table says which trajectories it ran on.
+    assert!(!md.contains("vehicle-like data"), "{md}");
+    assert_eq!(md.matches("seed 1: tid ").count(), 4, "{md}");
+    assert!(md.contains("± its 95% interval"), "{md}");
+    assert!(csv.join("mobility-real-1.csv").is_file());
+
+    let (ok, md, err) = whereabouts(&["reproduce", "--lab", "density", "--quick", "--real", dir]);
+    assert!(ok, "{err}");
+    for title in [
+        "Random features: utility, and each attack's error over B (N = 1000, 48², h = 300 m) — on real data (foursquare-nyc), check-ins as the population",
+        "Geo-indistinguishability over ε (the poster's comparator) — on real data",
+        "GeoInd and random features at matched utility",
+        "Repeated queries",
+        "Population size",
+        "Convergence",
+    ] {
+        assert!(md.contains(title), "no “{title}” table: {md}");
+    }
+    assert!(!md.contains("A moving user"), "{md}");
+    assert!(md.contains("Midtown Manhattan"), "{md}");
+    eprintln!("real data: reproduce --real ran the mobility and density tables on {dir}");
+}
+
+#[test]
+fn reproduce_real_refuses_a_missing_folder_or_file_by_name() {
+    // Needs no data: the folder and the file are named in the refusal, nothing runs.
+    let missing = temp("no-such-folder").join("nowhere");
+    let missing = missing.to_str().unwrap();
+    let (ok, _, err) = whereabouts(&["reproduce", "--lab", "mobility", "--real", missing]);
+    assert!(!ok);
+    assert!(
+        err.contains(&format!("--real {missing}: no such folder")),
+        "{err}"
+    );
+    assert!(
+        err.contains("foursquare-nyc/Foursquare_Sample.csv"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    // A folder without the file.
+    let empty = temp("empty-data");
+    std::fs::create_dir_all(&empty).unwrap();
+    let empty = empty.to_str().unwrap();
+    let (ok, _, err) = whereabouts(&["reproduce", "--lab", "density", "--real", empty]);
+    assert!(!ok);
+    assert!(
+        err.contains(&format!(
+            "{empty}/foursquare-nyc/Foursquare_Sample.csv is not there"
+        )),
+        "{err}"
+    );
+    // A file that is not the Foursquare sample.
+    let wrong = temp("wrong-data");
+    std::fs::create_dir_all(wrong.join("foursquare-nyc")).unwrap();
+    std::fs::write(
+        wrong.join(FOURSQUARE),
+        "lat,lon,time\n40.7,-74.0,2012-11-12 05:17:18\n",
+    )
+    .unwrap();
+    let (ok, _, err) = whereabouts(&[
+        "reproduce",
+        "--lab",
+        "mobility",
+        "--real",
+        wrong.to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    assert!(err.contains("no “tid” column"), "{err}");
+    // The labs without real-data tables, and a page study, are refused before the data is read.
+    let (ok, _, err) = whereabouts(&["reproduce", "--lab", "linkability", "--real", missing]);
+    assert!(!ok);
+    assert!(
+        err.contains("the linkability lab has no tables on real data"),
+        "{err}"
+    );
+    let (ok, _, err) = whereabouts(&[
+        "reproduce",
+        "--lab",
+        "mobility",
+        "--study",
+        "defences",
+        "--real",
+        missing,
+    ]);
+    assert!(!ok);
+    assert!(err.contains("not --study defences"), "{err}");
 }

@@ -14,6 +14,7 @@ pub mod config_text;
 pub mod density;
 pub mod linkability;
 pub mod mobility;
+pub mod real;
 pub mod signal_map;
 
 /// The engine's version, shown by the app and the CLI so that exported results say what made them.

@@ -99,6 +99,11 @@ pub struct DensityConfig {
     /// The visitor's places (home, work, …): the first is where they are when asked and goes
     /// into the density; the server attacks the visitor's answer from each.
     pub visitor: Vec<Metres>,
+    /// The population's positions given instead of the synthetic city's residents (real
+    /// check-ins under `reproduce --real`: docs/papers.md, "Real data: foursquare-nyc"); empty:
+    /// the city's. When given, there are `population` of them, inside the city's square.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub residents: Vec<Metres>,
 }
 
 /// Uploads the server attacks by default: a sample of the city's people (at most all of them).
@@ -121,6 +126,7 @@ impl Default for DensityConfig {
             attacked: DEFAULT_ATTACKED,
             attack: Attack::Peak,
             visitor: vec![Metres::new(-1200.0, -900.0), Metres::new(900.0, 700.0)],
+            residents: Vec::new(),
         }
     }
 }
@@ -195,6 +201,24 @@ impl DensityConfig {
             ));
         }
         let h = self.city_half_m;
+        if !self.residents.is_empty() && self.residents.len() != self.population {
+            return Err(ConfigError::new(
+                "residents",
+                format!(
+                    "are {} positions for a population of {}",
+                    self.residents.len(),
+                    self.population
+                ),
+            ));
+        }
+        if let Some(i) = self.residents.iter().position(|m| {
+            !(m.east.is_finite() && m.north.is_finite() && m.east.abs() <= h && m.north.abs() <= h)
+        }) {
+            return Err(ConfigError::new(
+                "residents",
+                format!("resident {} is outside the city", i + 1),
+            ));
+        }
         if let Some((i, _)) = self.visitor.iter().enumerate().find(|(_, m)| {
             !(m.east.is_finite() && m.north.is_finite() && m.east.abs() <= h && m.north.abs() <= h)
         }) {

@@ -26,8 +26,12 @@ use whereabouts_core::sweep::{Runs, Sweep, each};
 use whereabouts_core::table::Table;
 use whereabouts_core::world::city::{City, Moment};
 
-/// How big the studies are.
-#[derive(Clone, Copy, Debug)]
+mod real;
+
+pub use real::RealPeople;
+
+/// How big the studies are, and on which people.
+#[derive(Clone, Debug)]
 pub struct Scale {
     pub seed: u64,
     /// N for every study but the N sweep.
@@ -42,6 +46,9 @@ pub struct Scale {
     /// Cities (seeds `seed`, `seed + 1`, …) every figure is measured on: each cell is the mean
     /// over them with its 95% interval.
     pub seeds: u64,
+    /// Real check-ins as the population instead of the synthetic city (`reproduce --real`):
+    /// each seed draws its N people from them ([`RealPeople`]).
+    pub real: Option<std::sync::Arc<RealPeople>>,
 }
 
 impl Scale {
@@ -55,6 +62,7 @@ impl Scale {
             populations: &[1000, 2000, 5000, 10_000, 20_000],
             queries: &[1, 5, 20, 50],
             seeds: 5,
+            real: None,
         }
     }
 
@@ -68,6 +76,7 @@ impl Scale {
             populations: &[500, 2000],
             queries: &[1, 10],
             seeds: 2,
+            real: None,
         }
     }
 
@@ -78,8 +87,12 @@ impl Scale {
 
     /// "the mean over 5 cities (seeds 1–5) ± its 95% interval", for the tables' notes.
     fn over(&self) -> String {
+        let cities = match self.real {
+            Some(_) => "draws of the check-ins",
+            None => "cities",
+        };
         format!(
-            "the mean over {} cities (seeds {}–{}) ± its 95% interval (Student's t)",
+            "the mean over {} {cities} (seeds {}–{}) ± its 95% interval (Student's t)",
             self.seeds,
             self.seed,
             self.seed + self.seeds - 1
@@ -118,6 +131,9 @@ pub type DensityRuns<'a> = dyn Runs<DensityConfig, DensitySummary> + 'a;
 
 /// Every table, in order, each run asked of `runs` once.
 pub fn all(scale: &Scale, runs: &mut DensityRuns) -> Result<Vec<Table>, String> {
+    if let Some(people) = &scale.real {
+        return real::tables(scale, people, runs);
+    }
     let features = feature_runs(scale, runs)?;
     let geoind = geoind_runs(scale, runs)?;
     Ok(vec![
@@ -537,10 +553,14 @@ fn convergence(scale: &Scale, runs: &mut DensityRuns) -> Result<Table, String> {
     let closed = convergence::mse_per_feature_closed(&grid, h);
     // How far the closed form is from the exact variance on the first city (its edges).
     let exact = {
-        let lab = DensityLab::start(DensityConfig {
+        let mut first = DensityConfig {
             population: scale.population,
             ..base.clone()
-        })?;
+        };
+        if let Some(people) = &scale.real {
+            people.fill(&mut first)?;
+        }
+        let lab = DensityLab::start(first)?;
         convergence::mse_per_feature(lab.grid(), lab.people(), h)
     };
     let rmse = |s: &DensitySummary| s.utility.as_ref().and_then(|u| u.rmse).unwrap_or(f64::NAN);

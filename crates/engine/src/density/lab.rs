@@ -511,10 +511,14 @@ impl Driver for DensityLab {
         let half = config.city_half_m;
         let grid = Grid::centred(half, half, config.grid_side, config.grid_side);
         grid.validate().map_err(|e| e.to_string())?;
-        let city = City::generate(half, half, config.seed);
-        let people: Vec<Metres> = (0..config.population)
-            .map(|i| city.resident(config.seed, i).at(config.moment))
-            .collect();
+        let people: Vec<Metres> = if config.residents.is_empty() {
+            let city = City::generate(half, half, config.seed);
+            (0..config.population)
+                .map(|i| city.resident(config.seed, i).at(config.moment))
+                .collect()
+        } else {
+            config.residents.clone()
+        };
         let mut targets: Vec<u32> = (0..people.len() as u32).collect();
         Stream::new(config.seed, "attacked").shuffle(&mut targets);
         targets.truncate(config.attacked);

@@ -239,6 +239,11 @@ pub struct MobConfig {
     pub defence: Defence,
     /// The success radius τ, metres (the paper: 500 m).
     pub tau_m: f64,
+    /// The streets' area, half-width and half-height in metres, centred on the plane's origin:
+    /// the synthetic city's without one; real check-ins' extent under `reproduce --real`
+    /// (docs/papers.md, "Real data: foursquare-nyc").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub area: Option<[f64; 2]>,
 }
 
 impl Default for MobConfig {
@@ -256,6 +261,7 @@ impl Default for MobConfig {
             attack: AttackConfig::default(),
             defence: Defence::None,
             tau_m: 500.0,
+            area: None,
         }
     }
 }
@@ -292,6 +298,11 @@ impl MobConfig {
             f64::from(self.attack.tv_weight),
         )?;
         bound(&limits::TAU_M, "tau_m", self.tau_m)?;
+        if let Some(area) = self.area {
+            for half in area {
+                bound(&limits::AREA_HALF_M, "area", half)?;
+            }
+        }
         match &self.target {
             Target::Path { waypoints, .. } => {
                 bound(&limits::WAYPOINTS, "target", waypoints.len() as f64)?;

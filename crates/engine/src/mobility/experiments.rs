@@ -18,7 +18,7 @@
 use super::config::{Calibration, Federation, Init, Mapping, Method, MobConfig};
 use super::lab::{MobLab, RoundRecord, recorded_errors};
 use super::metrics::{asr, place_errors};
-use super::traces::TraceKind;
+use super::traces::{self, TraceKind};
 use serde::{Deserialize, Serialize};
 use whereabouts_core::driver::Driver;
 use whereabouts_core::geo::Metres;
@@ -27,16 +27,18 @@ use whereabouts_core::sweep::{Runs, Sweep, each};
 use whereabouts_core::table::Table;
 
 mod defences;
+mod real;
 
 use defences::defence_tables;
 pub use defences::{EPSILONS, format_epsilon};
+pub use real::RealTargets;
 
 /// How many repeats the authors' code averages each figure over; we run [`Scale::seeds`] (5)
 /// to give each figure with its 95% interval.
 pub const AUTHORS_REPEATS: usize = 4;
 
-/// How big the studies are.
-#[derive(Clone, Copy, Debug)]
+/// How big the studies are, and on which data.
+#[derive(Clone, Debug)]
 pub struct Scale {
     pub seed: u64,
     pub rounds: usize,
@@ -47,6 +49,9 @@ pub struct Scale {
     /// over them with its 95% interval (the authors' code: [`AUTHORS_REPEATS`] repeats, no
     /// interval).
     pub seeds: u64,
+    /// Real check-ins instead of the synthetic city (`reproduce --real`): seed s's target is
+    /// one of their weekly trajectories ([`RealTargets`]).
+    pub real: Option<std::sync::Arc<RealTargets>>,
 }
 
 impl Scale {
@@ -57,6 +62,7 @@ impl Scale {
             iterations: 200,
             users: 100,
             seeds: 5,
+            real: None,
         }
     }
 
@@ -67,6 +73,7 @@ impl Scale {
             iterations: 20,
             users: 5,
             seeds: 2,
+            real: None,
         }
     }
 
@@ -77,13 +84,21 @@ impl Scale {
 
     /// "the mean over 5 runs (seeds 1–5) ± its 95% interval", for the tables' notes.
     fn over(&self) -> String {
+        let runs = match self.real {
+            Some(_) => "runs (seeds {}–{}: each seed a different weekly trajectory as the target, and its own model and attack draws)",
+            None => "runs (seeds {}–{})",
+        }
+        .replacen("{}", &self.seed.to_string(), 1)
+        .replacen("{}", &(self.seed + self.seeds - 1).to_string(), 1);
         format!(
-            "the mean over {} runs (seeds {}–{}) ± its 95% interval (Student's t; the authors' code averages {AUTHORS_REPEATS} repeats, we use {} for the interval)",
-            self.seeds,
-            self.seed,
-            self.seed + self.seeds - 1,
-            self.seeds
+            "the mean over {} {runs} ± its 95% interval (Student's t; the authors' code averages {AUTHORS_REPEATS} repeats, we use {} for the interval)",
+            self.seeds, self.seeds
         )
+    }
+
+    /// The half-width and half-height of the runs' streets, metres.
+    fn half_extent(&self) -> (f64, f64) {
+        traces::half_extent(self.real.as_ref().map(|r| r.area))
     }
 
     /// The rounds reported (1-based, as the paper's columns: 1, 10, 20, …).
@@ -101,6 +116,9 @@ impl Scale {
             ..MobConfig::default()
         };
         c.attack.iterations = self.iterations;
+        if let Some(real) = &self.real {
+            real.apply(&mut c);
+        }
         c
     }
 
@@ -310,10 +328,14 @@ fn paper_defence(data: TraceKind, defence: &str) -> Option<[f64; 5]> {
     })
 }
 
-fn data_title(data: TraceKind) -> &'static str {
-    match data {
-        TraceKind::Vehicle => "vehicle-like data (paper: NYCB, Table 3)",
-        TraceKind::CheckIn => "check-in-like data (paper: Gowalla, Table 4)",
+fn data_title(scale: &Scale, data: TraceKind) -> String {
+    match (&scale.real, data) {
+        (Some(r), _) => format!(
+            "on real data ({}), weekly check-in trajectories (paper: Gowalla, Table 4)",
+            r.name
+        ),
+        (None, TraceKind::Vehicle) => "vehicle-like data (paper: NYCB, Table 3)".into(),
+        (None, TraceKind::CheckIn) => "check-in-like data (paper: Gowalla, Table 4)".into(),
     }
 }
 
@@ -362,7 +384,7 @@ fn attacks(scale: &Scale, data: TraceKind, runs: &mut MobRuns) -> Result<Table, 
     columns.push("mean ASR".into());
     columns.push("AIT".into());
     Ok(Table {
-        title: format!("Attacks by round — {}", data_title(data)),
+        title: format!("Attacks by round — {}", data_title(scale, data)),
         notes: vec![format!(
             "ASR within 500 m over the points of round r's window; one client, one SGD step per round, {} attack iterations. ST-GIA as the authors' code: the row-wise L2 distance by L-BFGS (lr 0.01), the code's initialisation (the previous window shifted, U[0, 1) in round 1) and the road-network mapping. ST-GIA as Algorithm 1 prints it: Eq. 8's L2 distance by the plain gradient step of line 10 (η = 0.01, the paper gives none), stopped when the dummy no longer moves; Eq. 6's start (N(0, 1) in round 1, then the previous window unshifted with a label from N(0, 1)); the road mapping of the window and the label (line 11). A round whose attack diverged (left the finite numbers or the city) is not scored (docs/papers.md); a round with nothing scored is left out of its column. The mean ASR is over every scored point; AIT is the mean first iteration within 500 m over the rounds' points that got there. Each cell: {}.",
             scale.iterations,
@@ -374,7 +396,7 @@ fn attacks(scale: &Scale, data: TraceKind, runs: &mut MobRuns) -> Result<Table, 
 }
 
 /// Fig. 4: ST-GIA with each part switched.
-fn ablation(scale: &Scale, runs: &mut MobRuns) -> Result<Table, String> {
+fn ablation(scale: &Scale, kinds: &[TraceKind], runs: &mut MobRuns) -> Result<Table, String> {
     let variants: [(&str, Init, Mapping); 5] = [
         ("ST-GIA (code init, roads)", Init::Code, Mapping::Roads),
         ("random init", Init::Off, Mapping::Roads),
@@ -388,14 +410,18 @@ fn ablation(scale: &Scale, runs: &mut MobRuns) -> Result<Table, String> {
     ];
     let tau = MobConfig::default().tau_m;
     let mut rows = Vec::new();
-    for data in TraceKind::ALL {
+    for &data in kinds {
         for (name, init, mapping) in variants {
             let mine = scale.each(runs, data, |c| {
                 c.attack.init = init;
                 c.attack.mapping = mapping;
             })?;
             rows.push(vec![
-                data.name().to_string(),
+                scale
+                    .real
+                    .as_ref()
+                    .map_or(data.name(), |r| r.name)
+                    .to_string(),
                 name.to_string(),
                 cell(&mine, 3, |o| o.asr(Calibration::Off, tau)),
                 cell(&mine, 3, |o| o.asr(Calibration::Causal, tau)),
@@ -406,9 +432,13 @@ fn ablation(scale: &Scale, runs: &mut MobRuns) -> Result<Table, String> {
         }
     }
     Ok(Table {
-        title:
-            "ST-GIA ablation ([002] Fig. 4) — ST-GIA as the authors' code, mean ASR over the rounds"
-                .into(),
+        title: format!(
+            "ST-GIA ablation ([002] Fig. 4){} — ST-GIA as the authors' code, mean ASR over the rounds",
+            scale
+                .real
+                .as_ref()
+                .map_or(String::new(), |r| format!(" on real data ({})", r.name))
+        ),
         notes: vec![format!(
             "Each row switches one part of ST-GIA; the calibration columns read the same runs ({} rounds, {} iterations). Diverged: rounds of a run whose L-BFGS left the finite numbers or whose window ended outside the city ([−10, 11] in the target's normalised coordinates); they are not scored, not calibrated from, and not started from (docs/papers.md). Each cell: {}.",
             scale.rounds,
@@ -569,11 +599,14 @@ pub fn convergence(scale: &Scale, data: TraceKind, runs: &mut MobRuns) -> Result
 
 /// Every table, in order.
 pub fn all(scale: &Scale, runs: &mut MobRuns) -> Result<Vec<Table>, String> {
+    if let Some(real) = &scale.real {
+        return real::tables(scale, real, runs);
+    }
     let mut tables = Vec::new();
     for data in TraceKind::ALL {
         tables.push(attacks(scale, data, runs)?);
     }
-    tables.push(ablation(scale, runs)?);
+    tables.push(ablation(scale, &TraceKind::ALL, runs)?);
     for data in TraceKind::ALL {
         let (a, u) = defence_tables(scale, data, runs)?;
         tables.push(a);

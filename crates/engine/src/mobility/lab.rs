@@ -645,13 +645,20 @@ impl Driver for MobLab {
 
     fn start(config: MobConfig) -> Result<Self, String> {
         config.validate()?;
-        let roads = traces::city(config.seed);
+        let roads = traces::streets(config.area, config.seed);
         let points = config.rounds + WINDOW + config.held_out + 1;
         let count = match config.federation {
             Federation::OneClient => 1,
             Federation::FedAvg => config.users,
         };
-        let mut traces = traces::population(config.data, &roads, count, points, config.seed);
+        // The target's own trajectory needs no synthetic one made for it (each user's is drawn
+        // from its own stream, so leaving it out changes no other draw).
+        let mut traces = match (&config.target, count) {
+            (Target::Synthetic, _) | (_, 2..) => {
+                traces::population(config.data, &roads, count, points, config.seed)
+            }
+            _ => vec![Vec::new()],
+        };
         match &config.target {
             Target::Synthetic => {}
             Target::Path { waypoints, snap } => {

@@ -24,3 +24,6 @@ pub const TAU_M: Limit = positive(100_000.0, "above 0 m, at most 100 km");
 pub const EPSILON: Limit = positive(1e6, "above 0, at most 10⁶");
 /// Waypoints of a drawn path.
 pub const WAYPOINTS: Limit = whole(2.0, 10_000.0, "2 to 10,000 waypoints");
+/// The streets' half-width and half-height (real data's extent), metres: a block to 50 km (a
+/// 250 m grid of 100 km is 160,000 junctions).
+pub const AREA_HALF_M: Limit = closed(250.0, 50_000.0, "between 250 m and 50 km");

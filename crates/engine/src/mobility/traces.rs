@@ -77,6 +77,21 @@ pub fn city(seed: u64) -> RoadNetwork {
     )
 }
 
+/// The streets of a run: the synthetic city's without `area`, else the same kind of jittered
+/// grid of [`BLOCK_M`] blocks laid over ±`area` (half-width, half-height; real data's extent,
+/// where no map of the real streets is at hand).
+pub fn streets(area: Option<[f64; 2]>, seed: u64) -> RoadNetwork {
+    match area {
+        None => city(seed),
+        Some([w, h]) => RoadNetwork::new(w, h, BLOCK_M, &mut Stream::new(seed, "mobility-roads")),
+    }
+}
+
+/// The half-width and half-height of a run's streets (see [`streets`]), metres.
+pub fn half_extent(area: Option<[f64; 2]>) -> (f64, f64) {
+    area.map_or((CITY_HALF_W_M, CITY_HALF_H_M), |[w, h]| (w, h))
+}
+
 /// A bus's day(s): a route between two terminals at least half the city apart, driven back and
 /// forth from a random point of it, one position per ~10 minutes, `points` of them.
 pub fn vehicle(roads: &RoadNetwork, points: usize, s: &mut Stream) -> Vec<Fix> {

@@ -7,7 +7,7 @@ use super::{MobOutcome, MobRuns, Scale, asr_estimate, cell, compared, paper_defe
 use crate::mobility::config::{Calibration, MobConfig};
 use crate::mobility::defence::{Audit, Defence, DpClip};
 use crate::mobility::metrics::place_chance;
-use crate::mobility::traces::{self, TraceKind};
+use crate::mobility::traces::TraceKind;
 use whereabouts_core::stats::{Estimate, Verdict};
 use whereabouts_core::table::Table;
 
@@ -189,9 +189,13 @@ pub(super) fn defence_tables(
         EPSILONS.map(|e| e.to_string()).join(" / ")
     ));
     columns.push("unit of the total".into());
-    let name = match data {
-        TraceKind::Vehicle => "vehicle-like data (paper: NYCB)",
-        TraceKind::CheckIn => "check-in-like data (paper: Gowalla)",
+    let name = match (&scale.real, data) {
+        (Some(r), _) => format!(
+            "on real data ({}), weekly check-in trajectories (paper: Gowalla)",
+            r.name
+        ),
+        (None, TraceKind::Vehicle) => "vehicle-like data (paper: NYCB)".into(),
+        (None, TraceKind::CheckIn) => "check-in-like data (paper: Gowalla)".into(),
     };
     let note = format!(
         "ST-GIA (causal calibration) against each defence, mean ASR over {} rounds; undefended: {}. Each cell: {}. The ε of a column is what each defence is set to: DP-SGD's and GeoI's and GeoGI's is spent every round, PGEM's is the run's total (per km), allocated by Eqs. 10–12. Every row's total over the run is on a stated footing. DP-SGD (local DP: the server sees each phone's own noisy gradient, so any two training windows are neighbours): ε per round is exact, (ε, 10⁻⁵) for the round's window of 9 fixes, the whole gradient clipped to C = 0.2 and σ from the analytic Gaussian mechanism at Δ = 2C; its total is the Rényi-DP composition of every round's σ read at δ = 10⁻⁵, for the device's whole trajectory trained on (both are upper bounds from different accountings: the RDP total after one round already exceeds the round's exact ε). DP-SGD as in the authors' code clips each of the 6 tensors to 0.2 and calibrates the classic σ for a sensitivity of 0.2; its true replace-sensitivity is 2·0.2·√6 ≈ 0.98, and its total is accounted at that. GeoI and GeoGI: ε per km per round, total = rounds × ε per km (basic composition of pure DP). PGEM: ε per km is already the run's total. PGEM's ASR counts only a guess near where the person was in that round; against the person's places (the next table) it is scored as the others are.",
@@ -199,9 +203,8 @@ pub(super) fn defence_tables(
         cell(&none, 3, |o| o.asr(Calibration::Causal, tau)),
         scale.over()
     );
-    let chance = cell(&none, 2, |o| {
-        place_chance(&o.places, tau, traces::CITY_HALF_W_M, traces::CITY_HALF_H_M)
-    });
+    let (half_w, half_h) = scale.half_extent();
+    let chance = cell(&none, 2, |o| place_chance(&o.places, tau, half_w, half_h));
     Ok((
         Table {
             title: format!("Defences by ε ([002] Table 5) — {name}, ST-GIA as the authors' code"),
