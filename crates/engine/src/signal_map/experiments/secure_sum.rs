@@ -1,0 +1,325 @@
+//! What a server still learns from sums (issue 39 §2; `whereabouts reproduce --study
+//! secure-sum`): the Signal map's federation with secure aggregation
+//! ([`crate::signal_map::secure`]: the real protocol of Bonawitz et al. CCS 2017, Fig. 4, every
+//! round) against the same federation without it, on the campus (T = 1 day, FedSGD, the
+//! paper's cold start, DLG and Lemma 1), every figure over the scale's worlds with its 95%
+//! interval.
+//!
+//! - **Co-participants.** The visitor (user 0) with 0, 1, 2, 5, 10 and 50 other users: the
+//!   error of the server's attacks to the visitor's own centroid when it sees every update, and
+//!   when it sees only the round's sum (its attacks then run on the aggregate).
+//! - **The n − 1 (Sybil) attack and the minimum cohort.** With 10 other users: the honest
+//!   server under secure aggregation; a server that leaves them out and fills the round with 10
+//!   clients of its own, then subtracts them from the sum (it must get the visitor's update
+//!   exactly: its errors those of the attack on the visitor alone, without secure aggregation);
+//!   and the same server against phones that send only among at least k genuine phones (k = 2,
+//!   5, 10), which must let k − 1 of the others in.
+//!
+//! A difference "holds" only where the 95% intervals separate.
+
+use super::{FEDSGD, Outcome, Scale, SignalRuns, Table, base, each, mean};
+use crate::signal_map::lab::Lab;
+use crate::signal_map::scenario::{RoundRecord, ScenarioConfig, Summary};
+use crate::signal_map::secure::{SecureAggregation, SecureRecord};
+use crate::signal_map::trace::RoundLength;
+use crate::signal_map::world::Preset;
+use whereabouts_core::stats::{Estimate, Verdict};
+use whereabouts_core::sweep::Sweep;
+
+/// The co-participants the first table runs (the visitor's partners in every round).
+pub const CO_PARTICIPANTS: [u32; 6] = [0, 1, 2, 5, 10, 50];
+/// The other users of the Sybil table, the Sybils the attacking server brings, and the minimum
+/// cohorts the phones may ask for.
+pub const SYBIL_OTHERS: u32 = 10;
+pub const SYBILS: usize = 10;
+pub const MIN_COHORTS: [usize; 3] = [2, 5, 10];
+
+/// The campus with 51 users (the visitor and 50 others), T = 1 day over the scale's weeks,
+/// FedSGD from [000]'s cold start; the visitor and `others` users take part.
+pub fn campus(scale: &Scale, others: u32, sa: Option<SecureAggregation>) -> ScenarioConfig {
+    let mut c = base(
+        scale,
+        Preset::Campus,
+        scale.days_weeks,
+        RoundLength::Day,
+        FEDSGD,
+    );
+    c.world.users = Some(CO_PARTICIPANTS[CO_PARTICIPANTS.len() - 1] as usize + 1);
+    c.world.background = Some(false);
+    c.participants = Some((0..=others).collect());
+    c.secure_aggregation = sa;
+    c
+}
+
+/// The mean of a figure over the run's attacked rounds (`None` without one).
+fn per_round(o: &Outcome, f: impl Fn(&RoundRecord) -> Option<f64>) -> Option<f64> {
+    let v: Vec<f64> = o.records.iter().filter_map(f).collect();
+    (!v.is_empty()).then(|| mean(v.into_iter()))
+}
+
+fn secure(r: &RoundRecord) -> Option<&SecureRecord> {
+    r.secure.as_ref()
+}
+
+/// Genuine clients whose updates the server's view holds (a run without secure aggregation:
+/// the one it attacks).
+fn genuine(o: &Outcome) -> Option<f64> {
+    per_round(o, |r| Some(secure(r).map_or(1.0, |s| s.genuine as f64)))
+}
+
+fn dlg(o: &Outcome) -> Option<f64> {
+    o.summary.mean_error_m
+}
+
+fn lemma(o: &Outcome) -> Option<f64> {
+    o.summary.analytic_median_error_m
+}
+
+fn estimate(os: &[Outcome], f: impl Fn(&Outcome) -> Option<f64>) -> Option<Estimate> {
+    Estimate::of(os.iter().map(|o| f(o).unwrap_or(f64::NAN)))
+}
+
+fn cell(os: &[Outcome], digits: usize, f: impl Fn(&Outcome) -> Option<f64>) -> String {
+    super::cell(os, digits, f)
+}
+
+/// "farther" / "nearer" where the intervals separate, else "inconclusive".
+fn verdict(a: Option<Estimate>, b: Option<Estimate>, higher: &str, lower: &str) -> String {
+    match (a, b) {
+        (Some(a), Some(b)) => match Verdict::of(&a, &b) {
+            Verdict::Higher => higher.into(),
+            Verdict::Lower => lower.into(),
+            Verdict::Inconclusive => "inconclusive here".into(),
+        },
+        _ => "—".into(),
+    }
+}
+
+/// The first table: the error to the visitor's centroid against the number of co-participants,
+/// every update against only the sum.
+pub fn co_participants(scale: &Scale, runs: &mut SignalRuns) -> Result<Table, String> {
+    let mut rows = Vec::new();
+    for others in CO_PARTICIPANTS {
+        let plain = each(scale, runs, |s| campus(s, others, None))?;
+        let sum = each(scale, runs, |s| {
+            campus(s, others, Some(SecureAggregation::default()))
+        })?;
+        rows.push(vec![
+            others.to_string(),
+            cell(&sum, 1, genuine),
+            cell(&plain, 0, dlg),
+            cell(&sum, 0, dlg),
+            verdict(
+                estimate(&sum, dlg),
+                estimate(&plain, dlg),
+                "sum farther",
+                "sum nearer",
+            ),
+            cell(&plain, 0, lemma),
+            cell(&sum, 0, lemma),
+            verdict(
+                estimate(&sum, lemma),
+                estimate(&plain, lemma),
+                "sum farther",
+                "sum nearer",
+            ),
+            cell(&sum, 0, |o| {
+                per_round(o, |r| secure(r).map(|s| s.blend_distance_m))
+            }),
+            cell(&sum, 0, |o| {
+                per_round(o, |r| secure(r).and_then(|s| s.dlg_to_blend_m))
+            }),
+            cell(&sum, 0, |o| {
+                per_round(o, |r| secure(r).and_then(|s| s.analytic_to_blend_m))
+            }),
+            format!(
+                "{} / {}",
+                cell(&plain, 1, |o| o.summary.final_rmse_db),
+                cell(&sum, 1, |o| o.summary.final_rmse_db)
+            ),
+        ]);
+    }
+    Ok(Table {
+        title: format!(
+            "What the server learns from sums — the error to your centroid against the number of co-participants (campus, T = 1 day, FedSGD, cold start; {})",
+            scale.worlds()
+        ),
+        notes: vec![
+            "Every update: the server attacks your own update, as in [000]. Only the sum: secure aggregation (Bonawitz et al. 2017, the core's protocol run among the round's phones every round); the server unmasks the sum of [n_k·Δ_k, n_k] and attacks the only update it has, the round's n-weighted mean change. Errors are to your own round centroid (m; DLG: the mean over its non-diverged rounds; Lemma 1: the median), each the mean over the worlds ± its 95% interval. Verdict: where the two intervals separate.".into(),
+            "Genuine clients: the phones in the sum (you included), averaged over the rounds (a user without fixes that day sends nothing). Blend: the centroid of all their round data; \"you → blend\" is how far it lies from your centroid, \"DLG → blend\" and \"Lemma 1 → blend\" where the attacks on the sum land from it.".into(),
+        ],
+        columns: [
+            "co-participants",
+            "genuine clients in the sum",
+            "DLG, every update (m)",
+            "DLG, only the sum (m)",
+            "DLG verdict",
+            "Lemma 1, every update (m)",
+            "Lemma 1, only the sum (m)",
+            "Lemma 1 verdict",
+            "you → blend (m)",
+            "DLG → blend (m)",
+            "Lemma 1 → blend (m)",
+            "RMSE dB (every update / sum)",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+    })
+}
+
+/// The largest figure over the run's rounds.
+fn most(o: &Outcome, f: impl Fn(&SecureRecord) -> f64) -> Option<f64> {
+    o.records
+        .iter()
+        .filter_map(|r| secure(r).map(&f))
+        .reduce(f64::max)
+}
+
+/// The second table: the Sybil server against the honest one, and the minimum cohort.
+pub fn sybil(scale: &Scale, runs: &mut SignalRuns) -> Result<Table, String> {
+    let sa = |sybils, min_genuine| {
+        Some(SecureAggregation {
+            sybils,
+            min_genuine,
+        })
+    };
+    let mut arms: Vec<(String, Vec<Outcome>)> = vec![
+        (
+            format!("every update, you and {SYBIL_OTHERS} others"),
+            each(scale, runs, |s| campus(s, SYBIL_OTHERS, None))?,
+        ),
+        (
+            "every update, you alone".into(),
+            each(scale, runs, |s| campus(s, 0, None))?,
+        ),
+        (
+            format!("only the sum, honest server, you and {SYBIL_OTHERS} others"),
+            each(scale, runs, |s| campus(s, SYBIL_OTHERS, sa(0, 1)))?,
+        ),
+        (
+            format!("only the sum, Sybil server ({SYBILS} of its own clients), no minimum"),
+            each(scale, runs, |s| campus(s, SYBIL_OTHERS, sa(SYBILS, 1)))?,
+        ),
+    ];
+    for k in MIN_COHORTS {
+        arms.push((
+            format!("only the sum, Sybil server, phones ask for {k} genuine"),
+            each(scale, runs, |s| campus(s, SYBIL_OTHERS, sa(SYBILS, k)))?,
+        ));
+    }
+    let alone = arms[1].1.clone();
+    let attacked = arms[3].1.clone();
+    let mut rows = Vec::new();
+    for (k, (name, os)) in arms.iter().enumerate() {
+        let against_alone = if k == 3 {
+            // Per world: the Sybil server's error against the attack on your update alone.
+            let d: Vec<f64> = os
+                .iter()
+                .zip(&alone)
+                .filter_map(|(a, b)| Some((dlg(a)? - dlg(b)?).abs()))
+                .collect();
+            format!(
+                "equal to \"you alone\": DLG within {:.3} m in every world",
+                d.iter().copied().fold(0.0, f64::max)
+            )
+        } else if k > 3 {
+            verdict(
+                estimate(os, dlg),
+                estimate(&attacked, dlg),
+                "farther than the Sybil server's",
+                "nearer than the Sybil server's",
+            )
+        } else {
+            String::new()
+        };
+        rows.push(vec![
+            name.clone(),
+            cell(os, 1, genuine),
+            cell(os, 1, |o| Some(o.records.len() as f64)),
+            cell(os, 0, dlg),
+            cell(os, 0, lemma),
+            against_alone,
+            cell(os, 0, |o| {
+                per_round(o, |r| secure(r).map(|s| s.blend_distance_m))
+            }),
+            most_cell(os, |s| s.update_gap),
+            most_cell(os, |s| s.quantisation_step),
+            cell(os, 1, |o| o.summary.final_rmse_db),
+        ]);
+    }
+    Ok(Table {
+        title: format!(
+            "The n − 1 (Sybil) attack on secure aggregation and the minimum cohort of genuine phones (campus, T = 1 day, FedSGD, cold start; {})",
+            scale.worlds()
+        ),
+        notes: vec![
+            format!(
+                "The Sybil server picks the round itself: you, as few of the {SYBIL_OTHERS} other users as the phones accept (k − 1 when they ask for k genuine phones), and {SYBILS} clients it runs on data it made; it subtracts their words from the secure sum (exactly, in Z_2^32) and attacks what is left. A phone that sees fewer than k genuine phones in the round does not send. Attacked rounds: rounds in which your update reached the server (mean over the worlds)."
+            ),
+            "Update gap: the largest |coordinate| of (the update the server attacks − your own update) over the run's rounds, the largest over the worlds; quantisation step: the most the fixed-point round trip can move one coordinate of that update. A gap within the step is your update, recovered exactly. DLG and Lemma 1 are errors to your own centroid (m), mean over the worlds ± 95% interval; a verdict holds only where the intervals separate.".into(),
+        ],
+        columns: [
+            "server and phones",
+            "genuine clients in the sum",
+            "attacked rounds",
+            "DLG (m)",
+            "Lemma 1 (m)",
+            "verdict",
+            "you → blend (m)",
+            "update gap (max)",
+            "quantisation step (max)",
+            "RMSE (dB)",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+    })
+}
+
+/// The largest of a figure over every world's rounds, in scientific notation; "—" without
+/// secure aggregation.
+fn most_cell(os: &[Outcome], f: impl Fn(&SecureRecord) -> f64 + Copy) -> String {
+    os.iter()
+        .filter_map(|o| most(o, f))
+        .reduce(f64::max)
+        .map_or("—".into(), |v| format!("{v:.1e}"))
+}
+
+/// One run to the end, without the RMSE references of `reproduce`'s runs (they train a
+/// centralised model on all 51 users' data, a cost this study's question does not need).
+pub fn run(config: ScenarioConfig) -> Result<Outcome, String> {
+    let mut lab = Lab::new(config)?;
+    let summary = match lab.run(None, &mut |_| {}) {
+        Ok(summary) => summary,
+        Err(why) => Summary {
+            stopped: Some(why),
+            ..lab.summary()
+        },
+    };
+    Ok(Outcome {
+        summary,
+        records: lab.records(),
+        past_rmse_db: None,
+    })
+}
+
+/// `whereabouts reproduce --study secure-sum`: both tables on the scale's worlds.
+pub struct SecureSum(pub Scale);
+
+impl Sweep for SecureSum {
+    type Config = ScenarioConfig;
+    type Outcome = Outcome;
+
+    fn seed(config: &ScenarioConfig) -> u64 {
+        config.seed
+    }
+
+    fn run(&self, config: &ScenarioConfig) -> Result<Outcome, String> {
+        run(config.clone())
+    }
+
+    fn tables(&self, runs: &mut SignalRuns) -> Result<Vec<Table>, String> {
+        Ok(vec![co_participants(&self.0, runs)?, sybil(&self.0, runs)?])
+    }
+}
