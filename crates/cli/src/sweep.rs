@@ -60,16 +60,12 @@ fn reproduce_study() -> String {
 
 /// The labs with studies.
 pub const LABS: &str = "signal-map, density, linkability, mobility";
-/// The labs with tables on real data (`reproduce --real`).
-pub const REAL_LABS: [&str; 2] = ["mobility", "density"];
-
 
 /// The study that makes the paper's tables.
 pub const REPRODUCE: &str = "reproduce";
 
-/// The Signal map's tables of secure aggregation (issue 39 §2): sized like `reproduce` (seeds,
-/// `--quick`), not a page study.
-pub const SECURE_SUM: &str = "secure-sum";
+/// The labs with tables on real data (`reproduce --real`).
+pub const REAL_LABS: [&str; 2] = ["mobility", "density"];
 
 /// Each lab's page studies (its Studies panel), by their command-line names.
 pub const STUDIES: [(&str, &[&str]); 4] = [
@@ -91,15 +87,9 @@ impl StudySpec {
                 self.lab
             ));
         };
-        let secure_sum = self.lab == "signal-map" && self.study == SECURE_SUM;
-        if self.study != REPRODUCE && !secure_sum && !studies.contains(&self.study.as_str()) {
-            let own = if self.lab == "signal-map" {
-                format!(", {SECURE_SUM}")
-            } else {
-                String::new()
-            };
+        if self.study != REPRODUCE && !studies.contains(&self.study.as_str()) {
             return Err(format!(
-                "--study: the {} lab has no study “{}” ({REPRODUCE}{own}, {})",
+                "--study: the {} lab has no study “{}” ({REPRODUCE}, {})",
                 self.lab,
                 self.study,
                 studies.join(", ")
@@ -128,16 +118,6 @@ impl StudySpec {
                 self.study
             ));
         }
-        if !self.page_study() && self.base.is_some() {
-            return Err(format!(
-                "--config: the {REPRODUCE} study has no base configuration; a page study has (--study {})",
-                studies.join(" | ")
-            ));
-        }
-        Ok(())
-    }
-
-    /// Whether this is one of a lab's page studies (not `reproduce`).
         if let Some(dir) = &self.real {
             if !REAL_LABS.contains(&self.lab.as_str()) {
                 return Err(format!(
@@ -153,8 +133,18 @@ impl StudySpec {
                 ));
             }
         }
+        if !self.page_study() && self.base.is_some() {
+            return Err(format!(
+                "--config: the {REPRODUCE} study has no base configuration; a page study has (--study {})",
+                studies.join(" | ")
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether this is one of a lab's page studies (not `reproduce`).
     fn page_study(&self) -> bool {
-        self.study != REPRODUCE && self.study != SECURE_SUM
+        self.study != REPRODUCE
     }
 
     /// The `reproduce` command that makes the same tables.
@@ -177,13 +167,8 @@ impl StudySpec {
                 self.lab, self.study, self.seed
             )
         } else if self.lab == "signal-map" {
-            let study = if self.study == SECURE_SUM {
-                format!(" --study {SECURE_SUM}")
-            } else {
-                String::new()
-            };
             format!(
-                "whereabouts reproduce{study} --seed {} --model {}{quick}{seeds}",
+                "whereabouts reproduce --seed {} --model {}{quick}{seeds}",
                 self.seed, self.model
             )
         } else {
@@ -198,8 +183,8 @@ impl StudySpec {
     fn csv_prefix(&self) -> String {
         match (self.page_study(), self.lab.as_str()) {
             (true, lab) => format!("{lab}-{}", self.study),
-            (false, "signal-map") if self.study == SECURE_SUM => SECURE_SUM.into(),
             (false, "signal-map") => "table".into(),
+            (false, lab) if self.real.is_some() => format!("{lab}-real"),
             (false, lab) => lab.into(),
         }
     }
@@ -216,7 +201,6 @@ impl StudySpec {
             format!(
                 "{}: not a {} configuration: {e}",
                 self.config.as_deref().unwrap_or("--config"),
-            (false, lab) if self.real.is_some() => format!("{lab}-real"),
                 self.lab
             )
         })
@@ -274,10 +258,6 @@ impl StudySpec {
                     _ => ModelPreset::Small,
                 };
                 scale.seeds = self.seeds.unwrap_or(scale.seeds);
-                if self.study == SECURE_SUM {
-                    use whereabouts_engine::signal_map::experiments::SecureSum;
-                    return Ok(Box::new(SecureSum(scale)));
-                }
                 Ok(Box::new(Reproduce(scale)))
             }
             "density" => {
@@ -288,6 +268,11 @@ impl StudySpec {
                     Scale::full(self.seed)
                 };
                 scale.seeds = self.seeds.unwrap_or(scale.seeds);
+                if let Some(dir) = &self.real {
+                    let data = crate::real::load(Path::new(dir))?;
+                    let half = whereabouts_engine::density::DensityConfig::default().city_half_m;
+                    scale.real = Some(std::sync::Arc::new(RealPeople::new(&data, half)));
+                }
                 Ok(Box::new(Reproduce(scale)))
             }
             "linkability" => {
@@ -310,8 +295,8 @@ impl StudySpec {
                 scale.seeds = self.seeds.unwrap_or(scale.seeds);
                 if let Some(dir) = &self.real {
                     let data = crate::real::load(Path::new(dir))?;
-                    let half = whereabouts_engine::density::DensityConfig::default().city_half_m;
-                    scale.real = Some(std::sync::Arc::new(RealPeople::new(&data, half)));
+                    let targets = RealTargets::new(&data, scale.rounds)?;
+                    scale.real = Some(std::sync::Arc::new(targets));
                 }
                 Ok(Box::new(Reproduce(scale)))
             }
@@ -333,11 +318,6 @@ fn overlay(base: &mut Value, over: &Value) {
                     }
                 }
             }
-                if let Some(dir) = &self.real {
-                    let data = crate::real::load(Path::new(dir))?;
-                    let targets = RealTargets::new(&data, scale.rounds)?;
-                    scale.real = Some(std::sync::Arc::new(targets));
-                }
         }
         (base, over) => *base = over.clone(),
     }
