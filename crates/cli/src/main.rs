@@ -187,9 +187,10 @@ enum Command {
 /// Which study and its size (`reproduce` and `sweep plan`).
 #[derive(clap::Args)]
 struct StudySize {
-    /// reproduce (the paper's tables), or one of the lab's page studies: signal-map defences,
-    /// local-steps or co-participants; density schemes; linkability mitigations; mobility
-    /// defences.
+    /// reproduce (the paper's tables); secure-sum (the Signal map's tables of secure
+    /// aggregation: co-participants, the Sybil server, the minimum cohort; sized as reproduce);
+    /// or one of the lab's page studies: signal-map defences, local-steps or co-participants;
+    /// density schemes; linkability mitigations; mobility defences.
     #[arg(long, default_value = sweep::REPRODUCE)]
     study: String,
     /// A page study's base configuration (TOML, or JSON exported from the page); the lab's

@@ -64,6 +64,10 @@ pub const LABS: &str = "signal-map, density, linkability, mobility";
 /// The study that makes the paper's tables.
 pub const REPRODUCE: &str = "reproduce";
 
+/// The Signal map's tables of secure aggregation (issue 39 §2): sized like `reproduce` (seeds,
+/// `--quick`), not a page study.
+pub const SECURE_SUM: &str = "secure-sum";
+
 /// The labs with tables on real data (`reproduce --real`).
 pub const REAL_LABS: [&str; 2] = ["mobility", "density"];
 
@@ -87,9 +91,15 @@ impl StudySpec {
                 self.lab
             ));
         };
-        if self.study != REPRODUCE && !studies.contains(&self.study.as_str()) {
+        let secure_sum = self.lab == "signal-map" && self.study == SECURE_SUM;
+        if self.study != REPRODUCE && !secure_sum && !studies.contains(&self.study.as_str()) {
+            let own = if self.lab == "signal-map" {
+                format!(", {SECURE_SUM}")
+            } else {
+                String::new()
+            };
             return Err(format!(
-                "--study: the {} lab has no study “{}” ({REPRODUCE}, {})",
+                "--study: the {} lab has no study “{}” ({REPRODUCE}{own}, {})",
                 self.lab,
                 self.study,
                 studies.join(", ")
@@ -144,7 +154,7 @@ impl StudySpec {
 
     /// Whether this is one of a lab's page studies (not `reproduce`).
     fn page_study(&self) -> bool {
-        self.study != REPRODUCE
+        self.study != REPRODUCE && self.study != SECURE_SUM
     }
 
     /// The `reproduce` command that makes the same tables.
@@ -167,8 +177,13 @@ impl StudySpec {
                 self.lab, self.study, self.seed
             )
         } else if self.lab == "signal-map" {
+            let study = if self.study == SECURE_SUM {
+                format!(" --study {SECURE_SUM}")
+            } else {
+                String::new()
+            };
             format!(
-                "whereabouts reproduce --seed {} --model {}{quick}{seeds}",
+                "whereabouts reproduce{study} --seed {} --model {}{quick}{seeds}",
                 self.seed, self.model
             )
         } else {
@@ -183,6 +198,7 @@ impl StudySpec {
     fn csv_prefix(&self) -> String {
         match (self.page_study(), self.lab.as_str()) {
             (true, lab) => format!("{lab}-{}", self.study),
+            (false, "signal-map") if self.study == SECURE_SUM => SECURE_SUM.into(),
             (false, "signal-map") => "table".into(),
             (false, lab) if self.real.is_some() => format!("{lab}-real"),
             (false, lab) => lab.into(),
@@ -258,6 +274,10 @@ impl StudySpec {
                     _ => ModelPreset::Small,
                 };
                 scale.seeds = self.seeds.unwrap_or(scale.seeds);
+                if self.study == SECURE_SUM {
+                    use whereabouts_engine::signal_map::experiments::SecureSum;
+                    return Ok(Box::new(SecureSum(scale)));
+                }
                 Ok(Box::new(Reproduce(scale)))
             }
             "density" => {
