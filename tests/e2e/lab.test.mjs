@@ -354,7 +354,7 @@ test("on a laptop the headline is on the first screen, and the map's labels keep
 });
 
 test("an instructor's link hides whole sections, the data panel, the studies and the status line; Space does not play with Play hidden", async () => {
-  const keys = 'seed,start,T,B,E,lr,C,bg,bgu,model,dlg,att,lemma,its,alr,init,leg,fix,deps,dnum,dpe,geo';
+  const keys = 'seed,start,T,B,E,lr,C,bg,bgu,model,sees,dlg,att,lemma,its,alr,init,leg,fix,deps,dnum,dpe,geo';
   const { context, guard, page, errors } = await open(`?hide=${keys},playback,data,studies,status,layers`, {
     attached: true,
   });
