@@ -105,6 +105,12 @@ pub type SignalRuns<'a> = dyn Runs<ScenarioConfig, Outcome> + 'a;
 /// leaves the finite numbers (a learning rate too large) ends the run early: its summary says
 /// why (`stopped`) and holds the figures of the rounds it completed.
 pub fn run(config: ScenarioConfig) -> Result<Outcome, String> {
+    run_to_end(config, true)
+}
+
+/// One run to the end; with `references`, also the RMSE references (a centralised model on all
+/// users' data) and the RMSE on past rounds' data, which a study may not need.
+pub(crate) fn run_to_end(config: ScenarioConfig, references: bool) -> Result<Outcome, String> {
     let mut lab = Lab::new(config)?;
     let mut summary = match lab.run(None, &mut |_| {}) {
         Ok(summary) => summary,
@@ -113,11 +119,13 @@ pub fn run(config: ScenarioConfig) -> Result<Outcome, String> {
             ..lab.summary()
         },
     };
-    summary.references = Some(lab.references());
+    if references {
+        summary.references = Some(lab.references());
+    }
     Ok(Outcome {
         summary,
         records: lab.records(),
-        past_rmse_db: lab.past_rmse(),
+        past_rmse_db: if references { lab.past_rmse() } else { None },
     })
 }
 

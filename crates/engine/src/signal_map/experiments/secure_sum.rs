@@ -18,8 +18,7 @@
 //! A difference "holds" only where the 95% intervals separate.
 
 use super::{FEDSGD, Outcome, Scale, SignalRuns, Table, base, each, mean};
-use crate::signal_map::lab::Lab;
-use crate::signal_map::scenario::{RoundRecord, ScenarioConfig, Summary};
+use crate::signal_map::scenario::{RoundRecord, ScenarioConfig};
 use crate::signal_map::secure::{SecureAggregation, SecureRecord};
 use crate::signal_map::trace::RoundLength;
 use crate::signal_map::world::Preset;
@@ -289,19 +288,7 @@ fn most_cell(os: &[Outcome], f: impl Fn(&SecureRecord) -> f64 + Copy) -> String 
 /// One run to the end, without the RMSE references of `reproduce`'s runs (they train a
 /// centralised model on all 51 users' data, a cost this study's question does not need).
 pub fn run(config: ScenarioConfig) -> Result<Outcome, String> {
-    let mut lab = Lab::new(config)?;
-    let summary = match lab.run(None, &mut |_| {}) {
-        Ok(summary) => summary,
-        Err(why) => Summary {
-            stopped: Some(why),
-            ..lab.summary()
-        },
-    };
-    Ok(Outcome {
-        summary,
-        records: lab.records(),
-        past_rmse_db: None,
-    })
+    super::run_to_end(config, false)
 }
 
 /// `whereabouts reproduce --study secure-sum`: both tables on the scale's worlds.
