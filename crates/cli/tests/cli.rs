@@ -243,6 +243,34 @@ fn attack_runs_the_fedavg_aware_attack_on_a_fedavg_case() {
 }
 
 #[test]
+fn reproduce_secure_sum_writes_both_tables_and_the_sybil_server_holds_your_update() {
+    // One world at the smoke-test size (about 30 s in a debug build).
+    let out = whereabouts(&[
+        "reproduce",
+        "--study",
+        "secure-sum",
+        "--quick",
+        "--seeds",
+        "1",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let md = text(&out.stdout);
+    assert!(md.contains("### What the server learns from sums"), "{md}");
+    assert!(
+        md.contains("### The n − 1 (Sybil) attack on secure aggregation"),
+        "{md}"
+    );
+    let sybil = md
+        .lines()
+        .find(|l| l.contains("Sybil server (10 of its own clients), no minimum"))
+        .expect("the Sybil server's row");
+    assert!(
+        sybil.contains("equal to \"you alone\""),
+        "the Sybil server should hold your update: {sybil}"
+    );
+}
+
+#[test]
 fn reproduce_refuses_an_unknown_model() {
     let out = whereabouts(&["reproduce", "--quick", "--model", "huge"]);
     assert!(!out.status.success());
