@@ -205,6 +205,10 @@ test('a shared URL reproduces the same numbers', async () => {
   const second = await open(url.slice(url.indexOf('?')));
   const b = await finished(second.page);
   assert.deepEqual(b, a);
+  // The model's references (the mean predictor, the centralised model) come after the rounds.
+  for (const s of [first, second]) {
+    await s.page.waitForFunction(() => /predicting the mean everywhere/.test(document.querySelector('[data-testid="summary"]').textContent), null, { timeout: 90000 });
+  }
   assert.equal(
     await second.page.textContent('[data-testid="summary"]'),
     await first.page.textContent('[data-testid="summary"]'),
