@@ -48,7 +48,8 @@
 //! [`envelope`] (ChaCha20-Poly1305), [`shamir`] (t-out-of-n over F_{2^61−1}), [`masks`]
 //! (ChaCha20 expansion, wrapping sums), [`quantise`] (f32 ↔ Z_{2^32}), [`messages`] (the
 //! structs and their bytes), [`client`] and [`server`] (the rounds), [`simulate`] (a round in
-//! one process, timed and counted), [`error`] (what stops a round).
+//! one process, timed and counted), [`error`] (what stops a round), [`round_sum`] (what a
+//! lab's server sees: every update or the round's sum, gathered as the protocol unmasks it).
 
 pub mod client;
 pub mod config;
@@ -59,6 +60,7 @@ pub mod masks;
 pub mod messages;
 pub mod neighbours;
 pub mod quantise;
+pub mod round_sum;
 pub mod server;
 pub mod shamir;
 pub mod simulate;
@@ -70,4 +72,5 @@ pub use config::Config;
 pub use error::{Round, SecAggError};
 pub use neighbours::Neighbourhood;
 pub use quantise::Quantiser;
+pub use round_sum::{RoundSum, Sees, protocol_sum};
 pub use simulate::{Dropouts, Outcome, RoundCost, Silent, run, secure_sum};
