@@ -82,7 +82,7 @@ pub fn analytic_epsilon(sigma: f64, delta: f64, sensitivity: f64) -> f64 {
 }
 
 /// ln Φ(x), the log of the standard normal CDF, accurate far into the lower tail.
-fn log_phi(x: f64) -> f64 {
+pub(crate) fn log_phi(x: f64) -> f64 {
     if x > -30.0 {
         libm::log(0.5 * libm::erfc(-x / std::f64::consts::SQRT_2))
     } else {

@@ -1,6 +1,9 @@
 //! Privacy mechanisms on plain vectors and locations, for every lab: the Gaussian mechanism with
-//! its accountant ([`gaussian`]) and the planar Laplace mechanism of geo-indistinguishability
-//! ([`laplace`]).
+//! its accountant ([`gaussian`]), the sampled Gaussian mechanism's Rényi DP
+//! ([`sampled_gaussian`]) and DP-FedAvg's accountant over it ([`rdp`]), and the planar Laplace
+//! mechanism of geo-indistinguishability ([`laplace`]).
 
 pub mod gaussian;
 pub mod laplace;
+pub mod rdp;
+pub mod sampled_gaussian;
