@@ -9,6 +9,8 @@
 
 use crate::protocol::LabKind;
 use leptos::{ev, prelude::*};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
 use wasm_bindgen::JsCast;
 
 /// One step of a lesson.
@@ -20,6 +22,10 @@ pub struct Step {
     pub try_this: &'static str,
     /// What to look at, and which way it should move.
     pub notice: &'static str,
+    /// The card the notice is about, as a CSS selector into the lab's results (its value or
+    /// the card itself; `""`: the map). The step brings it into view on a laptop or projector,
+    /// where it would start below the fold under the lesson and the map.
+    pub card: &'static str,
     /// The lab's settings for the step (URL keys and values), over the lab's defaults.
     pub settings: Settings,
     /// Rounds to run before the step shows (labs with rounds); `None`: the lab's own pace.
@@ -86,6 +92,77 @@ fn save_step(at: Option<(&str, usize)>) {
     }
 }
 
+/// How often, after a step is set, its card is checked to be in view: the cards exist from the
+/// start and grow as the lab's results arrive (a Signal-map step may take a minute).
+const FOLLOW_EVERY_MS: u64 = 400;
+const FOLLOW_TRIES: u32 = 300;
+
+/// Counts the steps shown, so that a step's follower stops when another step is set.
+static STEP_SHOWN: AtomicU32 = AtomicU32::new(0);
+
+/// Narrower than this (a phone), a step does not scroll by itself.
+const REVEAL_MIN_WIDTH_PX: f64 = 900.0;
+
+fn scroll_y() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.scroll_y().ok())
+        .unwrap_or(0.0)
+}
+
+/// Keeps step `step`'s card in view while its results arrive, until another step is set or
+/// the student scrolls (`at`: where the last check left the page; a student who moved it is
+/// reading something else, and the lesson does not pull them back).
+fn follow(card: &'static str, step: u32, tries: u32, at: Option<f64>) {
+    if STEP_SHOWN.load(Ordering::Relaxed) != step
+        || at.is_some_and(|y| (scroll_y() - y).abs() > 1.0)
+        || !wide()
+    {
+        return;
+    }
+    reveal(card);
+    let y = scroll_y();
+    if tries > 0 {
+        set_timeout(
+            move || follow(card, step, tries - 1, Some(y)),
+            Duration::from_millis(FOLLOW_EVERY_MS),
+        );
+    }
+}
+
+fn wide() -> bool {
+    web_sys::window()
+        .and_then(|w| w.inner_width().ok())
+        .and_then(|w| w.as_f64())
+        .is_some_and(|w| w >= REVEAL_MIN_WIDTH_PX)
+}
+
+/// Scrolls the least that shows the card `selector` names (or the element, if it is not in a
+/// card) whole: its bottom to the window's bottom when it is below, its top to the top when above.
+fn reveal(selector: &str) {
+    if selector.is_empty() {
+        return;
+    }
+    let Some(w) = web_sys::window() else { return };
+    let Some(el) = w
+        .document()
+        .and_then(|d| d.query_selector(selector).ok().flatten())
+    else {
+        return;
+    };
+    let card = el.closest(".card").ok().flatten().unwrap_or(el);
+    let height = w
+        .inner_height()
+        .ok()
+        .and_then(|h| h.as_f64())
+        .unwrap_or(0.0);
+    let r = card.get_bounding_client_rect();
+    if r.bottom() > height {
+        card.scroll_into_view_with_bool(r.height() > height);
+    } else if r.top() < 0.0 {
+        card.scroll_into_view_with_bool(true);
+    }
+}
+
 /// True when a key press belongs to a field the user is typing in.
 fn typing(e: &web_sys::KeyboardEvent) -> bool {
     e.target()
@@ -113,6 +190,15 @@ pub fn LessonPanel(
         save_step(Some((lesson.key, step)));
         let s = &lesson.steps[step];
         problem.set(apply.run((lesson.lab, s.settings, s.rounds)).err());
+        // The step's card comes into view, and stays in view as the lab's results fill it (not
+        // on a phone, where the lesson's own text would scroll away: there the notice's button
+        // does it).
+        let card = s.card;
+        let step_now = STEP_SHOWN.fetch_add(1, Ordering::Relaxed) + 1;
+        set_timeout(
+            move || follow(card, step_now, FOLLOW_TRIES, None),
+            Duration::from_millis(FOLLOW_EVERY_MS),
+        );
     });
     let go = move |delta: isize| {
         open.update(|o| {
@@ -154,7 +240,7 @@ pub fn LessonPanel(
             let last = step + 1 == total;
             view! {
                 <section class="panel lesson" data-testid="lesson" data-lesson=lesson.key
-                    data-step=(step + 1).to_string() aria-labelledby="lesson-title">
+                    data-step=(step + 1).to_string() data-card=s.card aria-labelledby="lesson-title">
                     <p class="lesson-kicker">
                         <span>{format!("Lesson · {}", lesson.lab.title())}</span>
                         <span data-testid="lesson-count">{format!("Step {} of {total}", step + 1)}</span>
@@ -177,7 +263,15 @@ pub fn LessonPanel(
                         </div>
                         <div>
                             <p class="lesson-try"><strong>"Try this. "</strong>{s.try_this}</p>
-                            <p class="lesson-notice"><strong>"What to notice. "</strong>{s.notice}</p>
+                            <p class="lesson-notice"><strong>"What to notice. "</strong>{s.notice}
+                                {(!s.card.is_empty()).then(|| {
+                                    let card = s.card;
+                                    view! {
+                                        " "<button type="button" class="link" data-testid="lesson-show-card"
+                                            on:click=move |_| reveal(card)>"Show it"</button>
+                                    }
+                                })}
+                            </p>
                         </div>
                     </div>
                     <p class="notice" role="alert" class:hidden=move || problem.with(|p| p.is_none())>
@@ -223,6 +317,7 @@ mod tests {
                 text: "",
                 try_this: "",
                 notice: "",
+                card: "",
                 settings: &[],
                 rounds: None,
             },
@@ -231,6 +326,7 @@ mod tests {
                 text: "",
                 try_this: "",
                 notice: "",
+                card: "",
                 settings: &[("d.B", "3")],
                 rounds: None,
             },

@@ -54,21 +54,52 @@ async function signal(page, rounds = null, timeout = 120000) {
 
 const ratio = (f) => f.emd / f.random;
 
+/**
+ * The card the step's "what to notice" is about is on screen whole, without the student
+ * scrolling (at 1280×900 the lesson and the map push the cards below the fold: the step brings
+ * its card into view).
+ */
+async function cardInView(page) {
+  const where = () => {
+    const selector = document.querySelector('[data-testid="lesson"]').dataset.card;
+    if (!selector) return null;
+    const el = document.querySelector(selector);
+    const card = el?.closest('.card') ?? el;
+    const r = card?.getBoundingClientRect();
+    return { selector, found: !!card, top: r?.top, bottom: r?.bottom, height: innerHeight };
+  };
+  // The step follows its card as the results fill it, checking a few times a second.
+  await page
+    .waitForFunction(() => {
+      const selector = document.querySelector('[data-testid="lesson"]').dataset.card;
+      const el = selector && document.querySelector(selector);
+      const r = (el?.closest('.card') ?? el)?.getBoundingClientRect();
+      return !selector || (r && r.top >= 0 && r.bottom <= innerHeight + 1);
+    }, null, { timeout: 3000 })
+    .catch(() => {});
+  const seen = await page.evaluate(where);
+  if (seen === null) return;
+  assert.ok(seen.found && seen.top >= 0 && seen.bottom <= seen.height + 1, `the step's card is not in view: ${JSON.stringify(seen)}`);
+}
+
 test('the Signal-map lesson walks DLG, Lemma 1, round length, the warm start, FedAvg and the defences', async () => {
   const { context, guard, page, errors } = await open('?lesson=signal', { attached: false });
   assert.equal(await step(page), 1);
   // 1. One round of the paper's cold start: the attacks land near the round's centroid.
   assert.equal(await page.inputValue('[data-testid="input-start"]'), 'cold');
   const one = await signal(page, 1);
+  await cardInView(page);
   assert.ok(one.closest < 100, JSON.stringify(one));
   // 2. Lemma 1 lands at least as close as DLG (the keyboard moves the lesson on).
   await next(page, true);
   const cold = await signal(page, 3);
+  await cardInView(page);
   assert.ok(cold.analytic <= cold.dlg, JSON.stringify(cold));
   // 3. Shorter rounds leak more: 6-hour rounds against one weekly round.
   await next(page);
   assert.equal(await page.inputValue('[data-testid="input-T"]'), '6');
   const six = await signal(page);
+  await cardInView(page);
   assert.ok(ratio(six) < 0.5 * ratio(cold) + 0.2 && ratio(six) < 0.45, JSON.stringify(six));
   await page.selectOption('[data-testid="input-T"]', '168');
   const week = await signal(page, 1);
@@ -77,10 +108,12 @@ test('the Signal-map lesson walks DLG, Lemma 1, round length, the warm start, Fe
   await next(page, true);
   assert.equal(await page.inputValue('[data-testid="input-T"]'), '24', 'a step sets its own state');
   const warm = await signal(page);
+  await cardInView(page);
   assert.ok(warm.dlg > 3 * cold.dlg && ratio(warm) > 0.8 && warm.rmse < cold.rmse / 5, JSON.stringify({ cold, warm }));
   // 5. FedAvg: DLG diverges, the map is better; the FedAvg-aware server lands closer than DLG.
   await next(page);
   const fedavg = await signal(page);
+  await cardInView(page);
   const aware = (await page.textContent('[data-testid="fedavg-error"]')).match(/^(\d+) m \(DLG (\d+) m\)$/);
   assert.ok(aware, await page.textContent('[data-testid="fedavg-error"]'));
   assert.ok(fedavg.diverged >= 50 && fedavg.rmse < cold.rmse, JSON.stringify(fedavg));
@@ -89,10 +122,12 @@ test('the Signal-map lesson walks DLG, Lemma 1, round length, the warm start, Fe
   await next(page, true);
   assert.equal(await page.inputValue('[data-testid="input-def"]'), 'farthest');
   const farthest = await signal(page);
+  await cardInView(page);
   assert.ok(farthest.closest > 200 && farthest.rmse <= cold.rmse + 1, JSON.stringify(farthest));
   // 7. GeoInd's noise averages out in the centroid; local DP stops DLG and costs the map.
   await next(page);
   const geoind = await signal(page);
+  await cardInView(page);
   assert.ok(geoind.closest < 150, JSON.stringify(geoind));
   await page.selectOption('[data-testid="input-def"]', 'dp');
   await page.fill('[data-testid="input-dpe"]', '1');
@@ -121,6 +156,7 @@ async function walk(lesson, steps, check) {
   for (let s = 1; s <= steps; s++) {
     if (s > 1) await next(page, s % 2 === 1);
     seen.push(await check(s, page));
+    await cardInView(page);
   }
   console.log(lesson, JSON.stringify(seen));
   await page.screenshot({ path: screenshotPath(`lesson-${lesson}`), fullPage: false });
