@@ -13,6 +13,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use whereabouts_core::geo::Metres;
+use whereabouts_core::secagg::Sees;
 use whereabouts_engine::density::DensityConfig;
 
 pub const GUESS_COLOUR: &str = "#d1242f";
@@ -256,7 +257,15 @@ fn Legend(state: DensityState) -> impl IntoView {
             })
         })
     });
-    let upload_scale = move || format!("your upload: high (+{0:.2}) · low (−{0:.2})", top.get());
+    let sum = move || state.settings.with(|c| c.sees == Sees::Sum);
+    let upload_scale = move || {
+        let what = if sum() {
+            "the sum the server saw"
+        } else {
+            "your upload"
+        };
+        format!("{what}: high (+{0:.2}) · low (−{0:.2})", top.get())
+    };
     let density_scale = move || {
         let (n, h) = state
             .settings
@@ -268,7 +277,7 @@ fn Legend(state: DensityState) -> impl IntoView {
         <div class="legend" aria-hidden="true">
             <span><i class="sym place"></i>"your places"</span>
             <span class:hidden=move || !state.layers.with(|l| l.guess)><i class="sym dlg"></i>"server's guess"</span>
-            <span class:hidden=move || !(upload() && state.layers.with(|l| l.candidates))><i class="sym candidate"></i>"peaks in your upload"</span>
+            <span class:hidden=move || !(upload() && state.layers.with(|l| l.candidates))><i class="sym candidate"></i>{move || if sum() { "peaks in the sum" } else { "peaks in your upload" }}</span>
             <span class:hidden=move || !upload() data-testid="density-scale-upload"><i class="sym ridge"></i>{upload_scale}</span>
             <span class:hidden=upload data-testid="density-scale-people"><i class="sym heat"></i>{density_scale}</span>
         </div>

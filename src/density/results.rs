@@ -6,10 +6,11 @@ use super::DensityState;
 use crate::ui::basemap::format_distance;
 use crate::ui::help::help;
 use leptos::prelude::*;
+use whereabouts_core::secagg::Sees;
 use whereabouts_engine::density::Scheme;
 use whereabouts_engine::density::attack::random_guess_distance;
 
-const GUESS_HELP: &str = "The server attacks the upload you sent from this place (the mean of your answers, if it asked several times) and names one point; this is its distance from where you were. Random guessing — a point anywhere in the city — lands this far on average. Peaks as high as yours: the points of your upload within 10% of your own peak, which the paper says the server cannot tell from yours (claim 1).";
+const GUESS_HELP: &str = "The server attacks the upload you sent from this place (the mean of your answers, if it asked several times) and names one point; this is its distance from where you were. Random guessing — a point anywhere in the city — lands this far on average. Peaks as high as yours: the points of your upload within 10% of your own peak, which the paper says the server cannot tell from yours (claim 1). When the server sees only the sum (secure aggregation), it has no upload of yours: it attacks the sum of everyone's, with you at this place, the same way.";
 const MOVE_HELP: &str = "Your phone answers from each of your places with the same secret waves (the paper's rule). Each wave's offset then shifts by exactly the wave's direction times your move, so two answers together tell the server how far and which way you went, even where neither answer says where you are. It fits the waves of one answer, reads the offsets of the other, and takes the shortest move that fits. With 1 or 2 waves many moves fit, and a long move hides behind a shorter one. Worked out when your places stop moving.";
 const UTILITY_HELP: &str = "How well the server's density (everyone's uploads summed, [003] Eq. 6) matches the exact density (Eq. 1) on the grid: Spearman's rank correlation ρ over all cells and over the busier half, and hotspot F1, the overlap of the two maps' top 5% cells. 1 is perfect.";
 const CITY_HELP: &str = "The server attacks a random sample of the city's uploads the same way as yours: the median and mean distance of its guesses from the people, the share it finds within 100 m, and random guessing for comparison.";
@@ -34,15 +35,21 @@ pub fn Results(state: DensityState) -> impl IntoView {
                     .map(|g| random_guess_distance(g, a.guess.truth)),
             )
         });
-        let shares = state
-            .settings
-            .with(|s| matches!(s.scheme, Scheme::Rff { .. }));
+        let (shares, sum) = state.settings.with(|s| {
+            (
+                matches!(s.scheme, Scheme::Rff { .. }) && s.sees == Sees::Updates,
+                s.sees == Sees::Sum,
+            )
+        });
         Some(view! {
             <p class="big" data-testid="density-error" data-error=format!("{:.1}", a.guess.error_m())>
                 {format_distance(a.guess.error_m())}
             </p>
             <p class="sub">"from place " {a.place + 1} " · random guessing: "
                 <span data-testid="density-random">{random.map(format_distance).unwrap_or_default()}</span></p>
+            {sum.then(|| view! {
+                <p class="sub" data-testid="density-sees-sum">"read from the sum of everyone's uploads (secure aggregation): the server has none of yours"</p>
+            })}
             {shares.then(|| view! {
                 <p class="sub" data-testid="density-rivals" data-rivals=rivals.to_string()>
                     {format!("{rivals} peak{} as high as yours (within 10%)", if rivals == 1 { "" } else { "s" })}

@@ -187,8 +187,9 @@ enum Command {
 /// Which study and its size (`reproduce` and `sweep plan`).
 #[derive(clap::Args)]
 struct StudySize {
-    /// reproduce (the paper's tables); secure-sum (the Signal map's tables of secure
-    /// aggregation: co-participants, the Sybil server, the minimum cohort; sized as reproduce);
+    /// reproduce (the paper's tables); secure-sum (the tables of secure aggregation, sized as
+    /// reproduce: the Signal map's co-participants, Sybil server and minimum cohort; the Density
+    /// lab's attacks on every upload beside only the sum);
     /// or one of the lab's page studies: signal-map defences, local-steps or co-participants;
     /// density schemes; linkability mitigations; mobility defences.
     #[arg(long, default_value = sweep::REPRODUCE)]

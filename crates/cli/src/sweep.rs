@@ -68,6 +68,9 @@ pub const REPRODUCE: &str = "reproduce";
 /// `--quick`), not a page study.
 pub const SECURE_SUM: &str = "secure-sum";
 
+/// The labs with a `secure-sum` study: every update beside only the sum (issue 39 §2).
+pub const SECURE_SUM_LABS: [&str; 2] = ["signal-map", "density"];
+
 /// The labs with tables on real data (`reproduce --real`).
 pub const REAL_LABS: [&str; 2] = ["mobility", "density"];
 
@@ -91,9 +94,10 @@ impl StudySpec {
                 self.lab
             ));
         };
-        let secure_sum = self.lab == "signal-map" && self.study == SECURE_SUM;
+        let has_secure_sum = SECURE_SUM_LABS.contains(&self.lab.as_str());
+        let secure_sum = has_secure_sum && self.study == SECURE_SUM;
         if self.study != REPRODUCE && !secure_sum && !studies.contains(&self.study.as_str()) {
-            let own = if self.lab == "signal-map" {
+            let own = if has_secure_sum {
                 format!(", {SECURE_SUM}")
             } else {
                 String::new()
@@ -136,7 +140,7 @@ impl StudySpec {
                     REAL_LABS.join(" or --lab ")
                 ));
             }
-            if self.page_study() {
+            if self.page_study() || self.study == SECURE_SUM {
                 return Err(format!(
                     "--real {dir}: runs the {REPRODUCE} study (the tables on real data), not --study {}",
                     self.study
@@ -187,8 +191,13 @@ impl StudySpec {
                 self.seed, self.model
             )
         } else {
+            let study = if self.study == SECURE_SUM {
+                format!(" --study {SECURE_SUM}")
+            } else {
+                String::new()
+            };
             format!(
-                "whereabouts reproduce --lab {} --seed {}{quick}{seeds}",
+                "whereabouts reproduce --lab {}{study} --seed {}{quick}{seeds}",
                 self.lab, self.seed
             )
         }
@@ -200,6 +209,7 @@ impl StudySpec {
             (true, lab) => format!("{lab}-{}", self.study),
             (false, "signal-map") if self.study == SECURE_SUM => SECURE_SUM.into(),
             (false, "signal-map") => "table".into(),
+            (false, lab) if self.study == SECURE_SUM => format!("{lab}-{SECURE_SUM}"),
             (false, lab) if self.real.is_some() => format!("{lab}-real"),
             (false, lab) => lab.into(),
         }
@@ -288,6 +298,10 @@ impl StudySpec {
                     Scale::full(self.seed)
                 };
                 scale.seeds = self.seeds.unwrap_or(scale.seeds);
+                if self.study == SECURE_SUM {
+                    use whereabouts_engine::density::experiments::SecureSum;
+                    return Ok(Box::new(SecureSum(scale)));
+                }
                 if let Some(dir) = &self.real {
                     let data = crate::real::load(Path::new(dir))?;
                     let half = whereabouts_engine::density::DensityConfig::default().city_half_m;

@@ -5,6 +5,7 @@ use super::limits;
 use serde::{Deserialize, Serialize};
 use whereabouts_core::error::ConfigError;
 use whereabouts_core::geo::Metres;
+use whereabouts_core::secagg::Sees;
 use whereabouts_core::world::city::Moment;
 
 /// What each user sends the server.
@@ -96,6 +97,11 @@ pub struct DensityConfig {
     pub attacked: usize,
     /// How the server attacks each answer.
     pub attack: Attack,
+    /// What the server receives when it asks: every phone's upload ([003]), or only the sum of
+    /// the query's uploads under secure aggregation (issue 39 §2; [`super::lab`] says how the
+    /// sum is made). The density is a sum either way; the attacks then read the sum.
+    #[serde(skip_serializing_if = "is_updates")]
+    pub sees: Sees,
     /// The visitor's places (home, work, …): the first is where they are when asked and goes
     /// into the density; the server attacks the visitor's answer from each.
     pub visitor: Vec<Metres>,
@@ -104,6 +110,10 @@ pub struct DensityConfig {
     /// the city's. When given, there are `population` of them, inside the city's square.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub residents: Vec<Metres>,
+}
+
+fn is_updates(s: &Sees) -> bool {
+    *s == Sees::Updates
 }
 
 /// Uploads the server attacks by default: a sample of the city's people (at most all of them).
@@ -125,6 +135,7 @@ impl Default for DensityConfig {
             queries: 1,
             attacked: DEFAULT_ATTACKED,
             attack: Attack::Peak,
+            sees: Sees::Updates,
             visitor: vec![Metres::new(-1200.0, -900.0), Metres::new(900.0, 700.0)],
             residents: Vec::new(),
         }
@@ -245,9 +256,12 @@ mod tests {
             },
             moment: Moment::Evening,
             attack: Attack::FitPrior,
+            sees: Sees::Sum,
             ..DensityConfig::default()
         };
         assert_eq!(DensityConfig::parse(&c.to_toml().unwrap()).unwrap(), c);
+        // Every update, the paper's, is written as before (stored runs read the same).
+        assert!(!DensityConfig::default().to_toml().unwrap().contains("sees"));
         assert_eq!(
             DensityConfig::parse(&serde_json::to_string(&c).unwrap()).unwrap(),
             c

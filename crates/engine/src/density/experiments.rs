@@ -27,8 +27,10 @@ use whereabouts_core::table::Table;
 use whereabouts_core::world::city::{City, Moment};
 
 mod real;
+mod secure;
 
 pub use real::RealPeople;
+pub use secure::SecureSum;
 
 /// How big the studies are, and on which people.
 #[derive(Clone, Debug)]

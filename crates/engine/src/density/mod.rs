@@ -43,6 +43,8 @@ pub mod study;
 pub mod visitor;
 
 #[cfg(test)]
+mod secure_tests;
+#[cfg(test)]
 mod tests;
 
 pub use config::{Attack, DensityConfig, Persistence, Scheme};

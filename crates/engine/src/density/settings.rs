@@ -6,6 +6,7 @@
 use super::config::{Attack, DEFAULT_ATTACKED, DensityConfig, Persistence, Scheme};
 use super::limits;
 use whereabouts_core::choices;
+use whereabouts_core::secagg::Sees;
 use whereabouts_core::setting::{Choices, Setting, number, trim};
 use whereabouts_core::world::city::Moment;
 
@@ -132,6 +133,13 @@ pub const SETTINGS: &[Row] = &[
             Ok(())
         })
         .relevant(|c| c.scheme != Scheme::Kde),
+    Row::choice("d.sees", "What the server sees", SERVER, Sees::MENU)
+        .help("Every update: the server receives each phone's upload, as in the paper, and attacks yours. Only the sum: secure aggregation (Bonawitz et al. 2017) — the phones mask their uploads so that the server can unmask only the sum of everyone's, query by query. The density is that sum, so the map is the same (to the fixed-point rounding); the attack on your upload reads the sum of the whole city's instead, and the errors stay measured to your own place. The sum is the protocol's, word for word, gathered without running it: a round of thousands of phones sending a grid each is too long for a tab.")
+        .get(|c| c.sees.key().into())
+        .set(|c, v| {
+            c.sees = <Sees as Choices>::parse(v)?;
+            Ok(())
+        }),
     Row::number("d.asks", "Times the server asks", SERVER, "1", limits::QUERIES)
         .help("How many times the server asks each phone for its upload; it attacks the mean of the answers. “Ask again” adds one.")
         .get(|c| c.queries.to_string())
@@ -237,6 +245,7 @@ mod tests {
             persistence: Persistence::Redrawn,
             queries: 4,
             attack: Attack::FitPrior,
+            sees: Sees::Sum,
             ..DensityConfig::default()
         };
         check_rows(
@@ -256,6 +265,7 @@ mod tests {
                 ("d.eps", "0"),
                 ("d.send", "carrier pigeon"),
                 ("d.attack", "guess"),
+                ("d.sees", "everything"),
             ],
         );
         let mut c = DensityConfig::default();

@@ -1,0 +1,111 @@
+//! `whereabouts` when the server sees only the sum (issue 39 §2): the labs' `secure-sum`
+//! studies and `run --set …sees=sum`, as a user runs them.
+
+use std::process::{Command, Output};
+
+fn whereabouts(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_whereabouts"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The cells of the table row that starts with `scheme | server`.
+fn row<'a>(md: &'a str, scheme: &str, server: &str) -> Vec<&'a str> {
+    let line = md
+        .lines()
+        .find(|l| l.starts_with(&format!("| {scheme} | {server} |")))
+        .unwrap_or_else(|| panic!("no row {scheme}, {server}: {md}"));
+    line.trim_matches('|').split(" | ").map(str::trim).collect()
+}
+
+#[test]
+fn reproduce_density_secure_sum_puts_every_update_beside_the_sum() {
+    let out = whereabouts(&[
+        "reproduce",
+        "--lab",
+        "density",
+        "--study",
+        "secure-sum",
+        "--quick",
+        "--seeds",
+        "2",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let md = text(&out.stdout);
+    assert!(md.contains("### Under secure aggregation"), "{md}");
+    assert!(md.contains("--lab density --study secure-sum"), "{md}");
+    for server in ["peak picking", "fitting", "fitting + prior"] {
+        // The density is a sum either way: random features rank the cells alike.
+        let cells = row(&md, "B = 3", server);
+        assert_eq!(cells[2], cells[3], "{server}: {cells:?}");
+    }
+    // Fitting finds everyone from their own upload at B = 3 (0 m) and not from the sum.
+    let fit = row(&md, "B = 3", "fitting");
+    assert!(fit[4].starts_with("0 ± 0 m (100"), "{fit:?}");
+    assert!(!fit[5].starts_with("0 "), "{fit:?}");
+}
+
+#[test]
+fn run_honours_sees_and_names_a_bad_value() {
+    let args = |sees: &str| {
+        vec![
+            "run".to_string(),
+            "--lab".into(),
+            "density".into(),
+            "--set".into(),
+            "d.N=300".into(),
+            "--set".into(),
+            "d.grid=64".into(),
+            "--set".into(),
+            format!("d.sees={sees}"),
+        ]
+    };
+    let run = |sees: &str| {
+        let a = args(sees);
+        whereabouts(&a.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let out = run("sum");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["config"]["sees"], "sum");
+    let sum = json["summary"]["privacy"]["located"].as_f64().unwrap();
+    let out = run("updates");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let every = json["summary"]["privacy"]["located"].as_f64().unwrap();
+    assert!(
+        every > sum + 0.3,
+        "located: every update {every}, only the sum {sum}"
+    );
+    let bad = run("half");
+    assert!(!bad.status.success());
+    let e = text(&bad.stderr);
+    assert!(
+        e.contains("What the server sees") && e.contains("half"),
+        "{e}"
+    );
+}
+
+#[test]
+fn secure_sum_is_a_study_of_its_labs_only_and_not_on_real_data() {
+    let bad = whereabouts(&[
+        "reproduce",
+        "--lab",
+        "density",
+        "--study",
+        "secure-sum",
+        "--real",
+        "/nonexistent",
+    ]);
+    assert!(!bad.status.success());
+    assert!(
+        text(&bad.stderr).contains("--real /nonexistent: runs the reproduce study"),
+        "{}",
+        text(&bad.stderr)
+    );
+}
