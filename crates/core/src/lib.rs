@@ -34,3 +34,8 @@ pub mod study;
 pub mod sweep;
 pub mod table;
 pub mod world;
+
+// The wasm tests run where this code runs on the page: in a dedicated worker of headless
+// Chromium (`wasm-pack test --headless --chrome`, as `./x test` runs them), not in node.
+#[cfg(all(test, target_arch = "wasm32"))]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_dedicated_worker);

@@ -17,5 +17,10 @@ pub mod mobility;
 pub mod real;
 pub mod signal_map;
 
+// The wasm tests run where this code runs on the page: in a dedicated worker of headless
+// Chromium (`wasm-pack test --headless --chrome`, as `./x test` runs them), not in node.
+#[cfg(all(test, target_arch = "wasm32"))]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_dedicated_worker);
+
 /// The engine's version, shown by the app and the CLI so that exported results say what made them.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
