@@ -124,6 +124,9 @@ fn card_help(id: &str) -> &'static str {
         "dp-epsilon" => {
             "Local DP's guarantee for you over the whole run: every release your phone made (each noised local step, or each noised update) composed by Rényi DP, at δ = 1e-5. It protects everything you trained on — against this server, no attack can tell your data from any other data set with odds better than e^ε (except with probability δ). Smaller is more private; ε of 10 or more promises little."
         }
+        "central-dp-epsilon" => {
+            "Central DP (DP-FedAvg) over the secure sum: your user-level ε — a neighbouring data set has your whole data or none of it — at δ = 1e-5, over every round run so far (the sampled Gaussian mechanism's Rényi DP, composed and converted as Google's dp_accounting does) and for the last round alone. With a trusted aggregator every round counts, whether you were sampled or not, at the sampling rate q; with noise added by the phones the server knows who took part, so only the rounds your phone sent count, at q = 1, each for the noise actually left in the sum after dropouts. Beside it, the model's RMSE: what the noise costs the map."
+        }
         "rmse-references" => {
             "What the model's RMSE is measured against, on the same test set. Mean: predicting the average signal of all the training data everywhere — a model no better has learnt nothing about where the signal is strong. Centralised: the same model trained on every user's training data pooled in one place (no federation, no defence: 10 passes of mini-batch SGD) — what this model can reach when privacy costs nothing."
         }
@@ -154,6 +157,24 @@ const COLD_TEXT: &str = "The paper's cold start: an untrained model that starts 
 /// Why the two attacks disagree, for a student: measured in the engine's test
 /// `dlg_parts_from_lemma1_because_it_uses_the_post_update_weights`.
 pub const TWO_ATTACKS: &str = "Why two attacks? The analytic attack (Lemma 1) reads the average of where you were straight out of the first layer of your update. DLG instead searches for one made-up point whose training step looks like yours — but, as the paper's algorithm is written, it compares against the model after your update, while your phone computed the update on the model before it. That small mismatch moves DLG's best match tens of metres off, even when you stood still.";
+
+/// Central DP's privacy loss in words: user-level, per round and in total, with δ.
+fn central_dp_text(c: &whereabouts_engine::signal_map::central_dp::CentralDpSummary) -> String {
+    use whereabouts_engine::signal_map::central_dp::NoiseAt;
+    let by = match c.noise_at {
+        NoiseAt::Trusted => "noise added by a trusted aggregator",
+        NoiseAt::Distributed => "noise added by the phones",
+    };
+    format!(
+        " Central DP (DP-FedAvg, {by}, q = {}, z = {}): your user-level ε is {:.2} over {} (δ = {:e}), {:.2} for the last round alone — it bounds what the models tell about your whole data being used at all.",
+        c.sampling_rate,
+        c.noise_multiplier,
+        c.epsilon_total,
+        rounds_text(c.rounds),
+        c.delta,
+        c.epsilon_round,
+    )
+}
 
 /// Local DP's privacy loss in words: what one release is, what is protected, the total with δ.
 fn dp_text(total: f64, releases: Option<usize>, config: &ScenarioConfig) -> String {
@@ -210,9 +231,14 @@ pub fn Results(state: LabState) -> impl IntoView {
                 "Press Play to start the federation.".to_string()
             };
         };
-        let dp = s.dp_epsilon.map_or(String::new(), |e| {
+        let mut dp = s.dp_epsilon.map_or(String::new(), |e| {
             dp_text(e, s.dp_releases, &state.settings.get())
         });
+        dp.push_str(
+            &s.central_dp
+                .as_ref()
+                .map_or(String::new(), |c| central_dp_text(c)),
+        );
         let best = closest(&s).map_or(String::new(), |(name, m)| {
             format!(
                 "its closest attack ({name}) puts you a median {} from where you really were",
@@ -321,6 +347,7 @@ pub fn Results(state: LabState) -> impl IntoView {
                 {card("emd", "EMD (random)", Box::new(move || summary().map_or("—".into(), |s| format!("{} ({})", metres(s.emd_m), metres(s.random_emd_m)))))}
                 {card("diverged", "Diverged", Box::new(move || summary().and_then(|s| s.diverged_percent).map_or("—".into(), |d| format!("{d:.0}%"))))}
                 {move || summary().and_then(|s| s.dp_epsilon).map(|e| card("dp-epsilon", "Your total ε (δ = 1e-5)", Box::new(move || format!("{e:.1}"))))}
+                {move || summary().and_then(|s| s.central_dp).map(|c| card("central-dp-epsilon", "Your user-level ε (δ = 1e-5)", Box::new(move || format!("{:.2} in total · {:.2} a round (the last)", c.epsilon_total, c.epsilon_round))))}
                 {card("rmse", "Model RMSE", Box::new(move || summary().and_then(|s| s.final_rmse_db).map_or("—".into(), |r| format!("{r:.1} dB"))))}
                 {card("rmse-references", "Beside it", Box::new(move || match summary().map(|s| s.references) {
                     None => "—".into(),

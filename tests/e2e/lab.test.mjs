@@ -484,6 +484,26 @@ test('a round in which you sent no update is a row that says why', async () => {
   await context.close();
 });
 
+test('a ?sees=dp link shows your user-level ε per round and in total beside the model; a bad q in a link is refused by name and value', async () => {
+  // Three other users, DP-FedAvg over the secure sum: q = 0.5, z = 1, C = 0.05, trusted noise.
+  const { context, guard, page, errors } = await open('?bg=3&sees=dp&dpq=0.5&dpz=1&dpclip=0.05&seed=2');
+  await finished(page);
+  assert.match(await page.textContent('[data-testid="central-dp-epsilon"]'), /^\d+\.\d\d in total · \d+\.\d\d a round \(the last\)$/);
+  const summary = await page.textContent('[data-testid="summary"]');
+  assert.match(summary, /Central DP \(DP-FedAvg, noise added by a trusted aggregator, q = 0\.5, z = 1\): your user-level ε is \d+\.\d\d over \d+ rounds? \(δ = 1e-5\), \d+\.\d\d for the last round alone/);
+  assert.match(await page.textContent('[data-testid="rmse"]'), /dB/);
+  assert.match(await page.textContent('[data-testid="rmse-references"]'), /mean|measuring/);
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+  const bad = await open('?sees=dp&dpq=1.5&dpz=0');
+  const notice = await bad.page.textContent('[data-testid="link-notice"]');
+  assert.match(notice, /Sampling rate q: 1\.5 is refused: it must be between 0 \(not included\) and 1/);
+  assert.match(notice, /Noise multiplier z: 0 is refused/);
+  assert.deepEqual(bad.errors, []);
+  await bad.context.close();
+});
+
 test('"?" helps open in the flow, never cover a control, and close on Escape or a click elsewhere', async () => {
   const { context, guard, page, errors } = await open();
   const toggle = page.locator('#help-lr-button');

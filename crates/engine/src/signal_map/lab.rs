@@ -31,8 +31,9 @@ use crate::signal_map::trace::{Dataset, Sample};
 use crate::signal_map::world::{Measurement, World};
 use attacks::Attack;
 use edit::LegKey;
-use round::LabRound;
+use round::{LabRound, Rmse};
 use whereabouts_core::driver::{Driver, Guess};
+use whereabouts_core::privacy::rdp::SampledGaussianAccountant;
 use whereabouts_core::rng::Stream;
 
 mod attacks;
@@ -122,6 +123,17 @@ impl Lab {
     /// The target's privacy loss after the rounds trained so far.
     fn spent(&self) -> RdpAccountant {
         self.rounds.last().map(|r| r.spent).unwrap_or_default()
+    }
+
+    /// Under central DP, the visitor's accountant and the clip before the next round.
+    fn central_before(&self) -> (SampledGaussianAccountant, f64) {
+        match self.rounds.last().and_then(|r| r.central.as_ref()) {
+            Some(c) => (c.accountant.clone(), c.next_clip),
+            None => (
+                SampledGaussianAccountant::default(),
+                self.config.central_dp.map_or(0.0, |dp| dp.clip),
+            ),
+        }
     }
 
     /// Rounds trained so far.
@@ -218,6 +230,16 @@ impl Lab {
             done,
         );
         summary.stopped = self.stopped.clone();
+        if let Some(dp) = &self.config.central_dp {
+            // The model after the last round run, whether or not you were sampled in it.
+            if let Some(Rmse::Done(r)) = self.rounds[..done].last().map(|r| &r.rmse) {
+                summary.final_rmse_db = Some(*r);
+            }
+            summary.central_dp = self.rounds[..done]
+                .last()
+                .and_then(|r| r.central.as_ref())
+                .map(|c| Box::new(c.summary(dp, done)));
+        }
         summary
     }
 
@@ -362,6 +384,8 @@ fn rmse(federation: &Federation, params: &[f32], test: &[Sample]) -> f64 {
     .unwrap_or(f64::NAN)
 }
 
+#[cfg(test)]
+mod central_dp_tests;
 #[cfg(test)]
 mod matrix;
 #[cfg(test)]

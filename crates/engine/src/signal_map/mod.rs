@@ -7,6 +7,7 @@
 
 pub mod attack;
 pub mod bench;
+pub mod central_dp;
 pub mod defence;
 pub mod experiments;
 pub mod fl;

@@ -212,6 +212,10 @@ pub struct ScenarioConfig {
     /// every update, as in [000].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub secure_aggregation: Option<SecureAggregation>,
+    /// Central DP over the secure sum (DP-FedAvg, issue 39 §3: `sees=dp`), with
+    /// `secure_aggregation` on ([`crate::signal_map::central_dp`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub central_dp: Option<crate::signal_map::central_dp::CentralDp>,
 }
 
 fn is_no_defence(d: &Defence) -> bool {
@@ -253,6 +257,7 @@ impl Default for ScenarioConfig {
             imported: None,
             defence: Defence::None,
             secure_aggregation: None,
+            central_dp: None,
         }
     }
 }
@@ -360,6 +365,15 @@ impl ScenarioConfig {
                 ));
             }
         }
+        if let Some(dp) = &self.central_dp {
+            dp.validate()?;
+            if self.secure_aggregation.is_none() {
+                return Err(ConfigError::new(
+                    "central_dp",
+                    "central DP runs over the secure sum: it needs secure_aggregation",
+                ));
+            }
+        }
         if let Some(t) = &self.imported {
             if self.trajectory.is_some() {
                 return Err(ConfigError::new(
@@ -451,6 +465,9 @@ pub struct RoundRecord {
     /// far the update the server attacked is from the visitor's own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub secure: Option<crate::signal_map::secure::SecureRecord>,
+    /// Under central DP: the round's sample, clip and noise, and the visitor's user-level ε.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub central_dp: Option<crate::signal_map::central_dp::CentralDpRecord>,
 }
 
 /// DLG's result for a round.
@@ -516,6 +533,9 @@ pub struct Summary {
     /// The FedAvg-aware attack's figures, when the server ran it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fedavg: Option<FedAvgSummary>,
+    /// Under central DP: the visitor's user-level ε per round and in total.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub central_dp: Option<Box<crate::signal_map::central_dp::CentralDpSummary>>,
 }
 
 /// The FedAvg-aware attack over a run: the same figures as DLG's.

@@ -9,6 +9,7 @@
 
 use super::attack::dlg::{Init, Optimizer, START_NOISE_M};
 use super::attack::fedavg::FedAvgConfig;
+use super::central_dp::{CentralDp, NoiseAt};
 use super::defence::dp::{AppliedTo, LocalDp};
 use super::defence::{DEFAULT_MIN_SAMPLES, Defence};
 use super::limits::{self, Limit};
@@ -74,7 +75,11 @@ const ROUNDS: &[(&str, &str)] = &[
     ("168", "1 week"),
 ];
 /// What the server receives each round (issue 39 §4's setting, here its first two values).
-const SEES: &[(&str, &str)] = &[("updates", "Every update"), ("sum", "Only the sum")];
+const SEES: &[(&str, &str)] = &[
+    ("updates", "Every update"),
+    ("sum", "Only the sum"),
+    ("dp", "Sum + central DP"),
+];
 const STARTS: &[(&str, &str)] = &[("warm", "Learnt map"), ("cold", "Untrained")];
 const ATTACKS: &[(&str, &str)] = &[("dlg", "DLG (paper)"), ("fedavg", "+ FedAvg-aware")];
 /// DLG's starts ([000] §4.1, "DLG Initialization Strategies"): the grid is the paper's 350 m;
@@ -200,6 +205,19 @@ fn set_participants(c: &mut ScenarioConfig, others: usize, background: bool) {
             .chain(background.then_some(BACKGROUND_ID))
             .collect(),
     );
+}
+
+/// Central DP's settings, or their defaults where it is off (what its rows show).
+fn central(c: &ScenarioConfig) -> CentralDp {
+    c.central_dp.unwrap_or_default()
+}
+
+/// A central-DP number, refused with the value named ("0 is refused: …").
+fn dp_number(v: &str, limit: &Limit) -> Result<f64, String> {
+    number(v, limit).map_err(|e| match e.strip_prefix("must") {
+        Some(rest) => format!("{} is refused: it must{rest}", v.trim()),
+        None => e,
+    })
 }
 
 /// Refuses a federation of `users` smaller than secure aggregation's minimum cohort.
@@ -457,14 +475,19 @@ pub const SETTINGS: &[Row] = &[
             Ok(())
         }),
     Row::choice("sees", "What the server sees", FEDERATION, SEES)
-        .help("Every update: the server receives each phone's update, as in the paper, and attacks yours. Only the sum: secure aggregation (Bonawitz et al. 2017) — the phones mask their updates so that the server can unmask only the round's sum; it learns the same model and attacks the only update it has, the average of everyone's, so DLG and Lemma 1 land on a blend of all participants' places. The errors stay measured to your own centroid. Each round runs the real protocol among the phones (key agreement, secret sharing, masking).")
-        .get(|c| if c.secure_aggregation.is_some() { "sum" } else { "updates" }.into())
+        .help("Every update: the server receives each phone's update, as in the paper, and attacks yours. Only the sum: secure aggregation (Bonawitz et al. 2017) — the phones mask their updates so that the server can unmask only the round's sum; it learns the same model and attacks the only update it has, the average of everyone's, so DLG and Lemma 1 land on a blend of all participants' places. The errors stay measured to your own centroid. Each round runs the real protocol among the phones (key agreement, secret sharing, masking). Sum + central DP: the same secure sum, and DP-FedAvg (McMahan et al. 2018) on top — every sampled phone clips its update, Gaussian noise is added to the sum (its settings are under Defence), and the server attacks the noised average; the results show your user-level ε beside the map's error.")
+        .get(|c| match (&c.secure_aggregation, &c.central_dp) {
+            (Some(_), Some(_)) => "dp".into(),
+            (Some(_), None) => "sum".into(),
+            _ => "updates".into(),
+        })
         .set(|c, v| {
             c.secure_aggregation = match v {
                 "updates" => None,
-                "sum" => Some(c.secure_aggregation.take().unwrap_or_default()),
+                "sum" | "dp" => Some(c.secure_aggregation.take().unwrap_or_default()),
                 _ => return Err(format!("“{v}” is not what a server can see")),
             };
+            c.central_dp = (v == "dp").then(|| c.central_dp.unwrap_or_default());
             Ok(())
         }),
     Row::toggle("dlg", "DLG attack", ATTACK)
@@ -641,6 +664,83 @@ pub const SETTINGS: &[Row] = &[
             Ok(())
         })
         .relevant(|c| c.secure_aggregation.is_some()),
+    Row::number("dpz", "Noise multiplier z", DEFENCE, "0.1", limits::DP_NOISE_MULTIPLIER)
+        .help("Central DP (DP-FedAvg, McMahan et al. 2018): the noise added to the sum of the clipped updates has standard deviation z·C on every coordinate, so z·C/(qN) on the average the model moves by. Larger z: more privacy, a noisier map. The ε shown is user-level: it bounds what the released models tell about whether any one user's whole data was used at all.")
+        .get(|c| trim(central(c).noise_multiplier))
+        .set(|c, v| {
+            let z = dp_number(v, &limits::DP_NOISE_MULTIPLIER)?;
+            if let Some(d) = &mut c.central_dp {
+                d.noise_multiplier = z;
+            }
+            Ok(())
+        })
+        .relevant(|c| c.central_dp.is_some()),
+    Row::number("dpclip", "Clip C (update norm)", DEFENCE, "0.01", limits::DP_CLIP)
+        .help("Every sampled phone scales its model change down to at most this L2 norm before it sends it, so no one user can move the sum by more than C: the sensitivity the noise is measured against. Too small, and every update is cut short; too large, and the noise (z·C) drowns them. Under adaptive clipping, the first round's clip.")
+        .get(|c| trim(central(c).clip))
+        .set(|c, v| {
+            let clip = dp_number(v, &limits::DP_CLIP)?;
+            if let Some(d) = &mut c.central_dp {
+                d.clip = clip;
+            }
+            Ok(())
+        })
+        .relevant(|c| c.central_dp.is_some()),
+    Row::number("dpq", "Sampling rate q", DEFENCE, "0.05", limits::DP_SAMPLING_RATE)
+        .help("Each round every user is in the sample with this probability, independently (Poisson sampling). The server divides the noised sum by the expected number of clients, qN (the paper's fixed denominator). A smaller q hides whether you took part at all and lowers ε per round (privacy amplification by sampling) — when the noise is added by a trusted aggregator; a server that adds no noise itself but runs the protocol knows who took part.")
+        .get(|c| trim(central(c).sampling_rate))
+        .set(|c, v| {
+            let q = dp_number(v, &limits::DP_SAMPLING_RATE)?;
+            if let Some(d) = &mut c.central_dp {
+                d.sampling_rate = q;
+            }
+            Ok(())
+        })
+        .relevant(|c| c.central_dp.is_some()),
+    Row::toggle("dpadapt", "Adaptive clipping", DEFENCE)
+        .help("Andrew et al. 2021: each phone also says whether its update fit within the clip; the server counts them (with noise, which costs part of the privacy budget: the update's noise is raised so that the two together keep z) and moves the clip geometrically toward the target quantile of the update norms, by a factor exp(−0.2·(fraction unclipped − target)) a round.")
+        .get(|c| flag_text(central(c).adaptive))
+        .set(|c, v| {
+            let on = flag(v)?;
+            if let Some(d) = &mut c.central_dp {
+                d.adaptive = on;
+            }
+            Ok(())
+        })
+        .relevant(|c| c.central_dp.is_some()),
+    Row::number("dpquant", "Target quantile γ", DEFENCE, "0.05", limits::DP_QUANTILE)
+        .help("Under adaptive clipping, the fraction of updates the clip should leave whole (0.5: the median norm, the paper's recommendation). Strictly between 0 and 1.")
+        .get(|c| trim(central(c).target_quantile))
+        .set(|c, v| {
+            let g = dp_number(v, &limits::DP_QUANTILE)?;
+            if let Some(d) = &mut c.central_dp {
+                d.target_quantile = g;
+            }
+            Ok(())
+        })
+        .relevant(|c| c.central_dp.is_some_and(|d| d.adaptive)),
+    Row::choice("dpnoise", "Noise added by", DEFENCE, NoiseAt::MENU)
+        .help("A trusted aggregator: the phones' secure sum is unmasked inside something the server cannot look into (an enclave, say), which adds the noise once; the server gets only the noised sum. Each phone (distributed): every one of the n sampled phones adds 1/n of the noise's variance to its own update before masking, so the secure sum carries all of it and nobody sees the sum without noise — but a phone that drops out takes its share with it, and the ε shown is for the noise actually left in the sum. The server then knows who took part, so sampling hides nothing: only the rounds your phone sent in count, each at q = 1.")
+        .get(|c| Choices::key(&central(c).noise_at).into())
+        .set(|c, v| {
+            let at = <NoiseAt as Choices>::parse(v)?;
+            if let Some(d) = &mut c.central_dp {
+                d.noise_at = at;
+            }
+            Ok(())
+        })
+        .relevant(|c| c.central_dp.is_some()),
+    Row::number("dpdrop", "Phones that drop out", DEFENCE, "0.05", limits::DP_DROPOUT)
+        .help("The chance that a sampled phone falls silent after the keys, before it sends its masked update: its update is not in the sum, and under distributed noise neither is its share of the noise, so the round carries less noise and costs more ε. From 0 to 0.9.")
+        .get(|c| trim(central(c).dropout))
+        .set(|c, v| {
+            let p = dp_number(v, &limits::DP_DROPOUT)?;
+            if let Some(d) = &mut c.central_dp {
+                d.dropout = p;
+            }
+            Ok(())
+        })
+        .relevant(|c| c.central_dp.is_some()),
     whereabouts_core::seed_setting!(
         Row,
         "seed",

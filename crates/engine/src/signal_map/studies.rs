@@ -536,6 +536,7 @@ mod tests {
             dp_epsilon: None,
             dp_releases: None,
             secure: None,
+            central_dp: None,
         };
         let fedavg = LocalTraining {
             batch_size: Some(20),

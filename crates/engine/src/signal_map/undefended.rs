@@ -175,6 +175,7 @@ mod tests {
             references: None,
             median_step_error_m: None,
             fedavg: None,
+            central_dp: None,
         }
     }
 

@@ -257,6 +257,16 @@ impl Lab {
                 .find(|u| u.user == self.config.target)
                 .expect("the target took part");
             let mut s = SecureRecord::new(secure, updates, own, before);
+            if self.config.central_dp.is_some() {
+                // Under DP-FedAvg the server attacks w_t − w_{t−1}, the noised sum over qN.
+                s.update_gap = update
+                    .params
+                    .iter()
+                    .zip(before)
+                    .zip(&own.params)
+                    .map(|((a, b), o)| f64::from(((a - b) - (o - b)).abs()))
+                    .fold(0.0, f64::max);
+            }
             s.dlg_to_blend_m = record
                 .dlg
                 .as_ref()
@@ -268,6 +278,10 @@ impl Lab {
                 .map(|a| a.position.distance(&s.blend_centroid));
             record.secure = Some(s);
         }
+        record.central_dp = self.rounds[inputs.round]
+            .central
+            .as_ref()
+            .map(|c| c.record.clone());
         if let Some(dp) = self.config.defence.dp() {
             let spent = &self.rounds[inputs.round].spent;
             record.dp_epsilon = Some(spent.epsilon(dp.delta));

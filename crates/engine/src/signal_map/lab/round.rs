@@ -6,6 +6,7 @@ use super::attacks::Attack;
 use super::{Lab, LabEvent, TargetRound, thinned};
 use crate::signal_map::attack::dlg::DlgRun;
 use crate::signal_map::attack::objective::Objective;
+use crate::signal_map::central_dp::{self, CentralDpRecord, CentralState, NoiseAt};
 use crate::signal_map::defence::dp::RdpAccountant;
 use crate::signal_map::fl::{Federation, Update};
 use crate::signal_map::model::Predictor;
@@ -34,6 +35,8 @@ pub(super) struct LabRound {
     /// Under local DP, the target's privacy loss after this round (kept per round, so an edit
     /// that drops later rounds drops their releases too).
     pub(super) spent: RdpAccountant,
+    /// Under central DP: the visitor's accountant after this round, the next clip, the record.
+    pub(super) central: Option<CentralState>,
     pub(super) rmse: Rmse,
     pub(super) attack: Option<Attack>,
 }
@@ -70,6 +73,11 @@ impl Lab {
             "you have no fixes in this round".into()
         } else if let Some(why) = refused {
             why
+        } else if let (false, Some(dp)) = (participants.contains(&me), &self.config.central_dp) {
+            format!(
+                "you were not in this round's sample (DP-FedAvg samples each user with probability q = {})",
+                dp.sampling_rate
+            )
         } else if !participants.contains(&me) {
             "the server did not pick you this round (fraction of users C < 1)".into()
         } else {
@@ -89,7 +97,11 @@ impl Lab {
             .rounds
             .last()
             .map_or_else(|| self.initial.clone(), |r| r.after.clone());
-        let mut participants = self.federation.participants(&self.data, &self.users, t);
+        // DP-FedAvg samples every user with probability q (Poisson); FedAvg picks ⌈C·K⌉.
+        let mut participants = match &self.config.central_dp {
+            Some(dp) => dp.sample(&self.users, t, self.config.seed),
+            None => self.federation.participants(&self.data, &self.users, t),
+        };
         let mut refused = None;
         if let Some(sa) = &self.config.secure_aggregation {
             let cohort = secure::cohort(
@@ -104,6 +116,18 @@ impl Lab {
             participants = cohort.genuine;
             refused = cohort.refused;
         }
+        let sampled = participants.len();
+        let dropped = match &self.config.central_dp {
+            Some(dp) => dp.dropouts(&participants, t, self.config.seed),
+            None => Vec::new(),
+        };
+        if dropped.contains(&self.config.target) {
+            refused = Some(
+                "your phone dropped out after the keys this round (it sent neither its update nor its noise)"
+                    .into(),
+            );
+        }
+        participants.retain(|u| !dropped.contains(u));
         let mut updates = Vec::with_capacity(participants.len());
         for &user in &participants {
             let kept = reuse.as_ref().and_then(|r| {
@@ -120,8 +144,87 @@ impl Lab {
             };
             updates.extend(update);
         }
-        let (after, secure, seen) = match &self.config.secure_aggregation {
-            Some(sa) if !updates.is_empty() => {
+        let mut central = None;
+        let (after, secure, seen) = match (&self.config.secure_aggregation, &self.config.central_dp)
+        {
+            (Some(sa), Some(dp)) => {
+                let (mut accountant, clip) = self.central_before();
+                let sybils = (0..sa.sybils)
+                    .map(|j| {
+                        secure::sybil(
+                            &self.federation,
+                            &self.data,
+                            self.world.area(),
+                            &before,
+                            t,
+                            j,
+                            self.config.seed,
+                        )
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                let sent = participants
+                    .iter()
+                    .map(|&user| {
+                        let delta = updates
+                            .iter()
+                            .find(|u| u.user == user)
+                            .map(|u| Contribution::of(u, &before).delta);
+                        (user, delta)
+                    })
+                    .collect();
+                let round = central_dp::round::aggregate(
+                    dp,
+                    clip,
+                    central_dp::round::Phones {
+                        sampled,
+                        sent,
+                        sybils,
+                        population: self.users.len(),
+                        before: &before,
+                    },
+                    t,
+                    self.config.seed,
+                )?;
+                let yours_in = updates.iter().any(|u| u.user == self.config.target);
+                // Trusted: the sample is hidden, every round is a sampled Gaussian step.
+                // Distributed: the server knows who sent; only your rounds count, unamplified.
+                // A Sybil server picks the cohort: no sampling.
+                let accounted_q = match dp.noise_at {
+                    NoiseAt::Trusted if sa.sybils == 0 => Some(dp.sampling_rate),
+                    NoiseAt::Trusted => Some(1.0),
+                    NoiseAt::Distributed => yours_in.then_some(1.0),
+                };
+                let (epsilon_round, epsilon_total) =
+                    central_dp::account(&mut accountant, accounted_q, round.z_present)?;
+                central = Some(CentralState {
+                    accountant,
+                    next_clip: round.next_clip,
+                    record: CentralDpRecord {
+                        sampled,
+                        dropped: dropped.len(),
+                        yours_in,
+                        clip,
+                        clipped: round.clipped,
+                        z_present: round.z_present,
+                        noise_std: round.noise_std,
+                        accounted_q,
+                        epsilon_round,
+                        epsilon_total,
+                        delta: central_dp::CENTRAL_DELTA,
+                        unclipped_fraction: round.unclipped_fraction,
+                        next_clip: dp.adaptive.then_some(round.next_clip),
+                    },
+                });
+                let seen = updates
+                    .iter()
+                    .find(|u| u.user == self.config.target)
+                    .map(|u| Update {
+                        params: round.after.clone(),
+                        ..u.clone()
+                    });
+                (round.after, round.secure, seen)
+            }
+            (Some(sa), None) if !updates.is_empty() => {
                 let area = self.world.area();
                 let sybils = (0..sa.sybils)
                     .map(|j| {
@@ -237,6 +340,7 @@ impl Lab {
             secure,
             seen,
             spent,
+            central,
             rmse: Rmse::Pending { next: 0, sum: 0.0 },
             attack,
         });

@@ -228,6 +228,7 @@ impl AttackInputs {
             dp_epsilon: None,
             dp_releases: None,
             secure: None,
+            central_dp: None,
         }
     }
 }
@@ -311,6 +312,7 @@ pub(crate) fn summarize(
                 .collect::<Vec<_>>(),
         ),
         fedavg: summarize_fedavg(config, &truth, records),
+        central_dp: None,
     }
 }
 
