@@ -104,6 +104,11 @@ pub const TERMS: &[Term] = &[
         source: "[003]",
     },
     Term {
+        name: "Imprint attack, malicious server",
+        meaning: "A server beyond honest-but-curious changes the model it sends: it puts a layer of bins in front that all measure the same thing about a fix, each switching on above its own threshold. The difference of two neighbouring bins' changes is the one fix that fell between their thresholds, verbatim — even in the secure sum of every phone's update, since the ratio survives any sum or average. Two fixes in one bin give a blend. The Signal map's “What the server sees: Malicious server”.",
+        source: "Fowl et al., Robbing the Fed, ICLR 2022",
+    },
+    Term {
         name: "KDE (kernel density estimation)",
         meaning: "The city's density as the sum of a small hill (a Gaussian kernel of width h) on every person. Federated KDE: each phone sends its own hill and the server adds them up.",
         source: "[003] Eq. 1, Eq. 5",

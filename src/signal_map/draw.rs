@@ -45,6 +45,8 @@ pub const DLG_COLOUR: &str = "#d1242f";
 pub const ANALYTIC_COLOUR: &str = "#ea580c";
 /// The FedAvg-aware attack's dummies and estimate.
 pub const FEDAVG_COLOUR: &str = "#7c3aed";
+/// Your fixes the malicious server's imprint module recovered exactly.
+pub const IMPRINT_COLOUR: &str = "#be123c";
 
 pub fn round_colour(t: usize) -> &'static str {
     ROUND_COLOURS[t % ROUND_COLOURS.len()]
@@ -165,6 +167,9 @@ pub fn draw(
             .map_or(r.round + 1 == f.visible, |s| s == r.round);
         if f.layers.trail && r.trail.len() > 1 && (focused || r.record.is_none()) {
             draw_trail(ctx, f.view, &r.trail);
+        }
+        if let (true, Some(found)) = (focused, r.record.as_ref().and_then(|c| c.imprint.as_ref())) {
+            draw_imprint(ctx, f.view, found);
         }
         if f.layers.steps && focused {
             draw_steps(ctx, f.view, &t.steps, round_colour(r.round));
@@ -328,6 +333,34 @@ fn draw_steps(ctx: &CanvasRenderingContext2d, view: &Viewport, steps: &[Metres],
         let (x, y) = view.to_screen(*p);
         ctx.begin_path();
         let _ = ctx.arc(x, y, 3.0, 0.0, std::f64::consts::TAU);
+        ctx.stroke();
+    }
+}
+
+/// The malicious server's readout of a round: every bin it read (a fix alone in its bin, or a
+/// blend) as a small grey cross, your fixes it recovered exactly as red rings over them.
+fn draw_imprint(
+    ctx: &CanvasRenderingContext2d,
+    view: &Viewport,
+    found: &whereabouts_engine::signal_map::imprint::ImprintRecord,
+) {
+    ctx.set_stroke_style_str("#555555");
+    ctx.set_line_width(1.0);
+    for p in &found.recovered {
+        let (x, y) = view.to_screen(*p);
+        ctx.begin_path();
+        ctx.move_to(x - 3.0, y - 3.0);
+        ctx.line_to(x + 3.0, y + 3.0);
+        ctx.move_to(x - 3.0, y + 3.0);
+        ctx.line_to(x + 3.0, y - 3.0);
+        ctx.stroke();
+    }
+    ctx.set_stroke_style_str(IMPRINT_COLOUR);
+    ctx.set_line_width(2.0);
+    for p in &found.yours {
+        let (x, y) = view.to_screen(*p);
+        ctx.begin_path();
+        let _ = ctx.arc(x, y, 5.0, 0.0, std::f64::consts::TAU);
         ctx.stroke();
     }
 }

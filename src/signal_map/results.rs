@@ -127,6 +127,9 @@ fn card_help(id: &str) -> &'static str {
         "central-dp-epsilon" => {
             "Central DP (DP-FedAvg) over the secure sum: your user-level ε — a neighbouring data set has your whole data or none of it — at δ = 1e-5, over every round run so far (the sampled Gaussian mechanism's Rényi DP, composed and converted as Google's dp_accounting does) and for the last round alone. With a trusted aggregator every round counts, whether you were sampled or not, at the sampling rate q; with noise added by the phones the server knows who took part, so only the rounds your phone sent count, at q = 1, each for the noise actually left in the sum after dropouts. Beside it, the model's RMSE: what the noise costs the map."
         }
+        "imprint" => {
+            "The malicious server (Fowl et al. 2022, “Robbing the Fed”) planted an imprint layer in the model it sent, and read fixes out of the round's secure sum: every fix that was alone in its bin among all the phones' fixes comes back verbatim (to within 25 cm: the rounding of the phones' arithmetic and of the secure sum's quantisation); a bin with several gives a blend. Counted over every round so far: your fixes recovered, then everyone's. On the map, the shown round's readouts are grey crosses, your recovered fixes red rings. The server learns nothing for the map in these rounds: its RMSE does not move."
+        }
         "rmse-references" => {
             "What the model's RMSE is measured against, on the same test set. Mean: predicting the average signal of all the training data everywhere — a model no better has learnt nothing about where the signal is strong. Centralised: the same model trained on every user's training data pooled in one place (no federation, no defence: 10 passes of mini-batch SGD) — what this model can reach when privacy costs nothing."
         }
@@ -348,6 +351,7 @@ pub fn Results(state: LabState) -> impl IntoView {
                 {card("diverged", "Diverged", Box::new(move || summary().and_then(|s| s.diverged_percent).map_or("—".into(), |d| format!("{d:.0}%"))))}
                 {move || summary().and_then(|s| s.dp_epsilon).map(|e| card("dp-epsilon", "Your total ε (δ = 1e-5)", Box::new(move || format!("{e:.1}"))))}
                 {move || summary().and_then(|s| s.central_dp).map(|c| card("central-dp-epsilon", "Your user-level ε (δ = 1e-5)", Box::new(move || format!("{:.2} in total · {:.2} a round (the last)", c.epsilon_total, c.epsilon_round))))}
+                {move || summary().and_then(|s| s.imprint).map(|i| card("imprint", "Your fixes recovered exactly", Box::new(move || format!("{} of {} · everyone's {} of {}", i.your_exact, i.your_fixes, i.everyone_exact, i.everyone_fixes))))}
                 {card("rmse", "Model RMSE", Box::new(move || summary().and_then(|s| s.final_rmse_db).map_or("—".into(), |r| format!("{r:.1} dB"))))}
                 {card("rmse-references", "Beside it", Box::new(move || match summary().map(|s| s.references) {
                     None => "—".into(),

@@ -629,6 +629,18 @@ fn run(
         fmt(Some(references.mean_rmse_db)),
         fmt(references.centralised_rmse_db)
     );
+    if let Some(i) = &summary.imprint {
+        eprintln!(
+            "malicious server (imprint, {} rounds): {} of your {} fixes recovered exactly, {} of everyone's {} (within {} m; the largest error {} m)",
+            i.rounds,
+            i.your_exact,
+            i.your_fixes,
+            i.everyone_exact,
+            i.everyone_fixes,
+            whereabouts_engine::signal_map::imprint::EXACT_M,
+            i.max_error_m.map_or("–".into(), |v| format!("{v:.3}"))
+        );
+    }
     Ok(())
 }
 

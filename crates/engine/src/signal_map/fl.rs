@@ -84,6 +84,18 @@ impl Federation {
         }
     }
 
+    /// The same protocol on another model: the one a malicious server sends (issue 39 §2,
+    /// [`crate::signal_map::imprint`]); every phone trains it as it would the honest one.
+    pub fn with_spec(&self, spec: MlpSpec) -> Self {
+        Self {
+            spec,
+            config: self.config.clone(),
+            dp: self.dp,
+            by_hand: self.by_hand,
+            seed: self.seed,
+        }
+    }
+
     /// The users of `users` that take part in round `t`: those with data, of which the server
     /// picks m = max(⌈C·K_t⌉, 1) (Algorithm 1), sorted.
     pub fn participants(&self, data: &Dataset, users: &[u32], t: usize) -> Vec<u32> {

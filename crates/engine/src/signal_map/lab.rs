@@ -40,6 +40,7 @@ mod attacks;
 mod edit;
 mod events;
 mod heat_map;
+mod malicious;
 mod round;
 mod setup;
 
@@ -386,6 +387,8 @@ fn rmse(federation: &Federation, params: &[f32], test: &[Sample]) -> f64 {
 
 #[cfg(test)]
 mod central_dp_tests;
+#[cfg(test)]
+mod malicious_tests;
 #[cfg(test)]
 mod matrix;
 #[cfg(test)]

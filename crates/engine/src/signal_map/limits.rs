@@ -63,6 +63,9 @@ pub const DP_DROPOUT: Limit = closed(0.0, 0.9, "between 0 and 0.9");
 pub const SYBILS: Limit = whole(0.0, 100.0, "a whole number from 0 to 100");
 /// Under secure aggregation, the least number of genuine clients a device sends in (1: any).
 pub const MIN_GENUINE: Limit = whole(1.0, 100.0, "a whole number from 1 to 100");
+/// The malicious server's imprint module: its bins (each a row of the planted layer and a
+/// column of the next, all through the secure sum).
+pub const IMPRINT_BINS: Limit = whole(2.0, 1024.0, "a whole number from 2 to 1024");
 
 #[cfg(test)]
 mod tests {

@@ -11,6 +11,7 @@ pub mod central_dp;
 pub mod defence;
 pub mod experiments;
 pub mod fl;
+pub mod imprint;
 pub mod lab;
 pub mod limits;
 pub mod model;

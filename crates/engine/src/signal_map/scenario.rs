@@ -468,6 +468,9 @@ pub struct RoundRecord {
     /// Under central DP: the round's sample, clip and noise, and the visitor's user-level ε.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub central_dp: Option<crate::signal_map::central_dp::CentralDpRecord>,
+    /// Under the malicious server: the fixes its imprint module read out of the sum.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imprint: Option<crate::signal_map::imprint::ImprintRecord>,
 }
 
 /// DLG's result for a round.
@@ -536,6 +539,9 @@ pub struct Summary {
     /// Under central DP: the visitor's user-level ε per round and in total.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub central_dp: Option<Box<crate::signal_map::central_dp::CentralDpSummary>>,
+    /// Under the malicious server: your fixes and everyone's it recovered over the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imprint: Option<Box<crate::signal_map::imprint::ImprintSummary>>,
 }
 
 /// The FedAvg-aware attack over a run: the same figures as DLG's.

@@ -73,6 +73,10 @@ pub struct SecureAggregation {
     /// no device sends that round. 1: no minimum.
     #[serde(default = "one")]
     pub min_genuine: usize,
+    /// A malicious server (Fowl et al., ICLR 2022): the model it sends carries an imprint
+    /// module, and it reads fixes out of the sum ([`crate::signal_map::imprint`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imprint: Option<crate::signal_map::imprint::ImprintConfig>,
 }
 
 fn one() -> usize {
@@ -84,6 +88,7 @@ impl Default for SecureAggregation {
         Self {
             sybils: 0,
             min_genuine: 1,
+            imprint: None,
         }
     }
 }
@@ -92,6 +97,9 @@ impl SecureAggregation {
     pub fn validate(&self) -> Result<(), ConfigError> {
         limits::SYBILS.check("secure_aggregation.sybils", self.sybils as f64)?;
         limits::MIN_GENUINE.check("secure_aggregation.min_genuine", self.min_genuine as f64)?;
+        if let Some(imprint) = &self.imprint {
+            imprint.validate()?;
+        }
         Ok(())
     }
 }

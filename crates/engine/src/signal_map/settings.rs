@@ -79,6 +79,7 @@ const SEES: &[(&str, &str)] = &[
     ("updates", "Every update"),
     ("sum", "Only the sum"),
     ("dp", "Sum + central DP"),
+    ("malicious", "Malicious server"),
 ];
 const STARTS: &[(&str, &str)] = &[("warm", "Learnt map"), ("cold", "Untrained")];
 const ATTACKS: &[(&str, &str)] = &[("dlg", "DLG (paper)"), ("fedavg", "+ FedAvg-aware")];
@@ -475,8 +476,9 @@ pub const SETTINGS: &[Row] = &[
             Ok(())
         }),
     Row::choice("sees", "What the server sees", FEDERATION, SEES)
-        .help("Every update: the server receives each phone's update, as in the paper, and attacks yours. Only the sum: secure aggregation (Bonawitz et al. 2017) — the phones mask their updates so that the server can unmask only the round's sum; it learns the same model and attacks the only update it has, the average of everyone's, so DLG and Lemma 1 land on a blend of all participants' places. The errors stay measured to your own centroid. Each round runs the real protocol among the phones (key agreement, secret sharing, masking). Sum + central DP: the same secure sum, and DP-FedAvg (McMahan et al. 2018) on top — every sampled phone clips its update, Gaussian noise is added to the sum (its settings are under Defence), and the server attacks the noised average; the results show your user-level ε beside the map's error.")
+        .help("Every update: the server receives each phone's update, as in the paper, and attacks yours. Only the sum: secure aggregation (Bonawitz et al. 2017) — the phones mask their updates so that the server can unmask only the round's sum; it learns the same model and attacks the only update it has, the average of everyone's, so DLG and Lemma 1 land on a blend of all participants' places. The errors stay measured to your own centroid. Each round runs the real protocol among the phones (key agreement, secret sharing, masking). Sum + central DP: the same secure sum, and DP-FedAvg (McMahan et al. 2018) on top — every sampled phone clips its update, Gaussian noise is added to the sum (its settings are under Defence), and the server attacks the noised average; the results show your user-level ε beside the map's error. Malicious server: beyond honest-but-curious, the server changes the model it sends (Fowl et al. 2022): an imprint layer in front reads individual fixes exactly out of the secure sum; it spends the round on that, so the map does not learn and DLG and Lemma 1 do not run.")
         .get(|c| match (&c.secure_aggregation, &c.central_dp) {
+            (Some(s), _) if s.imprint.is_some() => "malicious".into(),
             (Some(_), Some(_)) => "dp".into(),
             (Some(_), None) => "sum".into(),
             _ => "updates".into(),
@@ -484,9 +486,12 @@ pub const SETTINGS: &[Row] = &[
         .set(|c, v| {
             c.secure_aggregation = match v {
                 "updates" => None,
-                "sum" | "dp" => Some(c.secure_aggregation.take().unwrap_or_default()),
+                "sum" | "dp" | "malicious" => Some(c.secure_aggregation.take().unwrap_or_default()),
                 _ => return Err(format!("“{v}” is not what a server can see")),
             };
+            if let Some(s) = &mut c.secure_aggregation {
+                s.imprint = (v == "malicious").then(|| s.imprint.clone().unwrap_or_default());
+            }
             c.central_dp = (v == "dp").then(|| c.central_dp.unwrap_or_default());
             Ok(())
         }),
@@ -556,6 +561,23 @@ pub const SETTINGS: &[Row] = &[
             Ok(())
         })
         .relevant(|c| c.secure_aggregation.is_some()),
+    Row::number("bins", "Imprint bins", ATTACK, "1", limits::IMPRINT_BINS)
+        .help("The malicious server (Fowl et al. 2022, “Robbing the Fed”) puts a layer of this many bins in front of the model it sends: every bin measures the same thing about a fix (here the mean of its standardised east and north) and switches on above its own threshold, the thresholds at equal shares of the area. From the round's sum — through secure aggregation and FedAvg — the difference of two neighbouring bins' changes is the one fix that fell between them, exactly, when it fell there alone; two fixes in one bin give a blend of them. More bins: fewer shared bins, so more fixes recovered, and a bigger model to send.")
+        .get(|c| {
+            c.secure_aggregation
+                .as_ref()
+                .and_then(|s| s.imprint.as_ref())
+                .map_or(crate::signal_map::imprint::ImprintConfig::default().bins, |i| i.bins)
+                .to_string()
+        })
+        .set(|c, v| {
+            let n = number(v, &limits::IMPRINT_BINS)? as usize;
+            if let Some(i) = c.secure_aggregation.as_mut().and_then(|s| s.imprint.as_mut()) {
+                i.bins = n;
+            }
+            Ok(())
+        })
+        .relevant(|c| c.secure_aggregation.as_ref().is_some_and(|s| s.imprint.is_some())),
     Row::choice("def", "Defence", DEFENCE, DEFENCES)
         .help("What every phone does before sending its update. Diverse Batch: train on one point per place (DBSCAN clusters). Farthest Batch: train on the places farthest from where you mostly were — a decoy. Random subset: as many random points as Diverse Batch (the baseline). Local DP: clip every local step’s gradient (or the whole update) and add Gaussian noise. GeoInd: move every location by planar-Laplace noise. GAN obfuscation: two small networks trained on the phone, one rewriting your points so that the other cannot tell where they were taken. Errors stay measured against your real round data.")
         .get(|c| defence_key(&c.defence).into())
@@ -817,7 +839,8 @@ mod tests {
             c.secure_aggregation,
             Some(crate::signal_map::secure::SecureAggregation {
                 sybils: 4,
-                min_genuine: 3
+                min_genuine: 3,
+                imprint: None,
             })
         );
         assert_eq!(c.participants, Some(vec![0, 1, 2, 3, BACKGROUND_ID]));
@@ -874,8 +897,10 @@ mod tests {
                 _ => "none",
             };
             set(SETTINGS, &mut c, "def", defence).unwrap();
-            // Secure aggregation's settings are probed with it on.
-            set(SETTINGS, &mut c, "sees", "sum").unwrap();
+            // Secure aggregation's settings are probed with it on (the imprint's bins with the
+            // malicious server).
+            let sees = if s.key == "bins" { "malicious" } else { "sum" };
+            set(SETTINGS, &mut c, "sees", sees).unwrap();
             for x in [
                 limit.min,
                 limit.min.next_down(),
@@ -910,7 +935,7 @@ mod tests {
             }
             checked += 1;
         }
-        assert_eq!(checked, 15, "every numeric engine setting was probed");
+        assert_eq!(checked, 21, "every numeric engine setting was probed");
     }
 
     /// Secure aggregation's minimum cohort is at most the users taking part, both ways: a

@@ -537,6 +537,7 @@ mod tests {
             dp_releases: None,
             secure: None,
             central_dp: None,
+            imprint: None,
         };
         let fedavg = LocalTraining {
             batch_size: Some(20),

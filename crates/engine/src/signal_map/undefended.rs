@@ -176,6 +176,7 @@ mod tests {
             median_step_error_m: None,
             fedavg: None,
             central_dp: None,
+            imprint: None,
         }
     }
 

@@ -188,6 +188,7 @@ pub fn sybil(scale: &Scale, runs: &mut SignalRuns) -> Result<Table, String> {
         Some(SecureAggregation {
             sybils,
             min_genuine,
+            imprint: None,
         })
     };
     let mut arms: Vec<(String, Vec<Outcome>)> = vec![

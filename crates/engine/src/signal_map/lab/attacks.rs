@@ -40,6 +40,8 @@ pub(super) enum Attack {
         dlg: Option<Box<DlgOutcome>>,
         fedavg: Option<Result<Box<FedAvgOutcome>, String>>,
     },
+    /// The malicious server's readout (`sees=malicious`); the record waits for the RMSE.
+    Imprinted(Box<crate::signal_map::imprint::ImprintRecord>),
     Done(Box<RoundRecord>),
 }
 

@@ -62,7 +62,12 @@ impl Lab {
     }
 
     /// Why the target sent no update in round `t`.
-    fn absent_because(&self, t: usize, participants: &[u32], refused: Option<String>) -> String {
+    pub(super) fn absent_because(
+        &self,
+        t: usize,
+        participants: &[u32],
+        refused: Option<String>,
+    ) -> String {
         let me = self.config.target;
         // The server picks among the users with data, so "no fixes" comes first.
         if self
@@ -115,6 +120,17 @@ impl Lab {
             );
             participants = cohort.genuine;
             refused = cohort.refused;
+            if let Some(imprint) = sa.imprint.clone() {
+                return self.train_malicious_round(
+                    t,
+                    before,
+                    participants,
+                    refused,
+                    reuse,
+                    &imprint,
+                    emit,
+                );
+            }
         }
         let sampled = participants.len();
         let dropped = match &self.config.central_dp {
@@ -389,6 +405,12 @@ impl Lab {
         let Rmse::Done(rmse_db) = self.rounds[t].rmse else {
             return;
         };
+        if let Some(Attack::Imprinted(found)) = &self.rounds[t].attack {
+            let record = self.malicious_record(t, (**found).clone(), rmse_db);
+            emit(LabEvent::Attacked(Box::new(record.clone())));
+            self.rounds[t].attack = Some(Attack::Done(Box::new(record)));
+            return;
+        }
         if let Some(Attack::Reconstructed {
             inputs,
             dlg,

@@ -42,6 +42,7 @@ fn the_secure_sum_in_a_lab_round_is_the_plain_sum_of_the_quantised_updates() {
     let sa = SecureAggregation {
         sybils: 0,
         min_genuine: 1,
+        imprint: None,
     };
     let (lab, _) = finished(config(4, Some(sa)));
     let (plain, _) = finished(config(4, None));
@@ -97,6 +98,7 @@ fn the_sybil_server_recovers_your_update_to_the_quantisation() {
     let sybil = SecureAggregation {
         sybils: 5,
         min_genuine: 1,
+        imprint: None,
     };
     let (lab, _) = finished(config(4, Some(sybil)));
     let (alone, _) = finished(config(0, None));
@@ -146,6 +148,7 @@ fn a_minimum_cohort_of_genuine_clients_brings_the_blend_back() {
     let guarded = SecureAggregation {
         sybils: 5,
         min_genuine: 3,
+        imprint: None,
     };
     let (lab, _) = finished(config(4, Some(guarded)));
     let records = lab.records();
@@ -171,6 +174,7 @@ fn a_round_with_too_few_genuine_clients_is_refused() {
         Some(SecureAggregation {
             sybils: 0,
             min_genuine: 3,
+            imprint: None,
         }),
     );
     c.fl.client_fraction = 0.5;
@@ -195,6 +199,7 @@ fn a_round_with_too_few_genuine_clients_is_refused() {
         Some(SecureAggregation {
             sybils: 0,
             min_genuine: 3,
+            imprint: None,
         }),
     )
     .validate()

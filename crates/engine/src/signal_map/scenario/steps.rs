@@ -229,6 +229,7 @@ impl AttackInputs {
             dp_releases: None,
             secure: None,
             central_dp: None,
+            imprint: None,
         }
     }
 }
@@ -313,6 +314,7 @@ pub(crate) fn summarize(
         ),
         fedavg: summarize_fedavg(config, &truth, records),
         central_dp: None,
+        imprint: crate::signal_map::imprint::ImprintSummary::of(records),
     }
 }
 

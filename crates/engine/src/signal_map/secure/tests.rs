@@ -93,6 +93,7 @@ fn settings_out_of_range_are_refused_by_name() {
             SecureAggregation {
                 sybils: 101,
                 min_genuine: 1,
+                imprint: None,
             },
             "secure_aggregation.sybils",
         ),
@@ -100,6 +101,7 @@ fn settings_out_of_range_are_refused_by_name() {
             SecureAggregation {
                 sybils: 0,
                 min_genuine: 0,
+                imprint: None,
             },
             "secure_aggregation.min_genuine",
         ),
