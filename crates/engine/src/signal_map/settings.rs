@@ -4,7 +4,7 @@
 //! [`SETTINGS`], read and written on a [`ScenarioConfig`]. The lab opens on [`lab_default`]:
 //! the campus with the visitor walking the simple week, joining a federation that has learnt.
 //!
-//! Its length (about 620 lines before the tests): 27 rows, one per setting, each with its help
+//! Its length (about 770 lines before the tests): 35 rows, one per setting, each with its help
 //! text, in the panel's order, and the few helpers the defence and attack rows share.
 
 use super::attack::dlg::{Init, Optimizer, START_NOISE_M};
