@@ -53,6 +53,7 @@
 
 pub mod client;
 pub mod config;
+pub mod disaggregation;
 pub mod envelope;
 pub mod error;
 pub mod keys;
