@@ -156,6 +156,13 @@ pub fn MobResults(state: MobState) -> impl IntoView {
                 _ => format!("{of} found within {} · {} as reconstructed, {} averaged",
                     format_distance(tau()), raw, averaged),
             }}</p>
+            {r.secure.as_ref().map(|s| view! {
+                <p class="sub" data-testid="mob-sees-sum" data-clients=s.clients.to_string()>{format!(
+                    "the server saw only the sum of {} (secure aggregation{}) and inverted it; the errors are to your positions",
+                    if s.clients == 1 { "your phone's gradient alone".to_string() } else { format!("{} phones' gradients", s.clients) },
+                    if s.protocol { ", the protocol run" } else { "" },
+                )}</p>
+            })}
             <p class="sub" data-testid="mob-ait">{match (r.diverged, r.ait) {
                 (true, _) => "the attack diverged: this round found nothing, and is left out of the mean".to_string(),
                 (false, Some(a)) => format!("found by step {a:.0} on average (AIT)"),

@@ -161,6 +161,7 @@ mod tests {
             dp_epsilon: None,
             dp_round_epsilon: None,
             dp_stated_epsilon: None,
+            secure: None,
         }
     }
 

@@ -109,3 +109,60 @@ fn secure_sum_is_a_study_of_its_labs_only_and_not_on_real_data() {
         text(&bad.stderr)
     );
 }
+
+#[test]
+fn reproduce_mobility_secure_sum_counts_the_co_participants() {
+    let out = whereabouts(&[
+        "reproduce",
+        "--lab",
+        "mobility",
+        "--study",
+        "secure-sum",
+        "--quick",
+        "--seeds",
+        "2",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let md = text(&out.stdout);
+    assert!(md.contains("### Under secure aggregation: ST-GIA"), "{md}");
+    for co in ["0", "1", "2", "5", "10"] {
+        assert!(md.contains(&format!("\n| {co} | ")), "{co}: {md}");
+    }
+}
+
+#[test]
+fn run_mobility_with_co_participants_and_a_round_the_city_cannot_fill() {
+    let out = whereabouts(&[
+        "run",
+        "--lab",
+        "mobility",
+        "--set",
+        "m.T=2",
+        "--set",
+        "m.iters=5",
+        "--set",
+        "m.co=3",
+        "--set",
+        "m.sees=sum",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["config"]["sees"], "sum");
+    assert_eq!(json["config"]["co_participants"], 3);
+    assert_eq!(json["summary"]["rounds_done"], 2);
+    let bad = whereabouts(&[
+        "run",
+        "--lab",
+        "mobility",
+        "--set",
+        "m.users=5",
+        "--set",
+        "m.co=7",
+    ]);
+    assert!(!bad.status.success());
+    let e = text(&bad.stderr);
+    assert!(
+        e.contains("Co-participants") && e.contains("7 co-participants") && e.contains("it has 5"),
+        "{e}"
+    );
+}

@@ -8,6 +8,7 @@ use super::limits;
 use super::objective::Distance;
 use super::traces::{Target, TraceKind};
 use serde::{Deserialize, Serialize};
+use whereabouts_core::secagg::Sees;
 
 /// How the phones train ([002] §5.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -225,6 +226,16 @@ pub struct MobConfig {
     /// trains.
     pub users: usize,
     pub federation: Federation,
+    /// With one client training: this many of the city's other users (users 1 … k) take one
+    /// SGD step on their own window t in the target's round too, and the server averages them
+    /// (0: the target alone, the authors' code). With every user training, the round is the
+    /// whole city and this is not used.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub co_participants: usize,
+    /// What the server receives: every phone's update ([002]), or only the sum of the round's
+    /// updates under secure aggregation (issue 39 §2; `lab.rs` says how), which it then attacks.
+    #[serde(skip_serializing_if = "is_updates")]
+    pub sees: Sees,
     /// Global rounds T (the paper: 50).
     pub rounds: usize,
     /// Windows after the training ones on which the model's utility is measured.
@@ -254,6 +265,8 @@ impl Default for MobConfig {
             target: Target::Synthetic,
             users: 100,
             federation: Federation::OneClient,
+            co_participants: 0,
+            sees: Sees::Updates,
             rounds: 50,
             held_out: 20,
             learning_rate: 0.001,
@@ -275,6 +288,19 @@ impl MobConfig {
         };
         bound(&limits::SEED, "seed", self.seed as f64)?;
         bound(&limits::USERS, "users", self.users as f64)?;
+        bound(
+            &limits::CO_PARTICIPANTS,
+            "co_participants",
+            self.co_participants as f64,
+        )?;
+        if self.federation == Federation::OneClient && self.co_participants >= self.users {
+            return Err(format!(
+                "co_participants: {} other phones in the round need a city of at least {} users; it has {}",
+                self.co_participants,
+                self.co_participants + 1,
+                self.users
+            ));
+        }
         bound(&limits::ROUNDS, "rounds", self.rounds as f64)?;
         bound(&limits::HELD_OUT, "held_out", self.held_out as f64)?;
         bound(
@@ -337,6 +363,14 @@ impl MobConfig {
         }
         Ok(())
     }
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+fn is_updates(s: &Sees) -> bool {
+    *s == Sees::Updates
 }
 
 #[cfg(test)]

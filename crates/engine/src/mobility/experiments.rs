@@ -28,10 +28,12 @@ use whereabouts_core::table::Table;
 
 mod defences;
 mod real;
+mod secure;
 
 use defences::defence_tables;
 pub use defences::{EPSILONS, format_epsilon};
 pub use real::RealTargets;
+pub use secure::SecureSum;
 
 /// How many repeats the authors' code averages each figure over; we run [`Scale::seeds`] (5)
 /// to give each figure with its 95% interval.

@@ -20,6 +20,7 @@ use super::mapping::{Map, mapper};
 use super::metrics::{ait, asr, first_success};
 use super::objective::Observed;
 use super::pretrain;
+use super::secure::{self, SecureRound};
 use super::start::start_from;
 use super::traces::{self, Fix, Scaler, Target};
 use serde::{Deserialize, Serialize};
@@ -27,7 +28,11 @@ use whereabouts_core::driver::{Driver, Guess};
 use whereabouts_core::geo::Metres;
 use whereabouts_core::privacy::gaussian::RdpAccountant;
 use whereabouts_core::rng::Stream;
+use whereabouts_core::secagg::Sees;
 use whereabouts_core::world::roads::RoadNetwork;
+
+#[cfg(test)]
+mod secure_tests;
 
 /// Candidates a prediction is ranked against for recall@5.
 pub const RECALL_K: usize = 5;
@@ -88,6 +93,10 @@ pub struct RoundRecord {
     /// sensitivity of 0.2); `dp_round_epsilon` is the true one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dp_stated_epsilon: Option<f64>,
+    /// When the server sees only the sum: the round's secure aggregation (the phones in it, the
+    /// quantisation step); the attack inverted the mean it unmasked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secure: Option<SecureRound>,
 }
 
 impl RoundRecord {
@@ -176,6 +185,7 @@ struct Round {
     /// The target's clean gradient (what the self-audit attacks).
     clean_gradient: Vec<f32>,
     observed: Option<Observed>,
+    secure: Option<SecureRound>,
     epsilon: Option<f64>,
     audit: Option<(f64, f64)>,
     sent: Option<Vec<Metres>>,
@@ -274,12 +284,9 @@ impl MobLab {
         &self.users[0].fixes
     }
 
-    /// Users who train (the one client, or everyone).
+    /// Users who train (the one client and its co-participants, or everyone).
     fn trainers(&self) -> usize {
-        match self.config.federation {
-            Federation::OneClient => 1,
-            Federation::FedAvg => self.users.len(),
-        }
+        trainers(&self.config)
     }
 
     /// The road mapping of kind `mapping` (§3.2), in the target's normalised coordinates.
@@ -289,7 +296,7 @@ impl MobLab {
 
     /// Begins round `t`: the target's clean data and gradient; the self-audit if the defence
     /// asks for one, else the defence at once.
-    fn begin_round(&mut self, t: usize) -> Phase {
+    fn begin_round(&mut self, t: usize) -> Result<Phase, String> {
         let clean = traces::window(&self.users[0].normalised, t).expect("enough points");
         let clean_gradient = lstm::loss_and_gradient(&self.params, &clean.0, &clean.1).1;
         let round = Round {
@@ -297,6 +304,7 @@ impl MobLab {
             clean,
             clean_gradient,
             observed: None,
+            secure: None,
             epsilon: None,
             audit: None,
             sent: None,
@@ -313,7 +321,7 @@ impl MobLab {
                     start,
                     None,
                 );
-                Phase::Audit(inv, round)
+                Ok(Phase::Audit(inv, round))
             }
             _ => self.defend(round, None),
         }
@@ -321,7 +329,7 @@ impl MobLab {
 
     /// Applies the defence for round `round.t` (with the self-audit's figures if any) and
     /// starts the server's attack on what the target sends.
-    fn defend(&mut self, mut round: Round, audit: Option<(f64, f64)>) -> Phase {
+    fn defend(&mut self, mut round: Round, audit: Option<(f64, f64)>) -> Result<Phase, String> {
         let t = round.t;
         // The round's settings (copies: the config also holds the target's whole trajectory).
         let (defence, attack, seed) = (self.config.defence, self.config.attack, self.config.seed);
@@ -352,6 +360,8 @@ impl MobLab {
         let mut sum = vec![0.0f64; lstm::PARAMETERS];
         let trainers = self.trainers();
         let mut target_gradient = Vec::new();
+        // What each phone sends, kept for the secure sum.
+        let mut sent: Vec<Vec<f32>> = Vec::new();
         for u in 0..trainers {
             let mut s = Stream::new(seed, &format!("defence-{u}-{t}"));
             let user = &mut self.users[u];
@@ -406,8 +416,20 @@ impl MobLab {
             }
             if u == 0 {
                 round.sent = perturbed;
-                target_gradient = g;
+                target_gradient = g.clone();
             }
+            if self.config.sees == Sees::Sum {
+                sent.push(g);
+            }
+        }
+        let n = trainers as f64;
+        let mut update: Vec<f32> = sum.iter().map(|v| (v / n) as f32).collect();
+        if self.config.sees == Sees::Sum {
+            // The server unmasks the sum: the model's step and the only gradient it can invert.
+            let (mean, info) = secure::mean_of_sum(&sent, t, seed)?;
+            update = mean.clone();
+            target_gradient = mean;
+            round.secure = Some(info);
         }
         round.observed = Some(Observed::new(target_gradient));
         let (init, _, _) = attack.effective();
@@ -430,9 +452,8 @@ impl MobLab {
             start,
             known,
         );
-        let n = trainers as f64;
-        self.pending_update = Some(sum.iter().map(|v| (v / n) as f32).collect());
-        Phase::Attack(inv, round)
+        self.pending_update = Some(update);
+        Ok(Phase::Attack(inv, round))
     }
 
     /// Scores the server's inversion of round `round.t` and moves the model on.
@@ -495,6 +516,7 @@ impl MobLab {
             dp_epsilon: self.dp_total(),
             dp_round_epsilon: self.dp_round().map(|d| d.0),
             dp_stated_epsilon: self.dp_round().and_then(|d| d.1),
+            secure: round.secure,
         };
         record.asr = record
             .scored_errors(calibration.as_recorded())
@@ -628,6 +650,14 @@ impl MobLab {
     }
 }
 
+/// Users who train: the one client and its co-participants, or every user of the city.
+fn trainers(config: &MobConfig) -> usize {
+    match config.federation {
+        Federation::OneClient => 1 + config.co_participants,
+        Federation::FedAvg => config.users,
+    }
+}
+
 /// Every round's scored points' errors (metres) as the records hold them
 /// ([`RoundRecord::scored_errors`]): without calibration or with the causal one; `None` for the
 /// all-rounds calibration, which needs the whole run.
@@ -647,10 +677,7 @@ impl Driver for MobLab {
         config.validate()?;
         let roads = traces::streets(config.area, config.seed);
         let points = config.rounds + WINDOW + config.held_out + 1;
-        let count = match config.federation {
-            Federation::OneClient => 1,
-            Federation::FedAvg => config.users,
-        };
+        let count = trainers(&config);
         // The target's own trajectory needs no synthetic one made for it (each user's is drawn
         // from its own stream, so leaving it out changes no other draw).
         let mut traces = match (&config.target, count) {
@@ -719,7 +746,7 @@ impl Driver for MobLab {
             pending_update: None,
             spent: RdpAccountant::default(),
         };
-        lab.phase = lab.begin_round(0);
+        lab.phase = lab.begin_round(0)?;
         Ok(lab)
     }
 
@@ -741,7 +768,7 @@ impl Driver for MobLab {
                     drop(map);
                     if inv.done() {
                         let figures = self.audit_figures(&inv, &round);
-                        self.phase = self.defend(round, Some(figures));
+                        self.phase = self.defend(round, Some(figures))?;
                     } else {
                         self.phase = Phase::Audit(inv, round);
                         return Ok(true);
@@ -767,7 +794,7 @@ impl Driver for MobLab {
                         }
                         // A call ends with each round: the caller may stop between rounds
                         // (the page's pause) and reads the round's trail before the next.
-                        self.phase = self.begin_round(t + 1);
+                        self.phase = self.begin_round(t + 1)?;
                         return Ok(true);
                     } else {
                         self.phase = Phase::Attack(inv, round);

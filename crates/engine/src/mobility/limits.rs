@@ -4,6 +4,8 @@
 pub use whereabouts_core::limit::{Limit, SEED};
 use whereabouts_core::limit::{closed, positive, whole};
 
+/// Other phones in the target's round with one client training (0: the target alone).
+pub const CO_PARTICIPANTS: Limit = whole(0.0, 99.0, "a whole number from 0 to 99");
 /// Users in the city (the paper: 100).
 pub const USERS: Limit = whole(1.0, 1000.0, "a whole number from 1 to 1,000");
 /// Global rounds T (the paper: 50).

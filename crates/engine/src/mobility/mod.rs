@@ -13,7 +13,8 @@
 //! one round's inversion ([`attack`]), ST-GIA's start ([`start`]), road mapping ([`mapping`])
 //! and calibration over rounds ([`calibration`]), the metrics ([`metrics`]), the defences
 //! ([`defence`]), the data ([`traces`], and the visitor's file as the target: [`visitor`]), the
-//! run on the core's driver ([`lab`]), the page's study ([`study`]), the lab's settings as rows
+//! run on the core's driver ([`lab`]; what the server unmasks when it sees only the round's
+//! sum: [`secure`]), the page's study ([`study`]), the lab's settings as rows
 //! ([`settings`]) and the command line's tables ([`experiments`]).
 
 pub mod adjoint;
@@ -32,6 +33,7 @@ pub mod objective;
 pub mod optim;
 pub mod pretrain;
 pub mod scalar;
+pub mod secure;
 pub mod settings;
 pub mod start;
 pub mod study;

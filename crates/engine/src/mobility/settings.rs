@@ -13,6 +13,7 @@ use super::limits;
 use super::traces::{Target, TraceKind};
 use whereabouts_core::choices;
 use whereabouts_core::geo::Metres;
+use whereabouts_core::secagg::Sees;
 use whereabouts_core::setting::{Choices, Setting, flag, flag_text, number, trim};
 
 /// The panel's sections, in order.
@@ -148,6 +149,17 @@ pub fn defence_key(defence: &Defence) -> &'static str {
 fn not_one_of(value: &str, what: &str, options: &[(&str, &str)]) -> String {
     let keys: Vec<&str> = options.iter().map(|x| x.0).collect();
     format!("“{value}” is not {what} ({})", keys.join(", "))
+}
+
+/// Refuses a round of the target and `co` others in a city of `users`.
+fn fewer_than_the_round(co: usize, users: usize) -> Result<(), String> {
+    if co >= users {
+        return Err(format!(
+            "{co} co-participants need a city of at least {} users; it has {users}",
+            co + 1
+        ));
+    }
+    Ok(())
 }
 
 /// A row of the lab's table.
@@ -329,14 +341,33 @@ pub const SETTINGS: &[Row] = &[
             c.federation = Federation::parse(v)?;
             Ok(())
         }),
+    Row::choice("m.sees", "What the server sees", TRAINING, Sees::MENU)
+        .help("Every update: the server receives each phone's gradient, as in the paper, and inverts yours. Only the sum: secure aggregation (Bonawitz et al. 2017) — the round's phones mask their gradients so that the server can unmask only their sum; it learns the same model and inverts the only gradient it has, the round's mean, so ST-GIA recovers a blend of every phone's window. The errors stay measured to your own positions. With one client training, give it co-participants to hide among; a round of up to 20 phones runs the real protocol (key agreement, secret sharing, masking).")
+        .get(|c| c.sees.key().into())
+        .set(|c, v| {
+            c.sees = <Sees as Choices>::parse(v)?;
+            Ok(())
+        }),
     Row::number("m.users", "Users in the city", TRAINING, "10", limits::USERS)
         .help("How many phones train under FedAvg (the paper: 100).")
         .get(|c| c.users.to_string())
         .set(|c, v| {
-            c.users = number(v, &limits::USERS)? as usize;
+            let users = number(v, &limits::USERS)? as usize;
+            fewer_than_the_round(c.co_participants, users)?;
+            c.users = users;
             Ok(())
         })
         .relevant(|c| c.federation == Federation::FedAvg),
+    Row::number("m.co", "Co-participants", TRAINING, "1", limits::CO_PARTICIPANTS)
+        .help("Other phones in your round when one client trains: users 1 … k of the city take one SGD step on their own window t too, and the server averages them (the model moves with them). With every update the server still inverts yours; with only the sum it inverts the round's mean. 0: you alone, the authors' code. At most the users in the city less one.")
+        .get(|c| c.co_participants.to_string())
+        .set(|c, v| {
+            let co = number(v, &limits::CO_PARTICIPANTS)? as usize;
+            fewer_than_the_round(co, c.users)?;
+            c.co_participants = co;
+            Ok(())
+        })
+        .relevant(|c| c.federation == Federation::OneClient),
     Row::number("m.T", "Rounds T", TRAINING, "1", limits::ROUNDS)
         .help("Global rounds (the paper: 50). In round t the window is positions t to t + 7 and the label position t + 8, so the windows slide one position a round.")
         .get(|c| c.rounds.to_string())
@@ -388,6 +419,8 @@ mod tests {
             },
             users: 20,
             federation: Federation::FedAvg,
+            co_participants: 3,
+            sees: Sees::Sum,
             rounds: 30,
             learning_rate: 0.01,
             attack: AttackConfig {
@@ -426,6 +459,9 @@ mod tests {
                 ("m.who", "someone"),
                 ("m.def", "wall"),
                 ("m.data", "1"),
+                ("m.sees", "everything"),
+                ("m.co", "100"),
+                ("m.co", "1.5"),
             ],
         );
         assert!(c.validate().is_ok());
@@ -485,6 +521,33 @@ mod tests {
         }
         assert!(c.validate().is_ok(), "{:?}", c.validate());
         assert!(lab_default().validate().is_ok());
+    }
+
+    /// A round the city cannot fill is refused by the row and by the engine, naming the
+    /// setting and the value.
+    #[test]
+    fn co_participants_fit_the_city() {
+        let mut c = lab_default();
+        set(SETTINGS, &mut c, "m.users", "5").unwrap();
+        let e = set(SETTINGS, &mut c, "m.co", "5").unwrap_err();
+        assert_eq!(
+            e,
+            "Co-participants: 5 co-participants need a city of at least 6 users; it has 5"
+        );
+        set(SETTINGS, &mut c, "m.co", "4").unwrap();
+        let e = set(SETTINGS, &mut c, "m.users", "3").unwrap_err();
+        assert!(e.starts_with("Users in the city: 4 co-participants"), "{e}");
+        let e = MobConfig {
+            users: 3,
+            co_participants: 10,
+            ..lab_default()
+        }
+        .validate()
+        .unwrap_err();
+        assert!(
+            e.starts_with("co_participants: 10 other phones") && e.contains("it has 3"),
+            "{e}"
+        );
     }
 
     #[test]
