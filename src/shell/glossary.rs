@@ -94,6 +94,11 @@ pub const TERMS: &[Term] = &[
         source: "[000] §4.5; [002] Table 5; [003]",
     },
     Term {
+        name: "Gradient disaggregation",
+        meaning: "Secure aggregation shows the server only each round's sum, but over many rounds different subsets of phones take part. A server that knows how often each phone took part (device analytics) finds who was in which round — the participation matrix — and then solves the sums for every phone's own update, as long as the updates stay the same from round to round and there are at least as many rounds as phones.",
+        source: "Lam et al., Gradient Disaggregation, ICML 2021",
+    },
+    Term {
         name: "Honest-but-curious server",
         meaning: "It runs the protocol faithfully and attacks only what it is sent: the updates, never the phones.",
         source: "[000]",

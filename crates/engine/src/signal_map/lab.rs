@@ -83,6 +83,20 @@ impl Lab {
         &self.data
     }
 
+    /// The federation's protocol, the users taking part and the model before round 0 (what a
+    /// study that drives rounds of its own starts from: gradient disaggregation).
+    pub fn federation(&self) -> &Federation {
+        &self.federation
+    }
+
+    pub fn users(&self) -> &[u32] {
+        &self.users
+    }
+
+    pub fn initial(&self) -> &[f32] {
+        &self.initial
+    }
+
     pub fn total_rounds(&self) -> usize {
         self.total_rounds
     }

@@ -9,6 +9,7 @@ pub mod attack;
 pub mod bench;
 pub mod central_dp;
 pub mod defence;
+pub mod disaggregation;
 pub mod experiments;
 pub mod fl;
 pub mod imprint;
