@@ -230,6 +230,16 @@ pub fn Results(state: LabState) -> impl IntoView {
                 "No path yet: draw where you went on the map, or drop your own file below, and the federation starts.".to_string()
             } else if busy() || state.playing.get() {
                 "Training and attacking…".to_string()
+            } else if let Some(s) = summary().filter(|_| !rows.with(Vec::is_empty)) {
+                // Every round played, none with an update of yours (not sampled, refused, no
+                // fixes): nothing of yours was attacked, and the page says so, with the ε the
+                // rounds still charged.
+                let n = rows.with(Vec::len);
+                format!(
+                    "No update of yours in the {} played: each round's row says why, and the server had nothing of yours to attack.{}",
+                    rounds_text(n),
+                    s.central_dp.as_ref().map_or(String::new(), |c| central_dp_text(c))
+                )
             } else {
                 "Press Play to start the federation.".to_string()
             };

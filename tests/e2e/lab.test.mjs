@@ -21,8 +21,11 @@ async function finished(page, timeout = 90000) {
       return (
         rows.length === Number(m[2]) &&
         rows.every((r) => (r.dataset.dlgError !== '' || r.dataset.absent) && !r.classList.contains('stale')) &&
-        // The summary of the whole run (an earlier one is shown between rounds while playing).
-        document.querySelector('[data-testid="summary"]').textContent.startsWith(`After ${Number(m[2]) - absent} round`)
+        // The summary of the whole run (an earlier one is shown between rounds while playing),
+        // or, when no round had an update of yours, that it had none.
+        (absent === rows.length
+          ? document.querySelector('[data-testid="summary"]').textContent.startsWith(`No update of yours in the ${rows.length} round`)
+          : document.querySelector('[data-testid="summary"]').textContent.startsWith(`After ${Number(m[2]) - absent} round`))
       );
     },
     null,
