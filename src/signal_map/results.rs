@@ -238,7 +238,9 @@ pub fn Results(state: LabState) -> impl IntoView {
                 format!(
                     "No update of yours in the {} played: each round's row says why, and the server had nothing of yours to attack.{}",
                     rounds_text(n),
-                    s.central_dp.as_ref().map_or(String::new(), |c| central_dp_text(c))
+                    s.central_dp
+                        .as_ref()
+                        .map_or(String::new(), |c| central_dp_text(c))
                 )
             } else {
                 "Press Play to start the federation.".to_string()
