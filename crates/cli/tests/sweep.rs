@@ -427,7 +427,9 @@ fn every_lab_plans_its_reproduce_and_page_studies_and_wrong_choices_are_named() 
     };
     let e = refused(&["--lab", "mobility", "--study", "schemes"]);
     assert!(
-        e.contains("--study: the mobility lab has no study “schemes” (reproduce, secure-sum, defences)"),
+        e.contains(
+            "--study: the mobility lab has no study “schemes” (reproduce, secure-sum, defences)"
+        ),
         "{e}"
     );
     let e = refused(&["--lab", "density", "--study", "schemes", "--quick"]);
