@@ -1,21 +1,19 @@
 // Bring your own data, as a visitor does it: pick a file with the real file input, drop
 // another on the drop zone, watch the map move to it and the rounds follow its timestamps, get
-// a clear message for a broken file without losing anything, cancel a huge import, import a
-// 100 MB file without freezing the page, forget the data, and never send a byte anywhere.
-import { before, test } from 'node:test';
+// a clear message for a broken file without losing anything, cancel a huge import, forget the
+// data, and never send a byte anywhere. The 100 MB import is import-big.test.mjs.
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync, openSync, writeSync, closeSync, existsSync, statSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useSite } from './fixture.mjs';
-import { SHOTS, screenshotPath } from './harness.mjs';
+import { screenshotPath } from './harness.mjs';
+import { FILES, iso, bigCsv, origin, originIs, imported } from './files.mjs';
 
 const { open } = useSite();
-const FILES = join(SHOTS, 'files');
-before(() => mkdirSync(FILES, { recursive: true }));
 
 const DAY = 86400;
 const T0 = 1_700_006_400; // 2023-11-15 00:00 UTC
-const iso = (t) => new Date(t * 1000).toISOString().replace('.000Z', 'Z');
 
 /** A loop walked on days 0, 2 and 3 (none on day 1) around (lat, lon): rows of [t, lat, lon]. */
 function walk(lat, lon) {
@@ -45,43 +43,6 @@ const gpx = (rows) =>
   '<?xml version="1.0"?>\n<gpx version="1.1"><trk><trkseg>\n' +
   rows.map(([t, a, o]) => `<trkpt lat="${a.toFixed(6)}" lon="${o.toFixed(6)}"><time>${iso(t)}</time></trkpt>`).join('\n') +
   '\n</trkseg></trk></gpx>\n';
-
-/** A CSV of about `mb` megabytes: a random walk, one fix per 10 s (written once, reused). */
-function bigCsv(mb) {
-  const path = join(FILES, `big-${mb}mb.csv`);
-  if (existsSync(path) && statSync(path).size >= mb * 1e6) return path;
-  const fd = openSync(path, 'w');
-  writeSync(fd, 'time,lat,lon,rsrp\n');
-  let [lat, lon, t, size, seed] = [40.4168, -3.7038, 1_704_067_200, 0, 1];
-  const rnd = () => ((seed = (seed * 16807) % 2147483647) / 2147483647) - 0.5;
-  while (size < mb * 1e6) {
-    let chunk = '';
-    for (let i = 0; i < 20000; i++) {
-      lat += rnd() * 2e-4;
-      lon += rnd() * 2e-4;
-      t += 10;
-      chunk += `${iso(t)},${lat.toFixed(6)},${lon.toFixed(6)},${-96 + Math.round(rnd() * 20)}\n`;
-    }
-    writeSync(fd, chunk);
-    size += chunk.length;
-  }
-  closeSync(fd);
-  return path;
-}
-
-const origin = (page) => page.getAttribute('[data-testid="map-canvas"]', 'data-origin');
-/** Waits until the map shows a world whose origin starts with `prefix`. */
-const originIs = (page, prefix, timeout = 60000) =>
-  page.waitForFunction((p) => document.querySelector('[data-testid="map-canvas"]').dataset.origin?.startsWith(p), prefix, { timeout });
-
-async function imported(page, name, timeout = 60000) {
-  await page.waitForFunction(
-    (n) => document.querySelector('[data-testid="import-report"]')?.textContent.includes(n) &&
-      !document.querySelector('[data-testid="import-progress"]'),
-    name,
-    { timeout },
-  );
-}
 
 /** Rows of the per-round table once `count` rounds are attacked (rounds in which the visitor
  * sent no update are rows that say why: they are left out here). */
@@ -286,42 +247,3 @@ test('a sample loads from the site itself; the phone layout has no sideways scro
   await context.close();
 });
 
-test('a 100 MB file imports in the worker without freezing the page, and can be cancelled', async () => {
-  const big = bigCsv(100);
-  const { context, guard, page, errors } = await open();
-  await originIs(page, '33.64');
-  // Long tasks on the page's main thread while the import runs.
-  await page.evaluate(() => {
-    window.__long = [];
-    new PerformanceObserver((l) => window.__long.push(...l.getEntries().map((e) => e.duration))).observe({ type: 'longtask', buffered: false });
-  });
-  // Cancel one first: nothing changes.
-  await page.setInputFiles('[data-testid="file-input"]', big);
-  await page.waitForSelector('[data-testid="import-progress"]');
-  await page.click('[data-testid="import-cancel"]');
-  await page.waitForSelector('[data-testid="import-cancelled"]');
-  assert.equal(await page.locator('[data-testid="import-report"]').count(), 0);
-  assert.match(await origin(page), /^33\.64/);
-
-  const started = Date.now();
-  await page.setInputFiles('[data-testid="file-input"]', big);
-  // While it reads, the page answers: a click on a layer toggle takes effect at once.
-  await page.waitForSelector('[data-testid="import-progress"]');
-  const t = Date.now();
-  await page.click('[data-testid="layer-heat"]');
-  assert.ok(Date.now() - t < 1000, 'the page stayed responsive during the import');
-  await imported(page, `big-100mb.csv`, 180000);
-  const seconds = (Date.now() - started) / 1000;
-  const mb = statSync(big).size / 1e6;
-  const fixes = Number(await page.getAttribute('[data-testid="import-report"]', 'data-fixes'));
-  const hint = await page.textContent('[data-testid="import-report"] .hint');
-  const ms = Number(hint.match(/Read in (\d+) ms/)[1]);
-  const longest = await page.evaluate(() => Math.max(0, ...window.__long));
-  console.log(`100 MB import: ${mb.toFixed(1)} MB, ${fixes} fixes; worker read+parse ${ms} ms = ${(mb / (ms / 1000)).toFixed(1)} MB/s; on screen after ${seconds.toFixed(1)} s; longest main-thread task ${longest.toFixed(0)} ms`);
-  assert.ok(fixes > 1_000_000);
-  assert.ok(longest < 250, `the page froze for ${longest} ms`);
-  await originIs(page, '40.', 120000);
-  assert.deepEqual(guard.violations, []);
-  assert.deepEqual(errors, []);
-  await context.close();
-});
