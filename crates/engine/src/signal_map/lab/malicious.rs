@@ -14,7 +14,7 @@ use super::{Lab, LabEvent, TargetRound};
 use crate::signal_map::fl::Update;
 use crate::signal_map::imprint::{Imprint, ImprintConfig, ImprintRecord};
 use crate::signal_map::scenario::{Located, RoundRecord};
-use crate::signal_map::secure::{self, Contribution, SecureRecord};
+use crate::signal_map::secure::SecureRecord;
 use crate::signal_map::trace::centroid;
 
 impl Lab {
@@ -39,44 +39,13 @@ impl Lab {
         let imprint = Imprint::over_area(config.bins, &self.data.standardizer, self.world.area());
         let (spec, planted) = imprint.plant(&self.federation.spec, &before);
         let federation = self.federation.with_spec(spec);
-        let mut updates = Vec::with_capacity(participants.len());
-        for &user in &participants {
-            let kept = reuse.as_ref().and_then(|r| {
-                (user != self.config.target)
-                    .then(|| r.updates.iter().find(|u| u.user == user))
-                    .flatten()
-            });
-            let update = match kept {
-                Some(u) => Some(u.clone()),
-                None => federation
-                    .local_update(&self.data, user, t, &planted, self.selector.as_ref())
-                    .map_err(|(user, e)| format!("round {t}, user {user}: {e}"))?,
-            };
-            updates.extend(update);
-        }
+        let updates =
+            self.local_updates(&federation, t, &planted, &participants, reuse.as_ref())?;
         let mine = updates.iter().find(|u| u.user == self.config.target);
         let mut secure = None;
         let mut found = None;
         if !updates.is_empty() {
-            let area = self.world.area();
-            let sybils = (0..sybil_count)
-                .map(|j| {
-                    secure::sybil(
-                        &federation,
-                        &self.data,
-                        area,
-                        &planted,
-                        t,
-                        j,
-                        self.config.seed,
-                    )
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            let own: Vec<Contribution> = updates
-                .iter()
-                .map(|u| Contribution::of(u, &planted))
-                .collect();
-            let round = secure::aggregate(&own, sybils, t, self.config.seed)?;
+            let round = self.secure_sum(&federation, &planted, t, &updates, sybil_count)?;
             if let (Some(me), Some((mean, weight))) = (mine, &round.genuine) {
                 let noise = round
                     .encoding
@@ -97,13 +66,7 @@ impl Lab {
             }
             secure = Some(round);
         }
-        let mut spent = self.spent();
-        if let (Some(dp), Some(u)) = (self.config.defence.dp(), mine) {
-            dp.spend(
-                &mut spent,
-                dp.releases(u.batch.len(), &self.config.fl.local),
-            );
-        }
+        let spent = self.spent_with(mine);
         let absent = mine
             .is_none()
             .then(|| self.absent_because(t, &participants, refused));

@@ -90,6 +90,80 @@ impl Lab {
         }
     }
 
+    /// The participants' local updates in round `t` (FedAvg's ClientUpdate, [000]
+    /// Algorithm 1), each trained by `federation` from the global model `start`. `reuse`: the
+    /// round as it was before an edit of the target's data; the other participants' updates
+    /// in it are still valid and are kept, the target's is trained again.
+    pub(super) fn local_updates(
+        &self,
+        federation: &Federation,
+        t: usize,
+        start: &[f32],
+        participants: &[u32],
+        reuse: Option<&LabRound>,
+    ) -> Result<Vec<Update>, String> {
+        let mut updates = Vec::with_capacity(participants.len());
+        for &user in participants {
+            let kept = reuse.and_then(|r| {
+                (user != self.config.target)
+                    .then(|| r.updates.iter().find(|u| u.user == user))
+                    .flatten()
+            });
+            let update = match kept {
+                Some(u) => Some(u.clone()),
+                None => federation
+                    .local_update(&self.data, user, t, start, self.selector.as_ref())
+                    .map_err(|(user, e)| format!("round {t}, user {user}: {e}"))?,
+            };
+            updates.extend(update);
+        }
+        Ok(updates)
+    }
+
+    /// The Sybil server's `count` clients of round `t` ([`secure::sybil`]), each trained by
+    /// `federation` from `start` on fixes the server made up.
+    pub(super) fn sybils(
+        &self,
+        federation: &Federation,
+        start: &[f32],
+        t: usize,
+        count: usize,
+    ) -> Result<Vec<Contribution>, String> {
+        let area = self.world.area();
+        (0..count)
+            .map(|j| secure::sybil(federation, &self.data, area, start, t, j, self.config.seed))
+            .collect()
+    }
+
+    /// Round `t` under secure aggregation (Bonawitz et al., CCS 2017, Fig. 4): the `updates` the
+    /// phones sent from `start`, with the server's `sybil_count` clients trained by `federation`,
+    /// summed by the protocol ([`secure::aggregate`]).
+    pub(super) fn secure_sum(
+        &self,
+        federation: &Federation,
+        start: &[f32],
+        t: usize,
+        updates: &[Update],
+        sybil_count: usize,
+    ) -> Result<SecureRound, String> {
+        let sybils = self.sybils(federation, start, t, sybil_count)?;
+        let own: Vec<Contribution> = updates.iter().map(|u| Contribution::of(u, start)).collect();
+        secure::aggregate(&own, sybils, t, self.config.seed)
+    }
+
+    /// The target's local-DP privacy loss after this round: the rounds before, plus this
+    /// round's releases if it sent `target` (its update) under local DP.
+    pub(super) fn spent_with(&self, target: Option<&Update>) -> RdpAccountant {
+        let mut spent = self.spent();
+        if let (Some(dp), Some(u)) = (self.config.defence.dp(), target) {
+            dp.spend(
+                &mut spent,
+                dp.releases(u.batch.len(), &self.config.fl.local),
+            );
+        }
+        spent
+    }
+
     /// Trains round `t` (all earlier rounds trained). `reuse`: the round as it was before an
     /// edit of the target's data, whose other participants' updates are still valid.
     pub(super) fn train_round(
@@ -144,40 +218,14 @@ impl Lab {
             );
         }
         participants.retain(|u| !dropped.contains(u));
-        let mut updates = Vec::with_capacity(participants.len());
-        for &user in &participants {
-            let kept = reuse.as_ref().and_then(|r| {
-                (user != self.config.target)
-                    .then(|| r.updates.iter().find(|u| u.user == user))
-                    .flatten()
-            });
-            let update = match kept {
-                Some(u) => Some(u.clone()),
-                None => self
-                    .federation
-                    .local_update(&self.data, user, t, &before, self.selector.as_ref())
-                    .map_err(|(user, e)| format!("round {t}, user {user}: {e}"))?,
-            };
-            updates.extend(update);
-        }
+        let updates =
+            self.local_updates(&self.federation, t, &before, &participants, reuse.as_ref())?;
         let mut central = None;
         let (after, secure, seen) = match (&self.config.secure_aggregation, &self.config.central_dp)
         {
             (Some(sa), Some(dp)) => {
                 let (mut accountant, clip) = self.central_before();
-                let sybils = (0..sa.sybils)
-                    .map(|j| {
-                        secure::sybil(
-                            &self.federation,
-                            &self.data,
-                            self.world.area(),
-                            &before,
-                            t,
-                            j,
-                            self.config.seed,
-                        )
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
+                let sybils = self.sybils(&self.federation, &before, t, sa.sybils)?;
                 let sent = participants
                     .iter()
                     .map(|&user| {
@@ -241,25 +289,7 @@ impl Lab {
                 (round.after, round.secure, seen)
             }
             (Some(sa), None) if !updates.is_empty() => {
-                let area = self.world.area();
-                let sybils = (0..sa.sybils)
-                    .map(|j| {
-                        secure::sybil(
-                            &self.federation,
-                            &self.data,
-                            area,
-                            &before,
-                            t,
-                            j,
-                            self.config.seed,
-                        )
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
-                let own: Vec<Contribution> = updates
-                    .iter()
-                    .map(|u| Contribution::of(u, &before))
-                    .collect();
-                let round = secure::aggregate(&own, sybils, t, self.config.seed)?;
+                let round = self.secure_sum(&self.federation, &before, t, &updates, sa.sybils)?;
                 // The model: w_{t−1} plus the genuine clients' mean change, all the server has.
                 let after: Vec<f32> = match &round.genuine {
                     Some((mean, _)) => before.iter().zip(mean).map(|(w, d)| w + d).collect(),
@@ -284,13 +314,7 @@ impl Lab {
         let target = seen
             .as_ref()
             .or_else(|| updates.iter().find(|u| u.user == self.config.target));
-        let mut spent = self.spent();
-        if let (Some(dp), Some(u)) = (self.config.defence.dp(), target) {
-            dp.spend(
-                &mut spent,
-                dp.releases(u.batch.len(), &self.config.fl.local),
-            );
-        }
+        let spent = self.spent_with(target);
         let inputs = target.map(|u| {
             AttackInputs::new(
                 &self.config,
