@@ -28,6 +28,7 @@ use whereabouts_core::stats::{self, Estimate, Verdict};
 use whereabouts_core::sweep::{Runs, Sweep, each};
 use whereabouts_core::table::Table;
 
+mod raw;
 mod sensitivity;
 mod utility;
 
@@ -127,6 +128,8 @@ pub enum Analysis {
     /// The MLP trained on one range of rounds and tested on another, the rounds cut into this
     /// many ranges (Fig. 12): the identifications row by row (train range, then test range).
     RoundRanges(usize),
+    /// The raw data beside the updates (Fig. 6, Tables 5 and 7, Fig. 11).
+    Raw,
 }
 
 /// A point of the study: one federation and what is measured on it.
@@ -164,6 +167,9 @@ pub struct Findings {
     /// The k-NN regression's test RMSE (dB) on the same data (Table 3).
     #[serde(default)]
     pub knn_rmse: Option<f64>,
+    /// The raw data's figures (Fig. 6, Tables 5 and 7, Fig. 11).
+    #[serde(default)]
+    pub raw: Option<raw::RawFindings>,
 }
 
 /// What the linkers without labels found.
@@ -280,6 +286,7 @@ pub fn find(point: &LinkPoint) -> Result<Findings, String> {
                     .push(m.unwrap_or(Identification::NONE));
             }
         }
+        Analysis::Raw => findings.raw = Some(raw::raw_findings(config, &o)?),
         Analysis::Unlabelled => {
             let mut stream = Stream::new(seed, "unlabelled-kmeans");
             findings.unlabelled = Some(Unlabelled {
@@ -333,6 +340,7 @@ pub fn all(scale: &Scale, runs: &mut LinkRuns) -> Result<Vec<Table>, String> {
         sensitivity::training_size(scale, runs)?,
         sensitivity::round_dependence(scale, runs)?,
     ]);
+    tables.extend(raw::tables(scale, runs)?);
     Ok(tables)
 }
 
