@@ -45,6 +45,50 @@ pub trait Sweep: Sync {
     ) -> Result<Vec<Table>, String>;
 }
 
+/// One run of a lab, said by its full configuration (its seed included): what a point of the
+/// lab's studies is, and how it is computed. A lab whose studies all compute their points the
+/// same way says so once, here, and each of its studies is then a [`LabStudy`].
+pub trait LabRun: Serialize + DeserializeOwned + PartialEq + Clone + Send + Sync {
+    /// What the run gives (what the tables need of it, no more: it is stored as JSON).
+    type Outcome: Serialize + DeserializeOwned + Default + Send;
+    /// The seed the run draws from (recorded beside each point of a plan).
+    fn seed(&self) -> u64;
+    /// Computes the run.
+    fn run(&self) -> Result<Self::Outcome, String>;
+}
+
+/// A study whose points are its lab's runs ([`LabRun`]): it says only which runs it asks for
+/// and what tables it builds from them; it is a [`Sweep`] with the run's seed and computation.
+pub trait LabStudy: Sync {
+    /// The lab's run.
+    type Run: LabRun;
+    /// The study: asks `runs` for every run and builds the tables from their outcomes.
+    fn tables(
+        &self,
+        runs: &mut dyn Runs<Self::Run, <Self::Run as LabRun>::Outcome>,
+    ) -> Result<Vec<Table>, String>;
+}
+
+impl<S: LabStudy> Sweep for S {
+    type Config = S::Run;
+    type Outcome = <S::Run as LabRun>::Outcome;
+
+    fn seed(config: &S::Run) -> u64 {
+        config.seed()
+    }
+
+    fn run(&self, config: &S::Run) -> Result<Self::Outcome, String> {
+        config.run()
+    }
+
+    fn tables(
+        &self,
+        runs: &mut dyn Runs<S::Run, <S::Run as LabRun>::Outcome>,
+    ) -> Result<Vec<Table>, String> {
+        LabStudy::tables(self, runs)
+    }
+}
+
 /// The point `point(seed)` for every seed of `seeds`, in order: one setting of a study on
 /// independent worlds, whose figures a table gives as their mean and 95% interval
 /// ([`crate::stats`]).
@@ -419,6 +463,51 @@ mod tests {
         let t = merge(&s, &points, outcomes).unwrap();
         assert_eq!(t.len(), 1);
         assert_eq!(t[0].rows[2], vec!["3".to_string(), "27".into()]);
+    }
+
+    /// A lab whose run of x gives x³, failing at 0; its studies differ only in which runs
+    /// they ask for.
+    impl LabRun for u32 {
+        type Outcome = u64;
+        fn seed(&self) -> u64 {
+            u64::from(*self) + 100
+        }
+        fn run(&self) -> Result<u64, String> {
+            if *self == 0 {
+                return Err("x = 0: no cube".into());
+            }
+            Ok(u64::from(*self).pow(3))
+        }
+    }
+
+    /// The cubes of `.0`, one row each.
+    struct Cubes(Vec<u32>);
+
+    impl LabStudy for Cubes {
+        type Run = u32;
+        fn tables(&self, runs: &mut dyn Runs<u32, u64>) -> Result<Vec<Table>, String> {
+            let mut rows = Vec::new();
+            for &x in &self.0 {
+                rows.push(vec![x.to_string(), runs.run(x)?.to_string()]);
+            }
+            Ok(vec![Table {
+                title: "cubes".into(),
+                notes: vec![],
+                columns: vec!["x".into(), "x³".into()],
+                rows,
+            }])
+        }
+    }
+
+    #[test]
+    fn a_lab_study_sweeps_its_labs_runs_with_their_seed_and_computation() {
+        let s = Cubes(vec![2, 5]);
+        assert_eq!(plan(&s).unwrap(), vec![2, 5]);
+        assert_eq!(<Cubes as Sweep>::seed(&5), 105);
+        let t = run_here(&s, 1, &|_, _| {}).unwrap();
+        assert_eq!(t[0].rows, vec![vec!["2", "8"], vec!["5", "125"]]);
+        let e = run_here(&Cubes(vec![3, 0]), 1, &|_, _| {}).unwrap_err();
+        assert!(e.contains("x = 0: no cube"), "{e}");
     }
 
     #[test]

@@ -22,7 +22,7 @@ use whereabouts_core::geo::Metres;
 use whereabouts_core::metrics;
 use whereabouts_core::rng::Stream;
 use whereabouts_core::stats::{self, Estimate, Verdict};
-use whereabouts_core::sweep::{Runs, Sweep, each};
+use whereabouts_core::sweep::{LabRun, LabStudy, Runs, each};
 use whereabouts_core::table::Table;
 use whereabouts_core::world::city::{City, Moment};
 
@@ -153,28 +153,27 @@ pub fn all(scale: &Scale, runs: &mut DensityRuns) -> Result<Vec<Table>, String> 
 /// moving-user table is computed apart from the runs, when the tables are made).
 pub struct Reproduce(pub Scale);
 
-impl Sweep for Reproduce {
-    type Config = DensityConfig;
-    type Outcome = DensitySummary;
-
-    fn seed(config: &DensityConfig) -> u64 {
-        config.seed
-    }
-
-    fn run(&self, config: &DensityConfig) -> Result<DensitySummary, String> {
-        summary_of(config.clone())
-    }
+impl LabStudy for Reproduce {
+    type Run = DensityConfig;
 
     fn tables(&self, runs: &mut DensityRuns) -> Result<Vec<Table>, String> {
         all(&self.0, runs)
     }
 }
 
-/// One lab run to the end: a point of the sweep.
-pub fn summary_of(config: DensityConfig) -> Result<DensitySummary, String> {
-    let mut lab = DensityLab::start(config)?;
-    lab.finish(&mut |_| {})?;
-    Ok(lab.summary())
+/// A point of every Density study: one lab run to the end, summarised.
+impl LabRun for DensityConfig {
+    type Outcome = DensitySummary;
+
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    fn run(&self) -> Result<DensitySummary, String> {
+        let mut lab = DensityLab::start(self.clone())?;
+        lab.finish(&mut |_| {})?;
+        Ok(lab.summary())
+    }
 }
 
 /// One setting on every city: its runs, seed by seed.

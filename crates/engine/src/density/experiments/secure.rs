@@ -7,15 +7,12 @@
 //! sum over N·B ([003] Eq. 6) whatever the server sees; the attacks read it where they read an
 //! upload, and their errors stay measured to the attacked user's own place.
 
-use super::{
-    DensityRuns, LOCATED_M, Scale, median_error, privacy, privacy_cell, rank_correlation,
-    summary_of,
-};
+use super::{DensityRuns, LOCATED_M, Scale, median_error, privacy, privacy_cell, rank_correlation};
 use crate::density::config::{Attack, DensityConfig, Scheme};
 use crate::density::lab::DensitySummary;
 use whereabouts_core::secagg::Sees;
 use whereabouts_core::stats::{self, Verdict};
-use whereabouts_core::sweep::{Sweep, each};
+use whereabouts_core::sweep::{LabStudy, each};
 use whereabouts_core::table::Table;
 
 /// The schemes compared: random features from the ridge (B = 1) to many waves, and the own bump.
@@ -125,17 +122,8 @@ fn row(
 /// The study as a sweep (each lab run a point).
 pub struct SecureSum(pub Scale);
 
-impl Sweep for SecureSum {
-    type Config = DensityConfig;
-    type Outcome = DensitySummary;
-
-    fn seed(config: &DensityConfig) -> u64 {
-        config.seed
-    }
-
-    fn run(&self, config: &DensityConfig) -> Result<DensitySummary, String> {
-        summary_of(config.clone())
-    }
+impl LabStudy for SecureSum {
+    type Run = DensityConfig;
 
     fn tables(&self, runs: &mut DensityRuns) -> Result<Vec<Table>, String> {
         Ok(vec![table(&self.0, runs)?])
