@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use whereabouts_core::driver::Driver;
 use whereabouts_core::geo::Metres;
 use whereabouts_core::stats::{self, Estimate, Verdict};
-use whereabouts_core::sweep::{Runs, Sweep, each};
+use whereabouts_core::sweep::{LabRun, LabStudy, Runs, each};
 use whereabouts_core::table::Table;
 
 mod defences;
@@ -158,12 +158,18 @@ pub struct MobOutcome {
     pub places: Vec<Metres>,
 }
 
-impl MobOutcome {
-    /// One run to the end: a point of the sweep.
-    pub fn of(config: &MobConfig) -> Result<Self, String> {
-        let mut lab = MobLab::start(config.clone())?;
+/// A point of every Mobility study: one lab run to the end, what the tables read of it.
+impl LabRun for MobConfig {
+    type Outcome = MobOutcome;
+
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    fn run(&self) -> Result<MobOutcome, String> {
+        let mut lab = MobLab::start(self.clone())?;
         lab.finish(&mut |_| {})?;
-        Ok(Self {
+        Ok(MobOutcome {
             records: lab.records().to_vec(),
             all_rounds_errors_m: lab.errors_with(Calibration::AllRounds),
             utility: lab.utility(),
@@ -171,7 +177,9 @@ impl MobOutcome {
             places: lab.places(),
         })
     }
+}
 
+impl MobOutcome {
     /// Every round's points' errors with `calibration` (as [`MobLab::errors_with`]).
     fn errors_with(&self, calibration: Calibration) -> Vec<Vec<f64>> {
         recorded_errors(&self.records, calibration)
@@ -262,17 +270,8 @@ pub type MobRuns<'a> = dyn Runs<MobConfig, MobOutcome> + 'a;
 /// `whereabouts reproduce --lab mobility`: every study, each lab run a point.
 pub struct Reproduce(pub Scale);
 
-impl Sweep for Reproduce {
-    type Config = MobConfig;
-    type Outcome = MobOutcome;
-
-    fn seed(config: &MobConfig) -> u64 {
-        config.seed
-    }
-
-    fn run(&self, config: &MobConfig) -> Result<MobOutcome, String> {
-        MobOutcome::of(config)
-    }
+impl LabStudy for Reproduce {
+    type Run = MobConfig;
 
     fn tables(&self, runs: &mut MobRuns) -> Result<Vec<Table>, String> {
         all(&self.0, runs)

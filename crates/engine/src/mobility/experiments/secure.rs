@@ -8,7 +8,7 @@ use crate::mobility::config::{Calibration, MobConfig};
 use crate::mobility::traces::TraceKind;
 use whereabouts_core::metrics;
 use whereabouts_core::secagg::Sees;
-use whereabouts_core::sweep::Sweep;
+use whereabouts_core::sweep::LabStudy;
 use whereabouts_core::table::Table;
 
 /// The co-participants compared (issue 39 §2: 1, 2, 5, 10; 0 is your update alone).
@@ -96,17 +96,8 @@ pub fn table(scale: &Scale, runs: &mut MobRuns) -> Result<Table, String> {
 /// The study as a sweep (each lab run a point).
 pub struct SecureSum(pub Scale);
 
-impl Sweep for SecureSum {
-    type Config = MobConfig;
-    type Outcome = MobOutcome;
-
-    fn seed(config: &MobConfig) -> u64 {
-        config.seed
-    }
-
-    fn run(&self, config: &MobConfig) -> Result<MobOutcome, String> {
-        MobOutcome::of(config)
-    }
+impl LabStudy for SecureSum {
+    type Run = MobConfig;
 
     fn tables(&self, runs: &mut MobRuns) -> Result<Vec<Table>, String> {
         Ok(vec![table(&self.0, runs)?])
