@@ -408,4 +408,6 @@ mod matrix;
 #[cfg(test)]
 mod secure_tests;
 #[cfg(test)]
+mod test_world;
+#[cfg(test)]
 mod tests;

@@ -2,38 +2,21 @@
 //! record and the visitor's user-level ε, the total is the accountant's over the rounds run,
 //! the attacks run on the noised aggregate, the summary carries ε beside the model's RMSE.
 
+use super::test_world::{campus, finished};
 use super::*;
 use crate::signal_map::central_dp::{CENTRAL_DELTA, CentralDp, NoiseAt};
-use crate::signal_map::scenario::WorldChoice;
 use crate::signal_map::secure::SecureAggregation;
-use crate::signal_map::world::Preset;
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 use whereabouts_core::privacy::rdp::SampledGaussianAccountant;
 
+/// The campus, the visitor (user 0) and 6 others, 5 rounds, DP-FedAvg `dp` over the secure sum.
 fn config(dp: CentralDp) -> ScenarioConfig {
     ScenarioConfig {
-        seed: 3,
-        world: WorldChoice {
-            preset: Preset::Campus,
-            users: Some(7),
-            weeks: Some(1),
-            cell: None,
-            background: Some(false),
-        },
-        participants: Some((0..=6).collect()),
-        max_rounds: Some(5),
         secure_aggregation: Some(SecureAggregation::default()),
         central_dp: Some(dp),
-        ..ScenarioConfig::default()
+        ..campus(6, 5)
     }
-}
-
-fn finished(config: ScenarioConfig) -> Lab {
-    let mut lab = Lab::new(config).unwrap();
-    lab.want(usize::MAX);
-    lab.finish(&mut |_| {}).unwrap();
-    lab
 }
 
 #[test]

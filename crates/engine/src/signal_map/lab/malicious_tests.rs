@@ -2,46 +2,28 @@
 //! fixes out of the real secure sum; with one step (FedSGD) every fix alone in its bin among
 //! everyone's is recovered exactly and no other; the map does not learn in its rounds.
 
+use super::test_world::{campus, finished};
 use super::*;
 use crate::signal_map::imprint::{EXACT_M, Imprint, ImprintConfig};
 use crate::signal_map::model::train::LocalTraining;
-use crate::signal_map::scenario::WorldChoice;
 use crate::signal_map::secure::SecureAggregation;
-use crate::signal_map::world::Preset;
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
 /// The campus, T = 1 day, the visitor (user 0) and 4 others, 3 rounds, `bins` bins.
 fn config(bins: usize, local: Option<LocalTraining>) -> ScenarioConfig {
     let mut c = ScenarioConfig {
-        seed: 3,
-        world: WorldChoice {
-            preset: Preset::Campus,
-            users: Some(7),
-            weeks: Some(1),
-            cell: None,
-            background: Some(false),
-        },
-        participants: Some((0..=4).collect()),
-        max_rounds: Some(3),
         secure_aggregation: Some(SecureAggregation {
             sybils: 0,
             min_genuine: 1,
             imprint: Some(ImprintConfig { bins }),
         }),
-        ..ScenarioConfig::default()
+        ..campus(4, 3)
     };
     if let Some(l) = local {
         c.fl.local = l;
     }
     c
-}
-
-fn finished(config: ScenarioConfig) -> Lab {
-    let mut lab = Lab::new(config).unwrap();
-    lab.want(usize::MAX);
-    lab.finish(&mut |_| {}).unwrap();
-    lab
 }
 
 /// FedSGD: a fix is recovered exactly if and only if it was alone in its bin among every

@@ -3,10 +3,9 @@
 //! server recovers the visitor's update to the quantisation; a minimum cohort of genuine
 //! clients refuses rounds and brings the blend back.
 
+use super::test_world::{campus, finished, finished_with_events};
 use super::*;
-use crate::signal_map::scenario::WorldChoice;
 use crate::signal_map::secure::{Contribution, Encoding, SecureAggregation};
-use crate::signal_map::world::Preset;
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 use whereabouts_core::secagg::quantise::wrapping_sum;
@@ -14,27 +13,9 @@ use whereabouts_core::secagg::quantise::wrapping_sum;
 /// The campus, FedSGD, T = 1 day, the visitor (user 0) and `others` users, 3 rounds.
 fn config(others: u32, sa: Option<SecureAggregation>) -> ScenarioConfig {
     ScenarioConfig {
-        seed: 3,
-        world: WorldChoice {
-            preset: Preset::Campus,
-            users: Some(7),
-            weeks: Some(1),
-            cell: None,
-            background: Some(false),
-        },
-        participants: Some((0..=others).collect()),
-        max_rounds: Some(3),
         secure_aggregation: sa,
-        ..ScenarioConfig::default()
+        ..campus(others, 3)
     }
-}
-
-fn finished(config: ScenarioConfig) -> (Lab, Vec<LabEvent>) {
-    let mut lab = Lab::new(config).unwrap();
-    lab.want(usize::MAX);
-    let mut events = Vec::new();
-    lab.finish(&mut |e| events.push(e)).unwrap();
-    (lab, events)
 }
 
 #[test]
@@ -44,8 +25,8 @@ fn the_secure_sum_in_a_lab_round_is_the_plain_sum_of_the_quantised_updates() {
         min_genuine: 1,
         imprint: None,
     };
-    let (lab, _) = finished(config(4, Some(sa)));
-    let (plain, _) = finished(config(4, None));
+    let lab = finished(config(4, Some(sa)));
+    let plain = finished(config(4, None));
     assert!(!lab.rounds.is_empty());
     for (t, round) in lab.rounds.iter().enumerate() {
         let secure = round
@@ -100,8 +81,8 @@ fn the_sybil_server_recovers_your_update_to_the_quantisation() {
         min_genuine: 1,
         imprint: None,
     };
-    let (lab, _) = finished(config(4, Some(sybil)));
-    let (alone, _) = finished(config(0, None));
+    let lab = finished(config(4, Some(sybil)));
+    let alone = finished(config(0, None));
     let (sybil_records, plain) = (lab.records(), alone.records());
     assert_eq!(sybil_records.len(), plain.len());
     for (t, (r, p)) in sybil_records.iter().zip(&plain).enumerate() {
@@ -150,7 +131,7 @@ fn a_minimum_cohort_of_genuine_clients_brings_the_blend_back() {
         min_genuine: 3,
         imprint: None,
     };
-    let (lab, _) = finished(config(4, Some(guarded)));
+    let lab = finished(config(4, Some(guarded)));
     let records = lab.records();
     assert!(!records.is_empty());
     for r in &records {
@@ -178,7 +159,7 @@ fn a_round_with_too_few_genuine_clients_is_refused() {
         }),
     );
     c.fl.client_fraction = 0.5;
-    let (lab, events) = finished(c);
+    let (lab, events) = finished_with_events(c);
     assert!(lab.records().is_empty(), "no round was sent");
     let absent: Vec<&String> = events
         .iter()
