@@ -9,7 +9,7 @@
 //!
 //! The paper's raw items are photos, embedded by an ImageNet MobileNet; here they are a device's
 //! training points, each as the model sees it: its standardised position and its RSRP
-//! (docs/papers.md §3j). Every figure is measured on the same federation as the updates it is
+//! (docs/papers.md §3c). Every figure is measured on the same federation as the updates it is
 //! set beside.
 
 use super::{Analysis, LinkPoint, LinkRuns, Observed, Scale, ap_cell, paper_identification, pct};
@@ -41,7 +41,7 @@ pub const AGGREGATE_ATTACKS: [Identifier; 3] = [Identifier::Mlp, Identifier::Svm
 pub const SIZES: [usize; 6] = [1, 2, 5, 10, 20, 50];
 /// The most training points a device contributes to the single-point classifiers (and the most
 /// test points a new device is judged on): the SVM's and the MLP's cost grows with them, and 200
-/// a device is 21,200 points at 53 people (docs/papers.md §3j).
+/// a device is 21,200 points at 53 people (docs/papers.md §3c).
 pub const POINTS_PER_DEVICE: usize = 200;
 /// Pairs of points drawn for each person's intra- and inter-user medians (Fig. 6).
 pub const PAIRS: usize = 1000;
