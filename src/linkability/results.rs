@@ -40,6 +40,9 @@ fn light(summary: &LinkSummary) -> LinkSummary {
         confusion: Vec::new(),
         your_updates: summary.your_updates,
         notes: summary.notes.clone(),
+        round_sums: summary.round_sums,
+        summed_updates: summary.summed_updates,
+        clipped: summary.clipped,
     }
 }
 

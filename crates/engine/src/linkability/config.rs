@@ -11,6 +11,7 @@ use crate::signal_map::placement::ImportedTrace;
 use crate::signal_map::trajectory::Trajectory;
 use serde::{Deserialize, Serialize};
 use whereabouts_core::error::ConfigError;
+use whereabouts_core::secagg::Sees;
 
 /// How a person's measurements are shared between their two devices ([004] §7: random, by
 /// day, chronological).
@@ -169,6 +170,16 @@ pub struct LinkConfig {
     /// Who the visitor (person 0) is.
     #[serde(default)]
     pub you: You,
+    /// What the server receives of a round: every device's update, labelled with its
+    /// pseudonym ([004] §6), or only the sum of the round's updates under secure aggregation
+    /// (issue 39 §2; [`super::federation`] says what the server then has: no update of any one
+    /// device, so nothing to train the attacks on and nothing to attribute).
+    #[serde(skip_serializing_if = "is_updates")]
+    pub sees: Sees,
+}
+
+fn is_updates(s: &Sees) -> bool {
+    *s == Sees::Updates
 }
 
 impl Default for LinkConfig {
@@ -187,6 +198,7 @@ impl Default for LinkConfig {
             mlp: MlpSettings::default(),
             mitigation: Mitigation::None,
             you: You::Synthetic,
+            sees: Sees::Updates,
         }
     }
 }

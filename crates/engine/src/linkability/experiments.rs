@@ -29,8 +29,11 @@ use whereabouts_core::sweep::{Runs, Sweep, each};
 use whereabouts_core::table::Table;
 
 mod raw;
+pub mod secure;
 mod sensitivity;
 mod utility;
+
+pub use secure::SecureSum;
 
 /// How big the studies are.
 #[derive(Clone, Copy, Debug)]

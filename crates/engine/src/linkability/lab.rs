@@ -1,6 +1,11 @@
 //! The Linkability lab on the [`Driver`]: the federation round by round, then the chosen attack
 //! (the MLP one mini-batch at a time), then the figures the page shows. The visitor is person 0
 //! ("you"); the attacker does not know that, the figures do.
+//!
+//! When the server sees only the sum ([`Sees::Sum`]) the federation runs the same and the lab
+//! ends there: the server holds one sum a round and no update of any device
+//! ([`super::federation`]), so there is no attack to train and no device to rank; the summary
+//! says how many sums it has ([`LinkSummary::round_sums`]).
 
 use super::attack::Identifier;
 use super::attack::mlp::MlpTrainer;
@@ -16,6 +21,7 @@ use crate::signal_map::reference::References;
 use serde::{Deserialize, Serialize};
 use whereabouts_core::driver::{Driver, Guess};
 use whereabouts_core::rng::Stream;
+use whereabouts_core::secagg::Sees;
 
 /// The person the visitor is.
 pub const YOU: usize = 0;
@@ -101,6 +107,14 @@ pub struct LinkSummary {
     pub your_updates: [usize; 2],
     /// What the page should say about your data (what of a file was kept).
     pub notes: Vec<String>,
+    /// Only the sum: the round sums the server holds (one a round anyone sent in), the updates
+    /// summed in them, and coordinates clipped on the way in; 0 when it sees every update.
+    #[serde(default)]
+    pub round_sums: usize,
+    #[serde(default)]
+    pub summed_updates: usize,
+    #[serde(default)]
+    pub clipped: usize,
 }
 
 enum Stage {
@@ -252,7 +266,16 @@ impl Driver for LinkLab {
         loop {
             match &mut self.stage {
                 Stage::Federation => {
-                    if self.run.done() {
+                    if self.run.done() && self.config.sees == Sees::Sum {
+                        // Sums only: nothing to train an attack on, nothing to attribute.
+                        self.summary.test_rmse = self.run.test_rmse();
+                        self.summary.diverged_updates = self.run.diverged_updates;
+                        self.summary.round_sums = self.run.sums.len();
+                        self.summary.summed_updates = self.run.summed_updates;
+                        self.summary.clipped = self.run.clipped;
+                        self.stage = Stage::Done;
+                        emit(LinkEvent::Finished);
+                    } else if self.run.done() {
                         self.begin_attack()?;
                     } else {
                         self.run.step()?;

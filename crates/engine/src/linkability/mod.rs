@@ -28,4 +28,6 @@ pub mod settings;
 pub mod study;
 
 #[cfg(test)]
+mod secure_tests;
+#[cfg(test)]
 mod tests;

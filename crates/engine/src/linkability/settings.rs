@@ -13,6 +13,7 @@ use crate::signal_map::trajectory::{
 };
 use crate::signal_map::world::Preset;
 use whereabouts_core::choices;
+use whereabouts_core::secagg::Sees;
 use whereabouts_core::setting::{Choices, Setting, number, trim};
 
 /// The panel's sections, in order.
@@ -210,20 +211,29 @@ pub const SETTINGS: &[Row] = &[
             c.local_epochs = number(v, &limits::LOCAL_EPOCHS)? as usize;
             Ok(())
         }),
+    Row::choice("l.sees", "What the server sees", SERVER, Sees::MENU)
+        .help("Every update: the server receives each device's update under its pseudonym, as in the paper, and links them. Only the sum: secure aggregation (Bonawitz et al. 2017) — the round's devices mask their updates so that the server can unmask only their sum, round by round. The federation trains the same map; the server holds one sum a round and no update of any one device, so it has nothing to train its attack on and nothing to attribute. What a server that learnt everyone's known devices before secure aggregation came in still reads from the sums is measured in the lab's secure-sum study (docs/reproduce-linkability.md, “Under secure aggregation”).")
+        .get(|c| c.sees.key().into())
+        .set(|c, v| {
+            c.sees = <Sees as Choices>::parse(v)?;
+            Ok(())
+        }),
     Row::choice("l.attack", "The server's attack", SERVER, Identifier::MENU)
         .help("How the server attributes a new device's updates to people ([004] §6.1), trained on the known devices' updates: an MLP (128 ReLU units, dropout 0.2, SGD with momentum), a linear SVM one-vs-rest, the 10 nearest neighbours — or, beyond the paper, by place: each update's Lemma 1 reconstruction of where its owner was, compared with the known devices'.")
         .get(|c| Choices::key(&c.attack).into())
         .set(|c, v| {
             c.attack = <Identifier as Choices>::parse(v)?;
             Ok(())
-        }),
+        })
+        .relevant(|c| c.sees == Sees::Updates),
     Row::choice("l.layers", "What it reads of an update", SERVER, Layers::MENU)
         .help("The paper's attacks read the last layer's update, scaled to unit length; every layer reads all of it (this model's first layer gives the most away).")
         .get(|c| Choices::key(&c.layers).into())
         .set(|c, v| {
             c.layers = <Layers as Choices>::parse(v)?;
             Ok(())
-        }),
+        })
+        .relevant(|c| c.sees == Sees::Updates),
     Row::number("l.epochs", "MLP epochs", SERVER, "5", limits::EPOCHS)
         .help("Passes of the MLP's training over the known devices' updates (the paper does not say; 20 here). More epochs: a sharper attack and a longer wait.")
         .get(|c| c.mlp.epochs.to_string())
@@ -231,7 +241,7 @@ pub const SETTINGS: &[Row] = &[
             c.mlp.epochs = number(v, &limits::EPOCHS)? as usize;
             Ok(())
         })
-        .relevant(|c| c.attack == Identifier::Mlp),
+        .relevant(|c| c.sees == Sees::Updates && c.attack == Identifier::Mlp),
     Row::choice("l.mitigation", "Every device", AGAINST, MITIGATIONS)
         .help("What every device does to blend in ([004] §9), adapted from photos to places. Noise: Gaussian noise of σ on every number of its update. bkg-repl: a share β of its measurements each round swapped for background ones, measured by people outside the federation. rand-aug: α background measurements added for each of its own. mm-aug: the background clustered into crowds, each device adding α per measurement from one crowd — a person's two devices from different ones.")
         .get(|c| c.mitigation.name().into())
@@ -298,6 +308,7 @@ mod tests {
             attack: Identifier::Svm,
             mitigation: Mitigation::MmAug { alpha: 2.0 },
             you: preset_path(TrajectoryPreset::Commute),
+            sees: Sees::Sum,
             ..lab_default()
         };
         c.mlp.epochs = 40;
@@ -319,6 +330,7 @@ mod tests {
                 ("l.attack", "oracle"),
                 ("l.mitigation", "vpn"),
                 ("l.you", "someone"),
+                ("l.sees", "everything"),
             ],
         );
         assert!(lab_default().validate().is_ok());
@@ -330,6 +342,31 @@ mod tests {
         // Every layer of 400 people over 60 rounds is more than the server may keep.
         set(SETTINGS, &mut c, "l.layers", "all").unwrap();
         assert!(c.validate().unwrap_err().to_string().contains("million"));
+    }
+
+    /// Only the sum leaves the attack's settings out of the panel; a value that is not a view is
+    /// refused naming the setting and the value, and the config is left as it was.
+    #[test]
+    fn what_the_server_sees_is_every_update_or_only_the_sum() {
+        let mut c = lab_default();
+        assert_eq!(c.sees, Sees::Updates);
+        let attack_rows = ["l.attack", "l.layers", "l.epochs"];
+        let relevant = |c: &LinkConfig, key: &str| {
+            let row = SETTINGS.iter().find(|s| s.key == key).unwrap();
+            (row.relevant)(c)
+        };
+        assert!(attack_rows.iter().all(|k| relevant(&c, k)));
+        set(SETTINGS, &mut c, "l.sees", "sum").unwrap();
+        assert_eq!(c.sees, Sees::Sum);
+        assert!(attack_rows.iter().all(|k| !relevant(&c, k)));
+        assert!(relevant(&c, "l.mitigation"));
+        let before = c.clone();
+        let e = set(SETTINGS, &mut c, "l.sees", "everything").unwrap_err();
+        assert!(
+            e.starts_with("What the server sees:") && e.contains("“everything”"),
+            "{e}"
+        );
+        assert_eq!(c, before);
     }
 
     #[test]
