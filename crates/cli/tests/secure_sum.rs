@@ -23,12 +23,13 @@ fn row<'a>(md: &'a str, scheme: &str, server: &str) -> Vec<&'a str> {
     line.trim_matches('|').split(" | ").map(str::trim).collect()
 }
 
-#[test]
-fn reproduce_density_secure_sum_puts_every_update_beside_the_sum() {
+/// `reproduce --lab <lab> --study secure-sum`, quick on two seeds: its tables, once it
+/// succeeded.
+fn secure_sum_study(lab: &str) -> String {
     let out = whereabouts(&[
         "reproduce",
         "--lab",
-        "density",
+        lab,
         "--study",
         "secure-sum",
         "--quick",
@@ -36,7 +37,12 @@ fn reproduce_density_secure_sum_puts_every_update_beside_the_sum() {
         "2",
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let md = text(&out.stdout);
+    text(&out.stdout)
+}
+
+#[test]
+fn reproduce_density_secure_sum_puts_every_update_beside_the_sum() {
+    let md = secure_sum_study("density");
     assert!(md.contains("### Under secure aggregation"), "{md}");
     assert!(md.contains("--lab density --study secure-sum"), "{md}");
     for server in ["peak picking", "fitting", "fitting + prior"] {
@@ -112,18 +118,7 @@ fn secure_sum_is_a_study_of_its_labs_only_and_not_on_real_data() {
 
 #[test]
 fn reproduce_mobility_secure_sum_counts_the_co_participants() {
-    let out = whereabouts(&[
-        "reproduce",
-        "--lab",
-        "mobility",
-        "--study",
-        "secure-sum",
-        "--quick",
-        "--seeds",
-        "2",
-    ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let md = text(&out.stdout);
+    let md = secure_sum_study("mobility");
     assert!(md.contains("### Under secure aggregation: ST-GIA"), "{md}");
     for co in ["0", "1", "2", "5", "10"] {
         assert!(md.contains(&format!("\n| {co} | ")), "{co}: {md}");
