@@ -189,8 +189,9 @@ enum Command {
 struct StudySize {
     /// reproduce (the paper's tables); secure-sum (the tables of secure aggregation, sized as
     /// reproduce: the Signal map's co-participants, Sybil server and minimum cohort; the Density
-    /// lab's attacks on every upload beside only the sum; the Mobility lab's ST-GIA against
-    /// the co-participants);
+    /// lab's attacks on every upload beside only the sum; the Linkability lab's attacks,
+    /// trained before, on sums of k devices' updates; the Mobility lab's ST-GIA against the
+    /// co-participants);
     /// or one of the lab's page studies: signal-map defences, local-steps or co-participants;
     /// density schemes; linkability mitigations; mobility defences.
     #[arg(long, default_value = sweep::REPRODUCE)]

@@ -69,7 +69,7 @@ pub const REPRODUCE: &str = "reproduce";
 pub const SECURE_SUM: &str = "secure-sum";
 
 /// The labs with a `secure-sum` study: every update beside only the sum (issue 39 §2).
-pub const SECURE_SUM_LABS: [&str; 3] = ["signal-map", "density", "mobility"];
+pub const SECURE_SUM_LABS: [&str; 4] = ["signal-map", "density", "linkability", "mobility"];
 
 /// The labs with tables on real data (`reproduce --real`).
 pub const REAL_LABS: [&str; 2] = ["mobility", "density"];
@@ -317,6 +317,10 @@ impl StudySpec {
                     Scale::full(self.seed)
                 };
                 scale.seeds = self.seeds.unwrap_or(scale.seeds);
+                if self.study == SECURE_SUM {
+                    use whereabouts_engine::linkability::experiments::SecureSum;
+                    return Ok(Box::new(SecureSum(scale)));
+                }
                 Ok(Box::new(Reproduce(scale)))
             }
             "mobility" => {

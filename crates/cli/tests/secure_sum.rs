@@ -161,3 +161,47 @@ fn run_mobility_with_co_participants_and_a_round_the_city_cannot_fill() {
         "{e}"
     );
 }
+
+#[test]
+fn reproduce_linkability_secure_sum_scores_sums_of_k_devices() {
+    let out = whereabouts(&[
+        "reproduce",
+        "--lab",
+        "linkability",
+        "--study",
+        "secure-sum",
+        "--quick",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let md = text(&out.stdout);
+    assert!(
+        md.contains("### Under secure aggregation: a server that trained its attacks before"),
+        "{md}"
+    );
+    assert!(md.contains("--lab linkability --study secure-sum"), "{md}");
+    // Quick: 12 people, so the largest cohort is all of them.
+    let cells = |k: &str| -> Vec<String> {
+        let line = md
+            .lines()
+            .find(|l| l.starts_with(&format!("| {k} | ")))
+            .unwrap_or_else(|| panic!("no row k = {k}: {md}"));
+        line.trim_matches('|')
+            .split(" | ")
+            .map(|c| c.trim().to_string())
+            .collect()
+    };
+    for k in ["1", "2", "5", "10", "12"] {
+        cells(k);
+    }
+    // A sum of one is the lab's identification: its MLP top-1 is the note's.
+    let one = cells("1");
+    assert!(
+        md.contains(&format!("MLP top-1 {}, top-5 {}", one[2], one[5])),
+        "{one:?}: {md}"
+    );
+    // A sum of everyone holds every owner: every first answer hits, as chance does.
+    let all = cells("12");
+    assert_eq!(all[4], "100.0", "{all:?}");
+    assert!(all[2].starts_with("100.0 ± 0.0"), "{all:?}");
+    assert_eq!(all[10], "at chance", "{all:?}");
+}
