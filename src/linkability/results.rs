@@ -1,16 +1,21 @@
 //! The Linkability lab's figures: where your new device comes in the server's ranking for "which
 //! devices are this person's?", how well the attack identifies everyone (mean AP over chance,
-//! top-1, top-5), matching, and what the federation's model is worth — each with its "?".
+//! top-1, top-5), matching, and what the federation's model is worth — each with its "?". When
+//! the server sees only the sum (`l.sees=sum`), one message in place of the attack's cards says
+//! what it has (the round sums, no update of any device) and where the study of a server that
+//! trained its attack earlier is.
 
 use super::LinkState;
 use crate::ui::help::help;
 use leptos::prelude::*;
+use whereabouts_core::secagg::Sees;
 use whereabouts_engine::linkability::lab::{LinkSummary, Phase};
 use whereabouts_engine::linkability::population::{device, owner};
 
 const RANK_HELP: &str = "The server has learned every person's known device from its updates. For each new device it asks: how likely is this one yours? — the attack's score for you, averaged over the device's updates — and ranks them. Rank 1: the server's first answer is your new device. With N new devices, a guess would put it at (N + 1)/2 on average. When devices tie on the score, your rank is the middle of the places they share (tied for first between two: 1.5): a tie never counts in your favour or against you.";
 const IDENT_HELP: &str = "For every new device's update, the attack scores every person; AP (average precision) asks, person by person, how high that person's updates come in the ranking of all updates by their score, averaged over people ([004] §8.2). Chance: random scores, 1/N. Top-1: the share of updates whose best-scored person is the owner; top-5: among the five best.";
 const MATCH_HELP: &str = "Are these two updates, one from a known device and one from a new one, the same person's? The MLP's two guesses over people are combined into one probability, over balanced pairs (half the same person, half not); AP 50% is chance ([004] §6.2).";
+const SUM_HELP: &str = "Secure aggregation (Bonawitz et al. 2017): each round's devices mask their updates so that the server can unmask only their sum. The federation learns the same map, but the server never holds one device's update, so no pseudonym comes with an update: the identification and matching attacks have nothing to learn from and nothing to attribute. A server that learnt everyone's known devices before secure aggregation was switched on can still score each sum with its old attack; the Linkability lab's secure-sum study measures how often its first answer is one of the sum's owners, against the number of devices in a sum (docs/reproduce-linkability.md, “Under secure aggregation”).";
 const MODEL_HELP: &str = "What the federation is for: the signal map every device helped train, its error on held-out measurements (20% of everyone's). Beside it, on the same measurements: predicting the mean signal everywhere (a map no better has learnt nothing), and the same model trained centrally on every device's data (what it reaches when privacy costs nothing). A mitigation that hides people may cost accuracy; the study below measures both.";
 
 fn percent(x: f64) -> String {
@@ -51,9 +56,14 @@ pub fn Results(state: LinkState) -> impl IntoView {
     // The figures without the map and the confusion (thousands of numbers each, drawn by their
     // own panels): the cards read these many times.
     let summary = move || state.scene.with(|s| s.summary.as_ref().map(light));
+    // Only the sum: no attack, so its cards give way to one message.
+    let sums = move || state.settings.with(|c| c.sees == Sees::Sum);
     let progress = move || {
         state.scene.with(|s| {
             s.progress.map(|(phase, done, total)| match phase {
+                Phase::Federation if sums() => format!(
+                    "Round {done} of {total}: every device trains on its day and masks its update; the server unmasks only the round's sum…"
+                ),
                 Phase::Federation => format!(
                     "Round {done} of {total}: every device trains on its day and sends its update; the server logs it under the device's pseudonym…"
                 ),
@@ -81,6 +91,21 @@ pub fn Results(state: LinkState) -> impl IntoView {
     let (i_btn, i_text) = help("help-link-ident".into(), "Identification", IDENT_HELP);
     let (m_btn, m_text) = help("help-link-match".into(), "Matching", MATCH_HELP);
     let (g_btn, g_text) = help("help-link-model".into(), "The signal map", MODEL_HELP);
+    let (s_btn, s_text) = help("help-link-sum".into(), "Only the sum", SUM_HELP);
+    let sum_card = move || {
+        let s = summary()?;
+        Some(view! {
+            <p class="big" data-testid="link-round-sums" data-sums=s.round_sums.to_string()>
+                {format!("{} round sums", s.round_sums)}
+            </p>
+            <p class="sub">{format!(
+                "The server unmasked one sum a round — {} updates from {} devices added up — and holds no update of any device: nothing to train its attack on, nothing to attribute, no device of yours to rank.",
+                s.summed_updates, 2 * s.people
+            )}</p>
+            <p class="sub">"What a server that learnt everyone's known devices before secure aggregation still gets from sums — its first answer against the number of devices in a sum — is the table “Under secure aggregation” in docs/reproduce-linkability.md ("<code>"whereabouts reproduce --lab linkability --study secure-sum"</code>")."</p>
+            {(s.clipped > 0).then(|| view! { <p class="sub">{format!("{} coordinates were clipped on the way into the sums.", s.clipped)}</p> })}
+        }.into_any())
+    };
     let rank_card = move || {
         let s = summary()?;
         let n = s.ranking.len();
@@ -143,12 +168,17 @@ pub fn Results(state: LinkState) -> impl IntoView {
                 <span class="stats" aria-live="polite">{progress}</span>
             </div>
             <div class="cards" class:hidden=move || state.blocked()>
-                <div class="card headline" data-testid="link-rank-card">
+                <div class="card headline" data-testid="link-sum-card" class:hidden=move || !sums()>
+                    <h3>"Only the sum: nothing to link" {s_btn}</h3>
+                    {s_text}
+                    {move || sum_card().unwrap_or_else(|| view! { <p class="sub">"The devices train; the server waits for the round's sum…"</p> }.into_any())}
+                </div>
+                <div class="card headline" data-testid="link-rank-card" class:hidden=sums>
                     <h3>"Your new device, as the server ranks it" {r_btn}</h3>
                     {r_text}
                     {move || rank_card().unwrap_or_else(|| view! { <p class="sub">"Waiting for the server…"</p> }.into_any())}
                 </div>
-                <div class="card" data-testid="link-ident-card">
+                <div class="card" data-testid="link-ident-card" class:hidden=sums>
                     <h3>"Identification" {i_btn}</h3>
                     {i_text}
                     {move || match summary().and_then(|s| Some((s.identification?, s.attack?))) {
@@ -162,7 +192,7 @@ pub fn Results(state: LinkState) -> impl IntoView {
                         None => view! { <p class="sub">"…"</p> }.into_any(),
                     }}
                 </div>
-                <div class="card" data-testid="link-match-card" class:hidden=move || summary().is_some_and(|s| s.matching_ap.is_none())>
+                <div class="card" data-testid="link-match-card" class:hidden=move || sums() || summary().is_some_and(|s| s.matching_ap.is_none())>
                     <h3>"Matching" {m_btn}</h3>
                     {m_text}
                     {move || match summary().and_then(|s| s.matching_ap) {
@@ -187,13 +217,16 @@ pub fn Results(state: LinkState) -> impl IntoView {
                     }}
                 </div>
             </div>
-            <div class="ranking-card" class:hidden=move || summary().is_none()>
+            <div class="ranking-card" class:hidden=move || sums() || summary().is_none()>
                 <h3>"The server's answer to “which new device is this person's?” for you"</h3>
                 <p class="sub">"The new devices by the attack's score for you (its mean over the device's updates); the names are the pseudonyms the server sees, whose they are is what only this page knows."</p>
                 {ranking}
             </div>
             <p class="sr-only" aria-live="polite" data-testid="link-summary">{move || {
                 let s = summary()?;
+                if s.round_sums > 0 {
+                    return Some(format!("The server holds {} round sums and no update of any device: it has nothing to link.", s.round_sums));
+                }
                 let m = s.identification?;
                 Some(format!("The server ranks your new device {} of {}; its attack is {:.0} times chance.", rank_text(s.your_rank?), s.ranking.len(), m.over_chance()))
             }}</p>

@@ -59,6 +59,27 @@ test('run the lab, read your rank and the AP, switch on a mitigation and see the
   await context.close();
 });
 
+test('?l.sees=sum: one message says what the server holds, and no attack figure shows', async () => {
+  const { context, guard, page, errors } = await open('?lab=linkability&l.sees=sum');
+  await page.waitForFunction(() => document.querySelector('[data-testid="link-results"]')?.dataset.idle === 'true', null, { timeout: 180000 });
+  // 28 rounds: one sum each, every update of every device summed and none kept.
+  assert.equal(await page.getAttribute('[data-testid="link-round-sums"]', 'data-sums'), '28');
+  const message = await page.textContent('[data-testid="link-sum-card"]');
+  assert.match(message, /holds no update of any device: nothing to train its attack on, nothing to attribute/);
+  assert.match(message, /whereabouts reproduce --lab linkability --study secure-sum/);
+  for (const id of ['link-rank-card', 'link-ident-card', 'link-match-card', 'link-ranking', 'link-updates-map', 'link-confusion']) {
+    assert.equal(await page.locator(`[data-testid="${id}"]`).isVisible(), false, `${id} is not shown`);
+  }
+  // The attack's own settings give way; the federation's model is still there.
+  assert.equal(await page.locator('[data-testid="input-l.attack"]').isVisible(), false);
+  assert.equal(await page.locator('[data-testid="link-rmse"]').isVisible(), true);
+  assert.match(await page.textContent('[data-testid="link-summary"]'), /holds 28 round sums and no update of any device/);
+  assert.equal((await params(page))['l.sees'], 'sum');
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('"Run again" repeats the run to the number; "New draw" takes the next seed', async () => {
   const { context, guard, page, errors } = await open('?lab=linkability&l.people=20&l.seed=5');
   const first = await figures(page);

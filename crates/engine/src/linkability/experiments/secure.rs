@@ -276,21 +276,24 @@ pub fn table(scale: &Scale, runs: &mut dyn Runs<SumPoint, SumFindings>) -> Resul
                 .collect()
         };
         let (c1, c5) = (chance(people, k, 1), chance(people, k, 5));
-        let verdict = match Estimate::of(of(0, &|h| h.top1)) {
-            Some(e) => match Verdict::of(
-                &e,
-                &Estimate {
-                    mean: c1,
+        // Against a constant (chance): where the interval excludes it. A hit above chance and
+        // a rank below it are the attack doing better than guessing.
+        let against = |values: Vec<f64>, chance: f64, better: Verdict| match Estimate::of(values) {
+            Some(e) => {
+                let c = Estimate {
+                    mean: chance,
                     half_width: 0.0,
                     n: e.n,
-                },
-            ) {
-                Verdict::Higher => "above chance",
-                Verdict::Lower => "below chance",
-                Verdict::Inconclusive => "at chance",
-            },
+                };
+                match Verdict::of(&e, &c) {
+                    Verdict::Inconclusive => "at chance",
+                    v if v == better => "above chance",
+                    _ => "below chance",
+                }
+            }
             None => "–",
         };
+        let middle = (people as f64 + 1.0) / 2.0;
         rows.push(vec![
             k.to_string(),
             stats::cell(figures.iter().map(|c| c.sums as f64), 0, 1.0),
@@ -302,7 +305,8 @@ pub fn table(scale: &Scale, runs: &mut dyn Runs<SumPoint, SumFindings>) -> Resul
             format!("{:.1}", 100.0 * c5),
             stats::cell(of(0, &|h| h.your_rank), 1, 1.0),
             stats::cell(of(1, &|h| h.your_rank), 1, 1.0),
-            verdict.into(),
+            against(of(0, &|h| h.top1), c1, Verdict::Higher).into(),
+            against(of(0, &|h| h.your_rank), middle, Verdict::Lower).into(),
         ]);
     }
     let individual = |a: usize, f: &dyn Fn(&Identification) -> f64| {
@@ -322,8 +326,9 @@ pub fn table(scale: &Scale, runs: &mut dyn Runs<SumPoint, SumFindings>) -> Resul
              attack's first answer (one of its first five) is one of the cohort's k owners, ties \
              in a random order; chance: k/P for the first answer, 1 − C(P − k, 5)/C(P, 5) for \
              five (P = {people}). Your rank: the visitor's place in the scores of the sums \
-             holding your new device's update (chance {:.1}). Verdict: the MLP's top-1 against \
-             chance where the interval excludes it.",
+             holding your new device's update (chance {:.1}). Against chance: the MLP's top-1 \
+             and your rank by it, above (the attack beats guessing) or below chance where the \
+             95% interval excludes chance, else at chance.",
             (people as f64 + 1.0) / 2.0
         ),
         format!(
@@ -381,6 +386,7 @@ pub fn table(scale: &Scale, runs: &mut dyn Runs<SumPoint, SumFindings>) -> Resul
             "your rank, MLP",
             "your rank, k-NN",
             "MLP top-1 against chance",
+            "your rank (MLP) against chance",
         ]
         .map(String::from)
         .to_vec(),
