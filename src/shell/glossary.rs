@@ -154,6 +154,11 @@ pub const TERMS: &[Term] = &[
         source: "[000]",
     },
     Term {
+        name: "Secure aggregation (only the sum)",
+        meaning: "The phones mask their updates so that the server can unmask only the sum of a round's updates, never one of them: each pair of phones adds masks that cancel in the sum. The labs' “What the server sees: Only the sum”. The model learns the same; the server's attacks then read a blend of everyone's data, and in the Linkability lab it has no update of any device to link.",
+        source: "Bonawitz et al., Practical Secure Aggregation, CCS 2017",
+    },
+    Term {
         name: "Split (random, by day, chronological)",
         meaning: "How a person's data is divided between their two devices in the Linkability lab: side by side, one device a day, or the first half and the second.",
         source: "[004] §7",
