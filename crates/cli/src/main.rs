@@ -191,7 +191,8 @@ struct StudySize {
     /// reproduce: the Signal map's co-participants, Sybil server and minimum cohort; the Density
     /// lab's attacks on every upload beside only the sum; the Linkability lab's attacks,
     /// trained before, on sums of k devices' updates; the Mobility lab's ST-GIA against the
-    /// co-participants);
+    /// co-participants); disaggregation (the Signal map's: gradient disaggregation of the
+    /// secure sums, sized as reproduce);
     /// or one of the lab's page studies: signal-map defences, local-steps or co-participants;
     /// density schemes; linkability mitigations; mobility defences.
     #[arg(long, default_value = sweep::REPRODUCE)]

@@ -64,12 +64,28 @@ pub const LABS: &str = "signal-map, density, linkability, mobility";
 /// The study that makes the paper's tables.
 pub const REPRODUCE: &str = "reproduce";
 
-/// The Signal map's tables of secure aggregation (issue 39 §2): sized like `reproduce` (seeds,
-/// `--quick`), not a page study.
+/// The tables of secure aggregation (issue 39 §2): every update beside only the sum.
 pub const SECURE_SUM: &str = "secure-sum";
 
-/// The labs with a `secure-sum` study: every update beside only the sum (issue 39 §2).
-pub const SECURE_SUM_LABS: [&str; 4] = ["signal-map", "density", "linkability", "mobility"];
+/// The Signal map's gradient disaggregation under secure aggregation (issue 39 §2).
+pub const DISAGGREGATION: &str = "disaggregation";
+
+/// Each lab's studies sized like `reproduce` (`--quick`, `--seeds`, `--model`), beside it; not
+/// page studies.
+pub const SIZED: [(&str, &[&str]); 4] = [
+    ("signal-map", &[SECURE_SUM, DISAGGREGATION]),
+    ("density", &[SECURE_SUM]),
+    ("linkability", &[SECURE_SUM]),
+    ("mobility", &[SECURE_SUM]),
+];
+
+/// The studies sized like `reproduce` of `lab`.
+fn sized(lab: &str) -> &'static [&'static str] {
+    SIZED
+        .iter()
+        .find(|(l, _)| *l == lab)
+        .map_or(&[], |(_, studies)| studies)
+}
 
 /// The labs with tables on real data (`reproduce --real`).
 pub const REAL_LABS: [&str; 2] = ["mobility", "density"];
@@ -94,19 +110,22 @@ impl StudySpec {
                 self.lab
             ));
         };
-        let has_secure_sum = SECURE_SUM_LABS.contains(&self.lab.as_str());
-        let secure_sum = has_secure_sum && self.study == SECURE_SUM;
-        if self.study != REPRODUCE && !secure_sum && !studies.contains(&self.study.as_str()) {
-            let own = if has_secure_sum {
-                format!(", {SECURE_SUM}")
-            } else {
-                String::new()
-            };
+        let sized = sized(&self.lab);
+        if self.study != REPRODUCE
+            && !sized.contains(&self.study.as_str())
+            && !studies.contains(&self.study.as_str())
+        {
+            let all: Vec<&str> = [REPRODUCE]
+                .iter()
+                .chain(sized)
+                .chain(studies.iter())
+                .copied()
+                .collect();
             return Err(format!(
-                "--study: the {} lab has no study “{}” ({REPRODUCE}{own}, {})",
+                "--study: the {} lab has no study “{}” ({})",
                 self.lab,
                 self.study,
-                studies.join(", ")
+                all.join(", ")
             ));
         }
         if !["small", "paper"].contains(&self.model.as_str()) {
@@ -140,7 +159,7 @@ impl StudySpec {
                     REAL_LABS.join(" or --lab ")
                 ));
             }
-            if self.page_study() || self.study == SECURE_SUM {
+            if self.study != REPRODUCE {
                 return Err(format!(
                     "--real {dir}: runs the {REPRODUCE} study (the tables on real data), not --study {}",
                     self.study
@@ -156,9 +175,9 @@ impl StudySpec {
         Ok(())
     }
 
-    /// Whether this is one of a lab's page studies (not `reproduce`).
+    /// Whether this is one of a lab's page studies (not `reproduce` or one sized like it).
     fn page_study(&self) -> bool {
-        self.study != REPRODUCE && self.study != SECURE_SUM
+        self.study != REPRODUCE && !sized(&self.lab).contains(&self.study.as_str())
     }
 
     /// The `reproduce` command that makes the same tables.
@@ -180,26 +199,23 @@ impl StudySpec {
                 "whereabouts reproduce --lab {} --study {} --seed {}{config}",
                 self.lab, self.study, self.seed
             )
-        } else if self.lab == "signal-map" {
-            let study = if self.study == SECURE_SUM {
-                format!(" --study {SECURE_SUM}")
-            } else {
-                String::new()
-            };
-            format!(
-                "whereabouts reproduce{study} --seed {} --model {}{quick}{seeds}",
-                self.seed, self.model
-            )
         } else {
-            let study = if self.study == SECURE_SUM {
-                format!(" --study {SECURE_SUM}")
-            } else {
+            let study = if self.study == REPRODUCE {
                 String::new()
+            } else {
+                format!(" --study {}", self.study)
             };
-            format!(
-                "whereabouts reproduce --lab {}{study} --seed {}{quick}{seeds}",
-                self.lab, self.seed
-            )
+            if self.lab == "signal-map" {
+                format!(
+                    "whereabouts reproduce{study} --seed {} --model {}{quick}{seeds}",
+                    self.seed, self.model
+                )
+            } else {
+                format!(
+                    "whereabouts reproduce --lab {}{study} --seed {}{quick}{seeds}",
+                    self.lab, self.seed
+                )
+            }
         }
     }
 
@@ -207,9 +223,9 @@ impl StudySpec {
     fn csv_prefix(&self) -> String {
         match (self.page_study(), self.lab.as_str()) {
             (true, lab) => format!("{lab}-{}", self.study),
-            (false, "signal-map") if self.study == SECURE_SUM => SECURE_SUM.into(),
-            (false, "signal-map") => "table".into(),
-            (false, lab) if self.study == SECURE_SUM => format!("{lab}-{SECURE_SUM}"),
+            (false, "signal-map") if self.study == REPRODUCE => "table".into(),
+            (false, "signal-map") => self.study.clone(),
+            (false, lab) if self.study != REPRODUCE => format!("{lab}-{}", self.study),
             (false, lab) if self.real.is_some() => format!("{lab}-real"),
             (false, lab) => lab.into(),
         }
@@ -284,11 +300,17 @@ impl StudySpec {
                     _ => ModelPreset::Small,
                 };
                 scale.seeds = self.seeds.unwrap_or(scale.seeds);
-                if self.study == SECURE_SUM {
-                    use whereabouts_engine::signal_map::experiments::SecureSum;
-                    return Ok(Box::new(SecureSum(scale)));
+                match self.study.as_str() {
+                    SECURE_SUM => {
+                        use whereabouts_engine::signal_map::experiments::SecureSum;
+                        Ok(Box::new(SecureSum(scale)))
+                    }
+                    DISAGGREGATION => {
+                        use whereabouts_engine::signal_map::experiments::Disaggregation;
+                        Ok(Box::new(Disaggregation(scale)))
+                    }
+                    _ => Ok(Box::new(Reproduce(scale))),
                 }
-                Ok(Box::new(Reproduce(scale)))
             }
             "density" => {
                 use whereabouts_engine::density::experiments::{RealPeople, Reproduce, Scale};

@@ -15,11 +15,12 @@ use crate::signal_map::fl::AllData;
 use crate::signal_map::lab::Lab;
 use crate::signal_map::secure::{self, Contribution};
 use crate::signal_map::trace::centroid;
+use serde::{Deserialize, Serialize};
 use whereabouts_core::rng::Stream;
 use whereabouts_core::secagg::disaggregation::{self as core, Count};
 
 /// What the server does over the rounds.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
     pub rounds: usize,
     /// Rounds in a window of the users' participation counts.
@@ -29,7 +30,7 @@ pub struct Plan {
 }
 
 /// What it got.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Outcome {
     pub users: usize,
     pub rounds: usize,

@@ -46,6 +46,7 @@ use whereabouts_core::sweep::{self, Runs, Sweep};
 
 mod co_participants;
 mod defences;
+pub mod disaggregation;
 pub mod findings;
 mod local_steps;
 mod model_start;
@@ -60,6 +61,7 @@ mod training;
 pub use crate::signal_map::studies::user_distance;
 pub use co_participants::co_participants_campus;
 pub use defences::defences;
+pub use disaggregation::Disaggregation;
 pub use local_steps::local_steps_two_servers;
 pub use model_start::starts;
 pub use round_length::round_length_study;
