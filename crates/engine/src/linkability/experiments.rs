@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use std::ops::Range;
 use whereabouts_core::rng::Stream;
 use whereabouts_core::stats::{self, Estimate, Verdict};
-use whereabouts_core::sweep::{Runs, Sweep, each};
+use whereabouts_core::sweep::{LabRun, LabStudy, Runs, each};
 use whereabouts_core::table::Table;
 
 mod raw;
@@ -309,20 +309,25 @@ pub type LinkRuns<'a> = dyn Runs<LinkPoint, Findings> + 'a;
 /// point of the sweep.
 pub struct Reproduce(pub Scale);
 
-impl Sweep for Reproduce {
-    type Config = LinkPoint;
-    type Outcome = Findings;
-
-    fn seed(point: &LinkPoint) -> u64 {
-        point.config.seed
-    }
-
-    fn run(&self, point: &LinkPoint) -> Result<Findings, String> {
-        find(point)
-    }
+impl LabStudy for Reproduce {
+    type Run = LinkPoint;
 
     fn tables(&self, runs: &mut LinkRuns) -> Result<Vec<Table>, String> {
         all(&self.0, runs)
+    }
+}
+
+/// A point of every Linkability study: its federation to the end, then its analysis
+/// ([`find`]).
+impl LabRun for LinkPoint {
+    type Outcome = Findings;
+
+    fn seed(&self) -> u64 {
+        self.config.seed
+    }
+
+    fn run(&self) -> Result<Findings, String> {
+        find(self)
     }
 }
 
