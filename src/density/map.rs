@@ -7,6 +7,7 @@ use super::{DensityState, Layers, Show};
 use crate::ui::basemap::{self, Viewport, format_distance};
 use crate::ui::labels::{LABEL_FONT, Label, Rect, SMALL_FONT, boxes, draw_labels};
 use crate::ui::map::{MapEditor, MapLayers, map_view, overlays, touch_first};
+use crate::ui::marks::diamond;
 use crate::ui::raster;
 use leptos::prelude::*;
 use std::cell::RefCell;
@@ -369,7 +370,7 @@ fn draw(
         ctx.line_to(gx, gy);
         ctx.stroke();
         let _ = ctx.set_line_dash(&js_sys::Array::new());
-        diamond(ctx, gx, gy, 7.5);
+        diamond(ctx, gx, gy, 7.5, GUESS_COLOUR, "#ffffff");
         markers.push(Rect::around(gx, gy, 9.0));
         texts.push(Label {
             text: format!("server's guess · {} off", format_distance(g.error_m())),
@@ -435,20 +436,6 @@ pub fn colours(values: &[f64], p: usize, q: usize, signed: bool) -> Vec<u8> {
         }
     }
     rgba
-}
-
-fn diamond(ctx: &CanvasRenderingContext2d, x: f64, y: f64, r: f64) {
-    ctx.begin_path();
-    ctx.move_to(x, y - r);
-    ctx.line_to(x + r, y);
-    ctx.line_to(x, y + r);
-    ctx.line_to(x - r, y);
-    ctx.close_path();
-    ctx.set_fill_style_str(GUESS_COLOUR);
-    ctx.fill();
-    ctx.set_stroke_style_str("#ffffff");
-    ctx.set_line_width(1.5);
-    ctx.stroke();
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use super::{Layers, MobState};
 use crate::ui::basemap::{self, Viewport, format_distance};
 use crate::ui::labels::{LABEL_FONT, Label, Rect, SMALL_FONT, boxes, draw_labels};
 use crate::ui::map::{MapLayers, map_view, overlays};
+use crate::ui::marks::{diamond, polyline};
 use crate::ui::path_tool::{PathHost, PathTool};
 use leptos::prelude::*;
 use std::f64::consts::TAU;
@@ -116,39 +117,6 @@ fn dot(ctx: &CanvasRenderingContext2d, x: f64, y: f64, r: f64, fill: &str, strok
         ctx.set_line_width(1.5);
         ctx.stroke();
     }
-}
-
-fn diamond(ctx: &CanvasRenderingContext2d, x: f64, y: f64, r: f64, filled: bool) {
-    ctx.begin_path();
-    ctx.move_to(x, y - r);
-    ctx.line_to(x + r, y);
-    ctx.line_to(x, y + r);
-    ctx.line_to(x - r, y);
-    ctx.close_path();
-    if filled {
-        ctx.set_fill_style_str(GUESS_COLOUR);
-        ctx.fill();
-        ctx.set_stroke_style_str("#ffffff");
-    } else {
-        ctx.set_fill_style_str("#ffffff");
-        ctx.fill();
-        ctx.set_stroke_style_str(GUESS_COLOUR);
-    }
-    ctx.set_line_width(1.5);
-    ctx.stroke();
-}
-
-fn polyline(ctx: &CanvasRenderingContext2d, v: &Viewport, points: &[Metres]) {
-    ctx.begin_path();
-    for (i, p) in points.iter().enumerate() {
-        let (x, y) = v.to_screen(*p);
-        if i == 0 {
-            ctx.move_to(x, y);
-        } else {
-            ctx.line_to(x, y);
-        }
-    }
-    ctx.stroke();
 }
 
 fn dashed(ctx: &CanvasRenderingContext2d, on: bool) {
@@ -308,11 +276,11 @@ fn draw(
         dashed(ctx, false);
         for g in &record.reconstruction {
             let (gx, gy) = v.to_screen(*g);
-            diamond(ctx, gx, gy, 5.5, true);
+            diamond(ctx, gx, gy, 5.5, GUESS_COLOUR, "#ffffff");
             markers.push(Rect::around(gx, gy, 7.0));
         }
         let (lx, ly) = v.to_screen(record.reconstructed_label);
-        diamond(ctx, lx, ly, 6.0, false);
+        diamond(ctx, lx, ly, 6.0, "#ffffff", GUESS_COLOUR);
         markers.push(Rect::around(lx, ly, 8.0));
         let mean = record.calibrated_errors_m.iter().sum::<f64>()
             / record.calibrated_errors_m.len() as f64;

@@ -3,6 +3,7 @@
 use super::scene::{RoundView, Scene};
 use crate::ui::basemap::{self, Viewport, format_distance};
 use crate::ui::labels::{LABEL_FONT, Label, Rect, SMALL_FONT, draw_labels};
+use crate::ui::marks::{diamond, polyline};
 use crate::ui::raster::{self, heat_rgb};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use whereabouts_core::geo::Metres;
@@ -203,7 +204,7 @@ pub fn draw(
         if let (true, Some(p)) = (f.layers.dlg, r.dlg_position()) {
             let (x, y) = f.view.to_screen(p);
             let size = if r.record.is_some() { 7.5 } else { 5.5 };
-            diamond(ctx, x, y, size);
+            diamond(ctx, x, y, size, DLG_COLOUR, "#ffffff");
             markers.push(Rect::around(x, y, size + 1.0));
         }
         if let (true, Some((estimate, _))) = (f.layers.dlg, &r.simulated) {
@@ -390,20 +391,6 @@ fn triangle(ctx: &CanvasRenderingContext2d, x: f64, y: f64, r: f64) {
     ctx.stroke();
 }
 
-/// Strokes a line through `points` with the current style.
-fn polyline(ctx: &CanvasRenderingContext2d, view: &Viewport, points: &[Metres]) {
-    ctx.begin_path();
-    for (i, p) in points.iter().enumerate() {
-        let (x, y) = view.to_screen(*p);
-        if i == 0 {
-            ctx.move_to(x, y);
-        } else {
-            ctx.line_to(x, y);
-        }
-    }
-    ctx.stroke();
-}
-
 fn draw_trail(ctx: &CanvasRenderingContext2d, view: &Viewport, trail: &[Metres]) {
     ctx.set_stroke_style_str(DLG_COLOUR);
     ctx.set_line_width(1.5);
@@ -454,19 +441,5 @@ fn circle(
     ctx.fill();
     ctx.set_stroke_style_str(stroke);
     ctx.set_line_width(width);
-    ctx.stroke();
-}
-
-fn diamond(ctx: &CanvasRenderingContext2d, x: f64, y: f64, r: f64) {
-    ctx.begin_path();
-    ctx.move_to(x, y - r);
-    ctx.line_to(x + r, y);
-    ctx.line_to(x, y + r);
-    ctx.line_to(x - r, y);
-    ctx.close_path();
-    ctx.set_fill_style_str(DLG_COLOUR);
-    ctx.fill();
-    ctx.set_stroke_style_str("#ffffff");
-    ctx.set_line_width(1.5);
     ctx.stroke();
 }
