@@ -206,10 +206,14 @@ pub fn Results(state: LinkState) -> impl IntoView {
                 <div class="card" data-testid="link-model-card">
                     <h3>"The signal map" {g_btn}</h3>
                     {g_text}
-                    {move || match summary().and_then(|s| Some((s.test_rmse?, s.people, s.rounds_done, s.updates))) {
-                        Some((rmse, people, rounds, updates)) => view! {
+                    {move || match summary().and_then(|s| Some((s.test_rmse?, s.people, s.rounds_done, s.updates, s.round_sums, s.summed_updates))) {
+                        Some((rmse, people, rounds, updates, sums, summed)) => view! {
                             <p class="big" data-testid="link-rmse" data-rmse=format!("{rmse:.4}")>{format!("{rmse:.2} dB")}</p>
-                            <p class="sub">{format!("test error after {rounds} rounds · {updates} updates from {} devices of {people} people", 2 * people)}</p>
+                            <p class="sub">{if sums > 0 {
+                                format!("test error after {rounds} rounds · {summed} updates from {} devices of {people} people, the server seeing only their {sums} round sums", 2 * people)
+                            } else {
+                                format!("test error after {rounds} rounds · {updates} updates from {} devices of {people} people", 2 * people)
+                            }}</p>
                             <p class="sub" data-testid="link-rmse-references">{move || summary().and_then(|s| s.references).map_or("the mean predictor and a centralised model: being computed…".to_string(), |r| format!("mean predictor {:.2} dB · centralised {}", r.mean_rmse_db, r.centralised_rmse_db.map_or("—".into(), |c| format!("{c:.2} dB"))))}</p>
                             {move || summary().map(|s| s.diverged_updates).filter(|&n| n > 0).map(|n| view! { <p class="sub" data-testid="link-diverged">{format!("{n} updates never sent: a phone's local training diverged, so it sent nothing that round")}</p> })}
                         }.into_any(),

@@ -75,6 +75,7 @@ test('?l.sees=sum: one message says what the server holds, and no attack figure 
   assert.equal(await page.locator('[data-testid="link-rmse"]').isVisible(), true);
   assert.match(await page.textContent('[data-testid="link-summary"]'), /holds 28 round sums and no update of any device/);
   assert.equal((await params(page))['l.sees'], 'sum');
+  await page.locator('[data-testid="link-results"]').screenshot({ path: screenshotPath('linkability-sum') });
   assert.deepEqual(guard.violations, []);
   assert.deepEqual(errors, []);
   await context.close();
