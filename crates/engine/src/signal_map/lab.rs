@@ -408,6 +408,4 @@ mod matrix;
 #[cfg(test)]
 mod secure_tests;
 #[cfg(test)]
-mod test_world;
-#[cfg(test)]
 mod tests;

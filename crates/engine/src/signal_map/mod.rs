@@ -28,3 +28,6 @@ pub mod trajectory;
 pub mod undefended;
 pub mod warm_start;
 pub mod world;
+
+#[cfg(test)]
+mod test_world;

@@ -2,25 +2,13 @@
 //! rounds than users, and fails with too few rounds or with drifting updates.
 
 use super::*;
-use crate::signal_map::scenario::{ScenarioConfig, WorldChoice};
-use crate::signal_map::world::Preset;
+use crate::signal_map::test_world::campus;
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
+/// The campus, the visitor (user 0) and 5 others.
 fn lab() -> Lab {
-    Lab::new(ScenarioConfig {
-        seed: 3,
-        world: WorldChoice {
-            preset: Preset::Campus,
-            users: Some(7),
-            weeks: Some(1),
-            cell: None,
-            background: Some(false),
-        },
-        participants: Some((0..=5).collect()),
-        ..ScenarioConfig::default()
-    })
-    .unwrap()
+    Lab::new(campus(5)).unwrap()
 }
 
 #[test]

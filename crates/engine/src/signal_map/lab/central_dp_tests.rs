@@ -2,10 +2,10 @@
 //! record and the visitor's user-level ε, the total is the accountant's over the rounds run,
 //! the attacks run on the noised aggregate, the summary carries ε beside the model's RMSE.
 
-use super::test_world::{campus, finished};
 use super::*;
 use crate::signal_map::central_dp::{CENTRAL_DELTA, CentralDp, NoiseAt};
 use crate::signal_map::secure::SecureAggregation;
+use crate::signal_map::test_world::{campus, finished};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 use whereabouts_core::privacy::rdp::SampledGaussianAccountant;
@@ -15,7 +15,8 @@ fn config(dp: CentralDp) -> ScenarioConfig {
     ScenarioConfig {
         secure_aggregation: Some(SecureAggregation::default()),
         central_dp: Some(dp),
-        ..campus(6, 5)
+        max_rounds: Some(5),
+        ..campus(6)
     }
 }
 

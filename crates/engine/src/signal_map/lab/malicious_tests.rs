@@ -2,11 +2,11 @@
 //! fixes out of the real secure sum; with one step (FedSGD) every fix alone in its bin among
 //! everyone's is recovered exactly and no other; the map does not learn in its rounds.
 
-use super::test_world::{campus, finished};
 use super::*;
 use crate::signal_map::imprint::{EXACT_M, Imprint, ImprintConfig};
 use crate::signal_map::model::train::LocalTraining;
 use crate::signal_map::secure::SecureAggregation;
+use crate::signal_map::test_world::{campus, finished};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
@@ -18,7 +18,8 @@ fn config(bins: usize, local: Option<LocalTraining>) -> ScenarioConfig {
             min_genuine: 1,
             imprint: Some(ImprintConfig { bins }),
         }),
-        ..campus(4, 3)
+        max_rounds: Some(3),
+        ..campus(4)
     };
     if let Some(l) = local {
         c.fl.local = l;

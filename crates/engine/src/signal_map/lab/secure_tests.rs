@@ -3,9 +3,9 @@
 //! server recovers the visitor's update to the quantisation; a minimum cohort of genuine
 //! clients refuses rounds and brings the blend back.
 
-use super::test_world::{campus, finished, finished_with_events};
 use super::*;
 use crate::signal_map::secure::{Contribution, Encoding, SecureAggregation};
+use crate::signal_map::test_world::{campus, finished, finished_with_events};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 use whereabouts_core::secagg::quantise::wrapping_sum;
@@ -14,7 +14,8 @@ use whereabouts_core::secagg::quantise::wrapping_sum;
 fn config(others: u32, sa: Option<SecureAggregation>) -> ScenarioConfig {
     ScenarioConfig {
         secure_aggregation: sa,
-        ..campus(others, 3)
+        max_rounds: Some(3),
+        ..campus(others)
     }
 }
 

@@ -1,14 +1,14 @@
-//! The small world the secure-aggregation, central-DP and malicious-server tests share
-//! (`secure_tests`, `central_dp_tests`, `malicious_tests`): the campus with 7 users over one
-//! week, no background cells, seed 3, and a run of it to its end.
+//! The small world the Signal map's secure-aggregation tests share (the lab's `secure_tests`,
+//! `central_dp_tests`, `malicious_tests`, and `disaggregation`'s): the campus with 7 users over
+//! one week, no background cells, seed 3, and a lab run of it to its end.
 
-use super::*;
-use crate::signal_map::scenario::WorldChoice;
+use crate::signal_map::lab::{Lab, LabEvent};
+use crate::signal_map::scenario::{ScenarioConfig, WorldChoice};
 use crate::signal_map::world::Preset;
 
 /// The campus (7 users, 1 week, no background cells), seed 3: the visitor (user 0) and users
-/// 1..=`others` take part, for at most `rounds` rounds; every other setting its default.
-pub(super) fn campus(others: u32, rounds: usize) -> ScenarioConfig {
+/// 1..=`others` take part; every other setting its default.
+pub(crate) fn campus(others: u32) -> ScenarioConfig {
     ScenarioConfig {
         seed: 3,
         world: WorldChoice {
@@ -19,13 +19,12 @@ pub(super) fn campus(others: u32, rounds: usize) -> ScenarioConfig {
             background: Some(false),
         },
         participants: Some((0..=others).collect()),
-        max_rounds: Some(rounds),
         ..ScenarioConfig::default()
     }
 }
 
 /// The lab of `config` run to its end (every round wanted), and the events it sent.
-pub(super) fn finished_with_events(config: ScenarioConfig) -> (Lab, Vec<LabEvent>) {
+pub(crate) fn finished_with_events(config: ScenarioConfig) -> (Lab, Vec<LabEvent>) {
     let mut lab = Lab::new(config).unwrap();
     lab.want(usize::MAX);
     let mut events = Vec::new();
@@ -34,6 +33,6 @@ pub(super) fn finished_with_events(config: ScenarioConfig) -> (Lab, Vec<LabEvent
 }
 
 /// The lab of `config` run to its end (every round wanted).
-pub(super) fn finished(config: ScenarioConfig) -> Lab {
+pub(crate) fn finished(config: ScenarioConfig) -> Lab {
     finished_with_events(config).0
 }
