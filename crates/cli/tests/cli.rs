@@ -313,6 +313,9 @@ fn reproduce_linkability_writes_the_papers_tables_as_markdown_and_csv() {
         "The collaborative task",
         "Training-set size",
         "Which rounds",
+        "Distinctiveness",
+        "Identification from the raw data",
+        "Aggregation",
     ] {
         assert!(markdown.contains(title), "no “{title}” table");
     }
