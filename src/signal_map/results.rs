@@ -246,6 +246,20 @@ pub fn Results(state: LabState) -> impl IntoView {
                 "Press Play to start the federation.".to_string()
             };
         };
+        // The malicious server spends its rounds on the imprint: no DLG, no Lemma 1, the map
+        // kept as it was (`lab/malicious.rs`); say what it got instead of a row of dashes.
+        if let Some(i) = &s.imprint {
+            return format!(
+                "After {} under the malicious server: the model it sent carried an imprint module, and it read {} of your {} fixes out of the secure sum exactly (within 25 cm), {} of everyone's {}. It spent the rounds on that: DLG and Lemma 1, which invert the signal map's update, did not run, and the map stayed as it was (its error {}).",
+                rounds_text(i.rounds),
+                i.your_exact,
+                i.your_fixes,
+                i.everyone_exact,
+                i.everyone_fixes,
+                s.final_rmse_db
+                    .map_or("—".into(), |r| format!("{r:.1} dB RMSE")),
+            );
+        }
         let mut dp = s.dp_epsilon.map_or(String::new(), |e| {
             dp_text(e, s.dp_releases, &state.settings.get())
         });

@@ -488,6 +488,27 @@ test('a round in which you sent no update is a row that says why', async () => {
   await context.close();
 });
 
+test('a ?sees=malicious link: the server reads some of your fixes out of the sum exactly, and the card counts them; too many bins is refused by name', async () => {
+  // Three other users, the malicious server's imprint of 1,024 bins (Fowl et al. 2022).
+  const { context, guard, page, errors } = await open('?bg=3&sees=malicious&bins=1024&seed=2');
+  // No DLG or Lemma 1 runs under it: the run is over when the summary says what it read.
+  await page.waitForFunction(() => /^After 5 rounds under the malicious server/.test(document.querySelector('[data-testid="summary"]')?.textContent ?? ''), null, { timeout: 90000 });
+  assert.match(await page.textContent('[data-testid="summary"]'), /read \d+ of your \d+ fixes out of the secure sum exactly \(within 25 cm\), \d+ of everyone's \d+\. It spent the rounds on that: DLG and Lemma 1, which invert the signal map's update, did not run/);
+  const text = await page.textContent('[data-testid="imprint"]');
+  const m = text.match(/^(\d+) of (\d+) · everyone's (\d+) of (\d+)$/);
+  assert.ok(m, `the card reads “${text}”`);
+  const [yours, of, everyone, all] = m.slice(1).map(Number);
+  assert.ok(yours > 0 && yours <= of, `yours: ${yours} of ${of}`);
+  assert.ok(everyone >= yours && everyone <= all && all > of, `everyone's: ${everyone} of ${all}`);
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+  const bad = await open('?sees=malicious&bins=5000');
+  assert.match(await bad.page.textContent('[data-testid="link-notice"]'), /Imprint bins: 5000 is refused: it must be a whole number from 2 to 1024/);
+  assert.deepEqual(bad.errors, []);
+  await bad.context.close();
+});
+
 test('a ?sees=dp link shows your user-level ε per round and in total beside the model; a bad q in a link is refused by name and value', async () => {
   // Three other users, DP-FedAvg over the secure sum: q = 0.5, z = 1, C = 0.05, trusted noise.
   const { context, guard, page, errors } = await open('?bg=3&sees=dp&dpq=0.5&dpz=1&dpclip=0.05&seed=2');

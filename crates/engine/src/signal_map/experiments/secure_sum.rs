@@ -19,12 +19,16 @@
 //!   ([`crate::signal_map::central_dp`]: McMahan et al. ICLR 2018, adaptive clipping after
 //!   Andrew et al. NeurIPS 2021), noise added by a trusted aggregator or by the phones (with and
 //!   without dropouts), beside the secure sum without noise: the attacks' error to the
-//!   visitor's centroid, the visitor's user-level ε over the run, and the model's RMSE.
+//!   visitor's centroid, the visitor's user-level ε over the run, and the model's RMSE; and
+//!   beside them a malicious server ([`crate::signal_map::imprint`]: Fowl et al. ICLR 2022's
+//!   imprint module in the model it sends, 64 and 1,024 bins), with the share of the visitor's
+//!   fixes it reads out of the sum exactly — the four things a server may see, side by side.
 //!
 //! A difference "holds" only where the 95% intervals separate.
 
 use super::{FEDSGD, Outcome, Scale, SignalRuns, Table, base, each, mean};
 use crate::signal_map::central_dp::{CentralDp, NoiseAt};
+use crate::signal_map::imprint::ImprintConfig;
 use crate::signal_map::scenario::{RoundRecord, ScenarioConfig};
 use crate::signal_map::secure::{SecureAggregation, SecureRecord};
 use crate::signal_map::trace::RoundLength;
@@ -297,6 +301,9 @@ pub const CENTRAL_ARMS: [(&str, f64, NoiseAt, f64); 4] = [
     ),
 ];
 
+/// The malicious server's imprint modules in the third table: the authors' 64 bins and 1,024.
+pub const IMPRINT_BINS: [usize; 2] = [64, 1024];
+
 /// DP-FedAvg's settings in the third table: q = 1 (the 11 phones are the round), adaptive
 /// clipping from C = 0.1 toward the median update norm (Andrew et al.'s recommendation).
 pub fn central(z: f64, noise_at: NoiseAt, dropout: f64) -> CentralDp {
@@ -311,7 +318,8 @@ pub fn central(z: f64, noise_at: NoiseAt, dropout: f64) -> CentralDp {
     }
 }
 
-/// The third table: the secure sum with central DP beside it without.
+/// The third table, what the server sees four ways: every update, only the sum, the sum with
+/// central DP, and a malicious server's imprint module read out of the sum.
 pub fn central_dp(scale: &Scale, runs: &mut SignalRuns) -> Result<Table, String> {
     let plain = each(scale, runs, |s| campus(s, SYBIL_OTHERS, None))?;
     let sum = each(scale, runs, |s| {
@@ -331,6 +339,29 @@ pub fn central_dp(scale: &Scale, runs: &mut SignalRuns) -> Result<Table, String>
             })?,
         ));
     }
+    for bins in IMPRINT_BINS {
+        arms.push((
+            format!("a malicious server, imprint of {bins} bins"),
+            each(scale, runs, |s| {
+                campus(
+                    s,
+                    SYBIL_OTHERS,
+                    Some(SecureAggregation {
+                        imprint: Some(ImprintConfig { bins }),
+                        ..SecureAggregation::default()
+                    }),
+                )
+            })?,
+        ));
+    }
+    // Your fixes the imprint read out exactly, % of those you trained on.
+    let read_out = |o: &Outcome| {
+        o.summary
+            .imprint
+            .as_ref()
+            .filter(|i| i.your_fixes > 0)
+            .map(|i| 100.0 * i.your_exact as f64 / i.your_fixes as f64)
+    };
     let epsilon = |o: &Outcome| o.summary.central_dp.as_ref().map(|c| c.epsilon_total);
     let rows = arms
         .iter()
@@ -352,18 +383,20 @@ pub fn central_dp(scale: &Scale, runs: &mut SignalRuns) -> Result<Table, String>
                     String::new()
                 },
                 cell(os, 2, epsilon),
+                cell(os, 1, read_out),
                 cell(os, 1, |o| o.summary.final_rmse_db),
             ]
         })
         .collect();
     Ok(Table {
         title: format!(
-            "Secure sum + central DP (DP-FedAvg): the attacks, your user-level ε and the model (campus, you and {SYBIL_OTHERS} others, T = 1 day, FedSGD, cold start; {})",
+            "What the server sees, four ways — every update, only the sum, the sum + central DP (DP-FedAvg), a malicious server: the attacks, your user-level ε, your fixes read out and the model (campus, you and {SYBIL_OTHERS} others, T = 1 day, FedSGD, cold start; {})",
             scale.worlds()
         ),
         notes: vec![
             "DP-FedAvg (McMahan et al. 2018) over the secure sum: every phone in the round (q = 1) clips its change, adaptively toward the median norm from C = 0.1 (Andrew et al. 2021, γ = 0.5, η = 0.2), the noise N(0, (z·C)²) is added to the sum by a trusted aggregator or, 1/n of the variance each, by the n phones; the server divides by qN and attacks the noised mean change. Dropouts: a phone falls silent after the keys with probability 0.3, its update and its noise share absent; the ε is for the noise left.".into(),
             "User-level ε at δ = 1e-5 over the run's rounds (the sampled Gaussian mechanism's RDP composed and converted as dp_accounting does; with the phones' noise, only the rounds your phone sent). Errors to your centroid (m; DLG: the mean over its non-diverged rounds; Lemma 1: the median), each the mean over the worlds ± its 95% interval; the verdict compares Lemma 1 with the sum without noise and holds only where the intervals separate. RMSE: the model's test error after the last round; \"every update\" and \"only the sum\" are the model without DP.".into(),
+            "The malicious server (Fowl et al., ICLR 2022, \"Robbing the Fed\"): the model it sends carries an imprint module of k bins in front (thresholds at equal shares of the area), and from the round's secure sum the difference of two neighbouring bins' changes is a fix that fell alone in its bin; \"read out exactly\" counts your fixes it recovered within 25 cm, as a % of the fixes you trained on over the run. It spends the rounds on that: the update is of the model it planted, so DLG and Lemma 1 (which invert the signal map's update) do not run and the map stays the cold start (its RMSE).".into(),
         ],
         columns: [
             "server sees",
@@ -372,6 +405,7 @@ pub fn central_dp(scale: &Scale, runs: &mut SignalRuns) -> Result<Table, String>
             "Lemma 1 (m)",
             "Lemma 1 verdict",
             "user-level ε (δ = 1e-5)",
+            "your fixes read out exactly (%)",
             "RMSE (dB)",
         ]
         .map(String::from)
