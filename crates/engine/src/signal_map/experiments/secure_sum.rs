@@ -452,3 +452,41 @@ impl Sweep for SecureSum {
         ])
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The study asks for the malicious server's runs beside the others: one per world and
+    /// imprint size, on the same campus as the central-DP arms, honest otherwise.
+    #[test]
+    fn the_third_table_runs_the_malicious_server_beside_the_sum_and_central_dp() {
+        let scale = Scale {
+            seeds: 2,
+            ..Scale::quick(1)
+        };
+        let points = whereabouts_core::sweep::plan(&SecureSum(scale)).unwrap();
+        let malicious: Vec<&ScenarioConfig> = points
+            .iter()
+            .filter(|c| {
+                c.secure_aggregation
+                    .as_ref()
+                    .is_some_and(|s| s.imprint.is_some())
+            })
+            .collect();
+        assert_eq!(malicious.len(), IMPRINT_BINS.len() * 2);
+        for (c, bins) in malicious
+            .iter()
+            .zip(IMPRINT_BINS.iter().flat_map(|b| [b, b]))
+        {
+            let s = c.secure_aggregation.as_ref().unwrap();
+            assert_eq!(s.imprint.as_ref().unwrap().bins, *bins);
+            assert_eq!((s.sybils, s.min_genuine), (0, 1));
+            assert!(c.central_dp.is_none());
+            assert_eq!(
+                c.participants.as_ref().unwrap().len(),
+                SYBIL_OTHERS as usize + 1
+            );
+        }
+    }
+}
