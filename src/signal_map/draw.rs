@@ -162,10 +162,7 @@ pub fn draw(
                 }
             }
         }
-        // One trail at a time: the selected round's, else the newest round's.
-        let focused = f
-            .selected
-            .map_or(r.round + 1 == f.visible, |s| s == r.round);
+        let focused = focused(f, r.round);
         if f.layers.trail && r.trail.len() > 1 && (focused || r.record.is_none()) {
             draw_trail(ctx, f.view, &r.trail);
         }
@@ -336,6 +333,24 @@ fn draw_steps(ctx: &CanvasRenderingContext2d, view: &Viewport, steps: &[Metres],
         let _ = ctx.arc(x, y, 3.0, 0.0, std::f64::consts::TAU);
         ctx.stroke();
     }
+}
+
+/// Whether round `round` is the one whose trail (and imprint readout) is drawn: one at a time,
+/// the selected round's, else the newest round's.
+fn focused(f: &Frame, round: usize) -> bool {
+    f.selected.map_or(round + 1 == f.visible, |s| s == round)
+}
+
+/// How many of your fixes the map rings as read out exactly by the malicious server (the
+/// focused round's; the map reports it to tests).
+pub fn imprint_rings(f: &Frame) -> usize {
+    f.scene
+        .rounds
+        .iter()
+        .filter(|r| r.round < f.visible && focused(f, r.round))
+        .filter_map(|r| r.record.as_ref().and_then(|c| c.imprint.as_ref()))
+        .map(|i| i.yours.len())
+        .sum()
 }
 
 /// The malicious server's readout of a round: every bin it read (a fix alone in its bin, or a

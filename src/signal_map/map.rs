@@ -108,6 +108,8 @@ pub fn LabMap(state: LabState) -> impl IntoView {
                     );
                     let _ = canvas
                         .set_attribute("data-overlays", &boxes(reserved.iter().map(|r| ("", r))));
+                    let _ = canvas
+                        .set_attribute("data-imprint", &draw::imprint_rings(&frame).to_string());
                 })
             })
         });

@@ -500,6 +500,15 @@ test('a ?sees=malicious link: the server reads some of your fixes out of the sum
   const [yours, of, everyone, all] = m.slice(1).map(Number);
   assert.ok(yours > 0 && yours <= of, `yours: ${yours} of ${of}`);
   assert.ok(everyone >= yours && everyone <= all && all > of, `everyone's: ${everyone} of ${all}`);
+  // The map rings a round's readout of your fixes: round by round, they add up to the card's.
+  let rings = 0;
+  for (let r = 0; r < 5; r++) {
+    await page.click(`[data-testid="round-row"][data-round="${r}"]`);
+    await page.waitForSelector(`[data-testid="round-row"][data-round="${r}"].selected`);
+    await page.waitForTimeout(300);
+    rings += Number(await page.getAttribute('[data-testid="map-canvas"]', 'data-imprint'));
+  }
+  assert.equal(rings, yours);
   assert.deepEqual(guard.violations, []);
   assert.deepEqual(errors, []);
   await context.close();
