@@ -287,14 +287,15 @@ fn reproduce_refuses_an_absurd_number_of_seeds() {
     }
 }
 
-#[test]
-fn reproduce_linkability_writes_the_papers_tables_as_markdown_and_csv() {
-    let dir = temp("linkability-csv");
-    let md = temp("linkability.md");
+/// `reproduce --lab <lab> --quick` with its tables written to a Markdown file and to CSV files,
+/// once it succeeded: the Markdown and the first table's CSV (`<lab>-1.csv`).
+fn reproduced_as_files(lab: &str) -> (String, String) {
+    let dir = temp(&format!("{lab}-csv"));
+    let md = temp(&format!("{lab}.md"));
     let out = whereabouts(&[
         "reproduce",
         "--lab",
-        "linkability",
+        lab,
         "--quick",
         "--out",
         md.to_str().unwrap(),
@@ -303,6 +304,13 @@ fn reproduce_linkability_writes_the_papers_tables_as_markdown_and_csv() {
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let markdown = std::fs::read_to_string(&md).unwrap();
+    let first = std::fs::read_to_string(dir.join(format!("{lab}-1.csv"))).unwrap();
+    (markdown, first)
+}
+
+#[test]
+fn reproduce_linkability_writes_the_papers_tables_as_markdown_and_csv() {
+    let (markdown, first) = reproduced_as_files("linkability");
     for title in [
         "Identification, closed world",
         "Matching",
@@ -320,7 +328,6 @@ fn reproduce_linkability_writes_the_papers_tables_as_markdown_and_csv() {
         assert!(markdown.contains(title), "no “{title}” table");
     }
     assert!(markdown.contains("| random | MLP |"));
-    let first = std::fs::read_to_string(dir.join("linkability-1.csv")).unwrap();
     assert!(first.starts_with("split,attack,mean AP % (×chance),top-1 %,top-5 %,paper"));
     let unknown = whereabouts(&["reproduce", "--lab", "nowhere", "--quick"]);
     assert!(text(&unknown.stderr).contains("signal-map, density, linkability, mobility"));
@@ -328,20 +335,7 @@ fn reproduce_linkability_writes_the_papers_tables_as_markdown_and_csv() {
 
 #[test]
 fn reproduce_mobility_writes_the_papers_tables_as_markdown_and_csv() {
-    let dir = temp("mobility-csv");
-    let md = temp("mobility.md");
-    let out = whereabouts(&[
-        "reproduce",
-        "--lab",
-        "mobility",
-        "--quick",
-        "--out",
-        md.to_str().unwrap(),
-        "--csv",
-        dir.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let markdown = std::fs::read_to_string(&md).unwrap();
+    let (markdown, first) = reproduced_as_files("mobility");
     for title in [
         "Attacks by round — vehicle-like data",
         "Attacks by round — check-in-like data",
@@ -356,7 +350,6 @@ fn reproduce_mobility_writes_the_papers_tables_as_markdown_and_csv() {
     // Both ST-GIAs, each named for what it is.
     assert!(markdown.contains("| ST-GIA as the authors' code (causal calibration, Eq. 9) |"));
     assert!(markdown.contains("| ST-GIA as Algorithm 1 prints it (causal calibration, Eq. 9) |"));
-    let first = std::fs::read_to_string(dir.join("mobility-1.csv")).unwrap();
     assert!(first.starts_with("attack,round 1,round 10,mean ASR,AIT"));
 }
 
