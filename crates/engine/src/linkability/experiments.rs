@@ -3,7 +3,9 @@
 //! identification by attack and split (Tables 4 and 6), matching (Table 8), the per-layer
 //! study (Fig. 8), the open world against the share of seen people (Fig. 13), the mitigations'
 //! trade-offs (Fig. 14), and beyond the paper the MLP's epochs, the unlabelled linkers and
-//! linking by place.
+//! linking by place. In their own files: the collaborative task (Table 3, `utility.rs`), how
+//! much the identification needs (Figs. 9 and 12, `sensitivity.rs`) and the raw data beside the
+//! updates (Fig. 6, Tables 5 and 7, Fig. 11, `raw.rs`).
 //!
 //! Its length (about 790 lines): every table of `reproduce --lab linkability`, each runner beside
 //! the table it fills.
