@@ -90,3 +90,48 @@ fn fedavg_aware_iteration_time_in_the_browser() {
         }
     }
 }
+
+#[wasm_bindgen_test]
+#[ignore = "a benchmark: run with ./x bench"]
+fn secure_aggregation_round_in_the_browser() {
+    use whereabouts_core::secagg::bench::{PER_ROUND_HEADER, Plan, WHOLE_ROUND_HEADER, measure};
+    let performance = web_sys::window().unwrap().performance().unwrap();
+    let now = move || performance.now();
+    // The plan of `whereabouts bench --secagg`'s defaults: n = 10, 100, 1000, m = the Signal
+    // map's small model's parameter count, a second run of each with 10% silent after shares.
+    let plan = Plan {
+        clients: vec![10, 100, 1000],
+        length: whereabouts_engine::signal_map::model::ModelPreset::Small
+            .spec()
+            .parameter_count(),
+        dropout: 0.1,
+    };
+    console_log!(
+        "Secure aggregation, one round in one process; wasm in headless Chromium, one thread; m = {} words",
+        plan.length
+    );
+    let rows = measure(&plan, &now, &mut |r| {
+        console_log!(
+            "n = {:>5} {:<28} dropped {:>4}: {:>9.0} ms",
+            r.n,
+            r.protocol,
+            r.dropped,
+            r.wall_ms
+        )
+    })
+    .unwrap();
+    for line in PER_ROUND_HEADER.lines() {
+        console_log!("BENCH {line}");
+    }
+    for r in &rows {
+        for line in r.per_round_rows() {
+            console_log!("BENCH {line}");
+        }
+    }
+    for line in WHOLE_ROUND_HEADER.lines() {
+        console_log!("BENCH {line}");
+    }
+    for r in &rows {
+        console_log!("BENCH {}", r.whole_round_row());
+    }
+}

@@ -402,7 +402,7 @@ fn main() -> ExitCode {
             length,
             dropout,
             ..
-        } => secagg::bench(&secagg::Plan {
+        } => secagg::bench(&whereabouts_core::secagg::bench::Plan {
             clients,
             length: length.unwrap_or_else(|| {
                 whereabouts_engine::signal_map::model::ModelPreset::Small

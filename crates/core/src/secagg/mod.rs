@@ -48,9 +48,11 @@
 //! [`envelope`] (ChaCha20-Poly1305), [`shamir`] (t-out-of-n over F_{2^61−1}), [`masks`]
 //! (ChaCha20 expansion, wrapping sums), [`quantise`] (f32 ↔ Z_{2^32}), [`messages`] (the
 //! structs and their bytes), [`client`] and [`server`] (the rounds), [`simulate`] (a round in
-//! one process, timed and counted), [`error`] (what stops a round), [`round_sum`] (what a
+//! one process, timed and counted), [`bench`] (the benchmark's rounds per cohort size, with the
+//! clock passed in, and its table rows), [`error`] (what stops a round), [`round_sum`] (what a
 //! lab's server sees: every update or the round's sum, gathered as the protocol unmasks it).
 
+pub mod bench;
 pub mod client;
 pub mod config;
 pub mod disaggregation;
