@@ -31,11 +31,15 @@ pub enum Sees {
     Updates,
     /// Only the sum of the round's updates (secure aggregation).
     Sum,
+    /// The secure sum with DP-FedAvg's noise on it ([`crate::privacy::central`]): each client's
+    /// update clipped, Gaussian noise added to the sum, user-level ε accounted.
+    Dp,
 }
 
 choices!(Sees, "what a server can see", {
     Sees::Updates => "updates", "Every update";
     Sees::Sum => "sum", "Only the sum";
+    Sees::Dp => "dp", "Sum + central DP";
 });
 
 /// A round's sum under secure aggregation, gathered client by client.

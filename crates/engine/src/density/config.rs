@@ -167,6 +167,12 @@ impl DensityConfig {
 
     /// Refuses absurd settings, naming the setting.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.sees == Sees::Dp {
+            return Err(ConfigError::new(
+                "sees",
+                "central DP is not built in this lab yet",
+            ));
+        }
         limits::SEED.check("seed", self.seed as f64)?;
         limits::CITY_HALF_M.check("city_half_m", self.city_half_m)?;
         limits::POPULATION.check("population", self.population as f64)?;

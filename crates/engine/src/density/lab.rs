@@ -300,8 +300,8 @@ impl DensityLab {
     fn server_view(&self, user: u32, d: Metres) -> Result<Vec<Vec<f64>>, String> {
         match self.config.sees {
             Sees::Updates => Ok(self.answers(user, d)),
-            Sees::Sum if user == self.visitor_id() => self.round_sums(Some(d)),
-            Sees::Sum => self.round_sums(self.config.visitor.first().copied()),
+            Sees::Sum | Sees::Dp if user == self.visitor_id() => self.round_sums(Some(d)),
+            Sees::Sum | Sees::Dp => self.round_sums(self.config.visitor.first().copied()),
         }
     }
 
@@ -450,7 +450,7 @@ impl DensityLab {
         // What the server holds of the visitor at a place: their upload, or the round's sum.
         let view = |d: Metres| match self.config.sees {
             Sees::Updates => Some(basis.upload(&self.grid, d)),
-            Sees::Sum => self.round_sums(Some(d)).ok()?.into_iter().next(),
+            Sees::Sum | Sees::Dp => self.round_sums(Some(d)).ok()?.into_iter().next(),
         };
         self.config
             .visitor
@@ -493,7 +493,7 @@ impl DensityLab {
                 out
             }
             // The sum the server unmasked (the visitor's words fit the cohort: it counts them).
-            Sees::Sum => self
+            Sees::Sum | Sees::Dp => self
                 .round_sums(self.config.visitor.first().copied())
                 .ok()
                 .and_then(|s| s.into_iter().next())

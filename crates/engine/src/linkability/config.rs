@@ -205,6 +205,12 @@ impl Default for LinkConfig {
 
 impl LinkConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.sees == Sees::Dp {
+            return Err(ConfigError::new(
+                "sees",
+                "central DP is not built in this lab yet",
+            ));
+        }
         limits::SEED.check("seed", self.seed as f64)?;
         limits::PEOPLE.check("people", self.people as f64)?;
         limits::ROUNDS.check("rounds", self.rounds as f64)?;

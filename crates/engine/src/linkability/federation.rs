@@ -182,7 +182,7 @@ impl FederationRun {
                         delta: delta[self.kept.clone()].to_vec(),
                     });
                 }
-                Sees::Sum => changes.push((client, delta)),
+                Sees::Sum | Sees::Dp => changes.push((client, delta)),
             }
             sent.push((update.batch.len(), params));
         }

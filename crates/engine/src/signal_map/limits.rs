@@ -41,23 +41,15 @@ pub const GEOIND_EPSILON_PER_M: Limit = positive(
 /// unbounded below as ρ → 0, where its outputs run off to infinity (the authors' logs show a
 /// distortion of 6,714 standard deviations at ρ = 0); our choice, see docs/papers.md §3a.
 pub const GAN_RHO: Limit = closed(0.01, 1.0, "between 0.01 and 1");
-/// DP-FedAvg's noise multiplier z (the noise's standard deviation over the clip). At most 20:
-/// with C ≤ 5, a phone's distributed noise stays far inside the secure sum's ±1024 clip.
-pub const DP_NOISE_MULTIPLIER: Limit = positive(20.0, "between 0 (not included) and 20");
+/// DP-FedAvg's noise multiplier z, sampling rate q, adaptive clipping's target quantile γ and
+/// the dropout chance: the core's, the same in every lab. z ≤ 20 with C ≤ 5 keeps a phone's
+/// distributed noise far inside the secure sum's ±1024 clip.
+pub use whereabouts_core::privacy::central::{
+    DROPOUT as DP_DROPOUT, NOISE_MULTIPLIER as DP_NOISE_MULTIPLIER, QUANTILE as DP_QUANTILE,
+    SAMPLING_RATE as DP_SAMPLING_RATE,
+};
 /// DP-FedAvg's clip C of an update's L2 norm.
 pub const DP_CLIP: Limit = positive(5.0, "between 0 (not included) and 5");
-/// DP-FedAvg's sampling rate q.
-pub const DP_SAMPLING_RATE: Limit = positive(1.0, "between 0 (not included) and 1");
-/// Adaptive clipping's target quantile γ, inside (0, 1).
-pub const DP_QUANTILE: Limit = Limit {
-    min: 0.0,
-    min_exclusive: true,
-    max: 0.99,
-    whole: false,
-    text: "between 0 (not included) and 0.99",
-};
-/// The chance that a sampled phone drops out after the keys.
-pub const DP_DROPOUT: Limit = closed(0.0, 0.9, "between 0 and 0.9");
 /// Under secure aggregation, the server's own clients in a round (the n − 1 attack; 0: none).
 /// Each is a real client of the protocol, whose cost grows with the cohort (docs/secagg.md).
 pub const SYBILS: Limit = whole(0.0, 100.0, "a whole number from 0 to 100");

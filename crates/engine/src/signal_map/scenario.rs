@@ -366,7 +366,7 @@ impl ScenarioConfig {
             }
         }
         if let Some(dp) = &self.central_dp {
-            dp.validate()?;
+            crate::signal_map::central_dp::validate(dp)?;
             if self.secure_aggregation.is_none() {
                 return Err(ConfigError::new(
                     "central_dp",

@@ -21,6 +21,7 @@ use super::warm_start::WarmStart;
 use super::world::Preset;
 use whereabouts_core::choices;
 use whereabouts_core::geo::Metres;
+use whereabouts_core::privacy::central::settings as central_help;
 use whereabouts_core::setting::{Choices, Setting, flag, flag_text, number, trim};
 
 /// The panel's sections, in order.
@@ -687,7 +688,7 @@ pub const SETTINGS: &[Row] = &[
         })
         .relevant(|c| c.secure_aggregation.is_some()),
     Row::number("dpz", "Noise multiplier z", DEFENCE, "0.1", limits::DP_NOISE_MULTIPLIER)
-        .help("Central DP (DP-FedAvg, McMahan et al. 2018): the noise added to the sum of the clipped updates has standard deviation z·C on every coordinate, so z·C/(qN) on the average the model moves by. Larger z: more privacy, a noisier map. The ε shown is user-level: it bounds what the released models tell about whether any one user's whole data was used at all.")
+        .help(central_help::NOISE_MULTIPLIER)
         .get(|c| trim(central(c).noise_multiplier))
         .set(|c, v| {
             let z = dp_number(v, &limits::DP_NOISE_MULTIPLIER)?;
@@ -698,7 +699,7 @@ pub const SETTINGS: &[Row] = &[
         })
         .relevant(|c| c.central_dp.is_some()),
     Row::number("dpclip", "Clip C (update norm)", DEFENCE, "0.01", limits::DP_CLIP)
-        .help("Every sampled phone scales its model change down to at most this L2 norm before it sends it, so no one user can move the sum by more than C: the sensitivity the noise is measured against. Too small, and every update is cut short; too large, and the noise (z·C) drowns them. Under adaptive clipping, the first round's clip.")
+        .help(central_help::CLIP)
         .get(|c| trim(central(c).clip))
         .set(|c, v| {
             let clip = dp_number(v, &limits::DP_CLIP)?;
@@ -709,7 +710,7 @@ pub const SETTINGS: &[Row] = &[
         })
         .relevant(|c| c.central_dp.is_some()),
     Row::number("dpq", "Sampling rate q", DEFENCE, "0.05", limits::DP_SAMPLING_RATE)
-        .help("Each round every user is in the sample with this probability, independently (Poisson sampling). The server divides the noised sum by the expected number of clients, qN (the paper's fixed denominator). A smaller q hides whether you took part at all and lowers ε per round (privacy amplification by sampling) — when the noise is added by a trusted aggregator; a server that adds no noise itself but runs the protocol knows who took part.")
+        .help(central_help::SAMPLING_RATE)
         .get(|c| trim(central(c).sampling_rate))
         .set(|c, v| {
             let q = dp_number(v, &limits::DP_SAMPLING_RATE)?;
@@ -720,7 +721,7 @@ pub const SETTINGS: &[Row] = &[
         })
         .relevant(|c| c.central_dp.is_some()),
     Row::toggle("dpadapt", "Adaptive clipping", DEFENCE)
-        .help("Andrew et al. 2021: each phone also says whether its update fit within the clip; the server counts them (with noise, which costs part of the privacy budget: the update's noise is raised so that the two together keep z) and moves the clip geometrically toward the target quantile of the update norms, by a factor exp(−0.2·(fraction unclipped − target)) a round.")
+        .help(central_help::ADAPTIVE)
         .get(|c| flag_text(central(c).adaptive))
         .set(|c, v| {
             let on = flag(v)?;
@@ -731,7 +732,7 @@ pub const SETTINGS: &[Row] = &[
         })
         .relevant(|c| c.central_dp.is_some()),
     Row::number("dpquant", "Target quantile γ", DEFENCE, "0.05", limits::DP_QUANTILE)
-        .help("Under adaptive clipping, the fraction of updates the clip should leave whole (0.5: the median norm, the paper's recommendation). Strictly between 0 and 1.")
+        .help(central_help::TARGET_QUANTILE)
         .get(|c| trim(central(c).target_quantile))
         .set(|c, v| {
             let g = dp_number(v, &limits::DP_QUANTILE)?;
@@ -742,7 +743,7 @@ pub const SETTINGS: &[Row] = &[
         })
         .relevant(|c| c.central_dp.is_some_and(|d| d.adaptive)),
     Row::choice("dpnoise", "Noise added by", DEFENCE, NoiseAt::MENU)
-        .help("A trusted aggregator: the phones' secure sum is unmasked inside something the server cannot look into (an enclave, say), which adds the noise once; the server gets only the noised sum. Each phone (distributed): every one of the n sampled phones adds 1/n of the noise's variance to its own update before masking, so the secure sum carries all of it and nobody sees the sum without noise — but a phone that drops out takes its share with it, and the ε shown is for the noise actually left in the sum. The server then knows who took part, so sampling hides nothing: only the rounds your phone sent in count, each at q = 1.")
+        .help(central_help::NOISE_AT)
         .get(|c| Choices::key(&central(c).noise_at).into())
         .set(|c, v| {
             let at = <NoiseAt as Choices>::parse(v)?;
@@ -753,7 +754,7 @@ pub const SETTINGS: &[Row] = &[
         })
         .relevant(|c| c.central_dp.is_some()),
     Row::number("dpdrop", "Phones that drop out", DEFENCE, "0.05", limits::DP_DROPOUT)
-        .help("The chance that a sampled phone falls silent after the keys, before it sends its masked update: its update is not in the sum, and under distributed noise neither is its share of the noise, so the round carries less noise and costs more ε. From 0 to 0.9.")
+        .help(central_help::DROPOUT)
         .get(|c| trim(central(c).dropout))
         .set(|c, v| {
             let p = dp_number(v, &limits::DP_DROPOUT)?;

@@ -1,10 +1,11 @@
-//! One round of DP-FedAvg over the secure sum (the module's header): the sampled phones'
-//! clipped changes (and, distributed, their noise shares) through the core's protocol, the
-//! trusted aggregator's noise, the fixed-denominator average, and the adaptive clip's step.
+//! One round of DP-FedAvg over the Signal map's secure sum: the core's round
+//! ([`whereabouts_core::privacy::central::noised_round`]: clipping, each phone's noise share,
+//! the trusted aggregator's noise, the fixed-denominator average, the adaptive clip's step)
+//! with the phones' words through [`secure::aggregate`], a Sybil server's clients taken out.
 
-use super::{ADAPTIVE_LEARNING_RATE, CentralDp, NoiseAt, contribution};
+use super::CentralDp;
 use crate::signal_map::secure::{self, Contribution, SecureRound};
-use whereabouts_core::rng::Stream;
+use whereabouts_core::privacy::central::{self, Clients};
 
 /// A round's inputs: who sent what.
 pub struct Phones<'a> {
@@ -37,22 +38,6 @@ pub struct DpRound {
     pub next_clip: f64,
 }
 
-impl CentralDp {
-    /// The phones of `sampled` that drop out after the keys in round `t`, each with the
-    /// setting's probability.
-    pub fn dropouts(&self, sampled: &[u32], t: usize, seed: u64) -> Vec<u32> {
-        if self.dropout == 0.0 {
-            return Vec::new();
-        }
-        let mut s = Stream::new(seed, &format!("dp-fedavg-dropout-round-{t}"));
-        sampled
-            .iter()
-            .copied()
-            .filter(|_| s.chance(self.dropout))
-            .collect()
-    }
-}
-
 /// Round `t` of DP-FedAvg at clip `clip` (C_t).
 pub fn aggregate(
     dp: &CentralDp,
@@ -61,83 +46,58 @@ pub fn aggregate(
     t: usize,
     seed: u64,
 ) -> Result<DpRound, String> {
-    let params = phones.before.len();
-    let adaptive = dp.adaptive;
-    let (z_delta, sigma_b) = dp.noise(phones.population);
-    let sigma_b = sigma_b.unwrap_or(0.0);
-    let m = dp.expected_clients(phones.population);
-    let zero = vec![0.0f32; params];
-    let mut clipped = 0;
-    let mut own = Vec::with_capacity(phones.sent.len());
-    for (user, delta) in &phones.sent {
-        let delta = delta.as_deref().unwrap_or(&zero);
-        let (c, within) = match dp.noise_at {
-            NoiseAt::Trusted => contribution(delta, clip, adaptive, None),
-            NoiseAt::Distributed => {
-                let n = phones.sampled.max(1) as f64;
-                let mut s = Stream::new(seed, &format!("dp-fedavg-noise-round-{t}-user-{user}"));
-                contribution(
-                    delta,
-                    clip,
-                    adaptive,
-                    Some((z_delta * clip / n.sqrt(), sigma_b / n.sqrt(), &mut s)),
-                )
-            }
-        };
-        clipped += usize::from(!within);
-        own.push(c);
-    }
+    let length = phones.before.len();
+    let width = length + usize::from(dp.adaptive);
+    // The Sybils' changes, clipped as a genuine phone's (the server runs them by the rules).
     let sybils: Vec<Contribution> = phones
         .sybils
         .iter()
-        .map(|c| contribution(&c.delta, clip, adaptive, None).0)
+        .map(|c| Contribution {
+            weight: 1,
+            delta: central::contribution(&c.delta, clip, dp.adaptive, None).0,
+        })
         .collect();
-    // The secure sum of the genuine phones' words, the Sybils' taken out by the server.
-    let (mut sum, secure) = if own.is_empty() && sybils.is_empty() {
-        (vec![0.0f64; params + usize::from(adaptive)], None)
-    } else {
-        let round = secure::aggregate(&own, sybils, t, seed)?;
+    let clients = Clients {
+        sampled: phones.sampled,
+        sent: phones.sent,
+        population: phones.population,
+        length,
+    };
+    let mut sybils = Some(sybils);
+    let round = central::noised_round(dp, clip, clients, t, seed, |words| {
+        let own: Vec<Contribution> = words
+            .into_iter()
+            .map(|(_, delta)| Contribution { weight: 1, delta })
+            .collect();
+        let round = secure::aggregate(&own, sybils.take().unwrap_or_default(), t, seed)?;
+        // The secure sum of the genuine phones' words, the Sybils' taken out by the server.
         let sum = match &round.genuine {
             Some((mean, w)) => mean.iter().map(|x| f64::from(*x) * *w as f64).collect(),
-            None => vec![0.0f64; params + usize::from(adaptive)],
+            None => vec![0.0f64; width],
         };
-        (sum, Some(round))
-    };
-    if dp.noise_at == NoiseAt::Trusted {
-        let mut s = Stream::new(seed, &format!("dp-fedavg-trusted-noise-round-{t}"));
-        for (i, v) in sum.iter_mut().enumerate() {
-            *v += s.gaussian(0.0, if i < params { z_delta * clip } else { sigma_b });
+        Ok((sum, round))
+    })?;
+    // No genuine phone sent, but Sybils did: the server still ran the protocol with them.
+    let secure = match (round.secure, sybils) {
+        (Some(s), _) => Some(s),
+        (None, Some(sybils)) if !sybils.is_empty() => {
+            Some(secure::aggregate(&[], sybils, t, seed)?)
         }
-    }
+        _ => None,
+    };
     let after = phones
         .before
         .iter()
-        .zip(&sum)
-        .map(|(w, x)| w + (x / m) as f32)
+        .zip(&round.average)
+        .map(|(w, x)| w + *x as f32)
         .collect();
-    // Under distributed noise, only the phones that sent brought their share.
-    let present = match dp.noise_at {
-        NoiseAt::Trusted => 1.0,
-        NoiseAt::Distributed if phones.sampled == 0 => 1.0,
-        NoiseAt::Distributed => phones.sent.len() as f64 / phones.sampled as f64,
-    };
-    let (unclipped_fraction, next_clip) = if adaptive {
-        let b = sum[params] / m;
-        let gamma = dp.target_quantile;
-        (
-            Some(b),
-            clip * libm::exp(-ADAPTIVE_LEARNING_RATE * (b - gamma)),
-        )
-    } else {
-        (None, clip)
-    };
     Ok(DpRound {
         after,
         secure,
-        clipped,
-        z_present: dp.noise_multiplier * present.sqrt(),
-        noise_std: z_delta * clip * present.sqrt() / m,
-        unclipped_fraction,
-        next_clip,
+        clipped: round.clipped,
+        z_present: round.z_present,
+        noise_std: round.noise_std,
+        unclipped_fraction: round.unclipped_fraction,
+        next_clip: round.next_clip,
     })
 }
