@@ -4,6 +4,7 @@
 
 use super::attack::Identifier;
 use super::attack::mlp::MlpSettings;
+use super::central_dp::{self, CentralDp};
 use super::features::Layers;
 use super::limits;
 use super::model::model_spec;
@@ -176,10 +177,28 @@ pub struct LinkConfig {
     /// device, so nothing to train the attacks on and nothing to attribute).
     #[serde(skip_serializing_if = "is_updates")]
     pub sees: Sees,
+    /// Under `sees = dp`: DP-FedAvg's settings (z, C, q, adaptive clipping, where the noise is
+    /// added, dropouts), a person the user ([`super::central_dp`]); left out of a stored
+    /// config at the lab's defaults.
+    #[serde(skip_serializing_if = "is_default_dp")]
+    pub central_dp: CentralDp,
 }
 
 fn is_updates(s: &Sees) -> bool {
     *s == Sees::Updates
+}
+
+/// DP-FedAvg's settings the lab opens with: the core's, with the clip at about the median
+/// norm of a device's change ([`limits::DP_DEFAULT_CLIP`]).
+pub fn default_dp() -> CentralDp {
+    CentralDp {
+        clip: limits::DP_DEFAULT_CLIP,
+        ..CentralDp::default()
+    }
+}
+
+fn is_default_dp(dp: &CentralDp) -> bool {
+    *dp == default_dp()
 }
 
 impl Default for LinkConfig {
@@ -199,18 +218,13 @@ impl Default for LinkConfig {
             mitigation: Mitigation::None,
             you: You::Synthetic,
             sees: Sees::Updates,
+            central_dp: default_dp(),
         }
     }
 }
 
 impl LinkConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
-        if self.sees == Sees::Dp {
-            return Err(ConfigError::new(
-                "sees",
-                "central DP is not built in this lab yet",
-            ));
-        }
         limits::SEED.check("seed", self.seed as f64)?;
         limits::PEOPLE.check("people", self.people as f64)?;
         limits::ROUNDS.check("rounds", self.rounds as f64)?;
@@ -220,6 +234,12 @@ impl LinkConfig {
         limits::LOCAL_EPOCHS.check("local_epochs", self.local_epochs as f64)?;
         limits::EPOCHS.check("mlp.epochs", self.mlp.epochs as f64)?;
         self.mitigation.validate()?;
+        // DP-FedAvg's settings within their limits whatever the server sees; under `dp` also
+        // within the secure sum's words.
+        self.central_dp.validate(&limits::DP_CLIP)?;
+        if self.sees == Sees::Dp {
+            central_dp::validate(&self.central_dp, self.people)?;
+        }
         let kept = (2 * self.people * self.rounds) as f64 * self.kept_per_update() as f64;
         if kept > limits::LOGGED_NUMBERS {
             return Err(ConfigError::new(

@@ -20,7 +20,17 @@
 //! identification or matching attacks on ([004] §6 trains them on labelled updates) and nothing
 //! to attribute, and no Lemma 1 place of any device. What a server that trained its attack
 //! before secure aggregation still reads from sums is `experiments/secure.rs`.
+//!
+//! **Sum + central DP** ([`Sees::Dp`], issue 39 §3–4): DP-FedAvg over the same secure sum
+//! ([`super::central_dp`] says how a person's two devices are one user): each round samples
+//! people with probability q, both devices of a sampled person clip their change to C and
+//! send it through the [`RoundSum`], the sum gets Gaussian noise (by a trusted aggregator, or
+//! in shares by the devices), and the model moves by the noised sum over 2qN — no longer the
+//! FedAvg aggregate, so this federation's model is not the other two's. The server's record is
+//! again one sum a round and no update of any device; the visitor's ε is accounted every
+//! round ([`FederationRun::central`]).
 
+use super::central_dp::{self, CentralDp, CentralDpRecord, CentralState};
 use super::config::LinkConfig;
 use super::mitigation::Mitigator;
 use super::model::{kept_range, model_spec};
@@ -70,6 +80,12 @@ pub struct FederationRun {
     /// Only the sum: updates that went into the sums, and coordinates clipped on the way in.
     pub summed_updates: usize,
     pub clipped: usize,
+    /// Sum + central DP: DP-FedAvg's settings, the visitor's accountant and the next clip after
+    /// the last round, every round's record, and the changes the clip shortened.
+    pub dp: CentralDp,
+    pub central: Option<CentralState>,
+    pub central_rounds: Vec<CentralDpRecord>,
+    pub dp_clipped_updates: usize,
 }
 
 impl FederationRun {
@@ -116,6 +132,10 @@ impl FederationRun {
             sums: Vec::new(),
             summed_updates: 0,
             clipped: 0,
+            dp: config.central_dp,
+            central: None,
+            central_rounds: Vec::new(),
+            dp_clipped_updates: 0,
             population,
         }
     }
@@ -137,6 +157,9 @@ impl FederationRun {
     /// Runs the next round: every participant trains, applies the mitigation and sends; the
     /// server logs each update (or, with only the sum, their sum) and aggregates.
     pub fn step(&mut self) -> Result<(), String> {
+        if self.sees == Sees::Dp {
+            return self.dp_step();
+        }
         let t = self.round;
         let data = &self.population.dataset;
         let clients = self.population.clients();
@@ -182,6 +205,7 @@ impl FederationRun {
                         delta: delta[self.kept.clone()].to_vec(),
                     });
                 }
+                // (Sum + central DP runs its own round: `dp_step`.)
                 Sees::Sum | Sees::Dp => changes.push((client, delta)),
             }
             sent.push((update.batch.len(), params));
@@ -207,6 +231,85 @@ impl FederationRun {
             }
             self.global = global;
         }
+        self.round += 1;
+        Ok(())
+    }
+
+    /// A round of DP-FedAvg ([`Sees::Dp`]; [`super::central_dp`]): the sampled people's devices
+    /// train, apply the mitigation and send their clipped change (a zero one without data or
+    /// after a diverged SGD) through the secure sum; the model moves by minus the noised
+    /// average; the visitor's ε is accounted.
+    fn dp_step(&mut self) -> Result<(), String> {
+        let t = self.round;
+        let data = &self.population.dataset;
+        let people = self.population.people;
+        let dp = self.dp;
+        let clip = self.central.as_ref().map_or(dp.clip, |s| s.next_clip);
+        let mut devices = central_dp::sample(&dp, people, t, self.seed);
+        let sampled = devices.len();
+        let dropped = dp.dropouts(&devices, t, self.seed);
+        devices.retain(|c| !dropped.contains(c));
+        let mut sent: Vec<(u32, Option<Vec<f32>>)> = Vec::with_capacity(devices.len());
+        for client in devices {
+            let update =
+                match self
+                    .federation
+                    .local_update(data, client, t, &self.global, &self.mitigator)
+                {
+                    Ok(update) => update,
+                    Err((_, TrainError::Diverged { .. })) => {
+                        self.diverged_updates += 1;
+                        None
+                    }
+                    Err((c, e)) => return Err(format!("round {t}, device {c}: {e}")),
+                };
+            let delta = update.map(|update| {
+                let mut params = update.params;
+                let mut stream =
+                    Stream::new(self.seed, &format!("noise-round-{t}-client-{client}"));
+                self.mitigator.noise(&mut params, &mut stream);
+                self.global
+                    .iter()
+                    .zip(&params)
+                    .map(|(b, a)| b - a)
+                    .collect::<Vec<f32>>()
+            });
+            sent.push((client, delta));
+        }
+        let yours_in = sent.iter().any(|(c, _)| owner(*c) == super::lab::YOU);
+        let length = self.global.len();
+        let round = central_dp::round(&dp, clip, people, sampled, sent, length, t, self.seed)?;
+        if let Some(sum) = round.sum.as_ref() {
+            self.summed_updates += sum.clients();
+        }
+        self.clipped += round.clipped_coordinates;
+        self.dp_clipped_updates += round.clipped;
+        let state = central_dp::record(
+            &dp,
+            self.central.as_ref(),
+            &round,
+            clip,
+            sampled,
+            dropped.len(),
+            yours_in,
+        )?;
+        self.central_rounds.push(state.record.clone());
+        self.central = Some(state);
+        if let Some(sum) = round.sum {
+            self.sums.push(sum);
+        }
+        let global: Vec<f32> = self
+            .global
+            .iter()
+            .zip(&round.average)
+            .map(|(w, d)| w - *d as f32)
+            .collect();
+        if global.iter().any(|v| !v.is_finite()) {
+            return Err(format!(
+                "the global model diverged in round {t}: lower the phones' learning rate"
+            ));
+        }
+        self.global = global;
         self.round += 1;
         Ok(())
     }

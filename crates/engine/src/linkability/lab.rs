@@ -5,10 +5,14 @@
 //! When the server sees only the sum ([`Sees::Sum`]) the federation runs the same and the lab
 //! ends there: the server holds one sum a round and no update of any device
 //! ([`super::federation`]), so there is no attack to train and no device to rank; the summary
-//! says how many sums it has ([`LinkSummary::round_sums`]).
+//! says how many sums it has ([`LinkSummary::round_sums`]). With the sum + central DP
+//! ([`Sees::Dp`]) the same holds of the noised sums, the federation's model is DP-FedAvg's
+//! (its test error is the utility, beside the references), and the summary carries the
+//! visitor's user-level ε, per round and in total ([`LinkSummary::central_dp`]).
 
 use super::attack::Identifier;
 use super::attack::mlp::MlpTrainer;
+use super::central_dp::{CentralDpRecord, CentralDpSummary};
 use super::config::LinkConfig;
 use super::features::{Matrix, Scaler, pca2};
 use super::federation::FederationRun;
@@ -115,6 +119,15 @@ pub struct LinkSummary {
     pub summed_updates: usize,
     #[serde(default)]
     pub clipped: usize,
+    /// Sum + central DP: the visitor's (a person's: both devices') user-level ε over every round
+    /// and of the last round, at δ, with the mechanism's settings; every round's record; and the
+    /// devices' changes the clip shortened.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub central_dp: Option<CentralDpSummary>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub central_rounds: Vec<CentralDpRecord>,
+    #[serde(default)]
+    pub dp_clipped_updates: usize,
 }
 
 enum Stage {
@@ -266,13 +279,20 @@ impl Driver for LinkLab {
         loop {
             match &mut self.stage {
                 Stage::Federation => {
-                    if self.run.done() && self.config.sees == Sees::Sum {
+                    if self.run.done() && self.config.sees != Sees::Updates {
                         // Sums only: nothing to train an attack on, nothing to attribute.
                         self.summary.test_rmse = self.run.test_rmse();
                         self.summary.diverged_updates = self.run.diverged_updates;
                         self.summary.round_sums = self.run.sums.len();
                         self.summary.summed_updates = self.run.summed_updates;
                         self.summary.clipped = self.run.clipped;
+                        self.summary.central_dp = self
+                            .run
+                            .central
+                            .as_ref()
+                            .map(|s| s.summary(&self.run.dp, self.run.round));
+                        self.summary.central_rounds = self.run.central_rounds.clone();
+                        self.summary.dp_clipped_updates = self.run.dp_clipped_updates;
                         self.stage = Stage::Done;
                         emit(LinkEvent::Finished);
                     } else if self.run.done() {

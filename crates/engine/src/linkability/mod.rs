@@ -7,11 +7,13 @@
 //! The federation is the signal map's (its world, model and local training, used through
 //! `signal_map`'s public API: this lab builds on that one, never the reverse).
 //!
-//! population (two devices each, §4.1; §7 splits) → federation (update log, §6) → attacks (§6:
-//! identification, matching; beyond: unlabelled, by place) → metrics (§8.2) → mitigations (§9).
+//! population (two devices each, §4.1; §7 splits) → federation (update log, §6; or only the
+//! sum, or the sum + central DP: `central_dp`) → attacks (§6: identification, matching;
+//! beyond: unlabelled, by place) → metrics (§8.2) → mitigations (§9).
 
 pub mod attack;
 pub mod bench;
+pub mod central_dp;
 pub mod config;
 pub mod experiments;
 pub mod features;
@@ -27,6 +29,8 @@ pub mod scenario;
 pub mod settings;
 pub mod study;
 
+#[cfg(test)]
+mod central_dp_tests;
 #[cfg(test)]
 mod secure_tests;
 #[cfg(test)]

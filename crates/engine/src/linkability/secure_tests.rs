@@ -131,3 +131,54 @@ fn without_sees_the_server_sees_every_update() {
         .to_string();
     assert!(e.contains("half"), "{e}");
 }
+
+/// The federation's model and the lab's summary with every update and with only the sum,
+/// pinned: central DP (issue 39 §3–4) left them bit for bit as they were (the values were
+/// printed by the code before it, commit d061b63; native floating point, so not in the
+/// browser's run).
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+fn every_update_and_only_the_sum_are_as_before_central_dp() {
+    let fingerprint = |sees| {
+        let c = LinkConfig {
+            layers: Layers::Last,
+            ..small(sees)
+        };
+        let run = federation(&c);
+        let model = run
+            .global
+            .iter()
+            .fold(0u64, |h, v| h.rotate_left(5) ^ u64::from(v.to_bits()));
+        let sums = run
+            .sums
+            .iter()
+            .flat_map(|s| s.words())
+            .fold(0u64, |h, w| h.rotate_left(3) ^ u64::from(*w));
+        let mut lab = LinkLab::start(c).unwrap();
+        lab.finish(&mut |_| {}).unwrap();
+        let s = lab.summary();
+        let rmse = s.test_rmse.unwrap().to_bits();
+        let top1 = s.identification.map_or(0, |i| i.top1.to_bits());
+        (model, sums, rmse, top1, s.updates)
+    };
+    assert_eq!(
+        fingerprint(Sees::Updates),
+        (
+            0xf5856fa2ef684a67,
+            0x0,
+            0x4023f02162e5abf0,
+            0x3fe9555555555555,
+            48
+        )
+    );
+    assert_eq!(
+        fingerprint(Sees::Sum),
+        (
+            0xf5856fa2ef684a67,
+            0xfa11259ec383498d,
+            0x4023f02162e5abf0,
+            0x0,
+            0
+        )
+    );
+}
