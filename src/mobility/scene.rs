@@ -162,6 +162,7 @@ mod tests {
             dp_round_epsilon: None,
             dp_stated_epsilon: None,
             secure: None,
+            central_dp: None,
         }
     }
 

@@ -3,6 +3,7 @@
 //! switchable for the Fig. 4 ablation, the defence, and the success radius.
 
 use super::attack::{InversionSettings, Optimiser};
+use super::central_dp::{self, CentralDp};
 use super::defence::Defence;
 use super::limits;
 use super::objective::Distance;
@@ -232,10 +233,14 @@ pub struct MobConfig {
     /// whole city and this is not used.
     #[serde(skip_serializing_if = "is_zero")]
     pub co_participants: usize,
-    /// What the server receives: every phone's update ([002]), or only the sum of the round's
-    /// updates under secure aggregation (issue 39 §2; `lab.rs` says how), which it then attacks.
+    /// What the server receives: every phone's update ([002]), only the sum of the round's
+    /// updates under secure aggregation (issue 39 §2; `secure.rs` says how), or that sum with
+    /// DP-FedAvg's noise on it (issue 39 §3; `central_dp.rs`), which it then attacks.
     #[serde(skip_serializing_if = "is_updates")]
     pub sees: Sees,
+    /// DP-FedAvg's settings under `sees = dp` (the lab's own clip: [`central_dp::lab_default`]).
+    #[serde(skip_serializing_if = "is_lab_dp")]
+    pub central_dp: CentralDp,
     /// Global rounds T (the paper: 50).
     pub rounds: usize,
     /// Windows after the training ones on which the model's utility is measured.
@@ -267,6 +272,7 @@ impl Default for MobConfig {
             federation: Federation::OneClient,
             co_participants: 0,
             sees: Sees::Updates,
+            central_dp: central_dp::lab_default(),
             rounds: 50,
             held_out: 20,
             learning_rate: 0.001,
@@ -282,9 +288,6 @@ impl Default for MobConfig {
 impl MobConfig {
     /// A bad setting named, with what is wrong.
     pub fn validate(&self) -> Result<(), String> {
-        if self.sees == Sees::Dp {
-            return Err("sees: central DP is not built in this lab yet".into());
-        }
         let check = |ok: bool, what: &str| if ok { Ok(()) } else { Err(what.to_string()) };
         let bound = |limit: &limits::Limit, field: &str, x: f64| {
             limit.check(field, x).map(|_| ()).map_err(|e| e.to_string())
@@ -364,7 +367,19 @@ impl MobConfig {
         if let Some(e) = self.defence.epsilon() {
             bound(&limits::EPSILON, "defence.epsilon", e)?;
         }
+        if self.sees == Sees::Dp {
+            central_dp::validate(&self.central_dp, self.trainers())?;
+        }
         Ok(())
+    }
+
+    /// Users who train in a round: the one client and its co-participants, or every user of
+    /// the city (under `sees = dp`, N, the population DP-FedAvg samples from).
+    pub fn trainers(&self) -> usize {
+        match self.federation {
+            Federation::OneClient => 1 + self.co_participants,
+            Federation::FedAvg => self.users,
+        }
     }
 }
 
@@ -374,6 +389,10 @@ fn is_zero(n: &usize) -> bool {
 
 fn is_updates(s: &Sees) -> bool {
     *s == Sees::Updates
+}
+
+fn is_lab_dp(dp: &CentralDp) -> bool {
+    *dp == central_dp::lab_default()
 }
 
 #[cfg(test)]

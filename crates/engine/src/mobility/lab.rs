@@ -13,7 +13,8 @@
 
 use super::attack::{Extras, Inverter, Iterate, left_the_city};
 use super::calibration;
-use super::config::{Calibration, Federation, Init, Mapping, Method, MobConfig};
+use super::central_dp::{self, CentralDpRecord, CentralDpSummary, CentralState};
+use super::config::{Calibration, Init, Mapping, Method, MobConfig};
 use super::defence::{self, Audit, Budget, DPSGD_DELTA, Defence, Domain, DpClip};
 use super::lstm::{self, INPUT, OUTPUT, WINDOW, Window};
 use super::mapping::{Map, mapper};
@@ -31,6 +32,8 @@ use whereabouts_core::rng::Stream;
 use whereabouts_core::secagg::Sees;
 use whereabouts_core::world::roads::RoadNetwork;
 
+#[cfg(test)]
+mod central_dp_tests;
 #[cfg(test)]
 mod secure_tests;
 
@@ -97,6 +100,10 @@ pub struct RoundRecord {
     /// quantisation step); the attack inverted the mean it unmasked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub secure: Option<SecureRound>,
+    /// Under central DP (`sees = dp`): the round's sample, clip, noise and the target's
+    /// user-level ε this round and so far ([`central_dp`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub central_dp: Option<CentralDpRecord>,
 }
 
 impl RoundRecord {
@@ -167,6 +174,10 @@ pub struct MobSummary {
     pub dp_stated_epsilon: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dp_delta: Option<f64>,
+    /// Under central DP (`sees = dp`): the target's user-level ε over the rounds so far and of
+    /// the last round, at δ = [`central_dp::CENTRAL_DELTA`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub central_dp: Option<CentralDpSummary>,
 }
 
 enum Phase {
@@ -186,6 +197,9 @@ struct Round {
     clean_gradient: Vec<f32>,
     observed: Option<Observed>,
     secure: Option<SecureRound>,
+    /// Central DP: the target's accountant, the clip and the record after this round (the
+    /// run's when the round ends).
+    central: Option<CentralState>,
     epsilon: Option<f64>,
     audit: Option<(f64, f64)>,
     sent: Option<Vec<Metres>>,
@@ -222,6 +236,8 @@ pub struct MobLab {
     /// DP-SGD: the target's privacy loss so far (every round's σ at the update's true
     /// sensitivity).
     spent: RdpAccountant,
+    /// Central DP: the target's accountant and the clip after the last round.
+    central: Option<CentralState>,
 }
 
 /// For each point of the window, the first iteration of `trail` that put it within `tau` of
@@ -305,6 +321,7 @@ impl MobLab {
             clean_gradient,
             observed: None,
             secure: None,
+            central: None,
             epsilon: None,
             audit: None,
             sent: None,
@@ -362,7 +379,25 @@ impl MobLab {
         let mut target_gradient = Vec::new();
         // What each phone sends, kept for the secure sum.
         let mut sent: Vec<Vec<f32>> = Vec::new();
+        // Central DP: the round's Poisson sample of the trainers, less its dropouts; only they
+        // train and send (`central_dp.rs`).
+        let dp = self.config.central_dp;
+        let central = (self.config.sees == Sees::Dp).then(|| {
+            let (sampled, dropped) = central_dp::sample(&dp, trainers, t, seed);
+            let senders: Vec<u32> = sampled
+                .iter()
+                .copied()
+                .filter(|u| !dropped.contains(u))
+                .collect();
+            (sampled.len(), dropped.len(), senders)
+        });
+        let mut dp_sent: Vec<(u32, Vec<f32>)> = Vec::new();
         for u in 0..trainers {
+            if let Some((_, _, senders)) = &central
+                && !senders.contains(&(u as u32))
+            {
+                continue;
+            }
             let mut s = Stream::new(seed, &format!("defence-{u}-{t}"));
             let user = &mut self.users[u];
             let fixes: Vec<Metres> = (t..=t + WINDOW).map(|k| user.fixes[k].at).collect();
@@ -418,8 +453,10 @@ impl MobLab {
                 round.sent = perturbed;
                 target_gradient = g.clone();
             }
-            if self.config.sees == Sees::Sum {
-                sent.push(g);
+            match self.config.sees {
+                Sees::Sum => sent.push(g),
+                Sees::Dp => dp_sent.push((u as u32, g)),
+                Sees::Updates => {}
             }
         }
         let n = trainers as f64;
@@ -430,6 +467,21 @@ impl MobLab {
             update = mean.clone();
             target_gradient = mean;
             round.secure = Some(info);
+        }
+        if let Some((sampled, dropped, _)) = central {
+            // The server gets ḡ = (Σ clip_C(g_k) + noise)/(qN): the model's step and the only
+            // gradient it can invert.
+            let phones = central_dp::Phones {
+                sampled,
+                dropped,
+                sent: dp_sent,
+                population: trainers,
+            };
+            let r = central_dp::round(&dp, self.central.as_ref(), phones, t, seed)?;
+            update = r.average.clone();
+            target_gradient = r.average;
+            round.secure = r.secure;
+            round.central = Some(r.state);
         }
         round.observed = Some(Observed::new(target_gradient));
         let (init, _, _) = attack.effective();
@@ -517,7 +569,11 @@ impl MobLab {
             dp_round_epsilon: self.dp_round().map(|d| d.0),
             dp_stated_epsilon: self.dp_round().and_then(|d| d.1),
             secure: round.secure,
+            central_dp: round.central.as_ref().map(|c| c.record.clone()),
         };
+        if round.central.is_some() {
+            self.central = round.central;
+        }
         record.asr = record
             .scored_errors(calibration.as_recorded())
             .and_then(|e| asr(&e, tau));
@@ -652,10 +708,7 @@ impl MobLab {
 
 /// Users who train: the one client and its co-participants, or every user of the city.
 fn trainers(config: &MobConfig) -> usize {
-    match config.federation {
-        Federation::OneClient => 1 + config.co_participants,
-        Federation::FedAvg => config.users,
-    }
+    config.trainers()
 }
 
 /// Every round's scored points' errors (metres) as the records hold them
@@ -745,6 +798,7 @@ impl Driver for MobLab {
             own_points,
             pending_update: None,
             spent: RdpAccountant::default(),
+            central: None,
         };
         lab.phase = lab.begin_round(0)?;
         Ok(lab)
@@ -839,6 +893,10 @@ impl Driver for MobLab {
             dp_round_epsilon: self.dp_round().map(|d| d.0),
             dp_stated_epsilon: self.dp_round().and_then(|d| d.1),
             dp_delta: self.dp_round().map(|_| DPSGD_DELTA),
+            central_dp: self
+                .central
+                .as_ref()
+                .map(|c| c.summary(&self.config.central_dp, self.records.len())),
         }
     }
 

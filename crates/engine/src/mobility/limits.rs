@@ -29,3 +29,11 @@ pub const WAYPOINTS: Limit = whole(2.0, 10_000.0, "2 to 10,000 waypoints");
 /// The streets' half-width and half-height (real data's extent), metres: a block to 50 km (a
 /// 250 m grid of 100 km is 160,000 junctions).
 pub const AREA_HALF_M: Limit = closed(250.0, 50_000.0, "between 250 m and 50 km");
+/// DP-FedAvg's clip C of a phone's gradient's L2 norm under `sees = dp`. The lab's update is
+/// one window's gradient of the LSTM's 1,314 weights: its L2 norm is 0.7–1.0 at the median
+/// and at most 1.65 over 50 rounds of 11 phones (vehicles and check-ins, seeds 1–3, the
+/// authors' fresh model), so 4 leaves room above any update the lab makes while a clip near
+/// the median (the lab's 1) clips about half of them, as Andrew et al.'s γ = 0.5 aims for.
+/// With the noise added by the phones, the clip and z together are also held inside the secure
+/// sum's ±64 a coordinate (`config.rs`, `central_dp::no_wrap`).
+pub const DP_CLIP: Limit = positive(4.0, "between 0 (not included) and 4");

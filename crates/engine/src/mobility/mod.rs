@@ -21,6 +21,7 @@ pub mod adjoint;
 pub mod attack;
 pub mod bench;
 pub mod calibration;
+pub mod central_dp;
 pub mod config;
 pub mod defence;
 pub mod experiments;

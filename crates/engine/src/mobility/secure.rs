@@ -48,11 +48,22 @@ pub fn mean_of_sum(
     t: usize,
     seed: u64,
 ) -> Result<(Vec<f32>, SecureRound), String> {
-    let n = gradients.len();
-    let len = gradients.first().map_or(0, Vec::len);
+    let (sum, info) = sum_of(gradients, t, seed)?;
+    let n = info.clients as f64;
+    Ok((sum.iter().map(|s| (s / n) as f32).collect(), info))
+}
+
+/// The sum of the round's `words` as the server unmasks it (round `t`'s keys from `seed`):
+/// each clipped to ±[`GRADIENT_CLIP`] a coordinate and quantised for the round's phones, summed
+/// by the protocol (up to [`PROTOCOL_CLIENTS`] phones) or as [`RoundSum`] adds them, read back.
+/// Under `sees = dp` the words are the phones' clipped (and, distributed, noised) gradients
+/// (`central_dp.rs`); the round counts the coordinates the ±64 clip cut.
+pub fn sum_of(words: &[Vec<f32>], t: usize, seed: u64) -> Result<(Vec<f64>, SecureRound), String> {
+    let n = words.len();
+    let len = words.first().map_or(0, Vec::len);
     let fail = |e: &dyn std::fmt::Display| format!("round {t}: secure aggregation: {e}");
     let mut sum = RoundSum::new(n, GRADIENT_CLIP, len).map_err(|e| fail(&e))?;
-    let words: Vec<Vec<u32>> = gradients
+    let encoded: Vec<Vec<u32>> = words
         .iter()
         .enumerate()
         .map(|(k, g)| {
@@ -64,25 +75,25 @@ pub fn mean_of_sum(
     let protocol = n <= PROTOCOL_CLIENTS;
     let total = if protocol {
         let keys = Stream::new(seed, &format!("secagg-round-{t}")).next_u64();
-        protocol_sum(&words, keys).map_err(|e| fail(&e))?
+        protocol_sum(&encoded, keys).map_err(|e| fail(&e))?
     } else {
-        for w in &words {
+        for w in &encoded {
             sum.add_words(w).map_err(|e| fail(&e))?;
         }
         sum.words().to_vec()
     };
     let q = sum.quantiser();
-    let mean = total
+    let total = total
         .iter()
-        .map(|&w| (f64::from(w as i32) / q.scale() / n as f64) as f32)
+        .map(|&w| f64::from(w as i32) / q.scale())
         .collect();
-    let clipped = gradients
+    let clipped = words
         .iter()
         .flatten()
         .filter(|v| f64::from(v.abs()) > GRADIENT_CLIP)
         .count();
     Ok((
-        mean,
+        total,
         SecureRound {
             clients: n,
             protocol,
