@@ -5,6 +5,7 @@ use super::LabState;
 use super::export;
 use super::scene::RoundView;
 use crate::ui::chart::{Axis, Chart, Point, Series};
+use crate::ui::count::count;
 use crate::ui::help::help;
 use leptos::prelude::*;
 use whereabouts_engine::signal_map::defence::Defence;
@@ -252,10 +253,10 @@ pub fn Results(state: LabState) -> impl IntoView {
             return format!(
                 "After {} under the malicious server: the model it sent carried an imprint module, and it read {} of your {} fixes out of the secure sum exactly (within 25 cm), {} of everyone's {}. It spent the rounds on that: DLG and Lemma 1, which invert the signal map's update, did not run, and the map stayed as it was (its error {}).",
                 rounds_text(i.rounds),
-                i.your_exact,
-                i.your_fixes,
-                i.everyone_exact,
-                i.everyone_fixes,
+                count(i.your_exact),
+                count(i.your_fixes),
+                count(i.everyone_exact),
+                count(i.everyone_fixes),
                 s.final_rmse_db
                     .map_or("—".into(), |r| format!("{r:.1} dB RMSE")),
             );
@@ -377,7 +378,7 @@ pub fn Results(state: LabState) -> impl IntoView {
                 {card("diverged", "Diverged", Box::new(move || summary().and_then(|s| s.diverged_percent).map_or("—".into(), |d| format!("{d:.0}%"))))}
                 {move || summary().and_then(|s| s.dp_epsilon).map(|e| card("dp-epsilon", "Your total ε (δ = 1e-5)", Box::new(move || format!("{e:.1}"))))}
                 {move || summary().and_then(|s| s.central_dp).map(|c| card("central-dp-epsilon", "Your user-level ε (δ = 1e-5)", Box::new(move || format!("{:.2} in total · {:.2} a round (the last)", c.epsilon_total, c.epsilon_round))))}
-                {move || summary().and_then(|s| s.imprint).map(|i| card("imprint", "Your fixes recovered exactly", Box::new(move || format!("{} of {} · everyone's {} of {}", i.your_exact, i.your_fixes, i.everyone_exact, i.everyone_fixes))))}
+                {move || summary().and_then(|s| s.imprint).map(|i| card("imprint", "Your fixes recovered exactly", Box::new(move || format!("{} of {} · everyone's {} of {}", count(i.your_exact), count(i.your_fixes), count(i.everyone_exact), count(i.everyone_fixes)))))}
                 {card("rmse", "Model RMSE", Box::new(move || summary().and_then(|s| s.final_rmse_db).map_or("—".into(), |r| format!("{r:.1} dB"))))}
                 {card("rmse-references", "Beside it", Box::new(move || match summary().map(|s| s.references) {
                     None => "—".into(),

@@ -5,6 +5,7 @@
 
 pub mod basemap;
 pub mod chart;
+pub mod count;
 pub mod help;
 pub mod labels;
 pub mod layers;

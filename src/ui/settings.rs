@@ -184,10 +184,13 @@ pub fn setting_control<C: 'static>(
             if let Some(input) = box_ {
                 input.set_value(&current);
             }
-            error.set(Some((
-                key,
-                format!("{e} (“{}” refused; still {current})", v.trim()),
-            )))
+            // Most refusals name the value already ("… (not 100)"); the rest get it here.
+            let text = if e.contains(v.trim()) {
+                format!("{e}; still {current}")
+            } else {
+                format!("{e} (“{}” refused; still {current})", v.trim())
+            };
+            error.set(Some((key, text)))
         }
     };
     let target_input = |e: &leptos::ev::Event| {

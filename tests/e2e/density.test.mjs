@@ -120,7 +120,7 @@ test('asking again: the kept waves say nothing new, redrawn ones give the place 
   await page.fill('[data-testid="input-d.N"]', '0');
   await page.press('[data-testid="input-d.N"]', 'Enter');
   const message = await page.textContent('[data-testid="error-d.N"]');
-  assert.match(message, /People in the city N: must be a whole number from 1 to 50,000/);
+  assert.match(message, /People in the city N: must be a whole number from 1 to 50,000 \(not 0\)/);
   assert.equal((await params(page))['d.N'], '1500');
   assert.deepEqual(errors, []);
   await context.close();

@@ -51,7 +51,7 @@ test('run the lab, read your rank and the AP, switch on a mitigation and see the
   // A bad value is refused with its name, and the run stays.
   await page.fill('[data-testid="input-l.people"]', '5000');
   await page.press('[data-testid="input-l.people"]', 'Enter');
-  assert.match(await page.textContent('[data-testid="error-l.people"]'), /^People: must be a whole number from 4 to 400/);
+  assert.match(await page.textContent('[data-testid="error-l.people"]'), /^People: must be a whole number from 4 to 400 \(not 5000\)/);
   assert.equal((await params(page))['l.people'], '60');
 
   assert.deepEqual(guard.violations, [], 'requests left the origin');

@@ -52,7 +52,7 @@ test('draw a route, play the rounds, read the attack, then the adaptive defence 
   // An absurd value is refused, named, and the run keeps its settings.
   await page.fill('[data-testid="input-m.T"]', '0');
   await page.press('[data-testid="input-m.T"]', 'Enter');
-  assert.match(await page.textContent('[data-testid="error-m.T"]'), /Rounds T: must be a whole number from 1 to 500/);
+  assert.match(await page.textContent('[data-testid="error-m.T"]'), /Rounds T: must be a whole number from 1 to 500 \(not 0\)/);
   assert.equal((await params(page))['m.T'], '12');
 
   // The study runs behind in the worker, a run at a time, and stops when asked.

@@ -28,12 +28,15 @@ impl Limit {
             && x <= self.max
     }
 
-    /// `x`, or an error naming `field` and the bound.
+    /// `x`, or an error naming `field`, the bound and `x`.
     pub fn check(&self, field: &str, x: f64) -> Result<f64, ConfigError> {
         if self.contains(x) {
             Ok(x)
         } else {
-            Err(ConfigError::new(field, format!("must be {}", self.text)))
+            Err(ConfigError::new(
+                field,
+                format!("must be {} (not {x})", self.text),
+            ))
         }
     }
 }

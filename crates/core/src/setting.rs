@@ -281,7 +281,8 @@ pub fn number(value: &str, limit: &Limit) -> Result<f64, String> {
     within(value, limit, |v| v)
 }
 
-/// `value` as a number whose form `as_used` (the value the engine will use) lies in `limit`.
+/// `value` as a number whose form `as_used` (the value the engine will use) lies in `limit`;
+/// a refusal names the bound and the value (issue 39, "Bad input").
 pub fn within(value: &str, limit: &Limit, as_used: fn(f64) -> f64) -> Result<f64, String> {
     let v: f64 = value
         .trim()
@@ -290,7 +291,7 @@ pub fn within(value: &str, limit: &Limit, as_used: fn(f64) -> f64) -> Result<f64
     if limit.contains(as_used(v)) {
         Ok(v)
     } else {
-        Err(format!("must be {}", limit.text))
+        Err(format!("must be {} (not {})", limit.text, value.trim()))
     }
 }
 
@@ -520,7 +521,7 @@ mod tests {
         assert_eq!(
             problems,
             vec![
-                "Count (people): must be a whole number from 1 to 10".to_string(),
+                "Count (people): must be a whole number from 1 to 10 (not 11)".to_string(),
                 "Count (people): “x” is not a number".to_string()
             ]
         );

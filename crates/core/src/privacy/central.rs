@@ -129,16 +129,9 @@ impl Default for CentralDp {
     }
 }
 
-/// `value` checked against `limit`, or an error naming the setting and the value.
+/// `value` checked against `limit`, or an error naming the setting, the bound and the value.
 fn check(field: &str, limit: &Limit, value: f64) -> Result<(), ConfigError> {
-    if limit.contains(value) {
-        Ok(())
-    } else {
-        Err(ConfigError::new(
-            field,
-            format!("{value} is refused: it must be {}", limit.text),
-        ))
-    }
+    limit.check(field, value).map(|_| ())
 }
 
 impl CentralDp {

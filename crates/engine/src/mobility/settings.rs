@@ -503,7 +503,7 @@ mod tests {
         );
         assert_eq!(
             set(SETTINGS, &mut c, "m.tau", "0").unwrap_err(),
-            "Success radius τ (m): must be above 0 m, at most 100 km"
+            "Success radius τ (m): must be above 0 m, at most 100 km (not 0)"
         );
         // At the engine's own bounds the rows and the engine agree.
         for (key, edge) in [

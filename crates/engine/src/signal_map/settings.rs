@@ -214,14 +214,6 @@ fn central(c: &ScenarioConfig) -> CentralDp {
     c.central_dp.unwrap_or_default()
 }
 
-/// A central-DP number, refused with the value named ("0 is refused: …").
-fn dp_number(v: &str, limit: &Limit) -> Result<f64, String> {
-    number(v, limit).map_err(|e| match e.strip_prefix("must") {
-        Some(rest) => format!("{} is refused: it must{rest}", v.trim()),
-        None => e,
-    })
-}
-
 /// Refuses a federation of `users` smaller than secure aggregation's minimum cohort.
 fn fewer_than_the_cohort(c: &ScenarioConfig, users: usize) -> Result<(), String> {
     match &c.secure_aggregation {
@@ -691,7 +683,7 @@ pub const SETTINGS: &[Row] = &[
         .help(central_help::NOISE_MULTIPLIER)
         .get(|c| trim(central(c).noise_multiplier))
         .set(|c, v| {
-            let z = dp_number(v, &limits::DP_NOISE_MULTIPLIER)?;
+            let z = number(v, &limits::DP_NOISE_MULTIPLIER)?;
             if let Some(d) = &mut c.central_dp {
                 d.noise_multiplier = z;
             }
@@ -702,7 +694,7 @@ pub const SETTINGS: &[Row] = &[
         .help(central_help::CLIP)
         .get(|c| trim(central(c).clip))
         .set(|c, v| {
-            let clip = dp_number(v, &limits::DP_CLIP)?;
+            let clip = number(v, &limits::DP_CLIP)?;
             if let Some(d) = &mut c.central_dp {
                 d.clip = clip;
             }
@@ -713,7 +705,7 @@ pub const SETTINGS: &[Row] = &[
         .help(central_help::SAMPLING_RATE)
         .get(|c| trim(central(c).sampling_rate))
         .set(|c, v| {
-            let q = dp_number(v, &limits::DP_SAMPLING_RATE)?;
+            let q = number(v, &limits::DP_SAMPLING_RATE)?;
             if let Some(d) = &mut c.central_dp {
                 d.sampling_rate = q;
             }
@@ -735,7 +727,7 @@ pub const SETTINGS: &[Row] = &[
         .help(central_help::TARGET_QUANTILE)
         .get(|c| trim(central(c).target_quantile))
         .set(|c, v| {
-            let g = dp_number(v, &limits::DP_QUANTILE)?;
+            let g = number(v, &limits::DP_QUANTILE)?;
             if let Some(d) = &mut c.central_dp {
                 d.target_quantile = g;
             }
@@ -757,7 +749,7 @@ pub const SETTINGS: &[Row] = &[
         .help(central_help::DROPOUT)
         .get(|c| trim(central(c).dropout))
         .set(|c, v| {
-            let p = dp_number(v, &limits::DP_DROPOUT)?;
+            let p = number(v, &limits::DP_DROPOUT)?;
             if let Some(d) = &mut c.central_dp {
                 d.dropout = p;
             }
