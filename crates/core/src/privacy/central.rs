@@ -369,7 +369,7 @@ pub struct NoisedRound<R> {
 /// of the clients' words (each of `length` + 1 coordinates under adaptive clipping, the noise
 /// share in it under distributed noise): it returns their sum — of the genuine clients only,
 /// when the lab's server adds clients of its own — and its record. It is called only when some
-/// client sent.
+/// client sent. The same round as [`RoundWords`] makes it, with every word held at once.
 pub fn noised_round<R>(
     dp: &CentralDp,
     clip: f64,
@@ -378,81 +378,199 @@ pub fn noised_round<R>(
     seed: u64,
     secure_sum: impl FnOnce(Vec<(u32, Vec<f32>)>) -> Result<(Vec<f64>, R), String>,
 ) -> Result<NoisedRound<R>, String> {
-    let length = clients.length;
-    let adaptive = dp.adaptive;
-    let (z_delta, sigma_b) = dp.noise(clients.population);
-    let sigma_b = sigma_b.unwrap_or(0.0);
-    let m = dp.expected_clients(clients.population);
-    let zero = vec![0.0f32; length];
-    let mut clipped = 0;
+    let mut round = RoundWords::new(
+        dp,
+        clip,
+        clients.sampled,
+        clients.population,
+        clients.length,
+        t,
+        seed,
+    );
     let mut words = Vec::with_capacity(clients.sent.len());
     for (user, delta) in &clients.sent {
-        let delta = delta.as_deref().unwrap_or(&zero);
+        words.push((*user, round.word(*user, delta.as_deref())?));
+    }
+    let secure = match words.is_empty() {
+        true => None,
+        false => Some(secure_sum(words)?),
+    };
+    round.finish(secure)
+}
+
+/// Round `t` of DP-FedAvg with its clients' words made one at a time: [`noised_round`] for a
+/// lab whose round is too large to hold every client's words before the secure sum (the
+/// Density lab's: a city of 5,001 phones, each with a grid of 16,384 cells, is 328 MB of
+/// words), which adds each word to its secure sum as it is made and hands the sum to
+/// [`Self::finish`]. The same words, noise and result as [`noised_round`], bit for bit.
+#[derive(Clone, Debug)]
+pub struct RoundWords {
+    dp: CentralDp,
+    clip: f64,
+    /// Genuine clients in the sample (n), N, and the update's length.
+    sampled: usize,
+    population: usize,
+    length: usize,
+    t: usize,
+    seed: u64,
+    /// z_Δ and σ_b ([`CentralDp::noise`]; σ_b is 0 with a fixed clip).
+    z_delta: f64,
+    sigma_b: f64,
+    /// Words made, and how many of their updates the clip shortened.
+    sent: usize,
+    clipped: usize,
+}
+
+impl RoundWords {
+    /// Round `t` at clip `clip` of `sampled` clients drawn from `population`, each update of
+    /// `length` numbers.
+    pub fn new(
+        dp: &CentralDp,
+        clip: f64,
+        sampled: usize,
+        population: usize,
+        length: usize,
+        t: usize,
+        seed: u64,
+    ) -> Self {
+        let (z_delta, sigma_b) = dp.noise(population);
+        Self {
+            dp: *dp,
+            clip,
+            sampled,
+            population,
+            length,
+            t,
+            seed,
+            z_delta,
+            sigma_b: sigma_b.unwrap_or(0.0),
+            sent: 0,
+            clipped: 0,
+        }
+    }
+
+    /// The numbers in a word: the update's, and b_k under adaptive clipping.
+    pub fn width(&self) -> usize {
+        self.length + usize::from(self.dp.adaptive)
+    }
+
+    /// The standard deviation of one client's noise share on a coordinate of its update and on
+    /// b_k (both 0 when a trusted aggregator adds the noise).
+    pub fn shares(&self) -> (f64, f64) {
+        match self.dp.noise_at {
+            NoiseAt::Trusted => (0.0, 0.0),
+            NoiseAt::Distributed => {
+                let n = self.sampled.max(1) as f64;
+                (self.z_delta * self.clip / n.sqrt(), self.sigma_b / n.sqrt())
+            }
+        }
+    }
+
+    /// Words made so far.
+    pub fn sent(&self) -> usize {
+        self.sent
+    }
+
+    /// Client `user`'s word, as it masks it: its update Δ_k (`None`: a zero update) clipped,
+    /// b_k under adaptive clipping, its share of the noise under distributed noise.
+    pub fn word(&mut self, user: u32, delta: Option<&[f32]>) -> Result<Vec<f32>, String> {
+        let length = self.length;
+        let zero;
+        let delta = match delta {
+            Some(d) => d,
+            None => {
+                zero = vec![0.0f32; length];
+                &zero
+            }
+        };
         if delta.len() != length {
             return Err(format!(
                 "client {user}'s update has {} numbers, the round's {length}",
                 delta.len()
             ));
         }
-        let (c, within) = match dp.noise_at {
-            NoiseAt::Trusted => contribution(delta, clip, adaptive, None),
+        let adaptive = self.dp.adaptive;
+        let (c, within) = match self.dp.noise_at {
+            NoiseAt::Trusted => contribution(delta, self.clip, adaptive, None),
             NoiseAt::Distributed => {
-                let n = clients.sampled.max(1) as f64;
-                let mut s = Stream::new(seed, &format!("dp-fedavg-noise-round-{t}-user-{user}"));
+                let (share, count_share) = self.shares();
+                let mut s = Stream::new(
+                    self.seed,
+                    &format!("dp-fedavg-noise-round-{}-user-{user}", self.t),
+                );
                 contribution(
                     delta,
-                    clip,
+                    self.clip,
                     adaptive,
-                    Some((z_delta * clip / n.sqrt(), sigma_b / n.sqrt(), &mut s)),
+                    Some((share, count_share, &mut s)),
                 )
             }
         };
-        clipped += usize::from(!within);
-        words.push((*user, c));
+        self.clipped += usize::from(!within);
+        self.sent += 1;
+        Ok(c)
     }
-    let width = length + usize::from(adaptive);
-    let (mut sum, secure) = if words.is_empty() {
-        (vec![0.0f64; width], None)
-    } else {
-        let (sum, record) = secure_sum(words)?;
-        if sum.len() != width {
-            return Err(format!(
-                "the secure sum has {} numbers, the round's {width}",
-                sum.len()
-            ));
+
+    /// What the round gives the server from the secure sum of every word made, with the lab's
+    /// record of it (`None` when no client sent): the trusted aggregator's noise, the average
+    /// over qN, the adaptive clip's step.
+    pub fn finish<R>(&self, secure: Option<(Vec<f64>, R)>) -> Result<NoisedRound<R>, String> {
+        let (length, width) = (self.length, self.width());
+        let dp = &self.dp;
+        let m = dp.expected_clients(self.population);
+        let (mut sum, secure) = match secure {
+            None => (vec![0.0f64; width], None),
+            Some((sum, record)) => {
+                if sum.len() != width {
+                    return Err(format!(
+                        "the secure sum has {} numbers, the round's {width}",
+                        sum.len()
+                    ));
+                }
+                (sum, Some(record))
+            }
+        };
+        if dp.noise_at == NoiseAt::Trusted {
+            let mut s = Stream::new(
+                self.seed,
+                &format!("dp-fedavg-trusted-noise-round-{}", self.t),
+            );
+            for (i, v) in sum.iter_mut().enumerate() {
+                *v += s.gaussian(
+                    0.0,
+                    if i < length {
+                        self.z_delta * self.clip
+                    } else {
+                        self.sigma_b
+                    },
+                );
+            }
         }
-        (sum, Some(record))
-    };
-    if dp.noise_at == NoiseAt::Trusted {
-        let mut s = Stream::new(seed, &format!("dp-fedavg-trusted-noise-round-{t}"));
-        for (i, v) in sum.iter_mut().enumerate() {
-            *v += s.gaussian(0.0, if i < length { z_delta * clip } else { sigma_b });
-        }
+        // Under distributed noise, only the clients that sent brought their share.
+        let present = match dp.noise_at {
+            NoiseAt::Trusted => 1.0,
+            NoiseAt::Distributed if self.sampled == 0 => 1.0,
+            NoiseAt::Distributed => self.sent as f64 / self.sampled as f64,
+        };
+        let (unclipped_fraction, next_clip) = if dp.adaptive {
+            let b = sum[length] / m;
+            (
+                Some(b),
+                self.clip * libm::exp(-ADAPTIVE_LEARNING_RATE * (b - dp.target_quantile)),
+            )
+        } else {
+            (None, self.clip)
+        };
+        Ok(NoisedRound {
+            average: sum[..length].iter().map(|x| x / m).collect(),
+            secure,
+            clipped: self.clipped,
+            z_present: dp.noise_multiplier * present.sqrt(),
+            noise_std: self.z_delta * self.clip * present.sqrt() / m,
+            unclipped_fraction,
+            next_clip,
+        })
     }
-    // Under distributed noise, only the clients that sent brought their share.
-    let present = match dp.noise_at {
-        NoiseAt::Trusted => 1.0,
-        NoiseAt::Distributed if clients.sampled == 0 => 1.0,
-        NoiseAt::Distributed => clients.sent.len() as f64 / clients.sampled as f64,
-    };
-    let (unclipped_fraction, next_clip) = if adaptive {
-        let b = sum[length] / m;
-        (
-            Some(b),
-            clip * libm::exp(-ADAPTIVE_LEARNING_RATE * (b - dp.target_quantile)),
-        )
-    } else {
-        (None, clip)
-    };
-    Ok(NoisedRound {
-        average: sum[..length].iter().map(|x| x / m).collect(),
-        secure,
-        clipped,
-        z_present: dp.noise_multiplier * present.sqrt(),
-        noise_std: z_delta * clip * present.sqrt() / m,
-        unclipped_fraction,
-        next_clip,
-    })
 }
 
 pub mod settings;

@@ -1,6 +1,7 @@
 //! A Density-lab run's settings: the city, the grid and kernel, what each user sends, how the
 //! server asks and whom it attacks, and the visitor's own places.
 
+use super::central_dp::{self, CentralDp};
 use super::limits;
 use serde::{Deserialize, Serialize};
 use whereabouts_core::error::ConfigError;
@@ -102,6 +103,10 @@ pub struct DensityConfig {
     /// sum is made). The density is a sum either way; the attacks then read the sum.
     #[serde(skip_serializing_if = "is_updates")]
     pub sees: Sees,
+    /// DP-FedAvg's settings, used when `sees` is `dp` (secure sum + central DP, issue 39 §3:
+    /// [`super::central_dp`] says what a round, an update and the sample are here).
+    #[serde(skip_serializing_if = "is_default_dp")]
+    pub central_dp: CentralDp,
     /// The visitor's places (home, work, …): the first is where they are when asked and goes
     /// into the density; the server attacks the visitor's answer from each.
     pub visitor: Vec<Metres>,
@@ -114,6 +119,10 @@ pub struct DensityConfig {
 
 fn is_updates(s: &Sees) -> bool {
     *s == Sees::Updates
+}
+
+fn is_default_dp(dp: &CentralDp) -> bool {
+    *dp == central_dp::default_settings()
 }
 
 /// Uploads the server attacks by default: a sample of the city's people (at most all of them).
@@ -136,6 +145,7 @@ impl Default for DensityConfig {
             attacked: DEFAULT_ATTACKED,
             attack: Attack::Peak,
             sees: Sees::Updates,
+            central_dp: central_dp::default_settings(),
             visitor: vec![Metres::new(-1200.0, -900.0), Metres::new(900.0, 700.0)],
             residents: Vec::new(),
         }
@@ -167,12 +177,6 @@ impl DensityConfig {
 
     /// Refuses absurd settings, naming the setting.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        if self.sees == Sees::Dp {
-            return Err(ConfigError::new(
-                "sees",
-                "central DP is not built in this lab yet",
-            ));
-        }
         limits::SEED.check("seed", self.seed as f64)?;
         limits::CITY_HALF_M.check("city_half_m", self.city_half_m)?;
         limits::POPULATION.check("population", self.population as f64)?;
@@ -188,6 +192,12 @@ impl DensityConfig {
             }
         }
         limits::QUERIES.check("queries", self.queries as f64)?;
+        central_dp::validate(&self.central_dp)?;
+        if self.sees == Sees::Dp {
+            // The city's phones: the N residents and the visitor with a place.
+            let phones = self.population + usize::from(!self.visitor.is_empty());
+            central_dp::validate_sample(&self.central_dp, phones)?;
+        }
         limits::ATTACKED.check("attacked", self.attacked as f64)?;
         if self.attacked > self.population {
             return Err(ConfigError::new(

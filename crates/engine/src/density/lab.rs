@@ -21,8 +21,18 @@
 //! population's sample and each of the visitor's places — reads the query's sum instead (with
 //! the visitor at that place), and the moves are read from the sums with the visitor at the two
 //! places (everyone else held still: the server's best case).
+//!
+//! **Secure sum + central DP** (`sees = dp`, issue 39 §3–4): each query is a round of DP-FedAvg
+//! over the same secure sum ([`super::central_dp`] says what the users, the sample, an update
+//! and its clip are here): the sampled phones' uploads clipped to L2 norm C go through the sum
+//! word by word, the noise z·C goes on every cell, and the server's density is the noised
+//! average over qN, over B (Eq. 6 with DP-FedAvg's fixed denominator), the mean of the rounds'
+//! with several queries. The attacks read the noised sums where they read the plain sum; the
+//! visitor's user-level ε is accounted round by round; the density the same uploads give
+//! without central DP is kept beside it as the non-private reference.
 
 use super::attack;
+use super::central_dp::{self, CentralDpRecord, CentralDpSummary, CentralState};
 use super::config::{Attack, DensityConfig, Persistence, Scheme};
 use super::fit::{self, Fit};
 use super::grid::Grid;
@@ -133,6 +143,17 @@ pub struct DensitySummary {
     /// What the visitor's consecutive answers reveal of their moves (place k to k + 1).
     #[serde(default)]
     pub moves: Vec<Move>,
+    /// Under central DP (`sees = dp`): the visitor's user-level ε, per round (query) and in
+    /// total, at δ = [`central_dp::CENTRAL_DELTA`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub central_dp: Option<CentralDpSummary>,
+    /// Under central DP: what each round (query) did and cost the visitor.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub central_dp_rounds: Vec<CentralDpRecord>,
+    /// Under central DP: the density the same uploads give without it (no clip, no noise: what
+    /// every update or the sum publishes), the non-private reference beside `utility`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub without_dp: Option<Utility>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -168,6 +189,15 @@ pub struct DensityLab {
     /// The fitted maxima of the round's sums (the fitting attacks read the same sums for every
     /// user of the population's sample: fitted once).
     sum_tied: Option<Vec<search::Candidate>>,
+    /// Under central DP: the users the rounds sample from (N, and the visitor with a place), each
+    /// query's round as gathered (the one under way apart), the visitor's accounting after each,
+    /// and the noised sums of every round with the visitor at their first place (what the
+    /// server attacks for the population's sample, and publishes over qN·B).
+    dp_population: usize,
+    dp_rounds: Vec<central_dp::Round>,
+    dp_gathering: Option<central_dp::Round>,
+    dp_states: Vec<CentralState>,
+    dp_first: Vec<Vec<f64>>,
     stage: Stage,
 }
 
@@ -300,9 +330,44 @@ impl DensityLab {
     fn server_view(&self, user: u32, d: Metres) -> Result<Vec<Vec<f64>>, String> {
         match self.config.sees {
             Sees::Updates => Ok(self.answers(user, d)),
-            Sees::Sum | Sees::Dp if user == self.visitor_id() => self.round_sums(Some(d)),
-            Sees::Sum | Sees::Dp => self.round_sums(self.config.visitor.first().copied()),
+            Sees::Sum if user == self.visitor_id() => self.round_sums(Some(d)),
+            Sees::Sum => self.round_sums(self.config.visitor.first().copied()),
+            Sees::Dp if user == self.visitor_id() => self.dp_sums(Some(d)),
+            Sees::Dp => Ok(self.dp_first.clone()),
         }
+    }
+
+    /// Under central DP, round `t` as it is gathered: its sample, its clip (C, or the adaptive
+    /// clip the round before left), the words' range in the secure sum.
+    fn dp_round(&self, t: usize) -> Result<central_dp::Round, String> {
+        let dp = &self.config.central_dp;
+        let clip = self.dp_states.last().map_or(dp.clip, |s| s.next_clip);
+        central_dp::Round::new(
+            dp,
+            clip,
+            self.dp_population,
+            self.visitor_id(),
+            self.grid.len(),
+            self.upload_clip(),
+            t,
+            self.config.seed,
+        )
+    }
+
+    /// Under central DP, the noised sum the server holds of every round (query), qN times
+    /// DP-FedAvg's noised average, with the visitor's phone answering from `visitor`.
+    fn dp_sums(&self, visitor: Option<Metres>) -> Result<Vec<Vec<f64>>, String> {
+        let id = self.visitor_id();
+        let m = self.config.central_dp.expected_clients(self.dp_population);
+        self.dp_rounds
+            .iter()
+            .enumerate()
+            .map(|(t, round)| {
+                let upload = visitor.map(|d| self.answer(id, d, t));
+                let read = round.read(upload.as_deref())?;
+                Ok(read.average.into_iter().map(|x| x * m).collect())
+            })
+            .collect()
     }
 
     /// The server's guess at `user` (place `place`) from their answers, by the configured
@@ -450,7 +515,9 @@ impl DensityLab {
         // What the server holds of the visitor at a place: their upload, or the round's sum.
         let view = |d: Metres| match self.config.sees {
             Sees::Updates => Some(basis.upload(&self.grid, d)),
-            Sees::Sum | Sees::Dp => self.round_sums(Some(d)).ok()?.into_iter().next(),
+            Sees::Sum => self.round_sums(Some(d)).ok()?.into_iter().next(),
+            // Every round's noised sum: their mean.
+            Sees::Dp => Some(attack::average(&self.dp_sums(Some(d)).ok()?)),
         };
         self.config
             .visitor
@@ -483,30 +550,65 @@ impl DensityLab {
 
     /// The server's estimate from the answers to query 0: Σ/N for bumps, Σ/(N·B) for random
     /// features ([003] Eq. 6); all zeros when nothing is shared.
+    /// Under central DP, the mean over the rounds of DP-FedAvg's noised average over B.
     pub fn estimate(&self) -> Vec<f64> {
-        let mut out = match self.config.sees {
-            Sees::Updates => {
-                let mut out = self.estimate_sum.clone();
-                if let Some(&d) = self.config.visitor.first() {
-                    self.add_answer(&mut out, self.visitor_id(), d, 0, 1.0);
-                }
-                out
-            }
+        let out = match self.config.sees {
+            Sees::Updates => self.every_update_sum(),
             // The sum the server unmasked (the visitor's words fit the cohort: it counts them).
-            Sees::Sum | Sees::Dp => self
+            Sees::Sum => self
                 .round_sums(self.config.visitor.first().copied())
                 .ok()
                 .and_then(|s| s.into_iter().next())
                 .unwrap_or_else(|| vec![0.0; self.grid.len()]),
+            Sees::Dp => return self.dp_estimate(),
         };
-        let per_user = match self.config.scheme {
+        self.per_phone(out)
+    }
+
+    /// Σ of every phone's answer to query 0 (the visitor's from their first place), unnoised.
+    fn every_update_sum(&self) -> Vec<f64> {
+        let mut out = self.estimate_sum.clone();
+        if let Some(&d) = self.config.visitor.first() {
+            self.add_answer(&mut out, self.visitor_id(), d, 0, 1.0);
+        }
+        out
+    }
+
+    /// B, what one phone's answer adds up to at its own place (1 for a bump; 0 with no
+    /// features, when nothing is divided).
+    fn per_user(&self) -> f64 {
+        match self.config.scheme {
             Scheme::Rff { features } => features as f64,
             _ => 1.0,
-        };
-        let n = self.users().max(1) as f64 * per_user;
+        }
+    }
+
+    /// A sum of every phone's answer as the density: over N·B ([003] Eq. 6).
+    fn per_phone(&self, mut out: Vec<f64>) -> Vec<f64> {
+        let n = self.users().max(1) as f64 * self.per_user();
         if n > 0.0 {
             out.iter_mut().for_each(|v| *v /= n);
         }
+        out
+    }
+
+    /// DP-FedAvg's density: each round's noised sum over qN (its average), over B, the mean of
+    /// the rounds'; all zeros before the rounds are made.
+    fn dp_estimate(&self) -> Vec<f64> {
+        let mut out = vec![0.0; self.grid.len()];
+        if self.dp_first.is_empty() {
+            return out;
+        }
+        let m = self.config.central_dp.expected_clients(self.dp_population);
+        let per_user = match self.per_user() {
+            b if b > 0.0 => b,
+            _ => 1.0,
+        };
+        let n = m * per_user * self.dp_first.len() as f64;
+        for sum in &self.dp_first {
+            out.iter_mut().zip(sum).for_each(|(o, s)| *o += s);
+        }
+        out.iter_mut().for_each(|v| *v /= n);
         out
     }
 
@@ -536,6 +638,9 @@ impl DensityLab {
         // The population's sample attacked the round's sum with the visitor where they were;
         // its guesses stay as made (the visitor's share of 5,001 moves the sum's maxima by
         // nothing a run measures), only the visitor's answers are redone.
+        if self.config.sees == Sees::Dp && !self.dp_first.is_empty() {
+            self.dp_first = self.dp_sums(self.config.visitor.first().copied())?;
+        }
         if matches!(self.stage, Stage::Visitor(_) | Stage::Done) {
             self.published = self.estimate();
             emit(DensityEvent::Density {
@@ -555,11 +660,14 @@ impl DensityLab {
             exact: self.exact(),
             estimate: self.published.clone(),
         });
-        if let (Sees::Sum, Attack::Fit | Attack::FitPrior, Scheme::Rff { features }) =
+        if let (Sees::Sum | Sees::Dp, Attack::Fit | Attack::FitPrior, Scheme::Rff { features }) =
             (self.config.sees, self.config.attack, self.config.scheme)
             && features > 0
         {
-            let sums = self.round_sums(self.config.visitor.first().copied())?;
+            let sums = match self.config.sees {
+                Sees::Dp => self.dp_first.clone(),
+                _ => self.round_sums(self.config.visitor.first().copied())?,
+            };
             self.sum_tied = Some(self.fitted_maxima(&sums, features));
         }
         self.stage = Stage::Attacks(0);
@@ -568,13 +676,30 @@ impl DensityLab {
 
     /// Utility of the current estimate (None until it is made).
     fn utility(&self) -> Option<Utility> {
-        if !matches!(
+        self.estimated()
+            .then(|| self.utility_of(&self.exact(), &self.estimate()))
+    }
+
+    /// Under central DP, the utility of the density the same uploads give without it: the
+    /// non-private reference (None until the estimate is made, and under every update or the sum).
+    fn without_dp(&self) -> Option<Utility> {
+        (self.config.sees == Sees::Dp && self.estimated()).then(|| {
+            let plain = self.per_phone(self.every_update_sum());
+            self.utility_of(&self.exact(), &plain)
+        })
+    }
+
+    /// Whether the server's estimate is made.
+    fn estimated(&self) -> bool {
+        matches!(
             self.stage,
             Stage::Attacks(_) | Stage::Visitor(_) | Stage::Done
-        ) {
-            return None;
-        }
-        let (exact, estimate) = (self.exact(), self.estimate());
+        )
+    }
+
+    /// How well `estimate` matches the exact KDE `exact`.
+    fn utility_of(&self, exact: &[f64], estimate: &[f64]) -> Utility {
+        let (exact, estimate) = (exact.to_vec(), estimate.to_vec());
         let mut sorted = exact.clone();
         sorted.sort_by(f64::total_cmp);
         let median = sorted[sorted.len() / 2];
@@ -585,12 +710,12 @@ impl DensityLab {
             .map(|(e, x)| (*e, *x))
             .unzip();
         let k = ((exact.len() as f64 * HOTSPOT_SHARE).round() as usize).max(1);
-        Some(Utility {
+        Utility {
             spearman_all: metrics::spearman(&estimate, &exact).unwrap_or(0.0),
             spearman_top_half: metrics::spearman(&top_e, &top_x).unwrap_or(0.0),
             hotspot_f1: metrics::hotspot_f1(&estimate, &exact, k).unwrap_or(0.0),
             rmse: Some(super::convergence::measured_rmse(&estimate, &exact)),
-        })
+        }
     }
 
     fn privacy(&self) -> Option<Privacy> {
@@ -651,9 +776,16 @@ impl Driver for DensityLab {
             visitor: Vec::new(),
             sums: Vec::new(),
             sum_tied: None,
+            dp_population: 0,
+            dp_rounds: Vec::new(),
+            dp_gathering: None,
+            dp_states: Vec::new(),
+            dp_first: Vec::new(),
             stage: Stage::Exact(0),
             config,
         };
+        // DP-FedAvg's users: every phone of the city (the visitor's with a place).
+        lab.dp_population = lab.users();
         if lab.config.sees == Sees::Sum {
             // Each query's round is every phone: the population and, with a place, the visitor.
             let clip = lab.upload_clip();
@@ -688,6 +820,58 @@ impl Driver for DensityLab {
                     } else {
                         Stage::Exact(end)
                     };
+                }
+                Stage::Estimate(i) if self.config.sees == Sees::Dp => {
+                    // Round t (query t): the sampled phones' uploads into its secure sum, word by
+                    // word; every phone's answer to query 0 kept unnoised for the reference.
+                    let t = self.dp_rounds.len();
+                    let mut round = match self.dp_gathering.take() {
+                        Some(r) => r,
+                        None => self.dp_round(t)?,
+                    };
+                    let people = self.people.len();
+                    let end = (i + STEP_PEOPLE).min(people);
+                    for user in i..end {
+                        let u = user as u32;
+                        let sends = round.sends(u);
+                        if sends || t == 0 {
+                            let a = self.answer(u, self.people[user], t);
+                            if t == 0 {
+                                self.estimate_sum
+                                    .iter_mut()
+                                    .zip(&a)
+                                    .for_each(|(s, x)| *s += x);
+                            }
+                            if sends {
+                                round.add(u, &a)?;
+                            }
+                        }
+                    }
+                    emit(DensityEvent::Progress {
+                        stage: "estimate".into(),
+                        done: t * people + end,
+                        total: self.config.queries * people,
+                    });
+                    if end < people {
+                        self.dp_gathering = Some(round);
+                        self.stage = Stage::Estimate(end);
+                    } else {
+                        // The round as the server gets it, with the visitor's phone at their
+                        // first place: what it cost the visitor, and the next round's clip.
+                        let first = self.config.visitor.first().copied();
+                        let upload = first.map(|d| self.answer(self.visitor_id(), d, t));
+                        let read = round.read(upload.as_deref())?;
+                        let state =
+                            round.account(&self.config.central_dp, &read, self.dp_states.last())?;
+                        self.dp_states.push(state);
+                        self.dp_rounds.push(round);
+                        if t + 1 < self.config.queries {
+                            self.stage = Stage::Estimate(0);
+                        } else {
+                            self.dp_first = self.dp_sums(first)?;
+                            self.finish_estimate(emit)?;
+                        }
+                    }
                 }
                 Stage::Estimate(i) if self.config.sees == Sees::Sum => {
                     // Each phone's answers quantised into the queries' sums.
@@ -794,6 +978,12 @@ impl Driver for DensityLab {
             utility: self.utility(),
             privacy: self.privacy(),
             moves: self.moves(),
+            central_dp: self
+                .dp_states
+                .last()
+                .map(|s| s.summary(&self.config.central_dp, self.dp_states.len())),
+            central_dp_rounds: self.dp_states.iter().map(|s| s.record.clone()).collect(),
+            without_dp: self.without_dp(),
         }
     }
 

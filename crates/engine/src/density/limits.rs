@@ -32,3 +32,9 @@ pub const FITTED_COMPONENTS: Limit = whole(
     1000.0,
     "peak picking when B times the answers to fit (the queries, with a redrawn basis) exceeds 1,000: fitting more would take too long",
 );
+/// DP-FedAvg's clip C of an upload's L2 norm under central DP (`sees = dp`). An upload of B
+/// random features has a norm of about √(P·Q·B/2) (157 at 128² and B = 3, the defaults; 5,120 at
+/// 512² and B = 200, the limits) and never more than P·B (every cell at most B); a bump's is
+/// about √π·h over the cell (8.5 at the defaults, 4.3 at 64²). Up to 100,000 every upload the
+/// lab can make fits unclipped; below, any clip is a choice.
+pub const DP_CLIP: Limit = positive(100_000.0, "between 0 (not included) and 100,000");

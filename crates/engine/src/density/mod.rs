@@ -20,6 +20,7 @@
 //! - [`config`], [`limits`] and [`settings`]: a run's settings, their bounds, and each one's
 //!   row (key, label, help, control) for the page and its links;
 //! - [`lab`]: a run on the shared driver interface (the page's worker, studies, the CLI);
+//! - [`central_dp`]: secure sum + central DP (DP-FedAvg), a query a round;
 //! - [`study`]: the privacy–utility study over B and GeoInd ε;
 //! - [`experiments`]: the studies of `whereabouts reproduce --lab density`;
 //! - [`visitor`]: the visitor's frequent places from their own file;
@@ -27,6 +28,7 @@
 
 pub mod attack;
 pub mod bench;
+pub mod central_dp;
 pub mod config;
 pub mod convergence;
 pub mod experiments;
@@ -42,6 +44,8 @@ pub mod settings;
 pub mod study;
 pub mod visitor;
 
+#[cfg(test)]
+mod central_dp_tests;
 #[cfg(test)]
 mod secure_tests;
 #[cfg(test)]

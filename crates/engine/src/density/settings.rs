@@ -61,6 +61,11 @@ const GRID_LABELS: &[(&str, &str)] = &[
 /// A row of the lab's table.
 type Row = Setting<DensityConfig>;
 
+/// DP-FedAvg's rows matter only when the server sees the sum with central DP.
+fn dp_on(c: &DensityConfig) -> bool {
+    c.sees == Sees::Dp
+}
+
 /// Every setting of the Density lab, in the panel's order.
 pub const SETTINGS: &[Row] = &[
     Row::choice("d.send", "Each phone sends", PHONES, SCHEMES)
@@ -134,12 +139,19 @@ pub const SETTINGS: &[Row] = &[
         })
         .relevant(|c| c.scheme != Scheme::Kde),
     Row::choice("d.sees", "What the server sees", SERVER, Sees::MENU)
-        .help("Every update: the server receives each phone's upload, as in the paper, and attacks yours. Only the sum: secure aggregation (Bonawitz et al. 2017) — the phones mask their uploads so that the server can unmask only the sum of everyone's, query by query. The density is that sum, so the map is the same (to the fixed-point rounding); the attack on your upload reads the sum of the whole city's instead, and the errors stay measured to your own place. The sum is the protocol's, word for word, gathered without running it: a round of thousands of phones sending a grid each is too long for a tab.")
+        .help("Every update: the server receives each phone's upload, as in the paper, and attacks yours. Only the sum: secure aggregation (Bonawitz et al. 2017) — the phones mask their uploads so that the server can unmask only the sum of everyone's, query by query. The density is that sum, so the map is the same (to the fixed-point rounding); the attack on your upload reads the sum of the whole city's instead, and the errors stay measured to your own place. The sum is the protocol's, word for word, gathered without running it: a round of thousands of phones sending a grid each is too long for a tab. Sum + central DP (DP-FedAvg, McMahan et al. 2018): each time the server asks, every phone is in the round with probability q and clips its upload to L2 norm C, and noise of standard deviation z·C goes on every cell of the sum (added by a trusted aggregator, or in shares by the phones themselves); the server publishes the noised sum over qN·B, so the map carries noise z·C/(qN·B) a cell, and the attacks read the noised sum. Your user-level ε, what the sums tell about whether your upload was in them at all, is shown per query and in total. An upload of B waves spreads over the whole grid: its norm is about √(cells·B/2), 157 at 128² and B = 3, where a bump's is about 8.5 — set the clip to the upload's.")
         .get(|c| c.sees.key().into())
         .set(|c, v| {
             c.sees = <Sees as Choices>::parse(v)?;
             Ok(())
         }),
+    whereabouts_core::central_dp_setting!(noise_multiplier, Row, "d.dpz", SERVER, dp_on),
+    whereabouts_core::central_dp_setting!(clip, Row, "d.dpclip", SERVER, limits::DP_CLIP, "10", dp_on),
+    whereabouts_core::central_dp_setting!(sampling_rate, Row, "d.dpq", SERVER, dp_on),
+    whereabouts_core::central_dp_setting!(adaptive, Row, "d.dpadapt", SERVER, dp_on),
+    whereabouts_core::central_dp_setting!(target_quantile, Row, "d.dpquant", SERVER, dp_on),
+    whereabouts_core::central_dp_setting!(noise_at, Row, "d.dpnoise", SERVER, dp_on),
+    whereabouts_core::central_dp_setting!(dropout, Row, "d.dpdrop", SERVER, dp_on),
     Row::number("d.asks", "Times the server asks", SERVER, "1", limits::QUERIES)
         .help("How many times the server asks each phone for its upload; it attacks the mean of the answers. “Ask again” adds one.")
         .get(|c| c.queries.to_string())
@@ -202,6 +214,7 @@ mod tests {
     use super::*;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
+    use whereabouts_core::privacy::central::{CentralDp, NoiseAt};
     use whereabouts_core::setting::{check_rows, set};
 
     #[test]
@@ -245,7 +258,16 @@ mod tests {
             persistence: Persistence::Redrawn,
             queries: 4,
             attack: Attack::FitPrior,
-            sees: Sees::Sum,
+            sees: Sees::Dp,
+            central_dp: CentralDp {
+                noise_multiplier: 2.5,
+                clip: 8.5,
+                sampling_rate: 0.2,
+                adaptive: true,
+                target_quantile: 0.3,
+                noise_at: NoiseAt::Distributed,
+                dropout: 0.1,
+            },
             ..DensityConfig::default()
         };
         check_rows(
@@ -266,8 +288,41 @@ mod tests {
                 ("d.send", "carrier pigeon"),
                 ("d.attack", "guess"),
                 ("d.sees", "everything"),
+                ("d.dpz", "0"),
+                ("d.dpclip", "0"),
+                ("d.dpclip", "200000"),
+                ("d.dpq", "1.5"),
+                ("d.dpquant", "1"),
+                ("d.dpnoise", "enclave"),
+                ("d.dpdrop", "0.95"),
             ],
         );
+        // DP-FedAvg's rows show only under sees = dp; γ only under adaptive clipping too.
+        let base = DensityConfig::default();
+        for key in [
+            "d.dpz",
+            "d.dpclip",
+            "d.dpq",
+            "d.dpadapt",
+            "d.dpnoise",
+            "d.dpdrop",
+        ] {
+            let row = whereabouts_core::setting::find(SETTINGS, key).unwrap();
+            assert!(!(row.relevant)(&base) && (row.relevant)(&c), "{key}");
+        }
+        let quantile = whereabouts_core::setting::find(SETTINGS, "d.dpquant").unwrap();
+        let fixed = DensityConfig {
+            central_dp: CentralDp {
+                adaptive: false,
+                ..c.central_dp
+            },
+            ..c.clone()
+        };
+        assert!((quantile.relevant)(&c) && !(quantile.relevant)(&fixed));
+        // A refused clip names the lab's limit.
+        let mut d = DensityConfig::default();
+        let e = set(SETTINGS, &mut d, "d.dpclip", "200000").unwrap_err();
+        assert!(e.contains("Clip C") && e.contains("100,000"), "{e}");
         let mut c = DensityConfig::default();
         // At the engine's own bounds the rows and the engine agree.
         set(SETTINGS, &mut c, "d.N", "50000").unwrap();

@@ -359,6 +359,87 @@ fn a_round_of_no_clients_is_noise_alone_and_a_wrong_length_is_refused() {
     );
 }
 
+/// A round made word by word ([`RoundWords`], a lab too large to hold its words) is
+/// [`noised_round`]'s, bit for bit: the same words, the same noise, the same average, for a
+/// trusted aggregator and distributed noise, with adaptive clipping and a dropout; finishing it
+/// twice gives the same result (a lab reads a round again with one client's word replaced).
+#[test]
+fn a_round_made_word_by_word_is_the_noised_round() {
+    let mut s = Stream::new(5, "word-by-word");
+    let updates: Vec<Vec<f32>> = (0..6)
+        .map(|_| (0..9).map(|_| s.range(-1.0, 1.0) as f32).collect())
+        .collect();
+    for noise_at in [NoiseAt::Trusted, NoiseAt::Distributed] {
+        for adaptive in [false, true] {
+            let dp = CentralDp {
+                noise_multiplier: 0.8,
+                clip: 1.1,
+                sampling_rate: 0.6,
+                adaptive,
+                noise_at,
+                ..CentralDp::default()
+            };
+            // Client 4 was sampled and dropped out; client 3 sends a zero update.
+            let sent: Vec<(u32, Option<Vec<f32>>)> = [0u32, 1, 2, 3, 5]
+                .iter()
+                .map(|&u| (u, (u != 3).then(|| updates[u as usize].clone())))
+                .collect();
+            let clients = |sent: Vec<(u32, Option<Vec<f32>>)>| Clients {
+                sampled: 6,
+                sent,
+                population: 10,
+                length: 9,
+            };
+            let mut held = Vec::new();
+            let whole = noised_round(&dp, 1.1, clients(sent.clone()), 3, 9, |words| {
+                held = words.clone();
+                let mut sum = vec![0.0f64; words[0].1.len()];
+                for (_, w) in &words {
+                    for (a, x) in sum.iter_mut().zip(w) {
+                        *a += f64::from(*x);
+                    }
+                }
+                Ok((sum, ()))
+            })
+            .unwrap();
+            let mut round = RoundWords::new(&dp, 1.1, 6, 10, 9, 3, 9);
+            assert_eq!(round.width(), 9 + usize::from(adaptive));
+            let mut sum = vec![0.0f64; round.width()];
+            for ((u, delta), (held_u, held_word)) in sent.iter().zip(&held) {
+                let word = round.word(*u, delta.as_deref()).unwrap();
+                assert_eq!((u, &word), (held_u, held_word));
+                for (a, x) in sum.iter_mut().zip(&word) {
+                    *a += f64::from(*x);
+                }
+            }
+            assert_eq!(round.sent(), 5);
+            let shares = round.shares();
+            assert_eq!(shares.0 == 0.0, noise_at == NoiseAt::Trusted);
+            let streamed = round.finish(Some((sum.clone(), ()))).unwrap();
+            let again = round.finish(Some((sum, ()))).unwrap();
+            for r in [&streamed, &again] {
+                assert_eq!(r.average, whole.average, "{noise_at:?} {adaptive}");
+                assert_eq!(
+                    (r.clipped, r.z_present, r.noise_std, r.next_clip),
+                    (
+                        whole.clipped,
+                        whole.z_present,
+                        whole.noise_std,
+                        whole.next_clip
+                    )
+                );
+                assert_eq!(r.unclipped_fraction, whole.unclipped_fraction);
+            }
+        }
+    }
+    let mut round = RoundWords::new(&CentralDp::default(), 0.1, 1, 3, 4, 0, 1);
+    let e = round.word(2, Some(&[0.0; 3])).unwrap_err();
+    assert!(
+        e.contains("client 2") && e.contains('3') && e.contains('4'),
+        "{e}"
+    );
+}
+
 /// A config with DP-FedAvg's settings, as a lab's.
 #[derive(Clone, Debug, Default, PartialEq)]
 struct Lab {
