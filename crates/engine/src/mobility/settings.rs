@@ -165,6 +165,11 @@ fn fewer_than_the_round(co: usize, users: usize) -> Result<(), String> {
 /// A row of the lab's table.
 type Row = Setting<MobConfig>;
 
+/// Whether the server sees the sum with central DP (DP-FedAvg's rows are shown then).
+fn dp_on(c: &MobConfig) -> bool {
+    c.sees == Sees::Dp
+}
+
 /// Every setting of the Mobility lab, in the panel's order.
 pub const SETTINGS: &[Row] = &[
     Row::choice("m.who", "The server's target", YOU, TARGETS)
@@ -342,12 +347,19 @@ pub const SETTINGS: &[Row] = &[
             Ok(())
         }),
     Row::choice("m.sees", "What the server sees", TRAINING, Sees::MENU)
-        .help("Every update: the server receives each phone's gradient, as in the paper, and inverts yours. Only the sum: secure aggregation (Bonawitz et al. 2017) — the round's phones mask their gradients so that the server can unmask only their sum; it learns the same model and inverts the only gradient it has, the round's mean, so ST-GIA recovers a blend of every phone's window. The errors stay measured to your own positions. With one client training, give it co-participants to hide among; a round of up to 20 phones runs the real protocol (key agreement, secret sharing, masking).")
+        .help("Every update: the server receives each phone's gradient, as in the paper, and inverts yours. Only the sum: secure aggregation (Bonawitz et al. 2017) — the round's phones mask their gradients so that the server can unmask only their sum; it learns the same model and inverts the only gradient it has, the round's mean, so ST-GIA recovers a blend of every phone's window. The errors stay measured to your own positions. With one client training, give it co-participants to hide among; a round of up to 20 phones runs the real protocol (key agreement, secret sharing, masking). Sum + central DP: DP-FedAvg (McMahan et al. 2018) on that sum — each round every phone of the round (you and your co-participants, or the whole city under FedAvg) is sampled with probability q, each sampled phone clips its gradient to length C, Gaussian noise z·C is added to the sum (by a trusted aggregator, or a share by each phone), and the server divides by the expected number of phones; the model steps by that and the attack inverts it. The lab shows your user-level ε, per round and in total.")
         .get(|c| c.sees.key().into())
         .set(|c, v| {
             c.sees = <Sees as Choices>::parse(v)?;
             Ok(())
         }),
+    whereabouts_core::central_dp_setting!(noise_multiplier, Row, "m.dpz", TRAINING, dp_on),
+    whereabouts_core::central_dp_setting!(clip, Row, "m.dpclip", TRAINING, limits::DP_CLIP, "0.1", dp_on),
+    whereabouts_core::central_dp_setting!(sampling_rate, Row, "m.dpq", TRAINING, dp_on),
+    whereabouts_core::central_dp_setting!(adaptive, Row, "m.dpadapt", TRAINING, dp_on),
+    whereabouts_core::central_dp_setting!(target_quantile, Row, "m.dpquant", TRAINING, dp_on),
+    whereabouts_core::central_dp_setting!(noise_at, Row, "m.dpnoise", TRAINING, dp_on),
+    whereabouts_core::central_dp_setting!(dropout, Row, "m.dpdrop", TRAINING, dp_on),
     Row::number("m.users", "Users in the city", TRAINING, "10", limits::USERS)
         .help("How many phones train under FedAvg (the paper: 100).")
         .get(|c| c.users.to_string())
@@ -396,6 +408,7 @@ mod tests {
     use crate::mobility::config::AttackConfig;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
+    use whereabouts_core::privacy::central::{CentralDp, NoiseAt};
     use whereabouts_core::setting::{apply, check_rows, get, pairs, set};
 
     /// `c` written as its rows' text and read back over the lab's default.
@@ -420,7 +433,16 @@ mod tests {
             users: 20,
             federation: Federation::FedAvg,
             co_participants: 3,
-            sees: Sees::Sum,
+            sees: Sees::Dp,
+            central_dp: CentralDp {
+                noise_multiplier: 1.5,
+                clip: 0.3,
+                sampling_rate: 0.2,
+                adaptive: true,
+                target_quantile: 0.3,
+                noise_at: NoiseAt::Distributed,
+                dropout: 0.1,
+            },
             rounds: 30,
             learning_rate: 0.01,
             attack: AttackConfig {
@@ -460,6 +482,12 @@ mod tests {
                 ("m.def", "wall"),
                 ("m.data", "1"),
                 ("m.sees", "everything"),
+                ("m.dpz", "0"),
+                ("m.dpclip", "5"),
+                ("m.dpq", "1.5"),
+                ("m.dpquant", "1"),
+                ("m.dpnoise", "enclave"),
+                ("m.dpdrop", "0.95"),
                 ("m.co", "100"),
                 ("m.co", "1.5"),
             ],
@@ -516,6 +544,8 @@ mod tests {
             ("m.seed", "9007199254740991"),
             ("m.def", "geoi"),
             ("m.eps", "1000000"),
+            ("m.dpclip", "4"),
+            ("m.dpz", "20"),
         ] {
             set(SETTINGS, &mut c, key, edge).unwrap();
         }
