@@ -8,6 +8,7 @@ use crate::ui::basemap::format_distance;
 use crate::ui::chart::{Axis, Chart, Point, Series};
 use crate::ui::help::help;
 use leptos::prelude::*;
+use whereabouts_engine::mobility::central_dp::{CentralDp, CentralDpRecord, NoiseAt};
 use whereabouts_engine::mobility::config::Calibration;
 use whereabouts_engine::mobility::defence::Defence;
 use whereabouts_engine::mobility::experiments::format_epsilon;
@@ -18,7 +19,7 @@ const ROUND_HELP: &str = "In round t your phone trains on the window of position
 const MEAN_HELP: &str = "The success rate of every round so far and its mean over the rounds (the paper's Table 3 reports it by round). With ST-GIA's initialisation each round starts from the last one's answer, so one good round helps the next. A round whose attack diverged — its optimiser left the finite numbers, or its guess left the city by more than ten times your trajectory's extent — found nothing: it is left out of the mean (the count is shown), out of the averaging, and the next round starts afresh instead of from it.";
 const POINTS_HELP: &str = "Each position of the round's window: how far the server's reconstruction in this round landed, and how far its average over every round whose window held the position (calibration, Eq. 9; rounds whose attack diverged are left out). The next position is the label the phone trained towards.";
 const BUDGET_HELP: &str = "DP-SGD: ε per round, at δ = 10⁻⁵, is what each round's noise guarantees for that round's window (its 8 positions and the next one) against a server that sees your phone's own update. The rounds add up: the total ε after n rounds (Rényi-DP accounting, read at δ = 10⁻⁵) is what protects your whole trajectory trained on so far. Both are upper bounds from different accountings — after one round the total is already above the round's own ε. DP-SGD as in the authors' code states its ε for a change of 0.2 in each of the model's 6 tensors, but the whole update can move by 2 × 0.2 × √6: the card shows the true ε beside the stated one. GeoI and GeoGI: ε per km every round, so T × ε per km over T rounds. Adaptive PGEM spends a total ε over the rounds ([002] Eqs. 10–12): ε_t = e^(−γ_t)·(what is left), with γ_t = ½·ASR_t + ½/AIT_t from the measured risk, so a risky round takes less of what is left … and since γ_t ≤ 1, each round takes at least 37% of it: most of the budget goes in the first rounds. Each segment is one round's ε_t.";
-const UTILITY_HELP: &str = "What the model is for: its mean error in predicting the next position on windows it never trained on (held out after the training rounds), and recall@5 — the share of those windows where the true next place is among the 5 of the user's places nearest the prediction (our reading of the paper's recall@5 for a regression model). Beside it, on the same windows, the trivial predictor \"stay where you are\" (the window's last position as the next): a model no better has learnt nothing about where you go. Known when the last round is done.";
+const UTILITY_HELP: &str = "What the model is for: its mean error in predicting the next position on windows it never trained on (held out after the training rounds), and recall@5 — the share of those windows where the true next place is among the 5 of the user's places nearest the prediction (our reading of the paper's recall@5 for a regression model). Beside it, on the same windows, the trivial predictor \"stay where you are\" (the window's last position as the next): a model no better has learnt nothing about where you go. Under central DP it is the model trained on the noised sums; the same run with only the sum is the model without the noise. Known when the last round is done.";
 
 fn percent(x: f64) -> String {
     format!("{:.0}%", 100.0 * x)
@@ -43,6 +44,50 @@ fn dp_text(r: &RoundRecord) -> Option<String> {
             format_epsilon(total)
         ),
     })
+}
+
+/// What the server saw under central DP (`m.sees=dp`): the noised average of the round's
+/// sampled phones' clipped gradients, with or without yours.
+fn central_dp_seen(c: &CentralDpRecord, phones: usize) -> String {
+    let whose = match (phones, c.yours_in) {
+        (0, _) => "no phone sent this round: the server saw the noise alone".to_string(),
+        (1, true) => "it saw the noised sum of your phone's clipped gradient alone".to_string(),
+        (k, true) => {
+            format!("it saw the noised sum of {k} phones' clipped gradients, yours among them")
+        }
+        (k, false) => format!(
+            "it saw the noised sum of {k} phones' clipped gradients — not yours: your phone was not in this round's sample or dropped out"
+        ),
+    };
+    format!(
+        "Central DP: {whose}, over the expected number of phones, and inverted that; the errors are to your positions"
+    )
+}
+
+/// Central DP's privacy loss in words (as the Signal map's): user-level, per round and in total,
+/// with δ.
+fn central_dp_text(c: &CentralDpRecord, round: usize, dp: &CentralDp) -> String {
+    let by = match dp.noise_at {
+        NoiseAt::Trusted => "noise added by a trusted aggregator",
+        NoiseAt::Distributed => "noise added by the phones",
+    };
+    let n = round + 1;
+    let rounds = if n == 1 { "round" } else { "rounds" };
+    let this = match c.accounted_q {
+        Some(_) => format!(
+            "ε = {} for this round alone",
+            format_epsilon(c.epsilon_round)
+        ),
+        None => "nothing for this round, which your phone did not send in".to_string(),
+    };
+    format!(
+        "DP-FedAvg ({by}, q = {}, z = {}, clip C = {:.3}): your user-level ε is {} over {n} {rounds} (δ = {:e}), {this}. It bounds what the noised sums tell about whether your whole trajectory was used at all.",
+        dp.sampling_rate,
+        dp.noise_multiplier,
+        c.clip,
+        format_epsilon(c.epsilon_total),
+        c.delta,
+    )
 }
 
 /// Play, pause, one round, again; which round the figures show.
@@ -156,7 +201,16 @@ pub fn MobResults(state: MobState) -> impl IntoView {
                 _ => format!("{of} found within {} · {} as reconstructed, {} averaged",
                     format_distance(tau()), raw, averaged),
             }}</p>
-            {r.secure.as_ref().map(|s| view! {
+            {r.central_dp.as_ref().map(|c| {
+                let phones = r.secure.as_ref().map_or(0, |s| s.clients);
+                let dp = state.settings.with(|s| s.central_dp);
+                view! {
+                    <p class="sub" data-testid="mob-sees-dp" data-clients=phones.to_string()>{central_dp_seen(c, phones)}</p>
+                    <p class="sub" data-testid="mob-central-dp" data-epsilon-total=format!("{:.4}", c.epsilon_total)
+                        data-epsilon-round=format!("{:.4}", c.epsilon_round)>{central_dp_text(c, r.round, &dp)}</p>
+                }
+            })}
+            {r.secure.as_ref().filter(|_| r.central_dp.is_none()).map(|s| view! {
                 <p class="sub" data-testid="mob-sees-sum" data-clients=s.clients.to_string()>{format!(
                     "the server saw only the sum of {} (secure aggregation{}) and inverted it; the errors are to your positions",
                     if s.clients == 1 { "your phone's gradient alone".to_string() } else { format!("{} phones' gradients", s.clients) },
@@ -328,6 +382,11 @@ pub fn MobResults(state: MobState) -> impl IntoView {
             )),
         })
     };
+    let dp_model = move || {
+        state
+            .scene
+            .with(|s| s.summary.as_ref().is_some_and(|x| x.central_dp.is_some()))
+    };
     let utility = move || {
         state.scene.with(|s| {
             s.summary
@@ -395,6 +454,8 @@ pub fn MobResults(state: MobState) -> impl IntoView {
                                 recall.map(percent).unwrap_or_else(|| "—".into()))}</p>
                             <p class="sub" data-testid="mob-utility-stay" data-error=stay.map(|x| format!("{x:.1}")).unwrap_or_default()>{format!("staying where you are: {}",
                                 stay.map(format_distance).unwrap_or_else(|| "—".into()))}</p>
+                            <p class="sub" data-testid="mob-utility-dp" class:hidden=move || !dp_model()>
+                                "the model trained on the noised sums (central DP); without the noise, set What the server sees to Only the sum"</p>
                         }.into_any(),
                         None => view! { <p class="sub">"Known when the last round is done."</p> }.into_any(),
                     }}
