@@ -258,12 +258,13 @@ fn Legend(state: DensityState) -> impl IntoView {
             })
         })
     });
-    let sum = move || state.settings.with(|c| c.sees == Sees::Sum);
+    let sees = move || state.settings.with(|c| c.sees);
+    let sum = move || sees() != Sees::Updates;
     let upload_scale = move || {
-        let what = if sum() {
-            "the sum the server saw"
-        } else {
-            "your upload"
+        let what = match sees() {
+            Sees::Updates => "your upload",
+            Sees::Sum => "the sum the server saw",
+            Sees::Dp => "the noised sum the server saw",
         };
         format!("{what}: high (+{0:.2}) · low (−{0:.2})", top.get())
     };

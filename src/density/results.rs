@@ -9,11 +9,38 @@ use leptos::prelude::*;
 use whereabouts_core::secagg::Sees;
 use whereabouts_engine::density::Scheme;
 use whereabouts_engine::density::attack::random_guess_distance;
+use whereabouts_engine::density::central_dp::{CentralDpRecord, CentralDpSummary, NoiseAt};
 
-const GUESS_HELP: &str = "The server attacks the upload you sent from this place (the mean of your answers, if it asked several times) and names one point; this is its distance from where you were. Random guessing — a point anywhere in the city — lands this far on average. Peaks as high as yours: the points of your upload within 10% of your own peak, which the paper says the server cannot tell from yours (claim 1). When the server sees only the sum (secure aggregation), it has no upload of yours: it attacks the sum of everyone's, with you at this place, the same way.";
+const GUESS_HELP: &str = "The server attacks the upload you sent from this place (the mean of your answers, if it asked several times) and names one point; this is its distance from where you were. Random guessing — a point anywhere in the city — lands this far on average. Peaks as high as yours: the points of your upload within 10% of your own peak, which the paper says the server cannot tell from yours (claim 1). When the server sees only the sum (secure aggregation), it has no upload of yours: it attacks the sum of everyone's, with you at this place, the same way; with central DP, the noised sum.";
 const MOVE_HELP: &str = "Your phone answers from each of your places with the same secret waves (the paper's rule). Each wave's offset then shifts by exactly the wave's direction times your move, so two answers together tell the server how far and which way you went, even where neither answer says where you are. It fits the waves of one answer, reads the offsets of the other, and takes the shortest move that fits. With 1 or 2 waves many moves fit, and a long move hides behind a shorter one. Worked out when your places stop moving.";
-const UTILITY_HELP: &str = "How well the server's density (everyone's uploads summed, [003] Eq. 6) matches the exact density (Eq. 1) on the grid: Spearman's rank correlation ρ over all cells and over the busier half, and hotspot F1, the overlap of the two maps' top 5% cells. 1 is perfect.";
+const UTILITY_HELP: &str = "How well the server's density (everyone's uploads summed, [003] Eq. 6) matches the exact density (Eq. 1) on the grid: Spearman's rank correlation ρ over all cells and over the busier half, and hotspot F1, the overlap of the two maps' top 5% cells. 1 is perfect. Under central DP the map is the noised sum over qN·B; beside it, the same uploads' density without the noise (what the sum alone publishes: the non-private reference), and a map of nothing (no features) ranks nothing: ρ = 0.";
+const DP_HELP: &str = "Secure sum + central DP (DP-FedAvg, McMahan et al. 2018): each time the server asks, every phone is in the round with probability q, clips its upload to L2 norm C, and noise of standard deviation z·C goes on every cell of the sum (added by a trusted aggregator, or in shares by the phones). ε is user-level: it bounds what the published sums tell about whether your whole upload was in them at all, with probability δ of more. It adds up over the queries: asking again costs more ε. An upload of B waves spreads over the whole grid, so its norm — and the noise the clip calls for — is large beside a bump's.";
 const CITY_HELP: &str = "The server attacks a random sample of the city's uploads the same way as yours: the median and mean distance of its guesses from the people, the share it finds within 100 m, and random guessing for comparison.";
+
+/// Central DP's figures in words: what is protected, δ, per query and in total, and the noise on
+/// a cell of the map.
+fn central_dp_text(c: &CentralDpSummary, rounds: &[CentralDpRecord], features: f64) -> String {
+    let by = match c.noise_at {
+        NoiseAt::Trusted => "noise added by a trusted aggregator",
+        NoiseAt::Distributed => "noise added by the phones",
+    };
+    let queries = match c.rounds {
+        1 => "1 query".to_string(),
+        n => format!("{n} queries"),
+    };
+    // The map is the mean of the rounds' averages over B: its noise per cell.
+    let per_cell = rounds
+        .iter()
+        .map(|r| r.noise_std.powi(2))
+        .sum::<f64>()
+        .sqrt()
+        / rounds.len().max(1) as f64
+        / features;
+    format!(
+        "Your user-level ε over {queries} (DP-FedAvg, {by}, q = {}, z = {}): {:.2} in total, {:.2} for the last query alone, at δ = {:e} — it bounds what the published sums tell about whether your whole upload was in them at all. Noise on each cell of the map: {per_cell:.4} (standard deviation).",
+        c.sampling_rate, c.noise_multiplier, c.epsilon_total, c.epsilon_round, c.delta,
+    )
+}
 
 fn percent(x: f64) -> String {
     format!("{:.0}%", 100.0 * x)
@@ -35,10 +62,11 @@ pub fn Results(state: DensityState) -> impl IntoView {
                     .map(|g| random_guess_distance(g, a.guess.truth)),
             )
         });
-        let (shares, sum) = state.settings.with(|s| {
+        let (shares, sum, dp) = state.settings.with(|s| {
             (
                 matches!(s.scheme, Scheme::Rff { .. }) && s.sees == Sees::Updates,
                 s.sees == Sees::Sum,
+                s.sees == Sees::Dp,
             )
         });
         Some(view! {
@@ -49,6 +77,9 @@ pub fn Results(state: DensityState) -> impl IntoView {
                 <span data-testid="density-random">{random.map(format_distance).unwrap_or_default()}</span></p>
             {sum.then(|| view! {
                 <p class="sub" data-testid="density-sees-sum">"read from the sum of everyone's uploads (secure aggregation): the server has none of yours"</p>
+            })}
+            {dp.then(|| view! {
+                <p class="sub" data-testid="density-sees-dp">"read from the noised sum of everyone's uploads (secure aggregation + central DP): the server has none of yours"</p>
             })}
             {shares.then(|| view! {
                 <p class="sub" data-testid="density-rivals" data-rivals=rivals.to_string()>
@@ -96,6 +127,23 @@ pub fn Results(state: DensityState) -> impl IntoView {
     );
     let (u_btn, u_text) = help("help-density-utility".into(), "The density", UTILITY_HELP);
     let (c_btn, c_text) = help("help-density-city".into(), "The whole city", CITY_HELP);
+    let (d_btn, d_text) = help("help-density-dp".into(), "Central DP", DP_HELP);
+    let central = move || {
+        state.scene.with(|s| {
+            let x = s.summary.as_ref()?;
+            Some((
+                x.central_dp.clone()?,
+                x.central_dp_rounds.clone(),
+                x.without_dp.clone(),
+            ))
+        })
+    };
+    let features = move || {
+        state.settings.with(|s| match s.scheme {
+            Scheme::Rff { features } if features > 0 => features as f64,
+            _ => 1.0,
+        })
+    };
     let ask = move |_| {
         if let Err(e) = state.ask_again() {
             state.notice.set(Some(e));
@@ -151,9 +199,22 @@ pub fn Results(state: DensityState) -> impl IntoView {
                         Some(u) => view! {
                             <p class="big" data-testid="density-spearman" data-value=format!("{:.4}", u.spearman_all)>{format!("ρ = {:.2}", u.spearman_all)}</p>
                             <p class="sub">{format!("busier half ρ = {:.2} · hotspot F1 = {:.2}", u.spearman_top_half, u.hotspot_f1)}</p>
+                            {move || central().and_then(|(_, _, w)| w).map(|w| view! {
+                                <p class="sub" data-testid="density-without-dp" data-value=format!("{:.4}", w.spearman_all)>
+                                    {format!("without central DP (the same uploads' sum): ρ = {:.2}, hotspot F1 = {:.2} · a map of nothing: ρ = 0", w.spearman_all, w.hotspot_f1)}
+                                </p>
+                            })}
                         }.into_any(),
                         None => view! { <p class="sub">"Computing…"</p> }.into_any(),
                     }}
+                </div>
+                <div class="card" data-testid="density-dp-card" class:hidden=move || central().is_none()>
+                    <h3>"Central DP" {d_btn}</h3>
+                    {d_text}
+                    {move || central().map(|(c, rounds, _)| view! {
+                        <p class="big" data-testid="density-epsilon" data-value=format!("{:.4}", c.epsilon_total)>{format!("ε = {:.2}", c.epsilon_total)}</p>
+                        <p class="sub" data-testid="density-dp-text">{central_dp_text(&c, &rounds, features())}</p>
+                    })}
                 </div>
                 <div class="card" data-testid="density-city-card">
                     <h3>"The whole city" {c_btn}</h3>
