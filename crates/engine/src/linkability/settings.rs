@@ -1,7 +1,9 @@
 //! The Linkability lab's settings, one row each ([`whereabouts_core::setting`]): the page's
 //! controls, the address bar's `l.` keys, the lessons' and the instructor's keys and the
 //! messages for refused values all come from [`SETTINGS`]. The lab opens on [`lab_default`]:
-//! the engine's run with the visitor walking the Signal map's simple week.
+//! the engine's run with the visitor walking the Signal map's simple week. DP-FedAvg's rows
+//! (`l.dp…`, the core's [`whereabouts_core::central_dp_setting!`]) are in force with the sum +
+//! central DP (`l.sees=dp`).
 
 use super::attack::Identifier;
 use super::config::{LinkConfig, Mitigation, Split, You};
@@ -158,6 +160,11 @@ fn strength_set(c: &mut LinkConfig, param: &str, value: f64) {
 /// A row of the lab's table.
 type Row = Setting<LinkConfig>;
 
+/// DP-FedAvg's rows are in force only with the sum + central DP.
+fn dp_on(c: &LinkConfig) -> bool {
+    c.sees == Sees::Dp
+}
+
 /// Every setting of the Linkability lab, in the panel's order.
 pub const SETTINGS: &[Row] = &[
     Row::choice("l.you", "You are", YOU, WHO)
@@ -212,12 +219,27 @@ pub const SETTINGS: &[Row] = &[
             Ok(())
         }),
     Row::choice("l.sees", "What the server sees", SERVER, Sees::MENU)
-        .help("Every update: the server receives each device's update under its pseudonym, as in the paper, and links them. Only the sum: secure aggregation (Bonawitz et al. 2017) — the round's devices mask their updates so that the server can unmask only their sum, round by round. The federation trains the same map; the server holds one sum a round and no update of any one device, so it has nothing to train its attack on and nothing to attribute. What a server that learnt everyone's known devices before secure aggregation came in still reads from the sums is measured in the lab's secure-sum study (docs/reproduce-linkability.md, “Under secure aggregation”).")
+        .help("Every update: the server receives each device's update under its pseudonym, as in the paper, and links them. Only the sum: secure aggregation (Bonawitz et al. 2017) — the round's devices mask their updates so that the server can unmask only their sum, round by round. The federation trains the same map; the server holds one sum a round and no update of any one device, so it has nothing to train its attack on and nothing to attribute. Sum + central DP: DP-FedAvg (McMahan et al. 2018) over the same secure sum, a person the user — each round every person is sampled with probability q and both their devices send their change clipped to C; the sum gets Gaussian noise (z·C for a person's two devices together), and the map moves by the noised average, so it learns less well; the ε shown is yours, for both your devices' whole data. What a server that learnt everyone's known devices before secure aggregation came in still reads from the sums, and from noised sums, is measured in the lab's secure-sum study (docs/reproduce-linkability.md, “Under secure aggregation”).")
         .get(|c| c.sees.key().into())
         .set(|c, v| {
             c.sees = <Sees as Choices>::parse(v)?;
             Ok(())
         }),
+    whereabouts_core::central_dp_setting!(noise_multiplier, Row, "l.dpz", SERVER, dp_on),
+    whereabouts_core::central_dp_setting!(
+        clip,
+        Row,
+        "l.dpclip",
+        SERVER,
+        limits::DP_CLIP,
+        "0.5",
+        dp_on
+    ),
+    whereabouts_core::central_dp_setting!(sampling_rate, Row, "l.dpq", SERVER, dp_on),
+    whereabouts_core::central_dp_setting!(adaptive, Row, "l.dpadapt", SERVER, dp_on),
+    whereabouts_core::central_dp_setting!(target_quantile, Row, "l.dpquant", SERVER, dp_on),
+    whereabouts_core::central_dp_setting!(noise_at, Row, "l.dpnoise", SERVER, dp_on),
+    whereabouts_core::central_dp_setting!(dropout, Row, "l.dpdrop", SERVER, dp_on),
     Row::choice("l.attack", "The server's attack", SERVER, Identifier::MENU)
         .help("How the server attributes a new device's updates to people ([004] §6.1), trained on the known devices' updates: an MLP (128 ReLU units, dropout 0.2, SGD with momentum), a linear SVM one-vs-rest, the 10 nearest neighbours — or, beyond the paper, by place: each update's Lemma 1 reconstruction of where its owner was, compared with the known devices'.")
         .get(|c| Choices::key(&c.attack).into())
@@ -295,6 +317,7 @@ mod tests {
     use super::*;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
+    use whereabouts_core::privacy::central::{CentralDp, NoiseAt};
     use whereabouts_core::setting::{check_rows, set};
 
     #[test]
@@ -308,7 +331,16 @@ mod tests {
             attack: Identifier::Svm,
             mitigation: Mitigation::MmAug { alpha: 2.0 },
             you: preset_path(TrajectoryPreset::Commute),
-            sees: Sees::Sum,
+            sees: Sees::Dp,
+            central_dp: CentralDp {
+                noise_multiplier: 2.5,
+                clip: 7.5,
+                sampling_rate: 0.4,
+                adaptive: true,
+                target_quantile: 0.3,
+                noise_at: NoiseAt::Distributed,
+                dropout: 0.1,
+            },
             ..lab_default()
         };
         c.mlp.epochs = 40;
@@ -331,6 +363,15 @@ mod tests {
                 ("l.mitigation", "vpn"),
                 ("l.you", "someone"),
                 ("l.sees", "everything"),
+                ("l.dpz", "0"),
+                ("l.dpz", "21"),
+                ("l.dpclip", "0"),
+                ("l.dpclip", "21"),
+                ("l.dpq", "1.5"),
+                ("l.dpquant", "1"),
+                ("l.dpnoise", "enclave"),
+                ("l.dpdrop", "0.95"),
+                ("l.dpadapt", "perhaps"),
             ],
         );
         assert!(lab_default().validate().is_ok());
@@ -367,6 +408,42 @@ mod tests {
             "{e}"
         );
         assert_eq!(c, before);
+    }
+
+    /// DP-FedAvg's rows show only with the sum + central DP (γ only under adaptive clipping),
+    /// set the lab's config, and the engine refuses a clip whose distributed noise could pass
+    /// the secure sum's bound, naming the setting and the value.
+    #[test]
+    fn the_central_dp_rows_are_in_force_only_with_dp() {
+        let mut c = lab_default();
+        let keys = [
+            "l.dpz",
+            "l.dpclip",
+            "l.dpq",
+            "l.dpadapt",
+            "l.dpnoise",
+            "l.dpdrop",
+        ];
+        let relevant = |c: &LinkConfig, key: &str| {
+            let row = SETTINGS.iter().find(|s| s.key == key).unwrap();
+            (row.relevant)(c)
+        };
+        for sees in ["updates", "sum"] {
+            set(SETTINGS, &mut c, "l.sees", sees).unwrap();
+            assert!(keys.iter().all(|k| !relevant(&c, k)), "{sees}");
+        }
+        set(SETTINGS, &mut c, "l.sees", "dp").unwrap();
+        assert!(keys.iter().all(|k| relevant(&c, k)));
+        assert!(!relevant(&c, "l.dpquant"));
+        set(SETTINGS, &mut c, "l.dpadapt", "on").unwrap();
+        assert!(relevant(&c, "l.dpquant"));
+        assert!(c.validate().is_ok());
+        set(SETTINGS, &mut c, "l.dpz", "20").unwrap();
+        set(SETTINGS, &mut c, "l.dpclip", "20").unwrap();
+        set(SETTINGS, &mut c, "l.dpnoise", "distributed").unwrap();
+        assert_eq!(c.central_dp.noise_at, NoiseAt::Distributed);
+        let e = c.validate().unwrap_err().to_string();
+        assert!(e.contains("central_dp.clip") && e.contains("20"), "{e}");
     }
 
     #[test]
