@@ -3,11 +3,14 @@
 //! top-1, top-5), matching, and what the federation's model is worth — each with its "?". When
 //! the server sees only the sum (`l.sees=sum`), one message in place of the attack's cards says
 //! what it has (the round sums, no update of any device) and where the study of a server that
-//! trained its attack earlier is.
+//! trained its attack earlier is. With the sum + central DP (`l.sees=dp`) the same message,
+//! with your user-level ε per round and in total ([`central_dp_text`]); the map's error beside
+//! its references is then DP-FedAvg's.
 
 use super::LinkState;
 use crate::ui::help::help;
 use leptos::prelude::*;
+use whereabouts_core::privacy::central::{CentralDpSummary, NoiseAt};
 use whereabouts_core::secagg::Sees;
 use whereabouts_engine::linkability::lab::{LinkSummary, Phase};
 use whereabouts_engine::linkability::population::{device, owner};
@@ -16,6 +19,7 @@ const RANK_HELP: &str = "The server has learned every person's known device from
 const IDENT_HELP: &str = "For every new device's update, the attack scores every person; AP (average precision) asks, person by person, how high that person's updates come in the ranking of all updates by their score, averaged over people ([004] §8.2). Chance: random scores, 1/N. Top-1: the share of updates whose best-scored person is the owner; top-5: among the five best.";
 const MATCH_HELP: &str = "Are these two updates, one from a known device and one from a new one, the same person's? The MLP's two guesses over people are combined into one probability, over balanced pairs (half the same person, half not); AP 50% is chance ([004] §6.2).";
 const SUM_HELP: &str = "Secure aggregation (Bonawitz et al. 2017): each round's devices mask their updates so that the server can unmask only their sum. The federation learns the same map, but the server never holds one device's update, so no pseudonym comes with an update: the identification and matching attacks have nothing to learn from and nothing to attribute. A server that learnt everyone's known devices before secure aggregation was switched on can still score each sum with its old attack; the Linkability lab's secure-sum study measures how often its first answer is one of the sum's owners, against the number of devices in a sum (docs/reproduce-linkability.md, “Under secure aggregation”).";
+const DP_HELP: &str = "DP-FedAvg (McMahan et al. 2018) over the secure sum, a person the user: each round every person is in the sample with probability q, both their devices train, clip their change to C and mask it; the server unmasks only the sum, with Gaussian noise on it (standard deviation z·C on the sum of a person's share, z·C/(qN) a coordinate on the average it moves the map by). As with only the sum, it holds no update of any device, so it has nothing to link; the noise also bounds what the sums tell about you at all — your ε, for both your devices' whole data, is below. The price is the map's accuracy: compare its error with the mean predictor's and a centrally trained model's. The lab's secure-sum study scores noised sums with an attack trained earlier and the map's error under two noise levels (docs/reproduce-linkability.md, “Under secure aggregation”).";
 const MODEL_HELP: &str = "What the federation is for: the signal map every device helped train, its error on held-out measurements (20% of everyone's). Beside it, on the same measurements: predicting the mean signal everywhere (a map no better has learnt nothing), and the same model trained centrally on every device's data (what it reaches when privacy costs nothing). A mitigation that hides people may cost accuracy; the study below measures both.";
 
 fn percent(x: f64) -> String {
@@ -48,7 +52,29 @@ fn light(summary: &LinkSummary) -> LinkSummary {
         round_sums: summary.round_sums,
         summed_updates: summary.summed_updates,
         clipped: summary.clipped,
+        central_dp: summary.central_dp.clone(),
+        central_rounds: summary.central_rounds.clone(),
+        dp_clipped_updates: summary.dp_clipped_updates,
     }
+}
+
+/// Central DP's privacy loss in words: a person's (both devices') user-level ε, per round and
+/// in total, with δ (as the Signal map words it).
+pub fn central_dp_text(c: &CentralDpSummary) -> String {
+    let by = match c.noise_at {
+        NoiseAt::Trusted => "noise added by a trusted aggregator",
+        NoiseAt::Distributed => "noise added by the devices",
+    };
+    format!(
+        "Central DP (DP-FedAvg, {by}, q = {}, z = {}): your user-level ε is {:.2} over {} round{} (δ = {:e}), {:.2} for the last round alone — it bounds what the noised sums tell about your whole data, both devices', being used at all.",
+        c.sampling_rate,
+        c.noise_multiplier,
+        c.epsilon_total,
+        c.rounds,
+        if c.rounds == 1 { "" } else { "s" },
+        c.delta,
+        c.epsilon_round,
+    )
 }
 
 #[component]
@@ -56,11 +82,16 @@ pub fn Results(state: LinkState) -> impl IntoView {
     // The figures without the map and the confusion (thousands of numbers each, drawn by their
     // own panels): the cards read these many times.
     let summary = move || state.scene.with(|s| s.summary.as_ref().map(light));
-    // Only the sum: no attack, so its cards give way to one message.
-    let sums = move || state.settings.with(|c| c.sees == Sees::Sum);
+    // Only the sum (with or without central DP): no attack, so its cards give way to one
+    // message.
+    let sums = move || state.settings.with(|c| c.sees != Sees::Updates);
+    let dp = move || state.settings.with(|c| c.sees == Sees::Dp);
     let progress = move || {
         state.scene.with(|s| {
             s.progress.map(|(phase, done, total)| match phase {
+                Phase::Federation if dp() => format!(
+                    "Round {done} of {total}: the sampled people's devices train, clip their changes and mask them; the server unmasks only the round's noised sum…"
+                ),
                 Phase::Federation if sums() => format!(
                     "Round {done} of {total}: every device trains on its day and masks its update; the server unmasks only the round's sum…"
                 ),
@@ -92,6 +123,7 @@ pub fn Results(state: LinkState) -> impl IntoView {
     let (m_btn, m_text) = help("help-link-match".into(), "Matching", MATCH_HELP);
     let (g_btn, g_text) = help("help-link-model".into(), "The signal map", MODEL_HELP);
     let (s_btn, s_text) = help("help-link-sum".into(), "Only the sum", SUM_HELP);
+    let (d_btn, d_text) = help("help-link-dp".into(), "Sum + central DP", DP_HELP);
     let sum_card = move || {
         let s = summary()?;
         Some(view! {
@@ -104,6 +136,20 @@ pub fn Results(state: LinkState) -> impl IntoView {
             )}</p>
             <p class="sub">"What a server that learnt everyone's known devices before secure aggregation still gets from sums — its first answer against the number of devices in a sum — is the table “Under secure aggregation” in docs/reproduce-linkability.md ("<code>"whereabouts reproduce --lab linkability --study secure-sum"</code>")."</p>
             {(s.clipped > 0).then(|| view! { <p class="sub">{format!("{} coordinates were clipped on the way into the sums.", s.clipped)}</p> })}
+            {s.central_dp.as_ref().map(|c| {
+                let last = s.central_rounds.last();
+                view! {
+                    <p class="sub" data-testid="link-central-dp" data-epsilon=format!("{:.4}", c.epsilon_total) data-epsilon-round=format!("{:.4}", c.epsilon_round) data-delta=c.delta.to_string()>
+                        {central_dp_text(c)}
+                    </p>
+                    <p class="sub">{format!(
+                        "The noise on each number of the average the map moved by: standard deviation {}; {} of the devices' changes were cut to the clip{}.",
+                        last.map_or("—".into(), |r| format!("{:.3}", r.noise_std)),
+                        s.dp_clipped_updates,
+                        last.map_or(String::new(), |r| format!(" (C = {:.2} in the last round)", r.clip)),
+                    )}</p>
+                }
+            })}
         }.into_any())
     };
     let rank_card = move || {
@@ -169,8 +215,10 @@ pub fn Results(state: LinkState) -> impl IntoView {
             </div>
             <div class="cards" class:hidden=move || state.blocked()>
                 <div class="card headline" data-testid="link-sum-card" class:hidden=move || !sums()>
-                    <h3>"Only the sum: nothing to link" {s_btn}</h3>
+                    <h3 class:hidden=dp>"Only the sum: nothing to link" {s_btn}</h3>
                     {s_text}
+                    <h3 class:hidden=move || !dp()>"Sum + central DP: nothing to link" {d_btn}</h3>
+                    {d_text}
                     {move || sum_card().unwrap_or_else(|| view! { <p class="sub">"The devices train; the server waits for the round's sum…"</p> }.into_any())}
                 </div>
                 <div class="card headline" data-testid="link-rank-card" class:hidden=sums>
@@ -209,7 +257,9 @@ pub fn Results(state: LinkState) -> impl IntoView {
                     {move || match summary().and_then(|s| Some((s.test_rmse?, s.people, s.rounds_done, s.updates, s.round_sums, s.summed_updates))) {
                         Some((rmse, people, rounds, updates, sums, summed)) => view! {
                             <p class="big" data-testid="link-rmse" data-rmse=format!("{rmse:.4}")>{format!("{rmse:.2} dB")}</p>
-                            <p class="sub">{if sums > 0 {
+                            <p class="sub">{if dp() {
+                                format!("DP-FedAvg's test error after {rounds} rounds · {summed} device updates of {people} people, clipped and noised, the server seeing only their {sums} noised round sums")
+                            } else if sums > 0 {
                                 format!("test error after {rounds} rounds · {summed} updates from {} devices of {people} people, the server seeing only their {sums} round sums", 2 * people)
                             } else {
                                 format!("test error after {rounds} rounds · {updates} updates from {} devices of {people} people", 2 * people)
@@ -229,7 +279,8 @@ pub fn Results(state: LinkState) -> impl IntoView {
             <p class="sr-only" aria-live="polite" data-testid="link-summary">{move || {
                 let s = summary()?;
                 if s.round_sums > 0 {
-                    return Some(format!("The server holds {} round sums and no update of any device: it has nothing to link.", s.round_sums));
+                    let dp = s.central_dp.as_ref().map_or(String::new(), |c| format!(" {}", central_dp_text(c)));
+                    return Some(format!("The server holds {} round sums and no update of any device: it has nothing to link.{dp}", s.round_sums));
                 }
                 let m = s.identification?;
                 Some(format!("The server ranks your new device {} of {}; its attack is {:.0} times chance.", rank_text(s.your_rank?), s.ranking.len(), m.over_chance()))

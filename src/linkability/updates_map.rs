@@ -170,7 +170,7 @@ pub fn UpdatesMap(state: LinkState) -> impl IntoView {
             .with(|s| s.summary.as_ref().map_or(0, |x| x.map.len()))
     };
     view! {
-        <section class="panel updates-map" aria-labelledby="link-map-title" class:hidden=move || state.hides("l.map") || state.blocked() || state.settings.with(|c| c.sees == whereabouts_core::secagg::Sees::Sum)>
+        <section class="panel updates-map" aria-labelledby="link-map-title" class:hidden=move || state.hides("l.map") || state.blocked() || state.settings.with(|c| c.sees != whereabouts_core::secagg::Sees::Updates)>
             <h2 id="link-map-title">"Every update, by its true owner" {button}</h2>
             {text}
             <canvas node_ref=canvas class="scatter" data-testid="link-updates-map" data-points=move || count().to_string()
