@@ -17,6 +17,7 @@ pub mod lab;
 pub mod limits;
 pub mod model;
 pub mod placement;
+pub mod real;
 pub mod reference;
 pub mod samples;
 pub mod scenario;

@@ -373,6 +373,7 @@ impl Lab {
             }),
             _ => None,
         };
+        let rmse = self.unchanged_rmse(&after);
         self.rounds.push(LabRound {
             before,
             after,
@@ -381,10 +382,31 @@ impl Lab {
             seen,
             spent,
             central,
-            rmse: Rmse::Pending { next: 0, sum: 0.0 },
+            rmse,
             attack,
         });
         Ok(())
+    }
+
+    /// The test RMSE of a round's model `after` where the previous round already measured the
+    /// same parameters (a round nobody took part in: a long calendar of real traces has many),
+    /// else to be measured: the same sum in the same order, so the same value bit for bit.
+    pub(super) fn unchanged_rmse(&self, after: &[f32]) -> Rmse {
+        match self.rounds.last() {
+            Some(LabRound {
+                after: previous,
+                rmse: Rmse::Done(value),
+                ..
+            }) if previous.len() == after.len()
+                && previous
+                    .iter()
+                    .zip(after)
+                    .all(|(a, b)| a.to_bits() == b.to_bits()) =>
+            {
+                Rmse::Done(*value)
+            }
+            _ => Rmse::Pending { next: 0, sum: 0.0 },
+        }
     }
 
     /// Advances round `t` towards complete: its DLG attack first (the reconstruction the

@@ -364,3 +364,31 @@ fn a_round_without_the_targets_update_says_why() {
         "{why:?}"
     );
 }
+
+#[test]
+fn a_round_that_leaves_the_model_as_it_was_keeps_the_rmse_it_measured() {
+    // One user at T = 1 hour: in most hours nobody takes part and the model stays as it was
+    // (the long calendars of real traces are mostly such rounds); every round's RMSE is still
+    // the measured one, bit for bit.
+    let mut config = config();
+    config.world.users = Some(1);
+    config.participants = Some(vec![0]);
+    config.trajectory = None;
+    config.round_length = crate::signal_map::trace::RoundLength::Hour;
+    config.max_rounds = Some(30);
+    config.attack.dlg = false;
+    let mut lab = Lab::new(config).unwrap();
+    lab.run(None, &mut |_| {}).unwrap();
+    assert_eq!(lab.rounds.len(), 30);
+    let mut kept = 0;
+    for (t, r) in lab.rounds.iter().enumerate() {
+        let Rmse::Done(value) = r.rmse else {
+            panic!("round {t} not measured");
+        };
+        let measured =
+            crate::signal_map::reference::test_rmse(&lab.federation.spec, &r.after, &lab.data.test);
+        assert_eq!(value.to_bits(), measured.to_bits(), "round {t}");
+        kept += usize::from(t > 0 && lab.rounds[t - 1].after == r.after);
+    }
+    assert!(kept > 0, "no round without a participant in 30 hours");
+}
