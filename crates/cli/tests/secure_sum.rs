@@ -124,6 +124,100 @@ fn reproduce_mobility_secure_sum_counts_the_co_participants() {
     for co in ["0", "1", "2", "5", "10"] {
         assert!(md.contains(&format!("\n| {co} | ")), "{co}: {md}");
     }
+    // Central DP beside every update and the sum, alone and with ten others: your ε over the
+    // run, none without noise, and the malicious server said to be the Signal map's only.
+    assert!(
+        md.contains("### Under secure aggregation with central DP"),
+        "{md}"
+    );
+    assert!(md.contains("built only in the Signal map"), "{md}");
+    let cells = |l: &str| {
+        l.trim_matches('|')
+            .split(" | ")
+            .map(str::trim)
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    for co in ["0", "10"] {
+        let rows: Vec<Vec<String>> = md
+            .lines()
+            .filter(|l| l.starts_with(&format!("| {co} | ")) && l.split(" | ").count() == 9)
+            .map(cells)
+            .collect();
+        let sees: Vec<&str> = rows.iter().map(|r| r[1].as_str()).collect();
+        assert_eq!(
+            sees,
+            [
+                "every update",
+                "only the sum",
+                "sum + DP, z = 0.5",
+                "sum + DP, z = 2",
+                "sum + DP, z = 1, the phones' noise, 10% drop out"
+            ],
+            "{md}"
+        );
+        assert_eq!(rows[1][5], "∞ (no noise)", "{:?}", rows[1]);
+        // Trusted noise at q = 1: ε falls as z grows, and is the same on every seed.
+        let eps = |r: &[String]| r[5].split(' ').next().unwrap().parse::<f64>().unwrap();
+        assert!(
+            eps(&rows[2]) > eps(&rows[3]) && eps(&rows[3]) > 0.0,
+            "{rows:?}"
+        );
+        assert!(rows[2][5].ends_with("± 0.0"), "{:?}", rows[2]);
+    }
+}
+
+#[test]
+fn run_mobility_under_central_dp_reports_your_epsilon_and_refuses_noise_the_sum_cannot_hold() {
+    let args = |extra: &[&str]| {
+        let mut a = vec![
+            "run",
+            "--lab",
+            "mobility",
+            "--set",
+            "m.T=3",
+            "--set",
+            "m.iters=3",
+            "--set",
+            "m.co=4",
+            "--set",
+            "m.sees=dp",
+            "--set",
+            "m.dpq=0.5",
+        ];
+        a.extend_from_slice(extra);
+        whereabouts(&a)
+    };
+    let out = args(&["--set", "m.dpz=2"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["config"]["sees"], "dp");
+    assert_eq!(json["config"]["central_dp"]["noise_multiplier"], 2.0);
+    let dp = &json["summary"]["central_dp"];
+    assert_eq!(
+        (
+            dp["rounds"].as_u64(),
+            dp["delta"].as_f64(),
+            dp["sampling_rate"].as_f64()
+        ),
+        (Some(3), Some(1e-5), Some(0.5))
+    );
+    assert!(
+        dp["epsilon_total"].as_f64().unwrap() > dp["epsilon_round"].as_f64().unwrap(),
+        "{dp}"
+    );
+    assert!(json["summary"]["utility_error_m"].as_f64().is_some());
+    let bad = args(&["--set", "m.dpnoise=distributed", "--set", "m.dpz=20"]);
+    assert!(!bad.status.success());
+    let e = text(&bad.stderr);
+    assert!(
+        e.contains("central_dp.noise_multiplier") && e.contains("z = 20") && e.contains("±64"),
+        "{e}"
+    );
+    let bad = args(&["--set", "m.dpclip=9"]);
+    assert!(!bad.status.success());
+    let e = text(&bad.stderr);
+    assert!(e.contains("Clip C") && e.contains('9'), "{e}");
 }
 
 #[test]

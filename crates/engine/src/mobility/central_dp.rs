@@ -18,14 +18,14 @@
 //! gradient the server has: ST-GIA inverts it, as under `sees = sum` it inverts the mean. The
 //! noise on ḡ has standard deviation z·C/(qN) a coordinate.
 //!
-//! **Who is sampled** (a choice [002] cannot make, having no DP-FedAvg; docs/papers.md, "Central
-//! DP in the Mobility lab"): N is the round's trainers, the users the lab's federation draws its
-//! round from — with one client training, the target and its `m.co` co-participants (users
-//! 0 … k: N = k + 1; 0 co-participants, the authors' code, is N = 1); with every user training
-//! (`m.fed=fedavg`), the whole city (N = `m.users`). Each is in round t's sample independently
-//! with probability q (Poisson); a sampled phone may drop out after the keys (`m.dpdrop`). The
-//! target may be left out of a round: the server then inverts a sum without it (or, with
-//! nobody sampled, the noise alone), and the errors are still to the target's own positions.
+//! **Who is sampled** (a choice [002] cannot make, having no DP-FedAvg; docs/papers.md §3g): N is
+//! the round's trainers, the users the lab's federation draws its round from — with one client
+//! training, the target and its `m.co` co-participants (users 0 … k: N = k + 1; 0 co-participants,
+//! the authors' code, is N = 1); with every user training (`m.fed=fedavg`), the whole city (N =
+//! `m.users`). Each is in round t's sample independently with probability q (Poisson); a sampled
+//! phone may drop out after the keys (`m.dpdrop`). The target may be left out of a round: the
+//! server then inverts a sum without it (or, with nobody sampled, the noise alone), and the errors
+//! are still to the target's own positions.
 //!
 //! **The visitor's ε** (user level: one user's whole trajectory in or out): recorded every round
 //! as the Signal map does — with the noise added by a trusted aggregator, a sampled Gaussian
@@ -40,7 +40,7 @@
 //! phone's share could pass ±64, so no noise is cut off (and each round counts any coordinate
 //! that was: `SecureRound::clipped`). Under adaptive clipping the clip moves (Andrew et al.
 //! 2021), so the check is made at the largest clip the lab allows, and the adaptive clip is held
-//! to it ([`round`]: a post-processing of the noised count; docs/papers.md).
+//! to it ([`round`]: a post-processing of the noised count; docs/papers.md §3g).
 
 use super::limits;
 use super::lstm;
