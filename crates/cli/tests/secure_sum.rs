@@ -55,6 +55,78 @@ fn reproduce_density_secure_sum_puts_every_update_beside_the_sum() {
     let fit = row(&md, "B = 3", "fitting");
     assert!(fit[4].starts_with("0 ± 0 m (100"), "{fit:?}");
     assert!(!fit[5].starts_with("0 "), "{fit:?}");
+    // Central DP beside the sum: each arm with its clip, the visitor's ε and the density.
+    let (_, central) = md
+        .split_once("### Under secure aggregation with central DP")
+        .expect("the central-DP table");
+    assert!(central.contains("built only in the Signal map"), "{md}");
+    let cells = |l: &str| {
+        l.trim_matches('|')
+            .split(" | ")
+            .map(str::trim)
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    let rows: Vec<Vec<String>> = central
+        .lines()
+        .filter(|l| l.starts_with("| B = 3 | peak picking | "))
+        .map(cells)
+        .collect();
+    let sees: Vec<&str> = rows.iter().map(|r| r[2].as_str()).collect();
+    assert_eq!(
+        sees,
+        [
+            "only the sum",
+            "sum + DP, z = 0.5",
+            "sum + DP, z = 2",
+            "sum + DP, z = 1, the phones' noise, 10% drop out"
+        ],
+        "{md}"
+    );
+    assert_eq!(
+        (rows[0][3].as_str(), rows[0][4].as_str()),
+        ("–", "∞ (no noise)")
+    );
+    // At 48² and B = 3 the clip is the median norm √(48²·3/2) = 58.8; ε falls as z grows.
+    assert_eq!(rows[1][3], "58.8", "{:?}", rows[1]);
+    let eps = |r: &[String]| r[4].split(' ').next().unwrap().parse::<f64>().unwrap();
+    assert!(
+        eps(&rows[1]) > eps(&rows[2]) && eps(&rows[2]) > 0.0,
+        "{rows:?}"
+    );
+    assert!(
+        central.contains("| own bump | peak picking | sum + DP, z = 2 | 3.2 |"),
+        "{md}"
+    );
+}
+
+#[test]
+fn sweep_plans_the_density_secure_sum_study_with_its_central_dp_arms() {
+    let dir = std::env::temp_dir().join(format!(
+        "whereabouts-density-secure-plan-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = whereabouts(&[
+        "sweep",
+        "plan",
+        "density",
+        "--study",
+        "secure-sum",
+        "--quick",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // Two quick cities: 13 schemes × servers under every update and the sum (26), and the
+    // second table's 3 schemes × servers under the sum and 3 central-DP arms (12).
+    let n: usize = text(&out.stdout)
+        .split_whitespace()
+        .next()
+        .and_then(|w| w.parse().ok())
+        .unwrap();
+    assert_eq!(n, 2 * (26 + 12), "{}", text(&out.stdout));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -96,6 +168,26 @@ fn run_honours_sees_and_names_a_bad_value() {
         e.contains("What the server sees") && e.contains("half"),
         "{e}"
     );
+    // The sum + central DP: the visitor's ε over the query, the density beside its reference.
+    let out = run("dp");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["config"]["sees"], "dp");
+    let dp = &json["summary"]["central_dp"];
+    assert_eq!(
+        (dp["rounds"].as_u64(), dp["delta"].as_f64()),
+        (Some(1), Some(1e-5))
+    );
+    assert!(dp["epsilon_total"].as_f64().unwrap() > 0.0, "{dp}");
+    let rho = |v: &serde_json::Value| v["spearman_all"].as_f64().unwrap();
+    let (noised, without) = (&json["summary"]["utility"], &json["summary"]["without_dp"]);
+    assert!(rho(noised) < rho(without), "{noised} vs {without}");
+    let mut a = args("dp");
+    a.extend(["--set".into(), "d.dpclip=0".into()]);
+    let bad = whereabouts(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(!bad.status.success());
+    let e = text(&bad.stderr);
+    assert!(e.contains("Clip C") && e.contains("100,000"), "{e}");
 }
 
 #[test]
