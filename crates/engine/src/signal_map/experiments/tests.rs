@@ -26,9 +26,11 @@ fn spearman_matches_hand_computed_values() {
     assert_eq!(spearman(&[1.0, 2.0], &[1.0, 2.0]), None);
 }
 
-/// Runs every configuration on the spot.
+/// Runs every configuration on the spot (the native-only studies' test).
+#[cfg(not(target_arch = "wasm32"))]
 struct Direct;
 
+#[cfg(not(target_arch = "wasm32"))]
 impl Runs<ScenarioConfig, Outcome> for Direct {
     fn run(&mut self, config: ScenarioConfig) -> Result<Outcome, String> {
         run(config)
