@@ -167,11 +167,13 @@ enum Command {
         /// Also write one CSV per table into this directory.
         #[arg(long)]
         csv: Option<PathBuf>,
-        /// Run the lab's tables on real data instead of the synthetic world (mobility: [002]'s
+        /// Run the lab's tables on real data instead of the synthetic world (signal-map: [000]'s
+        /// one-user tables on the 5g-cork drive traces, a real cell a seed; mobility: [002]'s
         /// on the Foursquare New York check-ins' weekly trajectories; density: [003]'s with the
         /// check-ins as the population): DIR is the folder of your downloaded copy, laid out as
-        /// DIR/foursquare-nyc/Foursquare_Sample.csv (docs/papers.md, "Real data:
-        /// foursquare-nyc"). Nothing of it is copied anywhere.
+        /// DIR/5g-cork/5G-production-dataset.zip and DIR/foursquare-nyc/Foursquare_Sample.csv
+        /// (docs/papers.md §3a, "Real data: 5g-cork"; §3f for foursquare-nyc). Nothing of it is
+        /// copied anywhere.
         #[arg(long, value_name = "DIR")]
         real: Option<PathBuf>,
     },

@@ -88,7 +88,7 @@ fn sized(lab: &str) -> &'static [&'static str] {
 }
 
 /// The labs with tables on real data (`reproduce --real`).
-pub const REAL_LABS: [&str; 2] = ["mobility", "density"];
+pub const REAL_LABS: [&str; 3] = ["signal-map", "mobility", "density"];
 
 /// Each lab's page studies (its Studies panel), by their command-line names.
 pub const STUDIES: [(&str, &[&str]); 4] = [
@@ -223,6 +223,9 @@ impl StudySpec {
     fn csv_prefix(&self) -> String {
         match (self.page_study(), self.lab.as_str()) {
             (true, lab) => format!("{lab}-{}", self.study),
+            (false, "signal-map") if self.study == REPRODUCE && self.real.is_some() => {
+                "table-real".into()
+            }
             (false, "signal-map") if self.study == REPRODUCE => "table".into(),
             (false, "signal-map") => self.study.clone(),
             (false, lab) if self.study != REPRODUCE => format!("{lab}-{}", self.study),
@@ -309,7 +312,17 @@ impl StudySpec {
                         use whereabouts_engine::signal_map::experiments::Disaggregation;
                         Ok(Box::new(Disaggregation(scale)))
                     }
-                    _ => Ok(Box::new(Reproduce(scale))),
+                    _ => match &self.real {
+                        Some(dir) => {
+                            use whereabouts_engine::signal_map::experiments::RealReproduce;
+                            let data = crate::real::load_cork(Path::new(dir))?;
+                            Ok(Box::new(RealReproduce {
+                                scale,
+                                data: std::sync::Arc::new(data),
+                            }))
+                        }
+                        None => Ok(Box::new(Reproduce(scale))),
+                    },
                 }
             }
             "density" => {

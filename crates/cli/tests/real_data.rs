@@ -315,3 +315,118 @@ fn reproduce_real_refuses_a_missing_folder_or_file_by_name() {
     assert!(!ok);
     assert!(err.contains("not --study defences"), "{err}");
 }
+
+/// The 5g-cork zip, within the data folder.
+const CORK: &str = "5g-cork/5G-production-dataset.zip";
+
+#[test]
+fn reproduce_on_real_cork_traces_prints_the_signal_maps_one_user_tables() {
+    // Two of the smallest usable cells (seeds 47 and 48: under a hundred readings each), so the
+    // debug binary runs every table in seconds; the docs' tables are seeds 1–5.
+    let Some(dir) = data_dir().filter(|d| d.join(CORK).is_file()) else {
+        return absent(CORK);
+    };
+    let dir = dir.to_str().unwrap();
+    let csv = temp("cork-csv");
+    let (ok, md, err) = whereabouts(&[
+        "reproduce",
+        "--quick",
+        "--seed",
+        "47",
+        "--seeds",
+        "2",
+        "--real",
+        dir,
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    // What was read and left out, counted.
+    assert!(
+        err.contains("151352 readings of 52 usable cells in 83 traces (188711 rows; left out: 73 “no reading” sentinels"),
+        "{err}"
+    );
+    assert!(
+        md.contains(&format!(
+            "--seed 47 --model small --quick --seeds 2 --real {dir}`"
+        )),
+        "{md}"
+    );
+    for title in [
+        "Findings check",
+        "Round length T (FedSGD, user 0)",
+        "The model's start (user 0)",
+        "Table 2 — Diverse Batch (T = 1 week;",
+        "Defences compared (T = 1 day,",
+    ] {
+        let heading = md
+            .lines()
+            .find(|l| l.starts_with("### ") && l.contains(title))
+            .unwrap_or_else(|| panic!("no “{title}” table: {md}"));
+        assert!(
+            heading.ends_with("— on real data (5g-cork, one phone, a cell a seed)"),
+            "{heading}"
+        );
+    }
+    // Only the one-user tables, none of the synthetic world's, each saying which cells it ran on.
+    assert_eq!(md.matches("\n### ").count(), 5, "{md}");
+    assert!(
+        !md.contains("Table 3") && !md.contains("Insight I3"),
+        "{md}"
+    );
+    assert_eq!(
+        md.matches("seed 47: 5G cell 13 of node A4E8 (92 readings")
+            .count(),
+        5,
+        "{md}"
+    );
+    assert!(
+        md.contains("seed 48: LTE cell 3 of node A992 (53 readings"),
+        "{md}"
+    );
+    assert!(md.contains("± its 95% interval"), "{md}");
+    assert!(csv.join("table-real-1.csv").is_file());
+
+    // A seed past the usable cells is refused by name, before anything runs.
+    let (ok, _, err) = whereabouts(&[
+        "reproduce",
+        "--quick",
+        "--seed",
+        "52",
+        "--seeds",
+        "2",
+        "--real",
+        dir,
+    ]);
+    assert!(!ok);
+    assert!(
+        err.contains(
+            "--seed: 5g-cork has 52 usable cells (seeds 1–52, the largest first); seed 53 has none"
+        ),
+        "{err}"
+    );
+    eprintln!(
+        "real data: reproduce --real ran the signal map's tables on {dir}'s 5g-cork cells 47 and 48"
+    );
+}
+
+#[test]
+fn reproduce_real_for_the_signal_map_names_the_missing_zip() {
+    // Needs no data: a folder without the zip is refused naming where it should be.
+    let empty = temp("empty-cork");
+    std::fs::create_dir_all(&empty).unwrap();
+    let empty = empty.to_str().unwrap();
+    let (ok, _, err) = whereabouts(&["reproduce", "--quick", "--real", empty]);
+    assert!(!ok);
+    assert!(
+        err.contains(&format!(
+            "{empty}/5g-cork/5G-production-dataset.zip is not there"
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    // Only the paper's tables run on real data, not the secure-sum study.
+    let (ok, _, err) = whereabouts(&["reproduce", "--study", "secure-sum", "--real", empty]);
+    assert!(!ok);
+    assert!(err.contains("not --study secure-sum"), "{err}");
+}

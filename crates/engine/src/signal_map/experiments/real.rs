@@ -86,7 +86,7 @@ fn cells_note(scale: &Scale, data: &DriveTraces) -> Result<String, String> {
         })
         .collect::<Result<Vec<String>, String>>()?;
     Ok(format!(
-        "On real data ({CORK_5G}): each \"world\" is one real cell's RSRP map, the seed's — {}. The phone is user 0 and trains alone; its readings in the cell are its data (\"no reading\" sentinels left out), on a local plane around them, the rounds of length T cut by their own timestamps, {:.0}% of them held out at random as the test set (docs/papers.md §3a, \"Real data: 5g-cork\"). The intervals are over these cells.",
+        "On real data ({CORK_5G}): each \"world\" is one real cell's RSRP map, the seed's — {}. The phone is user 0 and trains alone; its readings in the cell are its data (\"no reading\" sentinels left out), on a local plane around them, the rounds of length T cut by their own timestamps, {:.0}% of them held out at random as the test set (docs/papers.md §3a, \"Real data: 5g-cork\"). The intervals are over these cells. The mean-label start (the start table, the defences) is the placed world's synthetic field's mean label, not the readings' mean.",
         cells.join("; "),
         100.0 * ScenarioConfig::default().test_fraction
     ))
@@ -121,8 +121,14 @@ pub fn tables(
             "{} — on real data ({CORK_5G}, one phone, a cell a seed)",
             t.title.replace("campus, ", "")
         );
-        // What the synthetic world's notes say of its GPS does not hold of real fixes.
+        // What the synthetic world's notes say of its GPS and calendar does not hold here.
         t.notes.retain(|n| !n.contains("synthetic GPS noise"));
+        for n in &mut t.notes {
+            *n = n.replace(
+                "T = 1 hour uses one week of data.",
+                "T = 1 hour runs over the whole calendar (the synthetic table's over one week).",
+            );
+        }
         t.notes.push(note.clone());
     }
     Ok(out)
