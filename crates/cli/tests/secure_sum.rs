@@ -391,6 +391,40 @@ fn reproduce_linkability_secure_sum_scores_sums_of_k_devices() {
     assert_eq!(all[4], "100.0", "{all:?}");
     assert!(all[2].starts_with("100.0 ± 0.0"), "{all:?}");
     assert_eq!(all[10], "at chance", "{all:?}");
+    // Sum + central DP: the map's error under two noise levels beside no DP and the
+    // references, with your ε (larger at the smaller z); the malicious server named as the
+    // Signal map's.
+    assert!(
+        md.contains("### Under secure aggregation + central DP: the signal map's test error"),
+        "{md}"
+    );
+    let row = |name: &str| -> Vec<String> {
+        let line = md
+            .lines()
+            .find(|l| l.starts_with(&format!("| {name}")))
+            .unwrap_or_else(|| panic!("no row {name}: {md}"));
+        line.trim_matches('|')
+            .split(" | ")
+            .map(|c| c.trim().to_string())
+            .collect()
+    };
+    let plain = row("every update, or only the sum (no DP)");
+    assert!(
+        plain[1].contains('±') && plain[2] == "∞ (no DP)",
+        "{plain:?}"
+    );
+    let eps = |r: &[String]| -> f64 { r[2].split(' ').next().unwrap().parse().unwrap() };
+    let (low, high) = (
+        row("sum + central DP, z = 0.3"),
+        row("sum + central DP, z = 1,"),
+    );
+    assert!(
+        eps(&low) > eps(&high) && eps(&high) > 0.0,
+        "{low:?} {high:?}"
+    );
+    row("mean predictor");
+    row("the same model trained centrally");
+    assert!(md.contains("built only in the Signal"), "{md}");
 }
 
 /// `reproduce --study disaggregation`: gradient disaggregation breaks secure aggregation where

@@ -22,14 +22,24 @@
 //! it, the rank of the visitor (person 0, "you") in the scores of each sum that holds your new
 //! device's update (chance (P + 1)/2). A cohort of one is the lab's identification of that
 //! update, so the first row equals the identification's top-1 and top-5 (a test checks it).
+//!
+//! **Sum + central DP** (issue 39 §3–4, [`super::super::central_dp`]): on the same populations
+//! the federation is run again under DP-FedAvg at each of [`dp_arms`] (a trusted aggregator,
+//! q = 1, C = the lab's default, z = 0.3 and 1), and its signal map's test error is set beside
+//! the same federation without DP (every update and only the sum train the same model), the
+//! mean predictor and the model trained centrally, with the visitor's user-level ε. The
+//! malicious server is built only in the Signal map.
 
 use super::super::attack::Identifier;
 use super::super::attack::knn;
-use super::super::config::{LinkConfig, Split};
+use super::super::central_dp::{CENTRAL_DELTA, CentralDp};
+use super::super::config::{LinkConfig, Split, default_dp};
 use super::super::features::{Matrix, normalise};
+use super::super::federation::FederationRun;
 use super::super::federation::UPDATE_CLIP;
 use super::super::lab::YOU;
 use super::super::metrics::{Identification, Scores};
+use super::super::population::Population;
 use super::super::scenario::{ClosedWorld, Observations, identify};
 use super::Scale;
 use serde::{Deserialize, Serialize};
@@ -59,6 +69,37 @@ pub fn cohorts(people: usize) -> Vec<usize> {
 pub struct SumPoint {
     pub config: LinkConfig,
     pub cohorts: Vec<usize>,
+    /// DP-FedAvg's arms whose federations are run on the same population (none: the sums'
+    /// table only).
+    #[serde(default)]
+    pub dp: Vec<CentralDp>,
+}
+
+/// The central-DP arms of the study: a trusted aggregator, everyone each round (q = 1), the
+/// lab's default clip, z = 0.3 and z = 1.
+pub fn dp_arms() -> Vec<CentralDp> {
+    [0.3, 1.0]
+        .into_iter()
+        .map(|z| CentralDp {
+            noise_multiplier: z,
+            ..default_dp()
+        })
+        .collect()
+}
+
+/// One DP-FedAvg federation's figures on a population.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DpFigures {
+    /// The signal map's test RMSE, dB (NaN: none).
+    #[serde(deserialize_with = "whereabouts_core::nan::f64_or_null")]
+    pub test_rmse: f64,
+    /// The visitor's user-level ε over every round and of the last, at [`CENTRAL_DELTA`].
+    pub epsilon_total: f64,
+    pub epsilon_round: f64,
+    /// Devices' changes the clip shortened, of those sent.
+    pub clipped: usize,
+    pub sent: usize,
+    pub diverged_updates: usize,
 }
 
 /// An attack's figures on the sums of one cohort size.
@@ -96,6 +137,16 @@ pub struct SumFindings {
     pub diverged_updates: usize,
     /// Coordinates clipped on the way into the sums.
     pub clipped: usize,
+    /// The federation without DP's test RMSE, the mean predictor's and the centralised
+    /// model's (dB; NaN: none), and each DP arm's figures, in the point's order.
+    #[serde(default, deserialize_with = "whereabouts_core::nan::f64_or_null")]
+    pub plain_rmse: f64,
+    #[serde(default, deserialize_with = "whereabouts_core::nan::f64_or_null")]
+    pub mean_rmse: f64,
+    #[serde(default, deserialize_with = "whereabouts_core::nan::f64_or_null")]
+    pub centralised_rmse: f64,
+    #[serde(default)]
+    pub dp: Vec<DpFigures>,
 }
 
 /// P(one of `owners` is among the first `k` answers of `row`), the tied scores in a uniformly
@@ -240,11 +291,147 @@ pub fn find(point: &SumPoint) -> Result<SumFindings, String> {
             hits: vec![hits(obs, &cohorts, &by_mlp), hits(obs, &cohorts, &by_knn)],
         });
     }
+    if !point.dp.is_empty() {
+        let references = o.run.references();
+        findings.plain_rmse = o.run.test_rmse().unwrap_or(f64::NAN);
+        findings.mean_rmse = references.mean_rmse_db;
+        findings.centralised_rmse = references.centralised_rmse_db.unwrap_or(f64::NAN);
+        for dp in &point.dp {
+            findings.dp.push(dp_federation(&config, dp)?);
+        }
+    }
     Ok(findings)
 }
 
-/// The table, every population asked of `runs` once.
-pub fn table(scale: &Scale, runs: &mut dyn Runs<SumPoint, SumFindings>) -> Result<Table, String> {
+/// The federation of `config` under DP-FedAvg `dp` (`sees = dp`): its model's error and the
+/// visitor's ε.
+pub fn dp_federation(config: &LinkConfig, dp: &CentralDp) -> Result<DpFigures, String> {
+    let config = LinkConfig {
+        sees: Sees::Dp,
+        central_dp: *dp,
+        ..config.clone()
+    };
+    config.validate().map_err(|e| e.to_string())?;
+    let population = Population::generate(&config).map_err(|e| e.to_string())?;
+    let mut run = FederationRun::new(&config, population);
+    run.finish()?;
+    let last = run.central_rounds.last();
+    Ok(DpFigures {
+        test_rmse: run.test_rmse().unwrap_or(f64::NAN),
+        epsilon_total: last.map_or(0.0, |r| r.epsilon_total),
+        epsilon_round: last.map_or(0.0, |r| r.epsilon_round),
+        clipped: run.dp_clipped_updates,
+        sent: run.summed_updates,
+        diverged_updates: run.diverged_updates,
+    })
+}
+
+/// The second table: the signal map's test error under each DP arm beside the federation
+/// without DP and the references, with the visitor's ε, over the healthy populations.
+fn dp_table(scale: &Scale, arms: &[CentralDp], os: &[SumFindings]) -> Table {
+    let db = |v: Vec<f64>| stats::cell(v, 2, 1.0);
+    let plain: Vec<f64> = os.iter().map(|o| o.plain_rmse).collect();
+    let against = |v: &[f64]| match (Estimate::of(v.to_vec()), Estimate::of(plain.clone())) {
+        (Some(a), Some(b)) => match Verdict::of(&a, &b) {
+            Verdict::Higher => "worse",
+            Verdict::Lower => "better",
+            Verdict::Inconclusive => "no difference shown",
+        },
+        _ => "–",
+    };
+    let mut rows = vec![vec![
+        "every update, or only the sum (no DP)".into(),
+        db(plain.clone()),
+        "∞ (no DP)".into(),
+        "–".into(),
+        "–".into(),
+        "–".into(),
+    ]];
+    for (a, dp) in arms.iter().enumerate() {
+        let figures: Vec<DpFigures> = os.iter().filter_map(|o| o.dp.get(a).copied()).collect();
+        let rmse: Vec<f64> = figures.iter().map(|f| f.test_rmse).collect();
+        let clipped: usize = figures.iter().map(|f| f.clipped).sum();
+        let sent: usize = figures.iter().map(|f| f.sent).sum();
+        rows.push(vec![
+            format!(
+                "sum + central DP, z = {}, C = {}, q = {} (trusted)",
+                dp.noise_multiplier, dp.clip, dp.sampling_rate
+            ),
+            db(rmse.clone()),
+            stats::cell(figures.iter().map(|f| f.epsilon_total), 2, 1.0),
+            stats::cell(figures.iter().map(|f| f.epsilon_round), 2, 1.0),
+            format!("{:.0}%", 100.0 * clipped as f64 / sent.max(1) as f64),
+            against(&rmse).into(),
+        ]);
+    }
+    let reference = |name: &str, v: Vec<f64>| {
+        let verdict = against(&v);
+        vec![
+            name.into(),
+            db(v),
+            "–".into(),
+            "–".into(),
+            "–".into(),
+            verdict.into(),
+        ]
+    };
+    rows.push(reference(
+        "mean predictor",
+        os.iter().map(|o| o.mean_rmse).collect(),
+    ));
+    rows.push(reference(
+        "the same model trained centrally",
+        os.iter().map(|o| o.centralised_rmse).collect(),
+    ));
+    let diverged: usize = os
+        .iter()
+        .flat_map(|o| o.dp.iter().map(|f| f.diverged_updates))
+        .sum();
+    let mut notes = vec![
+        format!(
+            "DP-FedAvg (McMahan et al. 2018, Alg. 1) over the lab's secure sum, a person the user: each round every person is sampled with probability q and both their devices clip their change (the whole model's) to L2 norm C; a trusted aggregator adds Gaussian noise of 2z·C to the devices' sum (z times a person's sensitivity, 2C), and the map moves by the sum over 2qN, noise z·C/(qN) a coordinate (docs/secagg.md). ε: the visitor's user-level ε — both their devices' whole data — over the {} rounds and of the last round alone, at δ = {CENTRAL_DELTA:e} (RDP accountant of the sampled Gaussian). Clipped: the share of the devices' sent changes the clip cut short. Against no DP: worse or better where the 95% intervals of the test error separate.",
+            scale.rounds
+        ),
+        "The malicious server (a server that breaks the protocol) is built only in the Signal map (reproduce --lab signal-map --study secure-sum)."
+            .to_string(),
+    ];
+    if diverged > 0 {
+        notes.push(format!(
+            "{diverged} device updates under DP were never computed (a phone's local SGD diverged; it sent a zero change)."
+        ));
+    }
+    notes.push(format!(
+        "Each cell: the mean over {} populations (seeds from {}) ± the half-width of its 95% interval (Student's t); random split, {} people × 2 devices, {} rounds; the same populations as the table above.",
+        os.len(),
+        scale.seed,
+        scale.people,
+        scale.rounds
+    ));
+    Table {
+        title: format!(
+            "Under secure aggregation + central DP: the signal map's test error and your ε, {} people × 2 devices",
+            scale.people
+        ),
+        notes,
+        columns: [
+            "server sees",
+            "test RMSE, dB",
+            "your ε, total",
+            "your ε, last round",
+            "changes clipped",
+            "against no DP",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+    }
+}
+
+/// The tables (the sums', then central DP's), every population asked of `runs` once.
+pub fn tables(
+    scale: &Scale,
+    runs: &mut dyn Runs<SumPoint, SumFindings>,
+) -> Result<Vec<Table>, String> {
     let people = scale.people;
     let ks = cohorts(people);
     let all = each(runs, scale.seeds(), |seed| SumPoint {
@@ -257,6 +444,7 @@ pub fn table(scale: &Scale, runs: &mut dyn Runs<SumPoint, SumFindings>) -> Resul
             ..LinkConfig::default()
         },
         cohorts: ks.clone(),
+        dp: dp_arms(),
     })?;
     // A federation in which a phone's local SGD diverged is a failed run (as in the
     // identification table): left out and named.
@@ -368,7 +556,7 @@ pub fn table(scale: &Scale, runs: &mut dyn Runs<SumPoint, SumFindings>) -> Resul
         scale.seed + scale.seeds - 1,
         scale.rounds
     ));
-    Ok(Table {
+    let sums = Table {
         title: format!(
             "Under secure aggregation: a server that trained its attacks before, scoring sums of k \
              devices' updates, {people} people × 2 devices"
@@ -391,7 +579,8 @@ pub fn table(scale: &Scale, runs: &mut dyn Runs<SumPoint, SumFindings>) -> Resul
         .map(String::from)
         .to_vec(),
         rows,
-    })
+    };
+    Ok(vec![sums, dp_table(scale, &dp_arms(), &os)])
 }
 
 /// The study as a sweep (each population a point).
@@ -410,7 +599,7 @@ impl Sweep for SecureSum {
     }
 
     fn tables(&self, runs: &mut dyn Runs<SumPoint, SumFindings>) -> Result<Vec<Table>, String> {
-        Ok(vec![table(&self.0, runs)?])
+        tables(&self.0, runs)
     }
 }
 
@@ -434,6 +623,7 @@ mod tests {
                 ..LinkConfig::default()
             },
             cohorts,
+            dp: Vec::new(),
         }
     }
 
@@ -533,6 +723,32 @@ mod tests {
         let middle = 21.0 / 2.0;
         assert!((ten.your_rank - middle).abs() < 2.0, "{ten:?}");
         assert!(one.your_rank < middle - 2.0, "{one:?}");
+    }
+
+    /// The central-DP arms run their own federations on the point's population: the map's error
+    /// is finite, ε is the trusted accountant's at q = 1 (so larger at the smaller z), and the
+    /// table sets them beside the federation without DP and the references.
+    #[test]
+    fn the_dp_arms_report_the_maps_error_and_your_epsilon() {
+        let mut p = point(8, vec![1]);
+        p.dp = dp_arms();
+        let f = find(&p).unwrap();
+        assert_eq!(f.dp.len(), 2);
+        assert!(f.plain_rmse.is_finite() && f.mean_rmse.is_finite());
+        let (low, high) = (f.dp[0], f.dp[1]);
+        assert!(low.test_rmse.is_finite() && high.test_rmse.is_finite());
+        assert!(low.epsilon_total > high.epsilon_total && high.epsilon_total > 0.0);
+        assert!(high.epsilon_round < high.epsilon_total);
+        assert_eq!(high.sent, 2 * 8 * 6, "q = 1: every device every round");
+        let scale = Scale {
+            people: 8,
+            rounds: 6,
+            seeds: 1,
+            ..Scale::full(3)
+        };
+        let t = dp_table(&scale, &p.dp, &[f]);
+        assert_eq!(t.rows.len(), 5);
+        assert!(t.rows[1][0].contains("z = 0.3") && t.rows[2][0].contains("z = 1"));
     }
 
     /// The cohorts are drawn within a round among its new devices, k distinct owners each.
