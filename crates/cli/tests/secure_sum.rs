@@ -425,6 +425,14 @@ fn reproduce_linkability_secure_sum_scores_sums_of_k_devices() {
     row("mean predictor");
     row("the same model trained centrally");
     assert!(md.contains("built only in the Signal"), "{md}");
+    // The noised sums: a row an arm and cohort size.
+    assert!(
+        md.contains(
+            "### Under secure aggregation + central DP: the same server scoring noised sums"
+        ),
+        "{md}"
+    );
+    assert!(md.contains("| z = 1, C = 3 | 12 | "), "{md}");
 }
 
 /// `reproduce --study disaggregation`: gradient disaggregation breaks secure aggregation where

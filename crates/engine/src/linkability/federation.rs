@@ -70,6 +70,9 @@ pub struct FederationRun {
     /// Lemma 1's reconstruction of each logged update (`None` when it has no first-layer
     /// gradient), in log order.
     pub places: Vec<Option<Metres>>,
+    /// The L2 norm of each logged update over the whole model (not only the kept layers), in
+    /// log order: what DP-FedAvg's clip reads (`experiments/secure.rs` clips logged updates).
+    pub norms: Vec<f64>,
     /// Updates not sent because the phone's local training diverged (see [`Self::step`]).
     pub diverged_updates: usize,
     /// What the server receives of a round ([`LinkConfig::sees`]).
@@ -127,6 +130,7 @@ impl FederationRun {
             global,
             log: UpdateLog::default(),
             places: Vec::new(),
+            norms: Vec::new(),
             diverged_updates: 0,
             sees: config.sees,
             sums: Vec::new(),
@@ -192,6 +196,13 @@ impl FederationRun {
                 .collect();
             match self.sees {
                 Sees::Updates => {
+                    self.norms.push(
+                        delta
+                            .iter()
+                            .map(|v| f64::from(*v).powi(2))
+                            .sum::<f64>()
+                            .sqrt(),
+                    );
                     self.places.push(analytic::reconstruct(
                         &self.spec,
                         &delta,

@@ -124,6 +124,10 @@ pub struct CohortFigures {
     pub yours: usize,
     /// By attack, in [`ATTACKS`]' order.
     pub hits: Vec<Hits>,
+    /// The same cohorts' sums under each of the point's DP arms (each update clipped to C over
+    /// the whole model, the round's noise 2z·C on each coordinate of the sum), by attack.
+    #[serde(default)]
+    pub noised: Vec<Vec<Hits>>,
 }
 
 /// What one population gave.
@@ -229,6 +233,42 @@ pub fn sums(deltas: &[&[f32]], cohorts: &[Vec<usize>]) -> Result<(Matrix, usize)
     Ok((x, clipped))
 }
 
+/// Each cohort's sum under DP-FedAvg `dp` as the server reads it: every logged update (its kept
+/// layers) scaled by min(1, C/‖Δ‖) with ‖Δ‖ its whole-model norm (`norms`), summed as the
+/// protocol sums them, plus the trusted aggregator's Gaussian noise of 2z·C a coordinate — the
+/// noise a round's sum carries ([`super::super::central_dp`]) — then scaled to unit length.
+pub fn noised_sums(
+    deltas: &[&[f32]],
+    norms: &[f64],
+    cohorts: &[Vec<usize>],
+    dp: &CentralDp,
+    seed: u64,
+) -> Result<Matrix, String> {
+    let width = deltas.first().map_or(0, |d| d.len());
+    let mut x = Matrix::new(width);
+    let mut noise = Stream::new(
+        seed,
+        &format!("secure-sum-dp-noise-z-{}", dp.noise_multiplier),
+    );
+    let sd = 2.0 * dp.noise_multiplier * dp.clip;
+    for cohort in cohorts {
+        let mut sum = RoundSum::new(cohort.len(), UPDATE_CLIP, width).map_err(|e| e.to_string())?;
+        for (c, &i) in cohort.iter().enumerate() {
+            let scale = (dp.clip / norms[i]).min(1.0);
+            let d: Vec<f64> = deltas[i].iter().map(|&v| f64::from(v) * scale).collect();
+            sum.add(c as u32, &d).map_err(|e| e.to_string())?;
+        }
+        let mut row: Vec<f32> = sum
+            .value()
+            .iter()
+            .map(|&v| (v + noise.gaussian(0.0, sd)) as f32)
+            .collect();
+        normalise(&mut row);
+        x.push(&row);
+    }
+    Ok(x)
+}
+
 /// The attack's hits on the sums of `cohorts` (rows of `obs`) from their `scores`.
 fn hits(obs: &Observations, cohorts: &[Vec<usize>], scores: &Scores) -> Hits {
     let (mut top1, mut top5, mut rank, mut yours) = (0.0, 0.0, 0.0, 0usize);
@@ -281,6 +321,15 @@ pub fn find(point: &SumPoint) -> Result<SumFindings, String> {
         findings.clipped += clipped;
         let by_mlp = net.probabilities(&x);
         let by_knn = knn::classify(&train_x, &train_y, people, &scaler.apply(&x), knn::K);
+        let mut noised = Vec::new();
+        for dp in &point.dp {
+            let x = noised_sums(&deltas, &o.run.norms, &cohorts, dp, seed)?;
+            let by_knn = knn::classify(&train_x, &train_y, people, &scaler.apply(&x), knn::K);
+            noised.push(vec![
+                hits(obs, &cohorts, &net.probabilities(&x)),
+                hits(obs, &cohorts, &by_knn),
+            ]);
+        }
         findings.by_size.push(CohortFigures {
             k,
             sums: cohorts.len(),
@@ -289,6 +338,7 @@ pub fn find(point: &SumPoint) -> Result<SumFindings, String> {
                 .filter(|c| c.iter().any(|&i| obs.owner[i] == YOU))
                 .count(),
             hits: vec![hits(obs, &cohorts, &by_mlp), hits(obs, &cohorts, &by_knn)],
+            noised,
         });
     }
     if !point.dp.is_empty() {
@@ -427,6 +477,87 @@ fn dp_table(scale: &Scale, arms: &[CentralDp], os: &[SumFindings]) -> Table {
     }
 }
 
+/// Against a constant (chance): where the 95% interval excludes it. A hit above chance and a
+/// rank below it (`better`) are the attack doing better than guessing.
+fn versus_chance(values: Vec<f64>, chance: f64, better: Verdict) -> &'static str {
+    match Estimate::of(values) {
+        Some(e) => {
+            let c = Estimate {
+                mean: chance,
+                half_width: 0.0,
+                n: e.n,
+            };
+            match Verdict::of(&e, &c) {
+                Verdict::Inconclusive => "at chance",
+                v if v == better => "above chance",
+                _ => "below chance",
+            }
+        }
+        None => "–",
+    }
+}
+
+/// The third table: the same cohorts' sums under each DP arm, scored by the same attacks.
+fn noised_table(scale: &Scale, arms: &[CentralDp], ks: &[usize], os: &[SumFindings]) -> Table {
+    let people = scale.people;
+    let pct = |v: Vec<f64>| stats::cell(v, 1, 100.0);
+    let middle = (people as f64 + 1.0) / 2.0;
+    let mut rows = Vec::new();
+    for (a, dp) in arms.iter().enumerate() {
+        for (j, &k) in ks.iter().enumerate() {
+            let of = |attack: usize, f: &dyn Fn(&Hits) -> f64| -> Vec<f64> {
+                os.iter()
+                    .map(|o| {
+                        o.by_size
+                            .get(j)
+                            .and_then(|c| c.noised.get(a))
+                            .and_then(|h| h.get(attack))
+                            .map_or(f64::NAN, f)
+                    })
+                    .collect()
+            };
+            let c1 = chance(people, k, 1);
+            rows.push(vec![
+                format!("z = {}, C = {}", dp.noise_multiplier, dp.clip),
+                k.to_string(),
+                pct(of(0, &|h| h.top1)),
+                pct(of(1, &|h| h.top1)),
+                format!("{:.1}", 100.0 * c1),
+                stats::cell(of(0, &|h| h.your_rank), 1, 1.0),
+                versus_chance(of(0, &|h| h.top1), c1, Verdict::Higher).into(),
+                versus_chance(of(0, &|h| h.your_rank), middle, Verdict::Lower).into(),
+            ]);
+        }
+    }
+    Table {
+        title: format!(
+            "Under secure aggregation + central DP: the same server scoring noised sums of k devices' updates, {people} people × 2 devices"
+        ),
+        notes: vec![
+            format!(
+                "The cohorts of the first table, each update first clipped to L2 norm C over the whole model (scaled by min(1, C/‖Δ‖)), summed as the protocol sums them, and the trusted aggregator's Gaussian noise of 2z·C added to every coordinate — the noise a round's sum carries under DP-FedAvg with a person the user (docs/secagg.md) — then read as before (the last layer, unit length) by the MLP and the k-NN trained on the known devices' individual updates. Chance: k/P (P = {people}); your rank's chance {middle:.1}; against chance where the 95% interval excludes it."
+            ),
+            format!(
+                "Each cell: the mean over {} populations ± the half-width of its 95% interval (Student's t), the populations of the first table.",
+                os.len()
+            ),
+        ],
+        columns: [
+            "DP arm",
+            "k (devices a sum)",
+            "MLP top-1 %",
+            "k-NN top-1 %",
+            "chance top-1 %",
+            "your rank, MLP",
+            "MLP top-1 against chance",
+            "your rank (MLP) against chance",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+    }
+}
+
 /// The tables (the sums', then central DP's), every population asked of `runs` once.
 pub fn tables(
     scale: &Scale,
@@ -464,23 +595,7 @@ pub fn tables(
                 .collect()
         };
         let (c1, c5) = (chance(people, k, 1), chance(people, k, 5));
-        // Against a constant (chance): where the interval excludes it. A hit above chance and
-        // a rank below it are the attack doing better than guessing.
-        let against = |values: Vec<f64>, chance: f64, better: Verdict| match Estimate::of(values) {
-            Some(e) => {
-                let c = Estimate {
-                    mean: chance,
-                    half_width: 0.0,
-                    n: e.n,
-                };
-                match Verdict::of(&e, &c) {
-                    Verdict::Inconclusive => "at chance",
-                    v if v == better => "above chance",
-                    _ => "below chance",
-                }
-            }
-            None => "–",
-        };
+        let against = versus_chance;
         let middle = (people as f64 + 1.0) / 2.0;
         rows.push(vec![
             k.to_string(),
@@ -580,7 +695,11 @@ pub fn tables(
         .to_vec(),
         rows,
     };
-    Ok(vec![sums, dp_table(scale, &dp_arms(), &os)])
+    Ok(vec![
+        sums,
+        noised_table(scale, &dp_arms(), &ks, &os),
+        dp_table(scale, &dp_arms(), &os),
+    ])
 }
 
 /// The study as a sweep (each population a point).
@@ -740,6 +859,11 @@ mod tests {
         assert!(low.epsilon_total > high.epsilon_total && high.epsilon_total > 0.0);
         assert!(high.epsilon_round < high.epsilon_total);
         assert_eq!(high.sent, 2 * 8 * 6, "q = 1: every device every round");
+        // The noised sums of one update: each arm scored by both attacks; the noise (2z·C a
+        // coordinate against an update clipped to C) takes the MLP's lead over chance away.
+        let one = &f.by_size[0];
+        assert_eq!((one.noised.len(), one.noised[1].len()), (2, 2));
+        assert!(one.noised[1][0].top1 < one.hits[0].top1, "{one:?}");
         let scale = Scale {
             people: 8,
             rounds: 6,
