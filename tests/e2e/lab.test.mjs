@@ -533,7 +533,7 @@ test('a ?sees=dp link shows your user-level ε per round and in total beside the
   const bad = await open('?sees=dp&dpq=1.5&dpz=0');
   const notice = await bad.page.textContent('[data-testid="link-notice"]');
   assert.match(notice, /Sampling rate q: must be between 0 \(not included\) and 1 \(not 1\.5\)/);
-  assert.match(notice, /Noise multiplier z: 0 is refused/);
+  assert.match(notice, /Noise multiplier z: must be between 0 \(not included\) and 20 \(not 0\)/);
   assert.deepEqual(bad.errors, []);
   await bad.context.close();
 });
