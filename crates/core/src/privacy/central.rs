@@ -157,6 +157,19 @@ impl CentralDp {
         check("central_dp.dropout", &DROPOUT, self.dropout)
     }
 
+    /// The sampling rate the visitor's accountant records for a round (`None`: the round
+    /// cost the visitor nothing). Trusted: the sample is hidden, every round is a sampled
+    /// Gaussian step at q — or at 1 where the server picks the cohort itself (`server_picks`,
+    /// a Sybil server). Distributed: the server knows who sent; only the rounds the visitor
+    /// sent in count, unamplified.
+    pub fn accounted_q(&self, visitor_sent: bool, server_picks: bool) -> Option<f64> {
+        match self.noise_at {
+            NoiseAt::Trusted if server_picks => Some(1.0),
+            NoiseAt::Trusted => Some(self.sampling_rate),
+            NoiseAt::Distributed => visitor_sent.then_some(1.0),
+        }
+    }
+
     /// qN, the expected number of clients: the average's fixed denominator.
     pub fn expected_clients(&self, population: usize) -> f64 {
         self.sampling_rate * population as f64

@@ -177,12 +177,7 @@ impl Round {
         read: &NoisedRound<()>,
         before: Option<&CentralState>,
     ) -> Result<CentralState, String> {
-        // Trusted: the sample is hidden, every round is a sampled Gaussian step.
-        // Distributed: the server knows who sent; only the visitor's rounds count, unamplified.
-        let accounted_q = match dp.noise_at {
-            NoiseAt::Trusted => Some(dp.sampling_rate),
-            NoiseAt::Distributed => self.visitor_sends.then_some(1.0),
-        };
+        let accounted_q = dp.accounted_q(self.visitor_sends, false);
         let mut accountant = before.map(|s| s.accountant.clone()).unwrap_or_default();
         let (epsilon_round, epsilon_total) = account(&mut accountant, accounted_q, read.z_present)?;
         Ok(CentralState {

@@ -207,10 +207,7 @@ pub fn record(
     yours_in: bool,
 ) -> Result<CentralState, String> {
     let mut accountant = before.map(|s| s.accountant.clone()).unwrap_or_default();
-    let accounted_q = match dp.noise_at {
-        NoiseAt::Trusted => Some(dp.sampling_rate),
-        NoiseAt::Distributed => yours_in.then_some(1.0),
-    };
+    let accounted_q = dp.accounted_q(yours_in, false);
     let (epsilon_round, epsilon_total) = account(&mut accountant, accounted_q, round.z_present)?;
     Ok(CentralState {
         accountant,

@@ -160,12 +160,7 @@ pub fn round(
         let words: Vec<Vec<f32>> = words.into_iter().map(|(_, w)| w).collect();
         secure::sum_of(&words, t, seed)
     })?;
-    // Trusted: the sample is hidden, every round is a sampled Gaussian step. Distributed: the
-    // server knows who sent; only the target's rounds count, unamplified.
-    let accounted_q = match dp.noise_at {
-        NoiseAt::Trusted => Some(dp.sampling_rate),
-        NoiseAt::Distributed => yours_in.then_some(1.0),
-    };
+    let accounted_q = dp.accounted_q(yours_in, false);
     let (epsilon_round, epsilon_total) = account(&mut accountant, accounted_q, r.z_present)?;
     // The adaptive clip held to the lab's limit (the secure sum's range is checked at it).
     let next_clip = r.next_clip.min(limits::DP_CLIP.max);

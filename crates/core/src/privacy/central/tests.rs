@@ -503,3 +503,19 @@ fn the_settings_rows_read_and_write_the_labs_central_dp() {
     let z = crate::setting::find(ROWS, "x.dpz").unwrap();
     assert!(!(z.relevant)(&base) && (z.relevant)(&changed));
 }
+
+#[test]
+fn the_accountant_records_q_where_the_sample_is_hidden_and_1_where_it_is_not() {
+    let trusted = CentralDp {
+        sampling_rate: 0.3,
+        ..CentralDp::default()
+    };
+    assert_eq!(trusted.accounted_q(false, false), Some(0.3));
+    assert_eq!(trusted.accounted_q(true, true), Some(1.0));
+    let distributed = CentralDp {
+        noise_at: NoiseAt::Distributed,
+        ..trusted
+    };
+    assert_eq!(distributed.accounted_q(true, false), Some(1.0));
+    assert_eq!(distributed.accounted_q(false, false), None);
+}

@@ -6,7 +6,7 @@ use super::attacks::Attack;
 use super::{Lab, LabEvent, TargetRound, thinned};
 use crate::signal_map::attack::dlg::DlgRun;
 use crate::signal_map::attack::objective::Objective;
-use crate::signal_map::central_dp::{self, CentralDpRecord, CentralState, NoiseAt};
+use crate::signal_map::central_dp::{self, CentralDpRecord, CentralState};
 use crate::signal_map::defence::dp::RdpAccountant;
 use crate::signal_map::fl::{Federation, Update};
 use crate::signal_map::model::Predictor;
@@ -250,14 +250,8 @@ impl Lab {
                     self.config.seed,
                 )?;
                 let yours_in = updates.iter().any(|u| u.user == self.config.target);
-                // Trusted: the sample is hidden, every round is a sampled Gaussian step.
-                // Distributed: the server knows who sent; only your rounds count, unamplified.
                 // A Sybil server picks the cohort: no sampling.
-                let accounted_q = match dp.noise_at {
-                    NoiseAt::Trusted if sa.sybils == 0 => Some(dp.sampling_rate),
-                    NoiseAt::Trusted => Some(1.0),
-                    NoiseAt::Distributed => yours_in.then_some(1.0),
-                };
+                let accounted_q = dp.accounted_q(yours_in, sa.sybils > 0);
                 let (epsilon_round, epsilon_total) =
                     central_dp::account(&mut accountant, accounted_q, round.z_present)?;
                 central = Some(CentralState {
