@@ -23,7 +23,7 @@ pub static LESSON: Lesson = Lesson {
         },
         Step {
             title: "A few secret waves",
-            text: "[003]'s scheme (Eq. 7): each phone sends instead the sum of B cosine waves centred on it, each with a random frequency it drew once and keeps secret. Summed over thousands of phones the waves average into the city's density; one phone's upload is a stripe pattern whose highest point need not be where the phone is.",
+            text: "[003]'s scheme (Eq. 7): each phone sends instead the sum of B cosine waves centred on it, each with a random frequency it drew once and keeps secret. Summed over thousands of phones the waves average into the city's density. One phone's upload is a stripe pattern, and its highest point is always where the phone is: every wave's crest passes through it (each cosine is 1 there, so the upload reaches B). What hides the phone is the rest of the pattern: with few waves the crests also cross elsewhere, as high or nearly as high (with B = 1 whole ridges tie, with B = 2 a lattice of peaks), and on the server's grid a near-tie can come out on top.",
             try_this: "Press Ask again: the phone answers with the same waves, so the server learns nothing new (the paper's rule).",
             notice: "With B = 3 the server's peak picking (the paper's attacker) still finds about two people in three within 100 m (the card The whole city), but the rest land kilometres away, so the mean error is over a kilometre; the map's ρ falls to about a half.",
             card: r#"[data-testid="density-city-card"]"#,
