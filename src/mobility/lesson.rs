@@ -22,7 +22,7 @@ pub static LESSON: Lesson = Lesson {
         },
         Step {
             title: "ST-GIA's switches",
-            text: "ST-GIA adds three things to a plain gradient inversion (§3): it starts each round from its previous reconstruction slid by one position, it moves every guess onto the nearest street after each step (vehicles and check-ins are on the streets), and it averages each position over the windows it was in (Eq. 9). This step turns the street mapping off.",
+            text: "ST-GIA adds three things to a plain gradient inversion (§3): it starts each round from its previous reconstruction (the paper's Eq. 6 takes the previous window as it was, with a random next position; the authors' code, which this lab follows unless you change Start from the last round, slides it by one position and appends the previous guess of the next one), it moves every guess onto the nearest street after each step (vehicles and check-ins are on the streets), and it averages each position over the windows it was in (Eq. 9). This step turns the street mapping off.",
             try_this: "Switch Snap guesses between Off and Streets, and Average each point's guesses off and on.",
             notice: "Compare the mean ASR with the first step's. In the paper the mapping raises ASR (Fig. 4b), and it does in this project's reproduction of the paper over the city's bus and check-in users (the command line's reproduce); on a drawn route over 12 rounds it can go the other way: without the mapping the guesses here are found more often and sooner. A mapping is a prior: it helps when the guesses are near the right street, and pulls them onto a wrong one otherwise.",
             card: r#"[data-testid="mob-mean-card"]"#,
@@ -49,9 +49,9 @@ pub static LESSON: Lesson = Lesson {
         },
         Step {
             title: "A budget spent by risk",
-            text: "The paper's defence (adaptive PGEM) shares a total ε out over the rounds by how exposed each round looks: ε_t = e^(−γ_t)·(what is left), with γ_t from that round's ASR and AIT. Our reading: the phone attacks its own update first to measure them.",
+            text: "The paper's defence (§4) runs three things together: PGEM (Eq. 13), which replaces each position of the window with one of your own places, drawn nearer ones likelier; a total ε shared out over the rounds, ε_t = e^(−γ_t)·(what is left) (Eqs. 10–12); and γ_t from that round's ASR and AIT, which the paper does not say how to get. Our reading: the phone attacks its own update first to measure them.",
             try_this: "Watch the budget bar under the figure as the rounds go by.",
-            notice: "Most of the budget is spent in the first rounds (each round takes at least 37% of what is left), so the later rounds are very noisy, and the mean ASR stays low.",
+            notice: "Most of the budget is spent in the first rounds (each round takes at least 37% of what is left), so the later rounds are very noisy, and the mean ASR stays low. Two cautions. The ε covers PGEM's draws only: choosing ε_t from an ASR measured on your true route is itself a use of your data that no ε accounts for, so the run has no end-to-end ε. And PGEM sends only real places you visit: a guess that lands on one misses where you were this round, which is all ASR counts, yet hits where you go (in this project's reproduction on bus routes, about three guesses in four still land within 500 m of one of the person's places, as many as without a defence).",
             card: r#"[data-testid="mob-budget-card"]"#,
             settings: &[("m.T", "12"), ("m.def", "adaptive"), ("m.eps", "10")],
             rounds: None,
