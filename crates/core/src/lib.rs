@@ -33,6 +33,7 @@ pub mod stats;
 pub mod study;
 pub mod sweep;
 pub mod table;
+pub mod unicity;
 pub mod world;
 
 // The wasm tests run where this code runs on the page: in a dedicated worker of headless

@@ -29,11 +29,13 @@ use whereabouts_core::table::Table;
 mod defences;
 mod real;
 mod secure;
+mod unicity;
 
 use defences::defence_tables;
 pub use defences::{EPSILONS, format_epsilon};
 pub use real::RealTargets;
 pub use secure::SecureSum;
+pub use unicity::Unicity;
 
 /// How many repeats the authors' code averages each figure over; we run [`Scale::seeds`] (5)
 /// to give each figure with its 95% interval.
