@@ -9,7 +9,7 @@
 //! million people's mobile-phone traces over 15 months, at the antennas' cells and hourly: four
 //! points single out 95% of the people, two points half of them).
 //!
-//! Two choices are this project's (docs/papers.md, "Unicity"):
+//! Two choices are this project's (docs/papers.md §3j):
 //! - **Time is the hour of the week**, not the absolute hour. The paper's people were all
 //!   recorded over the same 15 months; the labs' people are not (each of the real check-ins'
 //!   trajectories is a different week, and a visitor's drawn path has no date), so absolute
