@@ -157,6 +157,26 @@ impl CentralDp {
         check("central_dp.dropout", &DROPOUT, self.dropout)
     }
 
+    /// Refuses a sample that expects fewer than one of `population` clients a round (qN < 1),
+    /// the same rule in every lab (docs/papers.md §3g): the average divides by qN, so below 1
+    /// it would multiply the sum — one client's clipped update, and the noise, counted more
+    /// than once — and most rounds would have nobody in them. `clients` names them in the
+    /// lab's words ("phones a round", "phones a query").
+    pub fn validate_sample(&self, population: usize, clients: &str) -> Result<(), ConfigError> {
+        let expected = self.expected_clients(population);
+        if expected < 1.0 {
+            return Err(ConfigError::new(
+                "central_dp.sampling_rate",
+                format!(
+                    "{} expects {expected:.2} of the {population} {clients} (q × N): \
+                     DP-FedAvg's average over qN needs at least 1",
+                    self.sampling_rate
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// The sampling rate the visitor's accountant records for a round (`None`: the round
     /// cost the visitor nothing). Trusted: the sample is hidden, every round is a sampled
     /// Gaussian step at q — or at 1 where the server picks the cohort itself (`server_picks`,

@@ -72,23 +72,6 @@ pub fn validate(dp: &CentralDp) -> Result<(), ConfigError> {
     dp.validate(&limits::DP_CLIP)
 }
 
-/// Under central DP, a sample that expects at least one of the city's `phones` a query:
-/// DP-FedAvg's average divides by qN.
-pub fn validate_sample(dp: &CentralDp, phones: usize) -> Result<(), ConfigError> {
-    let expected = dp.expected_clients(phones);
-    if expected < 1.0 {
-        return Err(ConfigError::new(
-            "central_dp.sampling_rate",
-            format!(
-                "{} expects {expected:.2} of the city's {phones} phones a query (q × N): \
-                 DP-FedAvg's average over qN needs at least 1",
-                dp.sampling_rate
-            ),
-        ));
-    }
-    Ok(())
-}
-
 /// One query's round: its sample, the population's words in the secure sum, and the visitor's
 /// part (added when the round is read).
 #[derive(Clone, Debug)]

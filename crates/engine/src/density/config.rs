@@ -196,7 +196,9 @@ impl DensityConfig {
         if self.sees == Sees::Dp {
             // The city's phones: the N residents and the visitor with a place.
             let phones = self.population + usize::from(!self.visitor.is_empty());
-            central_dp::validate_sample(&self.central_dp, phones)?;
+            // Fewer than one phone expected a query is refused, as in every lab (the core's rule).
+            self.central_dp
+                .validate_sample(phones, "city's phones a query")?;
         }
         limits::ATTACKED.check("attacked", self.attacked as f64)?;
         if self.attacked > self.population {

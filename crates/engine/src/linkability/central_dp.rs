@@ -36,8 +36,11 @@
 //! **Accounting** (the core's [`account`], as in the Signal map): under a trusted aggregator
 //! the sample is hidden and every round is a sampled Gaussian step (q, z); under distributed
 //! noise the server sees which devices sent, so only the rounds one of your devices sent in
-//! count, at q = 1, with z·√((n − d)/n) after d of n devices dropped out. The ε is a person's:
-//! both your devices together.
+//! count, at q = 1, with z·√((n − d)/n) after d of n devices dropped out — and at twice that in
+//! a round where only one of your two devices sent (the other dropped out): you moved the sum
+//! by at most C then, not 2C, so the same noise protects you twice as well ([`charged_z`]; a
+//! round charged as if both had sent would overstate your ε). The ε is a person's: both your
+//! devices together.
 //!
 //! **The secure sum** is the lab's ([`RoundSum`], the protocol's unmasked sum word for word, as
 //! under `sum`), each coordinate of a word within ±[`UPDATE_CLIP`]. A word is a clipped change
@@ -195,8 +198,23 @@ pub fn round(
     })
 }
 
+/// The noise multiplier a round charges the visitor: the noise in the sum over what the
+/// visitor's devices could move it by. Trusted: the sample is hidden, so every round is charged
+/// for a person both of whose devices send (sensitivity 2C, a person's z). Distributed: the
+/// server knows who sent; with one of the visitor's two devices gone (dropped out after the
+/// keys) the visitor moved the device sum by at most C, so the same noise is twice the
+/// multiplier (`yours_sent` of the visitor's devices sent; 0 charges nothing).
+pub fn charged_z(dp: &CentralDp, round: &DpRound, yours_sent: usize) -> f64 {
+    match (dp.noise_at, yours_sent) {
+        (NoiseAt::Distributed, 1) => 2.0 * round.z_present,
+        _ => round.z_present,
+    }
+}
+
 /// The visitor's accountant after a round: trusted, every round at q; distributed, only the
-/// rounds `yours_in` (one of your devices sent), at q = 1. With the round's record.
+/// rounds one of your devices sent in (`yours_sent` of your two), at q = 1 and at the
+/// multiplier for what they sent ([`charged_z`]). With the round's record, whose `z_present`
+/// is the multiplier charged.
 pub fn record(
     dp: &CentralDp,
     before: Option<&CentralState>,
@@ -204,11 +222,13 @@ pub fn record(
     clip: f64,
     sampled: usize,
     dropped: usize,
-    yours_in: bool,
+    yours_sent: usize,
 ) -> Result<CentralState, String> {
     let mut accountant = before.map(|s| s.accountant.clone()).unwrap_or_default();
+    let yours_in = yours_sent > 0;
     let accounted_q = dp.accounted_q(yours_in, false);
-    let (epsilon_round, epsilon_total) = account(&mut accountant, accounted_q, round.z_present)?;
+    let z_present = charged_z(dp, round, yours_sent);
+    let (epsilon_round, epsilon_total) = account(&mut accountant, accounted_q, z_present)?;
     Ok(CentralState {
         accountant,
         next_clip: round.next_clip,
@@ -218,7 +238,7 @@ pub fn record(
             yours_in,
             clip,
             clipped: round.clipped,
-            z_present: round.z_present,
+            z_present,
             noise_std: round.noise_std,
             accounted_q,
             epsilon_round,

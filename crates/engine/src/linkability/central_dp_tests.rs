@@ -170,22 +170,34 @@ fn a_dp_run_reports_your_epsilon_per_round_and_in_total() {
 
 /// Under distributed noise only the rounds one of your devices sent in count, at q = 1; a round
 /// where you were not sampled costs you nothing; dropouts leave less noise in the sum and a
-/// smaller z for the round.
+/// smaller z for the round; a round where one of your two devices dropped out is charged for
+/// the one that sent (sensitivity C, not 2C: twice the multiplier), so your ε is not
+/// overstated.
 #[test]
-fn distributed_noise_charges_only_your_rounds() {
+fn distributed_noise_charges_only_your_rounds_and_what_you_sent() {
     let mut config = small(CentralDp {
         noise_at: NoiseAt::Distributed,
         dropout: 0.3,
         ..dp(1.0, 0.5)
     });
     config.rounds = 8;
+    let (dp, people, seed) = (config.central_dp, config.people, config.seed);
     let mut lab = LinkLab::start(config).unwrap();
     lab.finish(&mut |_| {}).unwrap();
     let s = lab.summary();
     let rounds = &s.central_rounds;
     assert!(rounds.iter().any(|r| r.yours_in) && rounds.iter().any(|r| !r.yours_in));
     let mut acc = SampledGaussianAccountant::default();
-    for r in rounds {
+    let mut one_sent = 0;
+    for (t, r) in rounds.iter().enumerate() {
+        // Your devices (0 and 1) that sent: sampled, and not among the round's dropouts.
+        let sampled = central_dp::sample(&dp, people, t, seed);
+        let dropped = dp.dropouts(&sampled, t, seed);
+        let yours_sent = sampled
+            .iter()
+            .filter(|&&c| c < 2 && !dropped.contains(&c))
+            .count();
+        assert_eq!(r.yours_in, yours_sent > 0, "round {t}");
         match r.yours_in {
             true => {
                 assert_eq!(r.accounted_q, Some(1.0));
@@ -196,10 +208,19 @@ fn distributed_noise_charges_only_your_rounds() {
         assert!((r.epsilon_total - acc.epsilon(CENTRAL_DELTA).0).abs() < 1e-9);
         if r.sampled > 0 {
             let present = (r.sampled - r.dropped) as f64 / r.sampled as f64;
-            assert!((r.z_present - present.sqrt()).abs() < 1e-12, "{r:?}");
+            let mine = if yours_sent == 1 { 2.0 } else { 1.0 };
+            assert!(
+                (r.z_present - mine * present.sqrt()).abs() < 1e-12,
+                "round {t}: {r:?}"
+            );
         }
+        one_sent += usize::from(yours_sent == 1);
     }
     assert!(rounds.iter().any(|r| r.dropped > 0));
+    assert!(
+        one_sent > 0,
+        "a round where one of your devices dropped out"
+    );
 }
 
 /// More noise, a worse model: at z = 5 the federation's test error is above the one at z = 0.1

@@ -287,7 +287,10 @@ impl FederationRun {
             });
             sent.push((client, delta));
         }
-        let yours_in = sent.iter().any(|(c, _)| owner(*c) == super::lab::YOU);
+        let yours_sent = sent
+            .iter()
+            .filter(|(c, _)| owner(*c) == super::lab::YOU)
+            .count();
         let length = self.global.len();
         let round = central_dp::round(&dp, clip, people, sampled, sent, length, t, self.seed)?;
         if let Some(sum) = round.sum.as_ref() {
@@ -302,7 +305,7 @@ impl FederationRun {
             clip,
             sampled,
             dropped.len(),
-            yours_in,
+            yours_sent,
         )?;
         self.central_rounds.push(state.record.clone());
         self.central = Some(state);

@@ -66,9 +66,12 @@ pub fn lab_default() -> CentralDp {
 }
 
 /// The settings within the lab's limits and the secure sum's range, for a population of
-/// `population` users; an error names the setting and the value.
+/// `population` users, and a sample expecting at least one of them a round (the core's rule in
+/// every lab: qN ≥ 1); an error names the setting and the value.
 pub fn validate(dp: &CentralDp, population: usize) -> Result<(), String> {
     dp.validate(&limits::DP_CLIP).map_err(|e| e.to_string())?;
+    dp.validate_sample(population, "phones a round")
+        .map_err(|e| e.to_string())?;
     no_wrap(dp, population)
 }
 

@@ -519,3 +519,23 @@ fn the_accountant_records_q_where_the_sample_is_hidden_and_1_where_it_is_not() {
     assert_eq!(distributed.accounted_q(true, false), Some(1.0));
     assert_eq!(distributed.accounted_q(false, false), None);
 }
+
+/// A sample expecting fewer than one client a round is refused by name and value, in every
+/// lab alike; qN = 1 exactly is allowed.
+#[test]
+fn a_sample_expecting_fewer_than_one_client_is_refused() {
+    let dp = |q| CentralDp {
+        sampling_rate: q,
+        ..CentralDp::default()
+    };
+    let e = dp(0.5).validate_sample(1, "phones a round").unwrap_err();
+    assert_eq!(e.field, "central_dp.sampling_rate");
+    let text = e.to_string();
+    assert!(
+        text.contains("0.5 expects 0.50 of the 1 phones a round"),
+        "{text}"
+    );
+    assert!(dp(0.5).validate_sample(2, "phones a round").is_ok());
+    assert!(dp(1.0).validate_sample(1, "phones a round").is_ok());
+    assert!(dp(0.01).validate_sample(99, "phones").is_err());
+}

@@ -237,6 +237,14 @@ fn a_combination_that_could_overrun_the_sum_or_an_absurd_value_is_refused_by_nam
     assert!(e.starts_with("central_dp.sampling_rate"), "{e}");
     let e = with(|d| d.noise_multiplier = f64::NAN).unwrap_err();
     assert!(e.starts_with("central_dp.noise_multiplier"), "{e}");
+    // A sample expecting fewer than one phone a round (qN < 1) is refused, as in the Density
+    // lab: q = 0.1 of the target and its 4 co-participants expects 0.5; q = 0.2 expects 1.
+    let e = with(|d| d.sampling_rate = 0.1).unwrap_err();
+    assert!(
+        e.starts_with("central_dp.sampling_rate") && e.contains("0.1 expects 0.50 of the 5 phones"),
+        "{e}"
+    );
+    assert!(with(|d| d.sampling_rate = 0.2).is_ok());
     // The DP settings are not checked where the server sees no noise.
     let mut c = config(
         CentralDp {
