@@ -50,7 +50,9 @@
 //! structs and their bytes), [`client`] and [`server`] (the rounds), [`simulate`] (a round in
 //! one process, timed and counted), [`bench`] (the benchmark's rounds per cohort size, with the
 //! clock passed in, and its table rows), [`error`] (what stops a round), [`round_sum`] (what a
-//! lab's server sees: every update or the round's sum, gathered as the protocol unmasks it).
+//! lab's server sees: every update or the round's sum, gathered as the protocol unmasks it),
+//! [`sybil`] (the n − 1 attack's two settings: the server's own clients, the devices' minimum
+//! cohort of genuine ones).
 
 pub mod bench;
 pub mod client;
@@ -67,6 +69,7 @@ pub mod round_sum;
 pub mod server;
 pub mod shamir;
 pub mod simulate;
+pub mod sybil;
 
 #[cfg(test)]
 mod tests;

@@ -50,11 +50,10 @@ pub use whereabouts_core::privacy::central::{
 };
 /// DP-FedAvg's clip C of an update's L2 norm.
 pub const DP_CLIP: Limit = positive(5.0, "between 0 (not included) and 5");
-/// Under secure aggregation, the server's own clients in a round (the n − 1 attack; 0: none).
-/// Each is a real client of the protocol, whose cost grows with the cohort (docs/secagg.md).
-pub const SYBILS: Limit = whole(0.0, 100.0, "a whole number from 0 to 100");
-/// Under secure aggregation, the least number of genuine clients a device sends in (1: any).
-pub const MIN_GENUINE: Limit = whole(1.0, 100.0, "a whole number from 1 to 100");
+/// Under secure aggregation, the server's own clients in a round (the n − 1 attack; 0: none),
+/// and the least number of genuine clients a device sends in (1: any): the core's, the same in
+/// every lab.
+pub use whereabouts_core::secagg::sybil::{MIN_GENUINE, SYBILS};
 /// The malicious server's imprint module: its bins (each a row of the planted layer and a
 /// column of the next, all through the secure sum).
 pub const IMPRINT_BINS: Limit = whole(2.0, 1024.0, "a whole number from 2 to 1024");

@@ -22,6 +22,7 @@ use super::world::Preset;
 use whereabouts_core::choices;
 use whereabouts_core::geo::Metres;
 use whereabouts_core::privacy::central::settings as central_help;
+use whereabouts_core::secagg::sybil::{SybilSettings, min_genuine_row, sybils_row};
 use whereabouts_core::setting::{Choices, Setting, flag, flag_text, number, trim};
 
 /// The panel's sections, in order.
@@ -207,6 +208,36 @@ fn set_participants(c: &mut ScenarioConfig, others: usize, background: bool) {
             .chain(background.then_some(BACKGROUND_ID))
             .collect(),
     );
+}
+
+/// The n − 1 attack's rows (the core's, shared with the Mobility lab) read and write secure
+/// aggregation's settings; with secure aggregation off they read as an honest server with no
+/// minimum, and writing them does nothing.
+impl SybilSettings for ScenarioConfig {
+    fn sybils(&self) -> usize {
+        self.secure_aggregation.as_ref().map_or(0, |s| s.sybils)
+    }
+    fn set_sybils(&mut self, sybils: usize) {
+        if let Some(s) = &mut self.secure_aggregation {
+            s.sybils = sybils;
+        }
+    }
+    fn min_genuine(&self) -> usize {
+        self.secure_aggregation
+            .as_ref()
+            .map_or(1, |s| s.min_genuine)
+    }
+    fn set_min_genuine(&mut self, min_genuine: usize) {
+        if let Some(s) = &mut self.secure_aggregation {
+            s.min_genuine = min_genuine;
+        }
+    }
+    fn taking_part(&self) -> usize {
+        self.participants.as_ref().map_or(usize::MAX, Vec::len)
+    }
+    fn sees_sum(&self) -> bool {
+        self.secure_aggregation.is_some()
+    }
 }
 
 /// Central DP's settings, or their defaults where it is off (what its rows show).
@@ -543,17 +574,7 @@ pub const SETTINGS: &[Row] = &[
         .help("Where the dummy location starts ([000] §4.1). The paper starts near the true centroid, which a real server cannot; the default starts near the analytic estimate (both with a little noise).")
         .get(|c| init_key(c.attack.settings.init).into())
         .set(set_init),
-    Row::number("sybil", "Sybil clients (n − 1 attack)", ATTACK, "1", limits::SYBILS)
-        .help("Under secure aggregation, a server that picks each round's phones can fill the round with clients of its own (Sybils), whose updates it knows because it runs them on data it made, and leave every other genuine phone out. It then subtracts its Sybils' updates from the secure sum and holds yours exactly: the attacks land where they land without secure aggregation. 0: an honest server. The defence is a minimum cohort of genuine phones (under Defence).")
-        .get(|c| c.secure_aggregation.as_ref().map_or(0, |s| s.sybils).to_string())
-        .set(|c, v| {
-            let n = number(v, &limits::SYBILS)? as usize;
-            if let Some(s) = &mut c.secure_aggregation {
-                s.sybils = n;
-            }
-            Ok(())
-        })
-        .relevant(|c| c.secure_aggregation.is_some()),
+    sybils_row("sybil", ATTACK),
     Row::number("bins", "Imprint bins", ATTACK, "1", limits::IMPRINT_BINS)
         .help("The malicious server (Fowl et al. 2022, “Robbing the Fed”) puts a layer of this many bins in front of the model it sends: every bin measures the same thing about a fix (here the mean of its standardised east and north) and switches on above its own threshold, the thresholds at equal shares of the area. From the round's sum — through secure aggregation and FedAvg — the difference of two neighbouring bins' changes is the one fix that fell between them, exactly, when it fell there alone; two fixes in one bin give a blend of them. More bins: fewer shared bins, so more fixes recovered, and a bigger model to send.")
         .get(|c| {
@@ -662,23 +683,7 @@ pub const SETTINGS: &[Row] = &[
             Ok(())
         })
         .relevant(|c| matches!(c.defence, Defence::Gan { .. })),
-    Row::number("cohort", "Minimum genuine phones a round", DEFENCE, "1", limits::MIN_GENUINE)
-        .help("Under secure aggregation, your phone sends its masked update only when at least this many genuine phones (you included) are in the round — phones the server cannot forge, which the lab assumes the phones can verify (by device attestation, say). A server with Sybil clients must then let that many genuine phones in, and what it subtracts its Sybils from is their sum: the blend again. Counting all phones would not do: the Sybils fill the count. 1: no minimum. At most the users taking part (you and the other users).")
-        .get(|c| c.secure_aggregation.as_ref().map_or(1, |s| s.min_genuine).to_string())
-        .set(|c, v| {
-            let k = number(v, &limits::MIN_GENUINE)? as usize;
-            let users = c.participants.as_ref().map_or(usize::MAX, Vec::len);
-            if k > users {
-                return Err(format!(
-                    "{k} is more than the {users} users taking part: no round would ever be sent"
-                ));
-            }
-            if let Some(s) = &mut c.secure_aggregation {
-                s.min_genuine = k;
-            }
-            Ok(())
-        })
-        .relevant(|c| c.secure_aggregation.is_some()),
+    min_genuine_row("cohort", DEFENCE),
     Row::number("dpz", "Noise multiplier z", DEFENCE, "0.1", limits::DP_NOISE_MULTIPLIER)
         .help(central_help::NOISE_MULTIPLIER)
         .get(|c| trim(central(c).noise_multiplier))
