@@ -14,14 +14,14 @@ pub struct Term {
 /// Every term, alphabetically.
 pub const TERMS: &[Term] = &[
     Term {
-        name: "AIT (average iteration)",
-        meaning: "The first iteration of the attack's optimisation at which a position came within the success radius, averaged over the positions found. Lower: the server finds you sooner.",
-        source: "[002]",
+        name: "AIT (attack iteration)",
+        meaning: "[002]'s cost of an attack: the number of attack iterations needed for a success. Here: the first iteration of the attack's optimisation at which a position came within the success radius, averaged over the positions found. Lower: the server finds you sooner.",
+        source: "[002] §4.0.1, §5.1.1",
     },
     Term {
         name: "Analytic attack (Lemma 1)",
-        meaning: "The first layer's weight gradient divided by its bias gradient is a weighted average of the positions a phone trained on: the server reads it straight out of the update, with no search.",
-        source: "[000] Lemma 1",
+        meaning: "The first layer's weight gradient divided by its bias gradient is a weighted combination of the positions a phone trained on, its weights summing to one but free to be negative: an affine, not a convex, combination, so it can land outside every place the phone was, and [000]'s Theorem 1 bounds how far from the centroid. [000] uses Lemma 1 to explain where DLG lands; reading it straight out of the update as an attack of its own, with no search, is this project's extension.",
+        source: "[000] Lemma 1, Theorem 1; the attack: this project (docs/papers.md)",
     },
     Term {
         name: "AP (average precision), × chance",
@@ -45,12 +45,12 @@ pub const TERMS: &[Term] = &[
     },
     Term {
         name: "Centroid",
-        meaning: "The average position of a round's local batch: what the Signal map's attacks recover, and what their errors are measured against.",
-        source: "[000]",
+        meaning: "The average position of a round's data D_t, everything the phone logged in the round: what the Signal map's errors are measured against. Without a defence it is what the attacks recover. Under a batch defence it stays D_t's centroid, while the phone trains on a subset whose own centroid lies elsewhere (Farthest Batch's, by design, far from it).",
+        source: "[000] §3.2, §4.4",
     },
     Term {
         name: "Diverse Batch, Farthest Batch",
-        meaning: "The Signal map's defences on the phone: train on one point per place visited (DBSCAN clusters), or only on the places farthest from where the phone mostly was (a decoy).",
+        meaning: "The Signal map's defences on the phone. Diverse Batch trains on one point per place visited (DBSCAN clusters) to raise the batch's location variance, which loosens the bound on how close the reconstruction lands to the centroid ([000] §4.3, Insight I1, Theorem 2). Farthest Batch trains only on the places farthest from the round's centroid, so the attacks recover a point far from it; that point is no decoy but one of your own places (your farthest DBSCAN clusters), and over many rounds the server's guesses can map where you go.",
         source: "[000] §4.3–4.4",
     },
     Term {
@@ -60,7 +60,7 @@ pub const TERMS: &[Term] = &[
     },
     Term {
         name: "DP-SGD, local DP",
-        meaning: "Differential privacy on what a phone sends: clip the gradient (every local step's in the Signal map, the one window's in Mobility) and add Gaussian noise, so that the update's distribution changes by at most e^ε (except with probability δ) whatever data the phone held that round — the protected unit is one phone's round of data, not one point. Smaller ε: more noise, more privacy.",
+        meaning: "Differential privacy on what a phone sends: clip the gradient and add Gaussian noise, so that a release's distribution changes by at most a factor e^ε (except with probability δ) whatever data lay behind it. What is protected is all of that data, never one point against the rest: in the Signal map a release is one local step's mini-batch gradient, and a phone's whole round of data is protected at the round's ε, its steps composed (the page shows it and the total); in Mobility a release is one round's update, protecting that round's window of 9 positions. Smaller ε: more noise, more privacy.",
         source: "[000] §4.5; [002] Table 5",
     },
     Term {
@@ -80,7 +80,7 @@ pub const TERMS: &[Term] = &[
     },
     Term {
         name: "FedAvg-aware server",
-        meaning: "Beyond the papers: a server that knows B, E and the learning rate and replays the phone's local training with one dummy point per step, so FedAvg's many steps no longer blur what it recovers.",
+        meaning: "Beyond the papers: a server that knows B, E and the learning rate and replays the phone's local training with one dummy point per step, to undo FedAvg's blur. It does not always: on weekly campus updates its estimates land no closer to you than DLG's (534 ± 232 m against 314 ± 215 m, mean over five worlds with 95% intervals); on the Signal map's opening path (daily rounds, B = 20, E = 5) it lands closer in two worlds of five, about as close in two and further in one. Neither server wins in every setting.",
         source: "this project (docs/papers.md)",
     },
     Term {
@@ -106,7 +106,7 @@ pub const TERMS: &[Term] = &[
     Term {
         name: "Hotspot F1, Spearman's ρ",
         meaning: "How well the server's density matches the exact one: ρ ranks all cells (1 is the same order), hotspot F1 compares the busiest 5% of cells (1 is the same hotspots).",
-        source: "[003]",
+        source: "ρ: [003] (its rank correlation; Spearman's is our reading); hotspot F1: this project (docs/papers.md)",
     },
     Term {
         name: "Imprint attack, malicious server",
@@ -131,12 +131,12 @@ pub const TERMS: &[Term] = &[
     Term {
         name: "Online FL, round, T",
         meaning: "Federated learning that goes on as data comes in: in each round (length T) every phone trains only on what it logged during the round.",
-        source: "[000]",
+        source: "[000] §2.1",
     },
     Term {
         name: "PGEM (adaptive geo-DP)",
-        meaning: "The Mobility paper's defence: a total ε shared out over the rounds, more noise where a round looks more exposed (its ASR and AIT).",
-        source: "[002]",
+        meaning: "The Mobility paper's defence runs three things together: PGEM proper, an exponential mechanism that replaces each position with one of the person's own places, nearer ones likelier (Eq. 13); a total ε shared out over the rounds, less of it where a round looks more exposed (Eqs. 10–12); and that exposure, the round's ASR and AIT, which the paper does not say how to measure (here the phone attacks its own update). Its ε covers PGEM's draws only: a budget chosen from an attack on the true data is a use of the data no ε accounts for. And every output is a real place the person visits.",
+        source: "[002] §4",
     },
     Term {
         name: "Reconstruction",
@@ -165,7 +165,7 @@ pub const TERMS: &[Term] = &[
     },
     Term {
         name: "ST-GIA",
-        meaning: "The Mobility paper's attack: gradient inversion with a spatiotemporal start (the previous round's reconstruction slid by one), a street mapping after every step and calibration (each position averaged over its windows).",
+        meaning: "The Mobility paper's attack: gradient inversion with a spatiotemporal start, a street mapping after every step and calibration (each position averaged over its windows). The start: the paper's Eq. 6 begins from the previous round's reconstruction as it was, with a random next position; the authors' code (the lab's default) slides it by one and appends the previous guess of the next position.",
         source: "[002] §3",
     },
     Term {

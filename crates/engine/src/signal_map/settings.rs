@@ -472,7 +472,7 @@ pub const SETTINGS: &[Row] = &[
             Ok(())
         }),
     Row::number("bg", "Other users", FEDERATION, "1", OTHER_USERS)
-        .help("Synthetic users of the campus world who join the federation (0–6). They change the global model, not what your own update reveals.")
+        .help("Synthetic users of the campus world who join the federation (0–6). They change the global model, and through it what your own update reveals ([000] §4.6, Insight I4): users unlike you keep the model from fitting you, so your updates stay large and the attacks more accurate; users like you protect you a little. In this synthetic world the effect is inside the noise (docs/reproduce.md, finding 8).")
         .get(|c| other_users(c).to_string())
         .set(|c, v| {
             let others = number(v, &OTHER_USERS)? as usize;
@@ -593,7 +593,7 @@ pub const SETTINGS: &[Row] = &[
         })
         .relevant(|c| c.secure_aggregation.as_ref().is_some_and(|s| s.imprint.is_some())),
     Row::choice("def", "Defence", DEFENCE, DEFENCES)
-        .help("What every phone does before sending its update. Diverse Batch: train on one point per place (DBSCAN clusters). Farthest Batch: train on the places farthest from where you mostly were — a decoy. Random subset: as many random points as Diverse Batch (the baseline). Local DP: clip every local step’s gradient (or the whole update) and add Gaussian noise. GeoInd: move every location by planar-Laplace noise. GAN obfuscation: two small networks trained on the phone, one rewriting your points so that the other cannot tell where they were taken. Errors stay measured against your real round data.")
+        .help("What every phone does before sending its update. Diverse Batch: train on one point per place (DBSCAN clusters), raising the batch's location variance ([000] §4.3). Farthest Batch: train on the places farthest from the round's centroid, so the attacks land far from it — on one of your own places, not a decoy. Random subset: as many random points as Diverse Batch (the baseline). Local DP: clip every local step’s gradient (or the whole update) and add Gaussian noise. GeoInd: move every location by planar-Laplace noise. GAN obfuscation: two small networks trained on the phone, one rewriting your points so that the other cannot tell where they were taken. Errors stay measured against your real round data.")
         .get(|c| defence_key(&c.defence).into())
         .set(|c, v| {
             // The same defence again keeps its parameters.

@@ -3,8 +3,8 @@
 //!
 //! By O1 the DLG attacker recovers the centroid of the LocalBatch; these defences make that
 //! centroid say less about the round's real data D_t: Diverse Batch spreads the batch out (one
-//! point per place), Farthest Batch hands the server a decoy (the places farthest from the true
-//! centroid). Choices where the paper is silent (docs/papers.md §3a): `min_samples` = 5,
+//! point per place), Farthest Batch hands the server a point far from the true centroid (the
+//! places farthest from it: still the person's own places, not a decoy). Choices where the paper is silent (docs/papers.md §3a): `min_samples` = 5,
 //! scikit-learn's default ([000] gives only `eps`; a configuration may set another); noise
 //! points are left out; a cluster's "center point" is its member closest to the cluster mean;
 //! Farthest Batch takes, inside each cluster, the members farthest from D_t's centroid first.
