@@ -545,7 +545,7 @@ pub const SETTINGS: &[Row] = &[
             Ok(())
         }),
     Row::toggle("lemma", "Analytic attack (Lemma 1)", ATTACK)
-        .help("The instant reconstruction: the first layer's weight and bias gradients give a weighted average of your locations, no optimisation needed.")
+        .help("The instant reconstruction: the first layer's weight gradient divided by its bias gradient is a weighted combination of your locations ([000] Lemma 1; the weights sum to one but can be negative), read with no optimisation. [000] uses Lemma 1 to explain DLG; running it as an attack is this project's extension.")
         .get(|c| flag_text(c.attack.analytic))
         .set(|c, v| {
             c.attack.analytic = flag(v)?;
