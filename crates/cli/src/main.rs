@@ -194,7 +194,9 @@ struct StudySize {
     /// lab's attacks on every upload beside only the sum; the Linkability lab's attacks,
     /// trained before, on sums of k devices' updates; the Mobility lab's ST-GIA against the
     /// co-participants); disaggregation (the Signal map's: gradient disaggregation of the
-    /// secure sums, sized as reproduce);
+    /// secure sums, sized as reproduce); defences-compared (the Signal map's defence comparison
+    /// under [000]'s four protocols, daily and weekly FedSGD and FedAvg, Figs. 13–15 and 27–30,
+    /// sized as reproduce);
     /// or one of the lab's page studies: signal-map defences, local-steps or co-participants;
     /// density schemes; linkability mitigations; mobility defences.
     #[arg(long, default_value = sweep::REPRODUCE)]

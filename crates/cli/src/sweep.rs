@@ -70,10 +70,17 @@ pub const SECURE_SUM: &str = "secure-sum";
 /// The Signal map's gradient disaggregation under secure aggregation (issue 39 §2).
 pub const DISAGGREGATION: &str = "disaggregation";
 
+/// The Signal map's defence comparison under [000]'s four protocols (Figs. 13–15, 27–30), the
+/// tables `reproduce` prints of it, on their own.
+pub const DEFENCES_COMPARED: &str = "defences-compared";
+
 /// Each lab's studies sized like `reproduce` (`--quick`, `--seeds`, `--model`), beside it; not
 /// page studies.
 pub const SIZED: [(&str, &[&str]); 4] = [
-    ("signal-map", &[SECURE_SUM, DISAGGREGATION]),
+    (
+        "signal-map",
+        &[SECURE_SUM, DISAGGREGATION, DEFENCES_COMPARED],
+    ),
     ("density", &[SECURE_SUM]),
     ("linkability", &[SECURE_SUM]),
     ("mobility", &[SECURE_SUM]),
@@ -311,6 +318,10 @@ impl StudySpec {
                     DISAGGREGATION => {
                         use whereabouts_engine::signal_map::experiments::Disaggregation;
                         Ok(Box::new(Disaggregation(scale)))
+                    }
+                    DEFENCES_COMPARED => {
+                        use whereabouts_engine::signal_map::experiments::DefencesCompared;
+                        Ok(Box::new(DefencesCompared(scale)))
                     }
                     _ => match &self.real {
                         Some(dir) => {

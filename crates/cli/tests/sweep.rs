@@ -418,6 +418,12 @@ fn every_lab_plans_its_reproduce_and_page_studies_and_wrong_choices_are_named() 
     assert_eq!(planned(&["mobility", "--study", "defences"]), 21);
     assert_eq!(planned(&["signal-map", "--study", "defences"]), 20);
     assert_eq!(planned(&["signal-map", "--study", "local-steps"]), 7);
+    // The Signal map's defence comparison under [000]'s four protocols, sized as reproduce: a
+    // point per defence setting (18 under FedAvg, 17 under FedSGD) and quick world (2).
+    assert_eq!(
+        planned(&["signal-map", "--study", "defences-compared", "--quick"]),
+        2 * (18 + 17 + 17 + 18)
+    );
 
     let refused = |args: &[&str]| {
         let mut all = vec!["reproduce"];

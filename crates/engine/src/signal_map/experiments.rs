@@ -22,9 +22,10 @@
 //! Each table is a file of its own beside this one, its runner beside the table it fills, so
 //! that a reader checks a table against the paper in one place: `round_length.rs` (Figs. 4–5),
 //! `model_start.rs`, `table2.rs`, `local_steps.rs` (Insight I3 against two servers), `table3.rs`,
-//! `co_participants.rs` (finding 8 on campus), `defences.rs` (Fig. 15); the studies of DLG's
-//! start and of the training in `starts.rs`, `same_batch.rs` and `training.rs`; the findings'
-//! checks in [`findings`]. This file holds what they share (a run and its [`Outcome`], the
+//! `co_participants.rs` (finding 8 on campus), `defences.rs` (Figs. 13–15 and 27–30: the
+//! defences under daily and weekly FedSGD and FedAvg); the studies of DLG's start and of the
+//! training in `starts.rs`, `same_batch.rs` and `training.rs`; the findings' checks in
+//! [`findings`]. This file holds what they share (a run and its [`Outcome`], the
 //! [`Scale`], a cell over the worlds, the base configurations) and [`all`], the tables' order.
 
 use crate::signal_map::attack::dlg::{ALGORITHM2_ITERATIONS, DlgConfig, DlgPreset};
@@ -61,7 +62,7 @@ mod training;
 
 pub use crate::signal_map::studies::user_distance;
 pub use co_participants::co_participants_campus;
-pub use defences::defences;
+pub use defences::{DefencesCompared, defences};
 pub use disaggregation::Disaggregation;
 pub use local_steps::local_steps_two_servers;
 pub use model_start::starts;
@@ -413,6 +414,10 @@ pub fn all(scale: &Scale, runs: &mut SignalRuns) -> Result<Vec<Table>, String> {
     out.push(w.noted(t)?);
     let t = defences(scale, &mut w, &mut checks);
     out.push(w.noted(t)?);
+    for arm in &defences::OTHER_ARMS {
+        let t = defences::defences_under(arm, scale, &mut w, &mut checks);
+        out.push(w.noted(t)?);
+    }
     type Study = fn(&Scale, &mut SignalRuns) -> Result<Table, String>;
     let beyond: [Study; 7] = [
         starts::grid_starts,

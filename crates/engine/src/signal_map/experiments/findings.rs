@@ -295,11 +295,19 @@ pub fn diverse_beats_random_subset(diverse: &Figures, random: &Figures) -> Check
     )
 }
 
-/// Finding 6: Farthest Batch moves the reconstruction further than Diverse Batch.
-pub fn farthest_beats_diverse(farthest: &Figures, diverse: &Figures) -> Check {
+/// Finding 6: Farthest Batch moves the reconstruction further than Diverse Batch, under the
+/// protocol `setting` names ("T = 1 day, FedAvg"; [000] Figs. 13–14 and 27–30 each say it).
+pub fn farthest_beats_diverse(
+    finding: &str,
+    setting: &str,
+    farthest: &Figures,
+    diverse: &Figures,
+) -> Check {
     Check::new(
-        "6",
-        "T = 1 day, FedAvg: Farthest Batch (num 5) has a larger distance to the true centroid and a higher EMD than Diverse Batch (eps 0.05 km)",
+        finding,
+        &format!(
+            "{setting}: Farthest Batch (num 5) has a larger distance to the true centroid and a higher EMD than Diverse Batch (eps 0.05 km)"
+        ),
         format!(
             "distance {} vs {}; EMD {} vs {}",
             est(farthest.dist_m, 0, " m"),
@@ -318,16 +326,18 @@ pub fn farthest_beats_diverse(farthest: &Figures, diverse: &Figures) -> Check {
 /// two ways, one chart each — EMD and the distance to the true centroid, against RMSE. The
 /// finding holds when every noise setting is beaten: less private on both charts or less
 /// accurate, the intervals separating. It fails when a noise setting is more private on either
-/// chart with an RMSE not above the batch defence's; otherwise it is inconclusive.
+/// chart with an RMSE not above the batch defence's; otherwise it is inconclusive. `setting`
+/// names the protocol the figures were measured under ("T = 1 day, FedAvg").
 pub fn beats_at_equal_privacy(
     finding: &str,
+    setting: &str,
     batch_name: &str,
     batch: &Figures,
     noise_name: &str,
     noise: &[(String, Figures)],
 ) -> Check {
     let criterion = format!(
-        "T = 1 day, FedAvg: every {noise_name} setting is less private (by EMD and by distance to the true centroid) or less accurate (RMSE) than {batch_name}"
+        "{setting}: every {noise_name} setting is less private (by EMD and by distance to the true centroid) or less accurate (RMSE) than {batch_name}"
     );
     if batch.emd_m.is_none() || batch.rmse_db.is_none() {
         return Check::new(
@@ -621,12 +631,38 @@ mod tests {
     fn finding_6_needs_both_distance_and_emd() {
         let diverse = f(250.0, 300.0, 10.0, 6.0);
         assert_eq!(
-            farthest_beats_diverse(&f(440.0, 740.0, 7.0, 8.0), &diverse).holds,
+            farthest_beats_diverse(
+                "6",
+                "T = 1 day, FedAvg",
+                &f(440.0, 740.0, 7.0, 8.0),
+                &diverse
+            )
+            .holds,
             Holds::Yes
         );
         assert_eq!(
-            farthest_beats_diverse(&f(240.0, 740.0, 7.0, 8.0), &diverse).holds,
+            farthest_beats_diverse(
+                "6",
+                "T = 1 day, FedAvg",
+                &f(240.0, 740.0, 7.0, 8.0),
+                &diverse
+            )
+            .holds,
             Holds::No
+        );
+        // The criterion names the protocol it was measured under.
+        let weekly = farthest_beats_diverse(
+            "6 (T = 1 week, FedSGD)",
+            "T = 1 week, FedSGD",
+            &diverse,
+            &diverse,
+        );
+        assert!(
+            weekly
+                .criterion
+                .starts_with("T = 1 week, FedSGD: Farthest Batch"),
+            "{}",
+            weekly.criterion
         );
     }
 
@@ -637,7 +673,14 @@ mod tests {
             ("GeoInd a".to_string(), f(250.0, 450.0, 0., 5.0)), // less private on both
             ("GeoInd b".to_string(), f(350.0, 600.0, 0., 7.0)), // less accurate
         ];
-        let c = beats_at_equal_privacy("7", "Diverse Batch", &batch, "GeoInd", &beaten);
+        let c = beats_at_equal_privacy(
+            "7",
+            "T = 1 day, FedAvg",
+            "Diverse Batch",
+            &batch,
+            "GeoInd",
+            &beaten,
+        );
         assert_eq!(c.holds, Holds::Yes, "{}", c.measured);
         assert!(
             c.measured.ends_with("beats all 2 settings"),
@@ -647,7 +690,14 @@ mod tests {
         // More private by distance only (the second chart), as accurate.
         let mut winner = beaten.clone();
         winner.push(("GeoInd c".to_string(), f(200.0, 520.0, 0., 6.0)));
-        let c = beats_at_equal_privacy("7", "Diverse Batch", &batch, "GeoInd", &winner);
+        let c = beats_at_equal_privacy(
+            "7",
+            "T = 1 day, FedAvg",
+            "Diverse Batch",
+            &batch,
+            "GeoInd",
+            &winner,
+        );
         assert_eq!(c.holds, Holds::No, "{}", c.measured);
         assert!(
             c.measured.contains("beaten by GeoInd c (EMD 200 ±"),
@@ -657,7 +707,14 @@ mod tests {
         // Less private by EMD only, as accurate: not beaten, not a winner.
         let mut close = beaten.clone();
         close.push(("GeoInd d".to_string(), f(250.0, 500.0, 0., 6.0)));
-        let c = beats_at_equal_privacy("7", "Diverse Batch", &batch, "GeoInd", &close);
+        let c = beats_at_equal_privacy(
+            "7",
+            "T = 1 day, FedAvg",
+            "Diverse Batch",
+            &batch,
+            "GeoInd",
+            &close,
+        );
         assert_eq!(c.holds, Holds::Inconclusive, "{}", c.measured);
         assert!(
             c.measured.contains("within the noise of GeoInd d"),
