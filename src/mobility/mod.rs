@@ -14,6 +14,7 @@ pub mod results;
 pub mod scene;
 pub mod settings;
 pub mod study;
+pub mod unicity;
 
 /// The lab in the registry ([`crate::labs`]).
 pub static SPEC: crate::lab_spec::LabSpec = crate::lab_spec::LabSpec {

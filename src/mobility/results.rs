@@ -4,6 +4,7 @@
 
 use super::MobState;
 use super::map::GUESS_COLOUR;
+use super::unicity::UnicityCard;
 use crate::ui::basemap::format_distance;
 use crate::ui::chart::{Axis, Chart, Point, Series};
 use crate::ui::help::help;
@@ -460,6 +461,7 @@ pub fn MobResults(state: MobState) -> impl IntoView {
                         None => view! { <p class="sub">"Known when the last round is done."</p> }.into_any(),
                     }}
                 </div>
+                <UnicityCard state=state/>
             </div>
             <p class="sr-only" id="mob-summary" aria-live="polite" data-testid="mob-summary">{move || {
                 let r = record()?;

@@ -8,6 +8,7 @@ use whereabouts_core::geo::Metres;
 use whereabouts_core::world::roads::RoadNetwork;
 use whereabouts_engine::mobility::lab::{MobSummary, RoundRecord};
 use whereabouts_engine::mobility::lstm::WINDOW;
+use whereabouts_engine::mobility::unicity::YourUnicity;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Scene {
@@ -25,6 +26,8 @@ pub struct Scene {
     /// The round under attack and the attack's iteration.
     pub progress: Option<(usize, usize)>,
     pub summary: Option<MobSummary>,
+    /// How many of your points single you out, once the run is done.
+    pub unicity: Option<YourUnicity>,
     /// The worker is computing (not stopped at the round wanted, nor ended).
     pub running: bool,
     pub note: Option<String>,
@@ -59,8 +62,11 @@ impl Scene {
                 self.arrived_ms.push(now);
                 self.progress = None;
             }
-            MobResponse::Idle { summary, .. } => {
+            MobResponse::Idle {
+                summary, unicity, ..
+            } => {
                 self.summary = Some(*summary);
+                self.unicity = unicity.map(|u| *u);
                 self.running = false;
                 self.progress = None;
             }

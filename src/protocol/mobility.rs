@@ -11,6 +11,7 @@ use whereabouts_core::geo::Metres;
 use whereabouts_engine::mobility::config::MobConfig;
 use whereabouts_engine::mobility::lab::{MobSummary, RoundRecord};
 use whereabouts_engine::mobility::study::StudyPoint;
+use whereabouts_engine::mobility::unicity::YourUnicity;
 
 /// What the page asks of the Mobility lab.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -54,6 +55,9 @@ pub enum Response {
     Idle {
         generation: u32,
         summary: Box<MobSummary>,
+        /// How many of your points single you out among the city's people, once the run is
+        /// done (`mobility/unicity.rs`).
+        unicity: Option<Box<YourUnicity>>,
     },
     Error {
         generation: u32,

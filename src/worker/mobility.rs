@@ -12,6 +12,7 @@ use whereabouts_engine::mobility::config::MobConfig;
 use whereabouts_engine::mobility::lab::{MobEvent, MobLab};
 use whereabouts_engine::mobility::study::{self, StudyPoint, StudyRun};
 use whereabouts_engine::mobility::traces::Target;
+use whereabouts_engine::mobility::unicity::{self, YourUnicity};
 use whereabouts_engine::mobility::visitor::{FileTarget, target_from_file};
 
 /// The most iterates of a trail sent to the page (a longer one is thinned evenly).
@@ -41,6 +42,25 @@ fn trail(lab: &MobLab) -> Vec<f32> {
         }
     }
     flat
+}
+
+thread_local! {
+    /// The last run's unicity card: about a second's work, made once per run.
+    static UNICITY: std::cell::RefCell<Option<(u32, YourUnicity)>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The unicity card of run `generation` once it is done (made at its first idle after that).
+fn unicity(generation: u32, lab: &MobLab) -> Option<YourUnicity> {
+    UNICITY.with_borrow_mut(|cached| {
+        if let Some((g, u)) = cached.as_ref()
+            && *g == generation
+        {
+            return Some(u.clone());
+        }
+        let u = unicity::for_lab(lab)?;
+        *cached = Some((generation, u.clone()));
+        Some(u)
+    })
 }
 
 /// The Mobility lab, as the generic [`Host`] sees it.
@@ -95,6 +115,7 @@ impl HostedLab for Mobility {
         say(MobResponse::Idle {
             generation,
             summary: Box::new(lab.summary()),
+            unicity: unicity(generation, lab).map(Box::new),
         })
     }
 

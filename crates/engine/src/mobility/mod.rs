@@ -39,6 +39,7 @@ pub mod settings;
 pub mod start;
 pub mod study;
 pub mod traces;
+pub mod unicity;
 pub mod visitor;
 
 #[cfg(test)]
