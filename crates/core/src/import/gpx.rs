@@ -40,7 +40,10 @@ pub fn parse(text: &str) -> Result<Parsed, (Option<usize>, String)> {
             .unwrap_or("");
         return Err((
             Some(1),
-            format!("not a GPX file (it starts with {first}…; expected <gpx>)"),
+            format!(
+                "not a GPX file (it starts with {}…; expected <gpx>)",
+                super::cut(first)
+            ),
         ));
     };
     let mut parsed = Parsed::default();

@@ -47,7 +47,12 @@ pub fn parse(text: &str) -> Result<(Format, Parsed), Failure> {
         ));
     }
     let keys = match &value {
-        Value::Object(m) => m.keys().take(6).cloned().collect::<Vec<_>>().join(", "),
+        Value::Object(m) => m
+            .keys()
+            .take(6)
+            .map(|k| super::cut(k))
+            .collect::<Vec<_>>()
+            .join(", "),
         Value::Array(_) => "an array".into(),
         _ => "a single value".into(),
     };

@@ -413,6 +413,42 @@ pub fn cut_lines(message: &str) -> String {
     message.lines().map(cut).collect::<Vec<_>>().join("\n")
 }
 
+/// Longest word (a run without spaces) [`cut_words`] leaves whole: longer than any path or
+/// name a message means to show, far shorter than an echoed input.
+const WORD_CHARS: usize = 160;
+/// Longest line [`cut_words`] leaves whole once its words are cut.
+const LINE_CHARS: usize = 2_000;
+
+/// A message whose prose stays whole while whatever it echoes is cut: each word over
+/// [`WORD_CHARS`] characters (a 2 MB value, a file name as long as the argument allows) becomes
+/// its start and its length, and a line still over [`LINE_CHARS`] (a long list of short words)
+/// its start and its length. A safety net for messages that quote what they were given.
+pub fn cut_words(message: &str) -> String {
+    let word = |w: &str| {
+        let n = w.chars().count();
+        if n <= WORD_CHARS {
+            w.to_string()
+        } else {
+            let start: String = w.chars().take(SHOWN_CHARS / 2).collect();
+            format!("{start}… ({n} characters)")
+        }
+    };
+    message
+        .split('\n')
+        .map(|line| {
+            let line = line.split(' ').map(word).collect::<Vec<_>>().join(" ");
+            let n = line.chars().count();
+            if n <= LINE_CHARS {
+                line
+            } else {
+                let start: String = line.chars().take(LINE_CHARS / 2).collect();
+                format!("{start}… ({n} characters)")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Most names a message lists before it gives the rest as a count.
 const LISTED: usize = 20;
 

@@ -401,6 +401,47 @@ fn a_huge_field_is_cut_with_its_length() {
     let text = format!("time,lat,lon\n2024-03-04T07:30:00Z,{huge},8.54\n");
     let rows = csv::preview(&text, &mapping, 5);
     assert!(rows[0][1].len() < 100);
+    // A GPX file's first tag and a JSON file's top-level names (issue 41 §5.7: 2 MB each).
+    let big = "x".repeat(2_000_000);
+    for (name, text) in [
+        ("big.gpx", format!("<{big}>")),
+        ("big.json", format!("{{\"{big}\": 1}}")),
+    ] {
+        let e = import(name, text.as_bytes(), &ImportOptions::default()).unwrap_err();
+        assert!(
+            e.problem.len() < 200 && e.problem.contains(" characters)"),
+            "{name}: {}",
+            e.problem.len()
+        );
+    }
+}
+
+#[test]
+fn a_message_keeps_its_prose_and_cuts_what_it_echoes() {
+    // A short message, a path of 100 characters: unchanged.
+    let path = format!("/data/{}.csv", "p".repeat(90));
+    let said = format!("{path}, line 2: latitude 123 is out of range (−90 to 90)");
+    assert_eq!(cut_words(&said), said);
+    // An echoed argument of 100,000 characters: its start and length, the prose after it kept.
+    let e = cut_words(&format!(
+        "--lab {}: no lab is called so\nnext line",
+        "x".repeat(100_000)
+    ));
+    assert!(
+        e.starts_with(&format!(
+            "--lab {}… (100001 characters) no lab",
+            "x".repeat(40)
+        )),
+        "{e}"
+    );
+    assert!(e.ends_with("called so\nnext line"), "{e}");
+    // A line of a million short words: its start and its length.
+    let e = cut_words(&"1, ".repeat(1_000_000));
+    assert!(
+        e.len() < 1_100 && e.ends_with("(3000000 characters)"),
+        "{}",
+        e.len()
+    );
 }
 
 #[test]
