@@ -109,6 +109,36 @@ impl ImportedTrace {
         if self.fixes.len() < 2 {
             return Err(format!("{}: a trace needs at least two fixes", self.name));
         }
+        // A config's fixes (`run --config`) may not come from the importer: the calendar and
+        // the window read them as it leaves them.
+        if let Some((k, f)) = self
+            .fixes
+            .iter()
+            .enumerate()
+            .find(|(_, f)| !(f.lat.abs() <= 90.0 && f.lon.abs() <= 180.0))
+        {
+            return Err(format!(
+                "{}: fix {} (line {}) is at latitude {}, longitude {}, not a place on Earth",
+                self.name,
+                k + 1,
+                f.line,
+                f.lat,
+                f.lon
+            ));
+        }
+        if let Some(k) = (1..self.fixes.len()).find(|&k| {
+            !(self.fixes[k].time > self.fixes[k - 1].time && self.fixes[k].time.is_finite())
+        }) {
+            let (before, at) = (self.fixes[k - 1], self.fixes[k]);
+            return Err(format!(
+                "{}: fix {} (line {}) is at time {}, not after the fix before it ({}): the fixes must be in time order, none repeated (as `whereabouts import` leaves them)",
+                self.name,
+                k + 1,
+                at.line,
+                at.time,
+                before.time
+            ));
+        }
         let mut notes = Vec::new();
         // When: the most recent MAX_WEEKS weeks (a week is the calendar's unit of length).
         let last = self.fixes.last().map_or(0.0, |f| f.time);
@@ -336,6 +366,41 @@ mod tests {
         assert!(p.notes.is_empty(), "{:?}", p.notes);
         assert!((4_000.0..6_000.0).contains(&p.width_m), "{}", p.width_m);
         assert!(p.origin.lon.abs() > 179.9, "{:?}", p.origin);
+    }
+
+    /// A config's fixes (`run --config`, issue 41 §5.6): out of time order, a repeated time or
+    /// a place off the Earth is refused, naming the fix, before a world is built on it.
+    #[test]
+    fn fixes_out_of_time_order_or_off_the_earth_are_refused_by_the_fix() {
+        let refused = |fixes: Vec<Fix>| {
+            ImportedTrace::new("x.csv".into(), fixes)
+                .placement()
+                .unwrap_err()
+        };
+        let (a, b, c) = (
+            fix(1_767_600_000.0, 33.6455, -117.8425),
+            fix(1_767_590_000.0, 33.6460, -117.8430),
+            fix(1_767_610_000.0, 33.6465, -117.8435),
+        );
+        let e = refused(vec![a, b, c]);
+        assert!(
+            e.starts_with("x.csv: fix 2 (line 0) is at time 1767590000, not after the fix before it (1767600000)"),
+            "{e}"
+        );
+        let e = refused(vec![a, a, c]);
+        assert!(e.contains("fix 2") && e.contains("none repeated"), "{e}");
+        let e = refused(vec![a, fix(f64::NAN, 33.6, -117.8), c]);
+        assert!(e.contains("fix 2") && e.contains("time NaN"), "{e}");
+        let e = refused(vec![a, fix(1_767_605_000.0, 123.0, -117.8), c]);
+        assert!(
+            e.contains("fix 2") && e.contains("not a place on Earth"),
+            "{e}"
+        );
+        assert!(
+            ImportedTrace::new("x.csv".into(), vec![b, a, c])
+                .placement()
+                .is_ok()
+        );
     }
 
     #[test]

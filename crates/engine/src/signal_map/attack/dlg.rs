@@ -69,7 +69,8 @@ pub struct DlgConfig {
     /// Converged once the dummy moved less than this many metres for `patience` iterations.
     pub tolerance_m: f64,
     pub patience: usize,
-    /// Record the dummy's position every this many iterations (0: no trail).
+    /// Record the dummy's position every this many iterations (0, which a config refuses:
+    /// its start and end alone, as the benchmark runs it).
     pub trail_every: usize,
 }
 
@@ -180,6 +181,7 @@ impl DlgConfig {
             self.max_iterations,
             (self.tolerance_m, self.patience),
             self.init,
+            self.trail_every,
         )
     }
 }
@@ -192,12 +194,20 @@ pub(crate) fn validate_search(
     max_iterations: usize,
     (tolerance_m, patience): (f64, usize),
     init: Init,
+    trail_every: usize,
 ) -> Result<(), ConfigError> {
     let lr = match optimizer {
         Optimizer::Adam { lr } | Optimizer::Sgd { lr } => lr,
     };
     limits::DLG_LEARNING_RATE.check(&format!("{prefix}.optimizer.lr"), lr)?;
     limits::DLG_ITERATIONS.check(&format!("{prefix}.max_iterations"), max_iterations as f64)?;
+    // A config's trail has a pace (a run that wants none is the benchmark's, built in code).
+    if trail_every == 0 {
+        return Err(ConfigError::new(
+            format!("{prefix}.trail_every"),
+            "must be at least 1 (not 0): the search's position is recorded every this many iterations, its start and end always",
+        ));
+    }
     if !(tolerance_m.is_finite() && tolerance_m >= 0.0) || patience == 0 {
         return Err(ConfigError::new(
             format!("{prefix}.tolerance_m / patience"),

@@ -32,7 +32,8 @@ pub struct FedAvgConfig {
     /// Converged once no dummy moved more than this many metres for `patience` iterations.
     pub tolerance_m: f64,
     pub patience: usize,
-    /// Record the round estimate every this many iterations (0: no trail).
+    /// Record the round estimate every this many iterations (0, which a config refuses: its
+    /// start and end alone).
     pub trail_every: usize,
 }
 
@@ -73,6 +74,7 @@ impl FedAvgConfig {
             self.max_iterations,
             (self.tolerance_m, self.patience),
             self.init,
+            self.trail_every,
         )
     }
 }

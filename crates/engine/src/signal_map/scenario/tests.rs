@@ -198,6 +198,19 @@ fn a_split_that_leaves_nothing_a_run_of_no_rounds_and_a_negative_weight_are_refu
     fine.attack.settings.label = LabelMode::JointL2 { weight: 0.5 };
     fine.max_rounds = Some(1);
     assert!(fine.validate().is_ok());
+    // A trail with no pace (issue 41 §5.6), DLG's and the FedAvg-aware attack's.
+    let e = refused(|c| c.attack.settings.trail_every = 0);
+    assert!(
+        e.starts_with("attack.trail_every: must be at least 1 (not 0)"),
+        "{e}"
+    );
+    let e = refused(|c| {
+        c.attack.fedavg = Some(FedAvgConfig {
+            trail_every: 0,
+            ..FedAvgConfig::default()
+        });
+    });
+    assert!(e.starts_with("attack.fedavg.trail_every"), "{e}");
 }
 
 #[test]
