@@ -70,6 +70,10 @@ pub const SECURE_SUM: &str = "secure-sum";
 /// The Signal map's gradient disaggregation under secure aggregation (issue 39 §2).
 pub const DISAGGREGATION: &str = "disaggregation";
 
+/// The Mobility lab's unicity (de Montjoye et al. 2013, issue 40 §2): how many of a person's
+/// points single them out, on the city's people and, with `--real`, on real check-ins.
+pub const UNICITY: &str = "unicity";
+
 /// The Signal map's defence comparison under [000]'s four protocols (Figs. 13–15, 27–30), the
 /// tables `reproduce` prints of it, on their own.
 pub const DEFENCES_COMPARED: &str = "defences-compared";
@@ -83,7 +87,7 @@ pub const SIZED: [(&str, &[&str]); 4] = [
     ),
     ("density", &[SECURE_SUM]),
     ("linkability", &[SECURE_SUM]),
-    ("mobility", &[SECURE_SUM]),
+    ("mobility", &[SECURE_SUM, UNICITY]),
 ];
 
 /// The studies sized like `reproduce` of `lab`.
@@ -166,9 +170,10 @@ impl StudySpec {
                     REAL_LABS.join(" or --lab ")
                 ));
             }
-            if self.study != REPRODUCE {
+            let unicity = self.lab == "mobility" && self.study == UNICITY;
+            if self.study != REPRODUCE && !unicity {
                 return Err(format!(
-                    "--real {dir}: runs the {REPRODUCE} study (the tables on real data), not --study {}",
+                    "--real {dir}: runs the {REPRODUCE} study (the tables on real data; for the Mobility lab also {UNICITY}), not --study {}",
                     self.study
                 ));
             }
@@ -380,6 +385,17 @@ impl StudySpec {
                 if self.study == SECURE_SUM {
                     use whereabouts_engine::mobility::experiments::SecureSum;
                     return Ok(Box::new(SecureSum(scale)));
+                }
+                if self.study == UNICITY {
+                    use whereabouts_engine::mobility::experiments::{Unicity, unicity_people};
+                    let real = match &self.real {
+                        Some(dir) => {
+                            let data = crate::real::load(Path::new(dir))?;
+                            Some(std::sync::Arc::new(unicity_people(&data)))
+                        }
+                        None => None,
+                    };
+                    return Ok(Box::new(Unicity { scale, real }));
                 }
                 if let Some(dir) = &self.real {
                     let data = crate::real::load(Path::new(dir))?;

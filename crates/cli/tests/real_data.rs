@@ -430,3 +430,74 @@ fn reproduce_real_for_the_signal_map_names_the_missing_zip() {
     assert!(!ok);
     assert!(err.contains("not --study secure-sum"), "{err}");
 }
+
+#[test]
+fn unicity_on_the_city_and_on_real_check_ins() {
+    // Without --real: the city's people only.
+    let (ok, md, err) = whereabouts(&[
+        "reproduce",
+        "--lab",
+        "mobility",
+        "--study",
+        "unicity",
+        "--quick",
+    ]);
+    assert!(ok, "{err}");
+    assert!(md.contains("### Unicity ε_p on the synthetic city"), "{md}");
+    assert!(!md.contains("on real check-ins"), "{md}");
+    assert!(md.contains("| 250 m, 1 h of the week |"), "{md}");
+    // --real is refused for another lab's study, by name.
+    let (ok, _, err) = whereabouts(&[
+        "reproduce",
+        "--lab",
+        "mobility",
+        "--study",
+        "secure-sum",
+        "--real",
+        "/nowhere",
+    ]);
+    assert!(!ok && err.contains("not --study secure-sum"), "{err}");
+    let Some(dir) = data_dir().filter(|d| d.join(FOURSQUARE).is_file()) else {
+        return absent(FOURSQUARE);
+    };
+    let dir = dir.to_str().unwrap();
+    let (ok, md, err) = whereabouts(&[
+        "reproduce",
+        "--lab",
+        "mobility",
+        "--study",
+        "unicity",
+        "--quick",
+        "--real",
+        dir,
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        md.contains("### Unicity ε_p on real check-ins (foursquare-nyc: 3079 weekly trajectories"),
+        "{md}"
+    );
+    // Four hourly points at 250 m single out nearly every weekly trajectory (de Montjoye et
+    // al.: 95% of phone users); the places alone far fewer.
+    let row = |label: &str| -> Vec<f64> {
+        let line = md
+            .lines()
+            .filter(|l| l.starts_with(&format!("| {label} |")))
+            .last()
+            .unwrap_or_else(|| panic!("no row {label}: {md}"));
+        line.split('|')
+            .skip(2)
+            .filter(|c| !c.trim().is_empty())
+            .map(|c| c.trim().split(' ').next().unwrap().parse().unwrap())
+            .collect()
+    };
+    let hourly = row("250 m, 1 h of the week");
+    let places = row("250 m, places only");
+    assert!(
+        hourly[3] > 90.0 && places[3] < hourly[3] - 10.0,
+        "{hourly:?} {places:?}"
+    );
+    eprintln!(
+        "real data: unicity on {dir}: ε_4 {} % with the hour, {} % places only",
+        hourly[3], places[3]
+    );
+}

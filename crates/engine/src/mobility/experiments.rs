@@ -35,7 +35,7 @@ use defences::defence_tables;
 pub use defences::{EPSILONS, format_epsilon};
 pub use real::RealTargets;
 pub use secure::SecureSum;
-pub use unicity::Unicity;
+pub use unicity::{Unicity, people as unicity_people};
 
 /// How many repeats the authors' code averages each figure over; we run [`Scale::seeds`] (5)
 /// to give each figure with its 95% interval.

@@ -12,6 +12,7 @@ use super::Scale;
 use crate::mobility::config::MobConfig;
 use crate::mobility::lstm::WINDOW;
 use crate::mobility::traces::{self, Fix, TraceKind};
+use crate::real::CheckIns;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use whereabouts_core::stats::Estimate;
@@ -82,6 +83,22 @@ pub struct Outcome {
 pub struct Unicity {
     pub scale: Scale,
     pub real: Option<Arc<Vec<Vec<Fix>>>>,
+}
+
+/// Every weekly trajectory of the real check-ins as a person's check-ins (`--real`).
+pub fn people(data: &CheckIns) -> Vec<Vec<Fix>> {
+    data.trajectories
+        .iter()
+        .map(|t| {
+            t.check_ins
+                .iter()
+                .map(|c| Fix {
+                    time: c.time,
+                    at: c.at,
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// ε_p of `people` (their check-ins) at every resolution and p, drawn from `seed`.
@@ -210,13 +227,14 @@ impl Sweep for Unicity {
                     .enumerate()
                     .map(|(i, &r)| {
                         let mut row = vec![resolution(r).label()];
-                        row.extend(real.cells[i].iter().map(|c| match c {
-                            Some(c) => format!(
+                        row.extend(real.cells.get(i).into_iter().flatten().map(|c| match c {
+                            Some(c) if c.half_width.is_finite() => format!(
                                 "{:.1} ± {:.1} ({})",
                                 100.0 * c.epsilon,
                                 100.0 * c.half_width,
                                 c.people
                             ),
+                            Some(c) => format!("{:.1} ({})", 100.0 * c.epsilon, c.people),
                             None => "—".into(),
                         }));
                         row
@@ -287,5 +305,18 @@ mod tests {
         let c = o.cells[0][1].unwrap();
         assert_eq!((c.people, c.epsilon), (1, 1.0));
         assert!(o.cells[0][2].is_none());
+        // Through the study (plan, run, merge), as `--real` runs it: a second table.
+        let study = Unicity {
+            scale: Scale::quick(1),
+            real: Some(Arc::new(people)),
+        };
+        let tables = run_here(&study, 2, &|_, _| {}).unwrap();
+        assert_eq!(tables.len(), 2);
+        assert!(
+            tables[1].title.contains("3 weekly trajectories"),
+            "{}",
+            tables[1].title
+        );
+        assert_eq!(tables[1].rows[0][2], "100.0 (1)", "{:?}", tables[1].rows[0]);
     }
 }
