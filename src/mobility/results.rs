@@ -14,6 +14,7 @@ use whereabouts_engine::mobility::config::Calibration;
 use whereabouts_engine::mobility::defence::Defence;
 use whereabouts_engine::mobility::experiments::format_epsilon;
 use whereabouts_engine::mobility::lab::RoundRecord;
+use whereabouts_engine::mobility::secure::SecureRound;
 use whereabouts_engine::mobility::settings::DEFENCE_EPSILON;
 
 const ROUND_HELP: &str = "In round t your phone trains on the window of positions t … t + 7 with t + 8 as the label, and sends its update. The server makes up a window and moves it, step by step, until its gradient matches yours ([002] §3). ASR, the attack success rate: the share of the 8 positions it puts within the success radius τ — scored, as in the paper, on its averaged estimates when calibration is on. AIT: the mean first iteration at which a found position came within τ (lower: found faster).";
@@ -49,6 +50,26 @@ fn dp_text(r: &RoundRecord) -> Option<String> {
 
 /// What the server saw under central DP (`m.sees=dp`): the noised average of the round's
 /// sampled phones' clipped gradients, with or without yours.
+/// What the server saw of a round under `m.sees=sum`: the sum of the round's phones, or, for
+/// a Sybil server, what was left once it took its own phones' gradients away.
+fn sum_seen(s: &SecureRound) -> String {
+    let genuine = if s.clients == 1 {
+        "your phone's gradient alone".to_string()
+    } else {
+        format!("{} phones' gradients", s.clients)
+    };
+    let protocol = if s.protocol { ", the protocol run" } else { "" };
+    match s.sybils {
+        0 => format!(
+            "the server saw only the sum of {genuine} (secure aggregation{protocol}) and inverted it; the errors are to your positions"
+        ),
+        n => format!(
+            "the Sybil server put {n} phone{} of its own in your round, took their gradients away from the secure sum (secure aggregation{protocol}) and inverted what was left: {genuine}; the errors are to your positions",
+            if n == 1 { "" } else { "s" }
+        ),
+    }
+}
+
 fn central_dp_seen(c: &CentralDpRecord, phones: usize) -> String {
     let whose = match (phones, c.yours_in) {
         (0, _) => "no phone sent this round: the server saw the noise alone".to_string(),
@@ -212,11 +233,8 @@ pub fn MobResults(state: MobState) -> impl IntoView {
                 }
             })}
             {r.secure.as_ref().filter(|_| r.central_dp.is_none()).map(|s| view! {
-                <p class="sub" data-testid="mob-sees-sum" data-clients=s.clients.to_string()>{format!(
-                    "the server saw only the sum of {} (secure aggregation{}) and inverted it; the errors are to your positions",
-                    if s.clients == 1 { "your phone's gradient alone".to_string() } else { format!("{} phones' gradients", s.clients) },
-                    if s.protocol { ", the protocol run" } else { "" },
-                )}</p>
+                <p class="sub" data-testid="mob-sees-sum" data-clients=s.clients.to_string()
+                    data-sybils=s.sybils.to_string()>{sum_seen(s)}</p>
             })}
             <p class="sub" data-testid="mob-ait">{match (r.diverged, r.ait) {
                 (true, _) => "the attack diverged: this round found nothing, and is left out of the mean".to_string(),

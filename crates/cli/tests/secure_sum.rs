@@ -257,6 +257,34 @@ fn reproduce_mobility_secure_sum_counts_the_co_participants() {
         );
         assert!(rows[2][5].ends_with("± 0.0"), "{:?}", rows[2]);
     }
+    // The n − 1 attack: a Sybil server holds your gradient alone (one genuine phone in the
+    // sum), a minimum cohort of k makes it let k in.
+    let (_, sybil) = md
+        .split_once("### The n − 1 (Sybil) attack")
+        .expect("the Sybil table");
+    let genuine = |name: &str| {
+        let line = sybil
+            .lines()
+            .find(|l| l.starts_with(&format!("| {name} |")))
+            .unwrap_or_else(|| panic!("no row {name}: {sybil}"));
+        cells(line)[1].clone()
+    };
+    assert_eq!(
+        genuine("only the sum, Sybil server (5 of its own phones), no minimum"),
+        "1.0 ± 0.0"
+    );
+    assert_eq!(
+        genuine("only the sum, honest server, you and 5 others"),
+        "6.0 ± 0.0"
+    );
+    for k in [3, 6] {
+        assert_eq!(
+            genuine(&format!(
+                "only the sum, Sybil server, phones ask for {k} genuine"
+            )),
+            format!("{k}.0 ± 0.0")
+        );
+    }
 }
 
 #[test]

@@ -238,6 +238,15 @@ pub struct MobConfig {
     /// DP-FedAvg's noise on it (issue 39 §3; `central_dp.rs`), which it then attacks.
     #[serde(skip_serializing_if = "is_updates")]
     pub sees: Sees,
+    /// The n − 1 (Sybil) attack under `sees = sum` (`secure.rs`): the server's own phones it
+    /// adds to each round, putting the target in with as few genuine phones as
+    /// `min_genuine` allows (0: an honest server, which sums every trainer).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub sybils: usize,
+    /// Under `sees = sum`, the least number of genuine phones (the target included) a phone
+    /// sends in: the defence against the Sybil server (1: no minimum). At most the trainers.
+    #[serde(skip_serializing_if = "is_one")]
+    pub min_genuine: usize,
     /// DP-FedAvg's settings under `sees = dp` (the lab's own clip: [`central_dp::lab_default`]).
     #[serde(skip_serializing_if = "is_lab_dp")]
     pub central_dp: CentralDp,
@@ -272,6 +281,8 @@ impl Default for MobConfig {
             federation: Federation::OneClient,
             co_participants: 0,
             sees: Sees::Updates,
+            sybils: 0,
+            min_genuine: 1,
             central_dp: central_dp::lab_default(),
             rounds: 50,
             held_out: 20,
@@ -367,6 +378,15 @@ impl MobConfig {
         if let Some(e) = self.defence.epsilon() {
             bound(&limits::EPSILON, "defence.epsilon", e)?;
         }
+        bound(&limits::SYBILS, "sybils", self.sybils as f64)?;
+        bound(&limits::MIN_GENUINE, "min_genuine", self.min_genuine as f64)?;
+        if self.sees == Sees::Sum && self.min_genuine > self.trainers() {
+            return Err(format!(
+                "min_genuine: a minimum cohort of {} genuine phones is more than the {} phones that train in a round: no round would ever be sent",
+                self.min_genuine,
+                self.trainers()
+            ));
+        }
         if self.sees == Sees::Dp {
             central_dp::validate(&self.central_dp, self.trainers())?;
         }
@@ -385,6 +405,10 @@ impl MobConfig {
 
 fn is_zero(n: &usize) -> bool {
     *n == 0
+}
+
+fn is_one(n: &usize) -> bool {
+    *n == 1
 }
 
 fn is_updates(s: &Sees) -> bool {

@@ -36,6 +36,8 @@ use whereabouts_core::world::roads::RoadNetwork;
 mod central_dp_tests;
 #[cfg(test)]
 mod secure_tests;
+#[cfg(test)]
+mod sybil_tests;
 
 /// Candidates a prediction is ranked against for recall@5.
 pub const RECALL_K: usize = 5;
@@ -392,9 +394,19 @@ impl MobLab {
             (sampled.len(), dropped.len(), senders)
         });
         let mut dp_sent: Vec<(u32, Vec<f32>)> = Vec::new();
+        // Only the sum: the phones the server puts in the round (every trainer, or a Sybil
+        // server's target and as few others as the phones accept: `secure.rs`).
+        let (sybils, min_genuine) = (self.config.sybils, self.config.min_genuine);
+        let cohort = (self.config.sees == Sees::Sum)
+            .then(|| secure::cohort(sybils, min_genuine, trainers, t, seed));
         for u in 0..trainers {
             if let Some((_, _, senders)) = &central
                 && !senders.contains(&(u as u32))
+            {
+                continue;
+            }
+            if let Some(cohort) = &cohort
+                && !cohort.contains(&u)
             {
                 continue;
             }
@@ -462,8 +474,10 @@ impl MobLab {
         let n = trainers as f64;
         let mut update: Vec<f32> = sum.iter().map(|v| (v / n) as f32).collect();
         if self.config.sees == Sees::Sum {
-            // The server unmasks the sum: the model's step and the only gradient it can invert.
-            let (mean, info) = secure::mean_of_sum(&sent, t, seed)?;
+            // The server unmasks the sum (less its own phones' words, which it knows): the
+            // model's step and the only gradient it can invert.
+            sent.extend((0..sybils).map(|j| secure::sybil_gradient(&self.params, t, j, seed)));
+            let (mean, info) = secure::mean_less_known(&sent, sybils, t, seed)?;
             update = mean.clone();
             target_gradient = mean;
             round.secure = Some(info);

@@ -37,3 +37,6 @@ pub const AREA_HALF_M: Limit = closed(250.0, 50_000.0, "between 250 m and 50 km"
 /// With the noise added by the phones, the clip and z together are also held inside the secure
 /// sum's ±64 a coordinate (`config.rs`, `central_dp::no_wrap`).
 pub const DP_CLIP: Limit = positive(4.0, "between 0 (not included) and 4");
+/// Under `sees = sum`, the server's own phones in a round (the n − 1 attack; 0: none) and the
+/// least number of genuine phones a phone sends in (1: any): the core's, the same in every lab.
+pub use whereabouts_core::secagg::sybil::{MIN_GENUINE, SYBILS};

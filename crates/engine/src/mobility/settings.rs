@@ -14,6 +14,7 @@ use super::traces::{Target, TraceKind};
 use whereabouts_core::choices;
 use whereabouts_core::geo::Metres;
 use whereabouts_core::secagg::Sees;
+use whereabouts_core::secagg::sybil::{SybilSettings, min_genuine_row, sybils_row};
 use whereabouts_core::setting::{Choices, Setting, flag, flag_text, number, trim};
 
 /// The panel's sections, in order.
@@ -162,6 +163,41 @@ fn fewer_than_the_round(co: usize, users: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// Refuses a round of `trainers` phones fewer than the minimum cohort of genuine phones, under
+/// `sees = sum` (where the minimum applies).
+fn fewer_than_the_cohort(c: &MobConfig, trainers: usize) -> Result<(), String> {
+    if c.sees == Sees::Sum && c.min_genuine > trainers {
+        return Err(format!(
+            "{trainers} phones training is fewer than the minimum cohort of {} genuine phones (lower it first)",
+            c.min_genuine
+        ));
+    }
+    Ok(())
+}
+
+/// The n − 1 attack's rows (the core's, the Signal map's too): the lab's config holds the two
+/// numbers; they apply under `sees = sum`, where the users taking part are the round's trainers.
+impl SybilSettings for MobConfig {
+    fn sybils(&self) -> usize {
+        self.sybils
+    }
+    fn set_sybils(&mut self, sybils: usize) {
+        self.sybils = sybils;
+    }
+    fn min_genuine(&self) -> usize {
+        self.min_genuine
+    }
+    fn set_min_genuine(&mut self, min_genuine: usize) {
+        self.min_genuine = min_genuine;
+    }
+    fn taking_part(&self) -> usize {
+        self.trainers()
+    }
+    fn sees_sum(&self) -> bool {
+        self.sees == Sees::Sum
+    }
+}
+
 /// A row of the lab's table.
 type Row = Setting<MobConfig>;
 
@@ -271,6 +307,7 @@ pub const SETTINGS: &[Row] = &[
             c.tau_m = number(v, &limits::TAU_M)?;
             Ok(())
         }),
+    sybils_row("m.sybil", ATTACK),
     Row::choice("m.def", "Your phone's defence", DEFENCE, DEFENCES)
         .help("What your phone does before it trains ([002] Table 5). DP-SGD (as Abadi et al. define it) clips your phone's whole gradient to length 0.2 and adds Gaussian noise so that each round is (ε, 10⁻⁵)-differentially private for that round's window — its 8 positions and the next one — against a server that sees your phone's own update (local DP: any two windows count as neighbours, so the update can move by 2 × 0.2). DP-SGD as in the authors' code clips each of the model's 6 weight tensors to 0.2 and sizes its noise for a change of 0.2, though the whole update can move by 2 × 0.2 × √6 ≈ 0.98: the ε it states is understated, and the lab shows the true one beside it. GeoI moves every position by planar-Laplace noise (ε per km). GeoGI replaces it with a street corner drawn by the exponential mechanism on distances along the streets. Adaptive PGEM (the paper's, Eq. 13) replaces it with one of your own places drawn the same way, and spends a total budget ε round by round: more where the attack is doing well (Eqs. 10–12).")
         .get(|c| defence_key(&c.defence).into())
@@ -343,7 +380,13 @@ pub const SETTINGS: &[Row] = &[
         .help("The authors' code: one client (the target) takes one SGD step on its window t in round t, and the update the server sees is that gradient. The paper: every user of the city takes its step and the server averages (FedAvg), still attacking the target's own update.")
         .get(|c| c.federation.key().into())
         .set(|c, v| {
-            c.federation = Federation::parse(v)?;
+            let federation = Federation::parse(v)?;
+            let trainers = match federation {
+                Federation::OneClient => 1 + c.co_participants,
+                Federation::FedAvg => c.users,
+            };
+            fewer_than_the_cohort(c, trainers)?;
+            c.federation = federation;
             Ok(())
         }),
     Row::choice("m.sees", "What the server sees", TRAINING, Sees::MENU)
@@ -366,6 +409,9 @@ pub const SETTINGS: &[Row] = &[
         .set(|c, v| {
             let users = number(v, &limits::USERS)? as usize;
             fewer_than_the_round(c.co_participants, users)?;
+            if c.federation == Federation::FedAvg {
+                fewer_than_the_cohort(c, users)?;
+            }
             c.users = users;
             Ok(())
         })
@@ -376,6 +422,9 @@ pub const SETTINGS: &[Row] = &[
         .set(|c, v| {
             let co = number(v, &limits::CO_PARTICIPANTS)? as usize;
             fewer_than_the_round(co, c.users)?;
+            if c.federation == Federation::OneClient {
+                fewer_than_the_cohort(c, co + 1)?;
+            }
             c.co_participants = co;
             Ok(())
         })
@@ -400,6 +449,9 @@ pub const SETTINGS: &[Row] = &[
         TRAINING,
         "Everything random (the streets, the users, the model's first weights, the attack's random starts, the defences' noise) comes from this number: the same seed gives the same run, here and in the command line."
     ),
+    // Last in the table, so that a link's training and co-participants are in place before the
+    // minimum is checked against them (the panel shows it among the defences).
+    min_genuine_row("m.cohort", DEFENCE),
 ];
 
 #[cfg(test)]
