@@ -309,7 +309,15 @@ fn quiet_on_closed_pipe() {
 
 fn main() -> ExitCode {
     quiet_on_closed_pipe();
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // Help and the version as clap prints them; an error with what it echoes cut.
+        Err(e) if !e.use_stderr() => e.exit(),
+        Err(e) => {
+            eprint!("{}", whereabouts_core::import::cut_words(&e.to_string()));
+            return ExitCode::from(2);
+        }
+    };
     let result = match cli.command {
         Command::Generate {
             preset,
@@ -479,8 +487,10 @@ fn read(path: &Path) -> Result<String, String> {
 const MAX_BENCH_ITERATIONS: usize = 1_000_000;
 
 /// An error as `main` reports it.
+/// Says what went wrong, its echoed input cut (a 2 MB value or a 100 kB argument shows its
+/// start and its length).
 fn fail(e: String) -> ExitCode {
-    eprintln!("whereabouts: {e}");
+    eprintln!("whereabouts: {}", whereabouts_core::import::cut_words(&e));
     ExitCode::FAILURE
 }
 
@@ -623,8 +633,13 @@ fn run(
     write_out(out, &text)?;
     let fmt = |v: Option<f64>| v.map_or("–".into(), |v| format!("{v:.1}"));
     eprintln!(
-        "{} rounds attacked: median error {} m, EMD {} m (random guessing {} m), {}% diverged, RMSE {} dB",
+        "{} round{} attacked: median error {} m, EMD {} m (random guessing {} m), {}% diverged, RMSE {} dB",
         summary.attacked_rounds,
+        if summary.attacked_rounds == 1 {
+            ""
+        } else {
+            "s"
+        },
         fmt(summary.median_error_m),
         fmt(summary.emd_m),
         fmt(summary.random_emd_m),
@@ -792,13 +807,21 @@ fn import_path(path: &Path) -> Result<(String, whereabouts_core::import::Import)
 fn import_file(path: &Path, print_fixes: bool) -> Result<(), String> {
     let (name, i) = import_path(path)?;
     let (first, last) = (i.fixes[0], i.fixes[i.fixes.len() - 1]);
-    let (mut s, mut n, mut w, mut e) = (90.0f64, -90.0f64, 180.0f64, -180.0f64);
+    // West to east the short way round the median longitude: a walk across ±180° (Fiji) spans
+    // its few km, not the globe.
+    use whereabouts_core::geo::{median_longitude, wrap_degrees};
+    let middle = median_longitude(i.fixes.iter().map(|f| f.lon));
+    let (mut s, mut n, mut w, mut e) = (90.0f64, -90.0f64, f64::INFINITY, f64::NEG_INFINITY);
     for f in &i.fixes {
         s = s.min(f.lat);
         n = n.max(f.lat);
-        w = w.min(f.lon);
-        e = e.max(f.lon);
+        let lon = middle + wrap_degrees(f.lon - middle);
+        w = w.min(lon);
+        e = e.max(lon);
     }
+    let back = |d: f64| if d.abs() <= 180.0 { d } else { wrap_degrees(d) };
+    let (w, e) = (back(w), back(e));
+    let across = if w > e { " (across ±180°)" } else { "" };
     println!("{name}: {}", i.format.describe());
     println!("  {} fixes, {} rows skipped", i.fixes.len(), i.skipped);
     println!(
@@ -807,7 +830,7 @@ fn import_file(path: &Path, print_fixes: bool) -> Result<(), String> {
         whereabouts_core::import::time::format_iso(last.time),
         span(last.time - first.time)
     );
-    println!("  latitude {s:.5} to {n:.5}, longitude {w:.5} to {e:.5}");
+    println!("  latitude {s:.5} to {n:.5}, longitude {w:.5} to {e:.5}{across}");
     println!(
         "  signal: {}",
         if i.has_signal() {

@@ -18,6 +18,7 @@ use crate::signal_map::scenario::ModelChoice;
 use crate::signal_map::trace::Standardizer;
 use serde::{Deserialize, Serialize};
 use whereabouts_core::geo::Metres;
+use whereabouts_core::import::cut_words;
 
 /// Where a tensor list comes from.
 #[derive(Clone, Debug, Deserialize)]
@@ -113,7 +114,9 @@ pub fn run_case(
     text: &str,
     load: &dyn Fn(&str) -> Result<Vec<u8>, String>,
 ) -> Result<CaseResult, String> {
-    let case: Case = serde_json::from_str(text).map_err(|e| format!("case file: {e}"))?;
+    // serde echoes what it did not expect (a 2 MB field name whole): cut it.
+    let case: Case = serde_json::from_str(text)
+        .map_err(|e| format!("case file: {}", cut_words(&e.to_string())))?;
     let spec = case.model.spec();
     spec.validate().map_err(|e| e.to_string())?;
     let weights = resolve(&case.weights, &spec, load, "weights")?;
