@@ -19,6 +19,9 @@ use whereabouts_core::sweep::Sweep;
 /// Fig. 15; docs/papers.md §3a).
 pub const GAN_RHOS: [f64; 3] = [0.9, 0.5, 0.1];
 
+/// How the note on the arm's synthetic data begins (the tables on real data leave it out).
+pub const DATA_NOTE: &str = "Data:";
+
 /// A noise defence finding 7 compares the batch defences with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Noise {
@@ -275,7 +278,7 @@ pub fn defences_under(
         }
     }
     let mut notes = vec![format!(
-        "Findings 6 and 7 predict that Farthest Batch moves the reconstruction further than Diverse Batch, and that at equal privacy (distance, EMD) the batch defences cost less RMSE than the noise defences the paper names for this protocol ({}); the findings check says which hold. The model starts at the mean label so that clipping does not freeze it (from 0 dBm a clipped step moves the bias by η·ℂ = 0.001 dB). Local DP: ℂ = 1, δ = 1e-5, σ calibrated (analytic) at the sensitivity 2ℂ; \"a local step\" clips and noises every local step's mini-batch gradient as [000] §4.5 states, \"once an update\" the gradient the whole update stands for{}. Total ε: what protects one device's round of data, RDP-composed over every release of the target's run (δ = 1e-5). GAN obfuscation: every round the device trains a privatizer and an adversary on its data (after [000]'s ref. [15] as its authors' code builds it; at least 500 mini-batches) and trains on the privatizer's positions and labels; ρ weighs the distortion against the adversary's error (docs/papers.md §3a). {} weeks of the campus a world. Each cell: the mean over {} ± its 95% interval. {}",
+        "Findings 6 and 7 predict that Farthest Batch moves the reconstruction further than Diverse Batch, and that at equal privacy (distance, EMD) the batch defences cost less RMSE than the noise defences the paper names for this protocol ({}); the findings check says which hold. The model starts at the mean label so that clipping does not freeze it (from 0 dBm a clipped step moves the bias by η·ℂ = 0.001 dB). Local DP: ℂ = 1, δ = 1e-5, σ calibrated (analytic) at the sensitivity 2ℂ; \"a local step\" clips and noises every local step's mini-batch gradient as [000] §4.5 states, \"once an update\" the gradient the whole update stands for{}. Total ε: what protects one device's round of data, RDP-composed over every release of the target's run (δ = 1e-5). GAN obfuscation: every round the device trains a privatizer and an adversary on its data (after [000]'s ref. [15] as its authors' code builds it; at least 500 mini-batches) and trains on the privatizer's positions and labels; ρ weighs the distortion against the adversary's error (docs/papers.md §3a). Each cell: the mean over {} ± its 95% interval. {}",
         arm.beats
             .iter()
             .map(|n| n.name())
@@ -286,10 +289,18 @@ pub fn defences_under(
         } else {
             ""
         },
-        weeks,
         scale.worlds(),
         arm.claim,
     )];
+    let rounds = match arm.round_length {
+        RoundLength::Week => weeks,
+        _ => 7 * weeks,
+    };
+    notes.push(format!(
+        "{DATA_NOTE} {weeks} week{} of the campus a world, {rounds} round{}.",
+        if weeks == 1 { "" } else { "s" },
+        if rounds == 1 { "" } else { "s" }
+    ));
     notes.push(references_note(&all));
     notes.push(ONLY_DEFAULT.into());
     Ok(Table {
@@ -397,6 +408,16 @@ mod tests {
             assert!(table.title.contains(figure), "{}", table.title);
             assert_eq!(table.rows.len(), rows, "{}", table.title);
         }
+        // Each says what data it ran on: the daily arms on days_weeks, the weekly on campus_weeks.
+        let data = |t: &Table| t.notes.iter().find(|n| n.starts_with(DATA_NOTE)).cloned();
+        assert_eq!(
+            data(&tables[2]).unwrap(),
+            "Data: 1 week of the campus a world, 7 rounds."
+        );
+        assert_eq!(
+            data(&tables[4]).unwrap(),
+            "Data: 1 week of the campus a world, 1 round."
+        );
         // Under FedSGD the one local step is the update: no "once an update" row.
         assert!(
             !tables[2]

@@ -13,6 +13,7 @@
 //! cell's rounds hold thousands of one-second readings, so its runs take minutes each where the
 //! whole table of one-user runs takes seconds (docs/papers.md §3a, "Real data: 5g-cork").
 
+use super::defences::DATA_NOTE;
 use super::{
     Outcome, Scale, SignalRuns, Watch, defences, findings, round_length_study, run, starts, table2,
 };
@@ -122,7 +123,8 @@ pub fn tables(
             t.title.replace("campus, ", "")
         );
         // What the synthetic world's notes say of its GPS and calendar does not hold here.
-        t.notes.retain(|n| !n.contains("synthetic GPS noise"));
+        t.notes
+            .retain(|n| !n.contains("synthetic GPS noise") && !n.starts_with(DATA_NOTE));
         for n in &mut t.notes {
             *n = n.replace(
                 "T = 1 hour uses one week of data.",
@@ -185,5 +187,16 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.contains("seed 2 has none"), "{e}");
+        // The tables (planned) say nothing of the synthetic campus's weeks.
+        let mut plan = whereabouts_core::sweep::Plan { points: Vec::new() };
+        let scale = Scale { seeds: 1, ..scale };
+        let planned = tables(&scale, &data, &mut plan).unwrap();
+        let defences = planned.last().unwrap();
+        assert!(defences.title.starts_with("Defences compared (T = 1 day"));
+        assert!(
+            defences.notes.iter().all(|n| !n.contains("of the campus")),
+            "{:?}",
+            defences.notes
+        );
     }
 }
