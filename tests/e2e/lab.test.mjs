@@ -412,6 +412,16 @@ test('a link with an empty path or a waypoint far out says what is wrong, and no
   await context.close();
 });
 
+test('a path that makes one round says "1 round" (issue 41 §4.11: "5.0 days → 1 rounds")', async () => {
+  // The example path lasts less than a week: week-long rounds make it one.
+  const { context, guard, page, errors } = await open('?T=168');
+  await page.waitForFunction(() => /→ 1 round$/.test(document.querySelector('[data-testid="path-stats"]')?.textContent ?? ''), null, { timeout: 60000 });
+  assert.match(await page.textContent('[data-testid="path-stats"]'), /^\d+ waypoints · [\d.]+ km · [\d.]+ (days|h) → 1 round$/);
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 /** The compact path of a link (src/signal_map/path_link.rs), written independently: whole
  * metres as zig-zag LEB128 varints, the first waypoint then each step, in base64url. */
 function compactPath(points) {
