@@ -9,30 +9,18 @@ use super::lab::DensityLab;
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 use whereabouts_core::driver::Driver;
-use whereabouts_core::geo::Metres;
 use whereabouts_core::privacy::central::{Clients, RoundWords, noised_round};
 use whereabouts_core::privacy::rdp::SampledGaussianAccountant;
 use whereabouts_core::secagg::{RoundSum, Sees, protocol_sum};
 
+use super::secure_tests::run;
+
+/// The secure-sum tests' city, the server attacking up to 40 residents.
 fn city(sees: Sees, attack: Attack, population: usize, features: usize) -> DensityConfig {
     DensityConfig {
-        city_half_m: 2000.0,
-        population,
-        grid_side: 32,
-        bandwidth_m: 250.0,
-        scheme: Scheme::Rff { features },
         attacked: population.min(40),
-        attack,
-        sees,
-        visitor: vec![Metres::new(-500.0, 300.0), Metres::new(600.0, -400.0)],
-        ..DensityConfig::default()
+        ..super::secure_tests::city(sees, attack, population, features)
     }
-}
-
-fn run(config: DensityConfig) -> DensityLab {
-    let mut lab = DensityLab::start(config).unwrap();
-    lab.finish(&mut |_| {}).unwrap();
-    lab
 }
 
 /// FNV-1a over the bits of a run's every figure: the published density, every guess, the

@@ -10,7 +10,14 @@ use whereabouts_core::driver::Driver;
 use whereabouts_core::geo::Metres;
 use whereabouts_core::secagg::{RoundSum, Sees, protocol_sum};
 
-fn city(sees: Sees, attack: Attack, population: usize, features: usize) -> DensityConfig {
+/// A small city (4 km across, a 32² grid, random features with `features` waves) with the
+/// visitor's two places; the server attacks up to 80 residents (the central-DP tests share it).
+pub(super) fn city(
+    sees: Sees,
+    attack: Attack,
+    population: usize,
+    features: usize,
+) -> DensityConfig {
     DensityConfig {
         city_half_m: 2000.0,
         population,
@@ -25,7 +32,7 @@ fn city(sees: Sees, attack: Attack, population: usize, features: usize) -> Densi
     }
 }
 
-fn run(config: DensityConfig) -> DensityLab {
+pub(super) fn run(config: DensityConfig) -> DensityLab {
     let mut lab = DensityLab::start(config).unwrap();
     lab.finish(&mut |_| {}).unwrap();
     lab
