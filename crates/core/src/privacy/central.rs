@@ -346,6 +346,81 @@ impl CentralState {
     }
 }
 
+/// What a lab's DP-FedAvg round did, for the visitor's record ([`CentralState::after`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RoundFacts {
+    /// Genuine clients in the round's sample, and how many of them dropped out.
+    pub sampled: usize,
+    pub dropped: usize,
+    /// Whether the visitor's client sent its update.
+    pub yours_in: bool,
+    /// The round's clip, and how many of the sent updates it shortened.
+    pub clip: f64,
+    pub clipped: usize,
+    /// The noise multiplier the round charges the visitor, and the noise's standard deviation
+    /// on each coordinate of the average.
+    pub z_present: f64,
+    pub noise_std: f64,
+    /// Adaptive clipping: the noised unclipped fraction, and the next round's clip (the same
+    /// clip without it).
+    pub unclipped_fraction: Option<f64>,
+    pub next_clip: f64,
+}
+
+impl<R> NoisedRound<R> {
+    /// The round's facts for the visitor's record, with the lab's sample: `sampled` clients,
+    /// `dropped` of them silent, the visitor's among the senders or not, at clip `clip`.
+    pub fn facts(&self, sampled: usize, dropped: usize, yours_in: bool, clip: f64) -> RoundFacts {
+        RoundFacts {
+            sampled,
+            dropped,
+            yours_in,
+            clip,
+            clipped: self.clipped,
+            z_present: self.z_present,
+            noise_std: self.noise_std,
+            unclipped_fraction: self.unclipped_fraction,
+            next_clip: self.next_clip,
+        }
+    }
+}
+
+impl CentralState {
+    /// The visitor's accounting after a round, the same in every lab: the accountant of the
+    /// rounds before (`before`; `None` at the first) charged for `round` at `accounted_q` and
+    /// its multiplier ([`account`]), the next round's clip, and the round's record at
+    /// [`CENTRAL_DELTA`].
+    pub fn after(
+        dp: &CentralDp,
+        before: Option<&CentralState>,
+        round: RoundFacts,
+        accounted_q: Option<f64>,
+    ) -> Result<CentralState, String> {
+        let mut accountant = before.map(|s| s.accountant.clone()).unwrap_or_default();
+        let (epsilon_round, epsilon_total) =
+            account(&mut accountant, accounted_q, round.z_present)?;
+        Ok(CentralState {
+            accountant,
+            next_clip: round.next_clip,
+            record: CentralDpRecord {
+                sampled: round.sampled,
+                dropped: round.dropped,
+                yours_in: round.yours_in,
+                clip: round.clip,
+                clipped: round.clipped,
+                z_present: round.z_present,
+                noise_std: round.noise_std,
+                accounted_q,
+                epsilon_round,
+                epsilon_total,
+                delta: CENTRAL_DELTA,
+                unclipped_fraction: round.unclipped_fraction,
+                next_clip: dp.adaptive.then_some(round.next_clip),
+            },
+        })
+    }
+}
+
 /// The visitor's privacy loss after a round: the accountant, and the round's own ε.
 pub fn account(
     accountant: &mut SampledGaussianAccountant,

@@ -160,28 +160,13 @@ impl Round {
         read: &NoisedRound<()>,
         before: Option<&CentralState>,
     ) -> Result<CentralState, String> {
-        let accounted_q = dp.accounted_q(self.visitor_sends, false);
-        let mut accountant = before.map(|s| s.accountant.clone()).unwrap_or_default();
-        let (epsilon_round, epsilon_total) = account(&mut accountant, accounted_q, read.z_present)?;
-        Ok(CentralState {
-            accountant,
-            next_clip: read.next_clip,
-            record: CentralDpRecord {
-                sampled: self.sampled.len(),
-                dropped: self.dropped.len(),
-                yours_in: self.visitor_sends,
-                clip: self.clip,
-                clipped: read.clipped,
-                z_present: read.z_present,
-                noise_std: read.noise_std,
-                accounted_q,
-                epsilon_round,
-                epsilon_total,
-                delta: CENTRAL_DELTA,
-                unclipped_fraction: read.unclipped_fraction,
-                next_clip: dp.adaptive.then_some(read.next_clip),
-            },
-        })
+        let facts = read.facts(
+            self.sampled.len(),
+            self.dropped.len(),
+            self.visitor_sends,
+            self.clip,
+        );
+        CentralState::after(dp, before, facts, dp.accounted_q(self.visitor_sends, false))
     }
 }
 

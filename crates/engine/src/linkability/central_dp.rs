@@ -51,7 +51,7 @@
 use super::federation::UPDATE_CLIP;
 use super::limits;
 use whereabouts_core::error::ConfigError;
-use whereabouts_core::privacy::central::{self, Clients};
+use whereabouts_core::privacy::central::{self, Clients, RoundFacts};
 pub use whereabouts_core::privacy::central::{
     CENTRAL_DELTA, CentralDp, CentralDpRecord, CentralDpSummary, CentralState, NoiseAt, account,
 };
@@ -224,28 +224,17 @@ pub fn record(
     dropped: usize,
     yours_sent: usize,
 ) -> Result<CentralState, String> {
-    let mut accountant = before.map(|s| s.accountant.clone()).unwrap_or_default();
     let yours_in = yours_sent > 0;
-    let accounted_q = dp.accounted_q(yours_in, false);
-    let z_present = charged_z(dp, round, yours_sent);
-    let (epsilon_round, epsilon_total) = account(&mut accountant, accounted_q, z_present)?;
-    Ok(CentralState {
-        accountant,
+    let facts = RoundFacts {
+        sampled,
+        dropped,
+        yours_in,
+        clip,
+        clipped: round.clipped,
+        z_present: charged_z(dp, round, yours_sent),
+        noise_std: round.noise_std,
+        unclipped_fraction: round.unclipped_fraction,
         next_clip: round.next_clip,
-        record: CentralDpRecord {
-            sampled,
-            dropped,
-            yours_in,
-            clip,
-            clipped: round.clipped,
-            z_present,
-            noise_std: round.noise_std,
-            accounted_q,
-            epsilon_round,
-            epsilon_total,
-            delta: CENTRAL_DELTA,
-            unclipped_fraction: round.unclipped_fraction,
-            next_clip: dp.adaptive.then_some(round.next_clip),
-        },
-    })
+    };
+    CentralState::after(dp, before, facts, dp.accounted_q(yours_in, false))
 }

@@ -45,7 +45,7 @@
 use super::limits;
 use super::lstm;
 use super::secure::{self, GRADIENT_CLIP, SecureRound};
-use whereabouts_core::privacy::central::{self, Clients};
+use whereabouts_core::privacy::central::{self, Clients, RoundFacts};
 pub use whereabouts_core::privacy::central::{
     CENTRAL_DELTA, CentralDp, CentralDpRecord, CentralDpSummary, CentralState, NoiseAt, account,
 };
@@ -151,7 +151,6 @@ pub fn round(
     seed: u64,
 ) -> Result<DpRound, String> {
     let clip = before.map_or(dp.clip, |s| s.next_clip);
-    let mut accountant = before.map(|s| s.accountant.clone()).unwrap_or_default();
     let yours_in = phones.sent.iter().any(|(u, _)| *u == 0);
     let clients = Clients {
         sampled: phones.sampled,
@@ -163,31 +162,14 @@ pub fn round(
         let words: Vec<Vec<f32>> = words.into_iter().map(|(_, w)| w).collect();
         secure::sum_of(&words, t, seed)
     })?;
-    let accounted_q = dp.accounted_q(yours_in, false);
-    let (epsilon_round, epsilon_total) = account(&mut accountant, accounted_q, r.z_present)?;
     // The adaptive clip held to the lab's limit (the secure sum's range is checked at it).
-    let next_clip = r.next_clip.min(limits::DP_CLIP.max);
+    let facts = RoundFacts {
+        next_clip: r.next_clip.min(limits::DP_CLIP.max),
+        ..r.facts(phones.sampled, phones.dropped, yours_in, clip)
+    };
     Ok(DpRound {
         average: r.average.iter().map(|x| *x as f32).collect(),
+        state: CentralState::after(dp, before, facts, dp.accounted_q(yours_in, false))?,
         secure: r.secure,
-        state: CentralState {
-            accountant,
-            next_clip,
-            record: CentralDpRecord {
-                sampled: phones.sampled,
-                dropped: phones.dropped,
-                yours_in,
-                clip,
-                clipped: r.clipped,
-                z_present: r.z_present,
-                noise_std: r.noise_std,
-                accounted_q,
-                epsilon_round,
-                epsilon_total,
-                delta: CENTRAL_DELTA,
-                unclipped_fraction: r.unclipped_fraction,
-                next_clip: dp.adaptive.then_some(next_clip),
-            },
-        },
     })
 }

@@ -539,3 +539,54 @@ fn a_sample_expecting_fewer_than_one_client_is_refused() {
     assert!(dp(1.0).validate_sample(1, "phones a round").is_ok());
     assert!(dp(0.01).validate_sample(99, "phones").is_err());
 }
+
+/// A lab's round becomes the visitor's record in one place: the accountant of the rounds
+/// before charged at the round's q and z, ε of the round and in total, δ, and the next clip
+/// only under adaptive clipping; a round that cost the visitor nothing leaves the total.
+#[test]
+fn a_rounds_facts_become_the_visitors_record() {
+    let dp = CentralDp::default();
+    let facts = RoundFacts {
+        sampled: 4,
+        dropped: 1,
+        yours_in: true,
+        clip: 0.1,
+        clipped: 2,
+        z_present: 1.0,
+        noise_std: 0.025,
+        unclipped_fraction: None,
+        next_clip: 0.1,
+    };
+    let first = CentralState::after(&dp, None, facts, Some(0.5)).unwrap();
+    let mut acc = super::super::rdp::SampledGaussianAccountant::default();
+    acc.record(0.5, 1.0, 1).unwrap();
+    let r = &first.record;
+    assert_eq!(
+        (r.sampled, r.dropped, r.clipped, r.yours_in),
+        (4, 1, 2, true)
+    );
+    assert_eq!(
+        (r.accounted_q, r.delta, r.next_clip),
+        (Some(0.5), CENTRAL_DELTA, None)
+    );
+    assert_eq!(r.epsilon_total, acc.epsilon(CENTRAL_DELTA).0);
+    assert_eq!(r.epsilon_round, r.epsilon_total);
+    let second = CentralState::after(&dp, Some(&first), facts, Some(0.5)).unwrap();
+    assert!(second.record.epsilon_total > first.record.epsilon_total);
+    assert_eq!(second.record.epsilon_round, first.record.epsilon_round);
+    let idle = CentralState::after(&dp, Some(&second), facts, None).unwrap();
+    assert_eq!(
+        (idle.record.epsilon_round, idle.record.epsilon_total),
+        (0.0, second.record.epsilon_total)
+    );
+    let adaptive = CentralDp {
+        adaptive: true,
+        ..dp
+    };
+    let moved = RoundFacts {
+        next_clip: 0.2,
+        ..facts
+    };
+    let s = CentralState::after(&adaptive, None, moved, Some(1.0)).unwrap();
+    assert_eq!((s.next_clip, s.record.next_clip), (0.2, Some(0.2)));
+}
