@@ -169,6 +169,11 @@ pub const TERMS: &[Term] = &[
         source: "[002] §3",
     },
     Term {
+        name: "Sybil (n − 1) attack",
+        meaning: "Secure aggregation hides your update only among the other genuine updates of the sum. A server that picks the round can fill it with phones of its own (Sybils), whose updates it knows, subtract them from the sum and hold yours alone. The defence: your phone sends only when at least k genuine phones — phones the server cannot forge — are in the round, which leaves the server the sum of k. The Signal map's and the Mobility lab's “Sybil clients” and “Minimum genuine phones a round”.",
+        source: "Pasquini, Francati & Ateniese, CCS 2022; Bonawitz et al. 2017 §6",
+    },
+    Term {
         name: "Top-1, top-5",
         meaning: "The share of new devices whose owner is the server's first guess, or among its first five.",
         source: "[004]",
