@@ -4,8 +4,9 @@
 use super::central_dp::{self, CENTRAL_DELTA, CentralDp, NoiseAt};
 #[cfg(not(target_arch = "wasm32"))]
 use super::config::Persistence;
-use super::config::{Attack, DensityConfig, Scheme};
-use super::lab::DensityLab;
+use super::config::{Attack, DensityConfig};
+#[cfg(not(target_arch = "wasm32"))]
+use super::{config::Scheme, lab::DensityLab};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 use whereabouts_core::driver::Driver;
