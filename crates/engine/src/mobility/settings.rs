@@ -486,6 +486,8 @@ mod tests {
             federation: Federation::FedAvg,
             co_participants: 3,
             sees: Sees::Dp,
+            sybils: 2,
+            min_genuine: 3,
             central_dp: CentralDp {
                 noise_multiplier: 1.5,
                 clip: 0.3,
@@ -542,6 +544,10 @@ mod tests {
                 ("m.dpdrop", "0.95"),
                 ("m.co", "100"),
                 ("m.co", "1.5"),
+                ("m.sybil", "101"),
+                ("m.sybil", "-1"),
+                ("m.cohort", "0"),
+                ("m.cohort", "2.5"),
             ],
         );
         assert!(c.validate().is_ok());
