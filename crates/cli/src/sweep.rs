@@ -74,6 +74,10 @@ pub const DISAGGREGATION: &str = "disaggregation";
 /// points single them out, on the city's people and, with `--real`, on real check-ins.
 pub const UNICITY: &str = "unicity";
 
+/// The Mobility lab's membership inference on aggregates (Pyrgelis et al. 2018, issue 40 §2):
+/// was this person in the group whose counts were released?
+pub const MEMBERSHIP: &str = "membership";
+
 /// The Signal map's defence comparison under [000]'s four protocols (Figs. 13–15, 27–30), the
 /// tables `reproduce` prints of it, on their own.
 pub const DEFENCES_COMPARED: &str = "defences-compared";
@@ -87,7 +91,7 @@ pub const SIZED: [(&str, &[&str]); 4] = [
     ),
     ("density", &[SECURE_SUM]),
     ("linkability", &[SECURE_SUM]),
-    ("mobility", &[SECURE_SUM, UNICITY]),
+    ("mobility", &[SECURE_SUM, UNICITY, MEMBERSHIP]),
 ];
 
 /// The studies sized like `reproduce` of `lab`.
@@ -170,10 +174,11 @@ impl StudySpec {
                     REAL_LABS.join(" or --lab ")
                 ));
             }
-            let unicity = self.lab == "mobility" && self.study == UNICITY;
-            if self.study != REPRODUCE && !unicity {
+            let people =
+                self.lab == "mobility" && [UNICITY, MEMBERSHIP].contains(&self.study.as_str());
+            if self.study != REPRODUCE && !people {
                 return Err(format!(
-                    "--real {dir}: runs the {REPRODUCE} study (the tables on real data; for the Mobility lab also {UNICITY}), not --study {}",
+                    "--real {dir}: runs the {REPRODUCE} study (the tables on real data; for the Mobility lab also {UNICITY} and {MEMBERSHIP}), not --study {}",
                     self.study
                 ));
             }
@@ -386,8 +391,10 @@ impl StudySpec {
                     use whereabouts_engine::mobility::experiments::SecureSum;
                     return Ok(Box::new(SecureSum(scale)));
                 }
-                if self.study == UNICITY {
-                    use whereabouts_engine::mobility::experiments::{Unicity, unicity_people};
+                if self.study == UNICITY || self.study == MEMBERSHIP {
+                    use whereabouts_engine::mobility::experiments::{
+                        Membership, Unicity, unicity_people,
+                    };
                     let real = match &self.real {
                         Some(dir) => {
                             let data = crate::real::load(Path::new(dir))?;
@@ -395,6 +402,9 @@ impl StudySpec {
                         }
                         None => None,
                     };
+                    if self.study == MEMBERSHIP {
+                        return Ok(Box::new(Membership { scale, real }));
+                    }
                     return Ok(Box::new(Unicity { scale, real }));
                 }
                 if let Some(dir) = &self.real {

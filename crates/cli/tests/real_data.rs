@@ -446,6 +446,17 @@ fn unicity_on_the_city_and_on_real_check_ins() {
     assert!(md.contains("### Unicity ε_p on the synthetic city"), "{md}");
     assert!(!md.contains("on real check-ins"), "{md}");
     assert!(md.contains("| 250 m, 1 h of the week |"), "{md}");
+    // Membership inference reads the same folder, and names it when it is missing.
+    let (ok, _, err) = whereabouts(&[
+        "reproduce",
+        "--lab",
+        "mobility",
+        "--study",
+        "membership",
+        "--real",
+        "/nowhere",
+    ]);
+    assert!(!ok && err.contains("/nowhere"), "{err}");
     // --real is refused for another lab's study, by name.
     let (ok, _, err) = whereabouts(&[
         "reproduce",
@@ -481,8 +492,7 @@ fn unicity_on_the_city_and_on_real_check_ins() {
     let row = |label: &str| -> Vec<f64> {
         let line = md
             .lines()
-            .filter(|l| l.starts_with(&format!("| {label} |")))
-            .last()
+            .rfind(|l| l.starts_with(&format!("| {label} |")))
             .unwrap_or_else(|| panic!("no row {label}: {md}"));
         line.split('|')
             .skip(2)

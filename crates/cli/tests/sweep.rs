@@ -435,7 +435,7 @@ fn every_lab_plans_its_reproduce_and_page_studies_and_wrong_choices_are_named() 
     let e = refused(&["--lab", "mobility", "--study", "schemes"]);
     assert!(
         e.contains(
-            "--study: the mobility lab has no study “schemes” (reproduce, secure-sum, defences)"
+            "--study: the mobility lab has no study “schemes” (reproduce, secure-sum, unicity, membership, defences)"
         ),
         "{e}"
     );

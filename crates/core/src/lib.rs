@@ -22,6 +22,7 @@ pub mod fl;
 pub mod geo;
 pub mod import;
 pub mod limit;
+pub mod membership;
 pub mod metrics;
 pub mod nan;
 pub mod optim;

@@ -28,12 +28,14 @@ use whereabouts_core::table::Table;
 
 mod defences;
 mod real;
+mod membership;
 mod secure;
 mod unicity;
 
 use defences::defence_tables;
 pub use defences::{EPSILONS, format_epsilon};
 pub use real::RealTargets;
+pub use membership::Membership;
 pub use secure::SecureSum;
 pub use unicity::{Unicity, people as unicity_people};
 

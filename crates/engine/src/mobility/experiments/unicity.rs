@@ -85,6 +85,12 @@ pub struct Unicity {
     pub real: Option<Arc<Vec<Vec<Fix>>>>,
 }
 
+/// The synthetic city's `people` check-in users of `seed`, `check_ins` each.
+pub fn city_people(people: usize, check_ins: usize, seed: u64) -> Vec<Vec<Fix>> {
+    let roads = traces::streets(None, seed);
+    traces::population(TraceKind::CheckIn, &roads, people, check_ins, seed)
+}
+
 /// Every weekly trajectory of the real check-ins as a person's check-ins (`--real`).
 pub fn people(data: &CheckIns) -> Vec<Vec<Fix>> {
     data.trajectories
@@ -132,13 +138,14 @@ pub fn measure(people: &[Vec<Fix>], seed: u64) -> Outcome {
     }
 }
 
-impl Unicity {
-    /// The city's people: as many as the lab's, with as many check-ins as its trajectories.
-    fn city(&self) -> Source {
+impl Source {
+    /// The city's people at `scale`: as many as the lab's, with as many check-ins as its
+    /// trajectories.
+    pub fn city(scale: &Scale) -> Source {
         let config = MobConfig::default();
         Source::City {
-            people: self.scale.users.max(2),
-            check_ins: self.scale.rounds + WINDOW + config.held_out + 1,
+            people: scale.users.max(2),
+            check_ins: scale.rounds + WINDOW + config.held_out + 1,
         }
     }
 }
@@ -153,12 +160,10 @@ impl Sweep for Unicity {
 
     fn run(&self, point: &Point) -> Result<Outcome, String> {
         match point.source {
-            Source::City { people, check_ins } => {
-                let roads = traces::streets(None, point.seed);
-                let people =
-                    traces::population(TraceKind::CheckIn, &roads, people, check_ins, point.seed);
-                Ok(measure(&people, point.seed))
-            }
+            Source::City { people, check_ins } => Ok(measure(
+                &city_people(people, check_ins, point.seed),
+                point.seed,
+            )),
             Source::Real => {
                 let real = self
                     .real
@@ -170,7 +175,7 @@ impl Sweep for Unicity {
     }
 
     fn tables(&self, runs: &mut dyn Runs<Point, Outcome>) -> Result<Vec<Table>, String> {
-        let source = self.city();
+        let source = Source::city(&self.scale);
         let city = each(runs, self.scale.seeds(), |seed| Point { seed, source })?;
         let Source::City { people, check_ins } = source else {
             unreachable!("the city's source")
