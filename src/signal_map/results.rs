@@ -31,6 +31,8 @@ struct Row {
     dlg_error: Option<f64>,
     diverged: bool,
     iterations: Option<usize>,
+    /// Lemma 1's estimate, plane metres (the e2e lesson checks where it lands).
+    analytic: Option<(f64, f64)>,
     analytic_error: Option<f64>,
     rmse: f64,
     pending: bool,
@@ -62,6 +64,7 @@ fn row(r: &RoundView, start_unix: f64, round_s: f64) -> Option<Row> {
             dlg_error: None,
             diverged: false,
             iterations: None,
+            analytic: None,
             analytic_error: None,
             rmse: r.record.as_ref().map_or(f64::NAN, |x| x.rmse_db),
             pending: false,
@@ -90,6 +93,7 @@ fn row(r: &RoundView, start_unix: f64, round_s: f64) -> Option<Row> {
         dlg_error: dlg.map(|d| d.reconstruction.error_m),
         diverged: dlg.is_some_and(|d| d.result.diverged),
         iterations: dlg.map(|d| d.result.iterations),
+        analytic: t.analytic.map(|a| (a.east, a.north)),
         analytic_error: t.analytic.map(|a| a.distance(&t.truth)),
         rmse: rec.map_or(f64::NAN, |x| x.rmse_db),
         pending: rec.is_none(),
@@ -108,7 +112,7 @@ fn card_help(id: &str) -> &'static str {
             "Median distance between DLG's reconstruction and the true centroid of your data in each round. Rounds in which DLG diverged (left the area) are left out, and the card says how many."
         }
         "analytic-error" => {
-            "Median distance between the analytic reconstruction (Lemma 1: the average position read straight out of the first layer of your update) and the true centroid of each round."
+            "Median distance between the analytic reconstruction (Lemma 1: a weighted combination of your positions, its weights summing to one, read straight out of the first layer of your update) and the true centroid of each round."
         }
         "emd" => {
             "Earth mover's distance between all your true positions and the server's DLG reconstructions (sliced Wasserstein, 1,000 projections), beside the same figure for random guesses in the area. Well below the random figure, the server has learned where you spend your time."
@@ -160,7 +164,7 @@ const COLD_TEXT: &str = "The paper's cold start: an untrained model that starts 
 
 /// Why the two attacks disagree, for a student: measured in the engine's test
 /// `dlg_parts_from_lemma1_because_it_uses_the_post_update_weights`.
-pub const TWO_ATTACKS: &str = "Why two attacks? The analytic attack (Lemma 1) reads the average of where you were straight out of the first layer of your update. DLG instead searches for one made-up point whose training step looks like yours — but, as the paper's algorithm is written, it compares against the model after your update, while your phone computed the update on the model before it. That small mismatch moves DLG's best match tens of metres off, even when you stood still.";
+pub const TWO_ATTACKS: &str = "Why two attacks? The analytic attack (Lemma 1, used as an attack: this project's extension of [000]) reads a weighted combination of where you were straight out of the first layer of your update — weights that sum to one but can be negative, so it is an average only when they are all positive. DLG instead searches for one made-up point whose training step looks like yours — but, as the paper's algorithm is written, it compares against the model after your update, while your phone computed the update on the model before it. That small mismatch moves DLG's best match tens of metres off, even when you stood still.";
 
 /// Central DP's privacy loss in words: user-level, per round and in total, with δ.
 fn central_dp_text(c: &whereabouts_engine::signal_map::central_dp::CentralDpSummary) -> String {
@@ -432,6 +436,8 @@ pub fn Results(state: LabState) -> impl IntoView {
                                 data-dlg-e=r.dlg.map(|d| format!("{:.2}", d.0)).unwrap_or_default()
                                 data-dlg-n=r.dlg.map(|d| format!("{:.2}", d.1)).unwrap_or_default()
                                 data-dlg-error=r.dlg_error.map(|e| format!("{e:.3}")).unwrap_or_default()
+                                data-analytic-e=r.analytic.map(|a| format!("{:.2}", a.0)).unwrap_or_default()
+                                data-analytic-n=r.analytic.map(|a| format!("{:.2}", a.1)).unwrap_or_default()
                                 data-analytic-error=r.analytic_error.map(|e| format!("{e:.3}")).unwrap_or_default()
                                 data-absent=r.absent.clone().unwrap_or_default()
                                 class:pending=r.pending class:stale=r.stale class:absent=r.absent.is_some()

@@ -49,7 +49,42 @@ async function signal(page, rounds = null, timeout = 120000) {
     random: num(/versus (\d+) m for random/),
     diverged: num(/(\d+)% of the DLG runs diverged/),
     rmse: num(/error is ([\d.]+) dB RMSE/),
+    releases: num(/total ε over (\d+) releases?/),
   };
+}
+
+/** The round rows' Lemma 1 estimates, plane metres. */
+const analyticPoints = (page) =>
+  page.$$eval('[data-testid="round-row"]', (rows) =>
+    rows.filter((r) => r.dataset.analyticE !== '').map((r) => [Number(r.dataset.analyticE), Number(r.dataset.analyticN)]),
+  );
+
+// The places of the lab's opening path (engine signal_map::settings::default_path: the simple
+// week on the 1800 × 1700 m campus), plane metres: home, work, the gym, the park, the shops.
+const PLACES = [[-495, -383], [450, 340], [-180, 85], [-405, 383], [135, -85]];
+const toNearestPlace = ([e, n]) => Math.min(...PLACES.map(([pe, pn]) => Math.hypot(e - pe, n - pn)));
+
+/** Types `value` into the number setting `key` and waits for the link to carry it. */
+async function setNumber(page, key, value) {
+  await page.fill(`[data-testid="input-${key}"]`, value);
+  await page.press(`[data-testid="input-${key}"]`, 'Enter');
+  await page.waitForFunction(([k, v]) => new URLSearchParams(location.search).get(k) === v, [key, value]);
+}
+
+/** Sets the number setting `key` and waits for a run whose summary differs from the last one's
+ * (the rows of the last run may still stand when the link has changed). */
+async function rerunWith(page, key, value, timeout = 300000) {
+  const before = await page.textContent('[data-testid="summary"]');
+  await setNumber(page, key, value);
+  await page.waitForFunction(
+    (before) => {
+      const now = document.querySelector('[data-testid="summary"]').textContent;
+      return now !== before && /^After \d+ rounds?:/.test(now);
+    },
+    before,
+    { timeout },
+  );
+  return signal(page, null, timeout);
 }
 
 const ratio = (f) => f.emd / f.random;
@@ -104,13 +139,17 @@ test('the Signal-map lesson walks DLG, Lemma 1, round length, the warm start, Fe
   await page.selectOption('[data-testid="input-T"]', '168');
   const week = await signal(page, 1);
   assert.ok(ratio(week) > ratio(six) + 0.1, JSON.stringify({ six, week }));
-  // 4. The learnt map: DLG lands far off, no better than random by EMD; a good map.
+  // 4. The learnt map: here (seed 1) DLG lands far off, no better than random by EMD; a good map.
   await next(page, true);
   assert.equal(await page.inputValue('[data-testid="input-T"]'), '24', 'a step sets its own state');
   const warm = await signal(page);
   await cardInView(page);
   assert.ok(warm.dlg > 3 * cold.dlg && ratio(warm) > 0.8 && warm.rmse < cold.rmse / 5, JSON.stringify({ cold, warm }));
-  // 5. FedAvg: DLG diverges, the map is better; the FedAvg-aware server lands closer than DLG.
+  // … and no guarantee: in another world the same learnt map still gives you away.
+  const warm3 = await rerunWith(page, 'seed', '3');
+  assert.ok(warm3.dlg < 100 && warm3.rmse < cold.rmse / 5, JSON.stringify(warm3));
+  // 5. FedAvg: DLG diverges, the map is better; in this world (seed 1) the FedAvg-aware server
+  // lands several times closer than DLG …
   await next(page);
   const fedavg = await signal(page);
   await cardInView(page);
@@ -118,25 +157,43 @@ test('the Signal-map lesson walks DLG, Lemma 1, round length, the warm start, Fe
   assert.ok(aware, await page.textContent('[data-testid="fedavg-error"]'));
   assert.ok(fedavg.diverged >= 50 && fedavg.rmse < cold.rmse, JSON.stringify(fedavg));
   assert.ok(2 * Number(aware[1]) < Number(aware[2]), aware[0]);
-  // 6. Farthest Batch: hundreds of metres off, the map no worse.
-  await next(page, true);
+  // … but not in every world: with seed 5 the aware server lands further off than DLG.
+  await rerunWith(page, 'seed', '5');
+  const aware5 = (await page.textContent('[data-testid="fedavg-error"]')).match(/^(\d+) m \(DLG (\d+) m\)$/);
+  assert.ok(aware5 && Number(aware5[1]) > Number(aware5[2]), aware5?.[0]);
+  // 6. Farthest Batch under step 5's FedAvg: hundreds of metres from the centroid, but Lemma 1
+  // lands on one of your own places; and the map, which learns here, pays. (The Next button:
+  // the seed's box still has the focus, and the arrow keys are its own.)
+  await next(page);
   assert.equal(await page.inputValue('[data-testid="input-def"]'), 'farthest');
+  assert.equal(await page.inputValue('[data-testid="input-E"]'), '5');
   const farthest = await signal(page);
   await cardInView(page);
-  assert.ok(farthest.closest > 200 && farthest.rmse <= cold.rmse + 1, JSON.stringify(farthest));
+  const onPlaces = (await analyticPoints(page)).map(toNearestPlace);
+  assert.ok(farthest.closest > 500 && farthest.rmse > fedavg.rmse + 5, JSON.stringify({ fedavg, farthest }));
+  assert.ok(onPlaces.length >= 5 && onPlaces.every((d) => d < 30), JSON.stringify(onPlaces));
   // 7. GeoInd's noise averages out in the centroid; local DP stops DLG and costs the map.
   await next(page);
   const geoind = await signal(page);
   await cardInView(page);
   assert.ok(geoind.closest < 150, JSON.stringify(geoind));
   await page.selectOption('[data-testid="input-def"]', 'dp');
-  await page.fill('[data-testid="input-dpe"]', '1');
-  await page.press('[data-testid="input-dpe"]', 'Enter');
-  await page.waitForFunction(() => new URLSearchParams(location.search).get('dpe') === '1');
-  await page.waitForFunction(() => /Local DP: your total ε/.test(document.querySelector('[data-testid="summary"]').textContent), null, { timeout: 60000 });
+  await setNumber(page, 'dpe', '1');
+  await page.waitForFunction(() => /Local DP: your total ε.*\(ε = 1 per local step\)/.test(document.querySelector('[data-testid="summary"]').textContent), null, { timeout: 60000 });
   const dp = await signal(page);
-  assert.ok(dp.diverged === 100 && dp.closest > 200 && dp.rmse > farthest.rmse + 5, JSON.stringify(dp));
-  console.log(JSON.stringify({ one, cold, six, week, warm, fedavg, aware: aware[0], farthest, geoind, dp }));
+  assert.ok(dp.diverged >= 80 && dp.closest > 150, JSON.stringify(dp));
+  // Its price where the map learns (FedAvg): no better than untrained, against step 5's map;
+  // 40 releases a round instead of one (every local step is one: 5 epochs of 8 mini-batches).
+  await setNumber(page, 'B', '20');
+  await setNumber(page, 'E', '5');
+  await page.waitForFunction(
+    (k) => Number((document.querySelector('[data-testid="summary"]').textContent.match(/total ε over (\d+) releases/) ?? [])[1]) > 20 * k,
+    dp.releases,
+    { timeout: 120000 },
+  );
+  const dpAvg = await signal(page);
+  assert.ok(dpAvg.releases > 20 * dp.releases && dpAvg.rmse > 85 && dpAvg.rmse > fedavg.rmse + 40, JSON.stringify({ dp, dpAvg, fedavg }));
+  console.log(JSON.stringify({ one, cold, six, week, warm, warm3, fedavg, aware: aware[0], aware5: aware5[0], farthest, onPlaces, geoind, dp, dpAvg }));
   await page.screenshot({ path: screenshotPath('lesson-signal'), fullPage: false });
   // The sandbox: the lesson goes, the state the student reached stays.
   await page.click('[data-testid="lesson-sandbox"]');
@@ -224,15 +281,17 @@ test('the Mobility lesson walks ST-GIA, the street mapping, DLG and the defences
   let run = 0;
   const seen = await walk('mobility', 6, async (s, page) => {
     const { run: last, mean, ait, used } = await mobilityFigures(page, 12, run, 180000);
-    const f = { run: last, mean, ait, used };
+    const f = { run: last, mean, ait, used, init: await page.inputValue('[data-testid="input-m.init"]') };
     f.aitSteps = Number((f.ait.match(/step (\d+)/) ?? [])[1] ?? Infinity);
     run = f.run;
     return f;
   });
   const [stgia, unmapped, dlg, geoi, adaptive, dpsgd] = seen;
   assert.ok(stgia.mean > 0.3, JSON.stringify(stgia));
-  // On this route the street mapping does not help (the step says so).
+  // On this route the street mapping does not help (the step says so); the start is the
+  // authors' code's (the window slid by one), as the step says, not Eq. 6's.
   assert.ok(unmapped.mean > stgia.mean, JSON.stringify({ stgia, unmapped }));
+  assert.equal(unmapped.init, 'code');
   // DLG: found less often, and later.
   assert.ok(dlg.mean < stgia.mean && dlg.aitSteps > stgia.aitSteps, JSON.stringify({ stgia, dlg }));
   // The defences: GeoI at ε = 1 and the adaptive budget (spent) cut ASR; DP-SGD to about zero.
