@@ -34,7 +34,7 @@ pub static LESSON: Lesson = Lesson {
             title: "It is the places",
             text: "Why do the updates link? Beyond the paper: an update of the signal map carries, through its first layer, the average of where its device was (the Signal map's Lemma 1). A server that reads that position and compares it with the known devices' (k nearest neighbours) links devices without training any classifier.",
             try_this: "Switch The server's attack between the MLP, k-NN and Chance.",
-            notice: "Linking by place alone is far above chance too, here even above the MLP: what links your devices is where you go. Chance stays at 1× — the line every figure is measured against.",
+            notice: "Linking by place alone is far above chance too, though below the MLP (here about 12× against 28×; in this project's reproduction, five populations of 53 people, 9.9× against 22.5×): where you go is enough to link your devices, and the MLP finds more in the update besides. Chance stays at 1× — the line every figure is measured against.",
             card: r#"[data-testid="link-ident-card"]"#,
             settings: &[("l.attack", "place")],
             rounds: None,
