@@ -196,7 +196,9 @@ struct StudySize {
     /// co-participants); disaggregation (the Signal map's: gradient disaggregation of the
     /// secure sums, sized as reproduce); defences-compared (the Signal map's defence comparison
     /// under [000]'s four protocols, daily and weekly FedSGD and FedAvg, Figs. 13–15 and 27–30,
-    /// sized as reproduce);
+    /// sized as reproduce); unicity and membership (the Mobility lab's: how many of a person's
+    /// points single them out, and membership inference on released counts; with --real also
+    /// on the real check-ins);
     /// or one of the lab's page studies: signal-map defences, local-steps or co-participants;
     /// density schemes; linkability mitigations; mobility defences.
     #[arg(long, default_value = sweep::REPRODUCE)]
