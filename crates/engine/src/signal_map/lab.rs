@@ -33,7 +33,6 @@ use attacks::Attack;
 use edit::LegKey;
 use round::{LabRound, Rmse};
 use whereabouts_core::driver::{Driver, Guess};
-use whereabouts_core::privacy::rdp::SampledGaussianAccountant;
 use whereabouts_core::rng::Stream;
 
 mod attacks;
@@ -140,15 +139,14 @@ impl Lab {
         self.rounds.last().map(|r| r.spent).unwrap_or_default()
     }
 
-    /// Under central DP, the visitor's accountant and the clip before the next round.
-    fn central_before(&self) -> (SampledGaussianAccountant, f64) {
-        match self.rounds.last().and_then(|r| r.central.as_ref()) {
-            Some(c) => (c.accountant.clone(), c.next_clip),
-            None => (
-                SampledGaussianAccountant::default(),
-                self.config.central_dp.map_or(0.0, |dp| dp.clip),
-            ),
-        }
+    /// Under central DP, the visitor's accounting after the last round (`None` before the
+    /// first) and the clip of the next round.
+    fn central_before(&self) -> (Option<&super::central_dp::CentralState>, f64) {
+        let before = self.rounds.last().and_then(|r| r.central.as_ref());
+        let clip = before.map_or(self.config.central_dp.map_or(0.0, |dp| dp.clip), |c| {
+            c.next_clip
+        });
+        (before, clip)
     }
 
     /// Rounds trained so far.

@@ -6,12 +6,13 @@ use super::attacks::Attack;
 use super::{Lab, LabEvent, TargetRound, thinned};
 use crate::signal_map::attack::dlg::DlgRun;
 use crate::signal_map::attack::objective::Objective;
-use crate::signal_map::central_dp::{self, CentralDpRecord, CentralState};
+use crate::signal_map::central_dp::{self, CentralState};
 use crate::signal_map::defence::dp::RdpAccountant;
 use crate::signal_map::fl::{Federation, Update};
 use crate::signal_map::model::Predictor;
 use crate::signal_map::scenario::AttackInputs;
 use crate::signal_map::secure::{self, Contribution, SecureRound};
+use whereabouts_core::privacy::central::RoundFacts;
 
 /// Test points evaluated between two looks at the clock.
 const RMSE_CHUNK: usize = 256;
@@ -224,7 +225,7 @@ impl Lab {
         let (after, secure, seen) = match (&self.config.secure_aggregation, &self.config.central_dp)
         {
             (Some(sa), Some(dp)) => {
-                let (mut accountant, clip) = self.central_before();
+                let (_, clip) = self.central_before();
                 let sybils = self.sybils(&self.federation, &before, t, sa.sybils)?;
                 let sent = participants
                     .iter()
@@ -252,27 +253,19 @@ impl Lab {
                 let yours_in = updates.iter().any(|u| u.user == self.config.target);
                 // A Sybil server picks the cohort: no sampling.
                 let accounted_q = dp.accounted_q(yours_in, sa.sybils > 0);
-                let (epsilon_round, epsilon_total) =
-                    central_dp::account(&mut accountant, accounted_q, round.z_present)?;
-                central = Some(CentralState {
-                    accountant,
+                let facts = RoundFacts {
+                    sampled,
+                    dropped: dropped.len(),
+                    yours_in,
+                    clip,
+                    clipped: round.clipped,
+                    z_present: round.z_present,
+                    noise_std: round.noise_std,
+                    unclipped_fraction: round.unclipped_fraction,
                     next_clip: round.next_clip,
-                    record: CentralDpRecord {
-                        sampled,
-                        dropped: dropped.len(),
-                        yours_in,
-                        clip,
-                        clipped: round.clipped,
-                        z_present: round.z_present,
-                        noise_std: round.noise_std,
-                        accounted_q,
-                        epsilon_round,
-                        epsilon_total,
-                        delta: central_dp::CENTRAL_DELTA,
-                        unclipped_fraction: round.unclipped_fraction,
-                        next_clip: dp.adaptive.then_some(round.next_clip),
-                    },
-                });
+                };
+                let (accounted, _) = self.central_before();
+                central = Some(CentralState::after(dp, accounted, facts, accounted_q)?);
                 let seen = updates
                     .iter()
                     .find(|u| u.user == self.config.target)
