@@ -6,7 +6,7 @@ use crate::ui::help::help;
 use leptos::prelude::*;
 use whereabouts_engine::mobility::unicity::{CELL_M, YourUnicity};
 
-const UNICITY_HELP: &str = "Unicity (de Montjoye et al., Unique in the Crowd, 2013): take p of your points at random — where you were, to a 250 m square, and at which hour of the week — and look for everyone else in the city who was at all p. If nobody was, those p points single you out: whoever holds the city's traces and learns p of your points (a receipt, a photo, a check-in) can pick out your whole trace. Each figure is the share of 200 random draws of your p points that single you out; \"places only\" forgets the hour; \"the city's people\" is the same share for everyone, you included. In the paper four hourly points single out 95% of 1.5 million phone users. Not a federated-learning attack: nothing here is sent to the server.";
+const UNICITY_HELP: &str = "Unicity (de Montjoye et al., Unique in the Crowd, 2013): take p of your points at random — where you were, to a 250 m square, and at which hour of the week — and look for everyone else in the city who was at all p. If nobody was, those p points single you out: whoever holds the city's traces and learns p of your points (a receipt, a photo, a check-in) can pick out your whole trace. Each figure is the share of 200 random draws of your p points that single you out; \"you, places\" forgets the hour; \"everyone\" is the share of the city's people, you included, whom p of their points single out. In the paper four hourly points single out 95% of 1.5 million phone users. Not a federated-learning attack: nothing here is sent to the server.";
 
 fn percent(x: Option<f64>) -> String {
     x.map_or("—".into(), |x| format!("{:.0}%", 100.0 * x))
@@ -41,10 +41,10 @@ pub fn UnicityCard(state: MobState) -> impl IntoView {
             {move || match unicity() {
                 Some(u) => view! {
                     <p class="sub" data-testid="mob-unicity-people">{format!(
-                        "How often p of your points single you out among the city's {} people ({} m squares):",
+                        "How often p of your points single you out among the city's {} people ({} m squares and the hour of the week; \"places\": the squares alone; \"everyone\": the share of the city's people p of their points single out):",
                         u.people, CELL_M)}</p>
                     <table class="mini">
-                        <thead><tr><th>"p"</th><th>"you, with the hour"</th><th>"you, places only"</th><th>"the city's people"</th></tr></thead>
+                        <thead><tr><th>"points"</th><th>"you"</th><th>"you, places"</th><th>"everyone"</th></tr></thead>
                         <tbody>{rows(&u).into_iter().map(|(p, timed, places, city)| view! {
                             <tr data-testid="mob-unicity-row" data-p=p.to_string()
                                 data-timed=u.timed[p - 1].map(|x| format!("{x:.3}")).unwrap_or_default()>

@@ -115,6 +115,13 @@ test('your file is the target: its points every 10 minutes, and too few for the 
   const run = await figures(page, 6);
   assert.equal(run.errors.length, 8);
   assert.equal(await page.isVisible('[data-testid="mob-route"]'), false, 'no route to draw while the file is the target');
+  // The run done, the unicity card says how often 1-4 of your points single you out among the
+  // city's people (de Montjoye et al.): four shares, each of 200 draws, and the city's own.
+  await page.waitForSelector('[data-testid="mob-unicity-row"]', { timeout: 30000 });
+  const unicity = await page.$$eval('[data-testid="mob-unicity-row"]', (rows) => rows.map((r) => Number(r.dataset.timed)));
+  assert.equal(unicity.length, 4, JSON.stringify(unicity));
+  assert.ok(unicity.every((x) => x >= 0 && x <= 1), JSON.stringify(unicity));
+  assert.match(await page.textContent('[data-testid="mob-unicity-people"]'), /among the city's 100 people \(250 m squares and the hour of the week/);
   // A week of points about 10 minutes apart is not enough for 500 rounds: the page says how many.
   await page.fill('[data-testid="input-m.T"]', '500');
   await page.press('[data-testid="input-m.T"]', 'Enter');

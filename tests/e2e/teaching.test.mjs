@@ -16,7 +16,7 @@ const READOUTS = {
   signal: ['summary', 'round-label', 'closest-attack', 'median-error', 'analytic-error', 'emd', 'diverged', 'rmse', 'rounds-table', 'map-canvas'],
   density: ['density-guess-card', 'density-utility-card', 'density-city-card', 'density-summary'],
   linkability: ['link-rank-card', 'link-ident-card', 'link-model-card', 'link-summary'],
-  mobility: ['mob-round-label', 'mob-round-card', 'mob-mean-card', 'mob-points-card', 'mob-utility-card', 'mob-summary'],
+  mobility: ['mob-round-label', 'mob-round-card', 'mob-mean-card', 'mob-points-card', 'mob-utility-card', 'mob-unicity-card', 'mob-summary'],
 };
 
 for (const lab of Object.keys(READOUTS)) {
