@@ -27,15 +27,15 @@ use whereabouts_core::sweep::{LabRun, LabStudy, Runs, each};
 use whereabouts_core::table::Table;
 
 mod defences;
-mod real;
 mod membership;
+mod real;
 mod secure;
 mod unicity;
 
 use defences::defence_tables;
 pub use defences::{EPSILONS, format_epsilon};
-pub use real::RealTargets;
 pub use membership::Membership;
+pub use real::RealTargets;
 pub use secure::SecureSum;
 pub use unicity::{Unicity, people as unicity_people};
 
