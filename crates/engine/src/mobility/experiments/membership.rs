@@ -6,7 +6,7 @@
 //! check-in people and, with `--real`, on the real check-ins' weekly trajectories.
 
 use super::Scale;
-use super::unicity::{Source, city_people};
+use super::unicity::Source;
 use crate::mobility::traces::Fix;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -144,21 +144,8 @@ impl Sweep for Membership {
     }
 
     fn run(&self, point: &Point) -> Result<Outcome, String> {
-        match point.source {
-            Source::City { people, check_ins } => measure(
-                &city_people(people, check_ins, point.seed),
-                point.group,
-                point.epsilon,
-                point.seed,
-            ),
-            Source::Real => {
-                let real = self
-                    .real
-                    .as_ref()
-                    .ok_or("internal: a real-data point without the real data (--real)")?;
-                measure(real, point.group, point.epsilon, point.seed)
-            }
-        }
+        let people = point.source.people(self.real.as_ref(), point.seed)?;
+        measure(&people, point.group, point.epsilon, point.seed)
     }
 
     fn tables(&self, runs: &mut dyn Runs<Point, Outcome>) -> Result<Vec<Table>, String> {
@@ -249,6 +236,7 @@ impl Sweep for Membership {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mobility::experiments::unicity::city_people;
     use whereabouts_core::geo::Metres;
 
     #[test]

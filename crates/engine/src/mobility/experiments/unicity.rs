@@ -139,6 +139,22 @@ pub fn measure(people: &[Vec<Fix>], seed: u64) -> Outcome {
 }
 
 impl Source {
+    /// A point's people: the city's of `seed`, or the real ones the study was given.
+    pub fn people(
+        &self,
+        real: Option<&Arc<Vec<Vec<Fix>>>>,
+        seed: u64,
+    ) -> Result<Arc<Vec<Vec<Fix>>>, String> {
+        match *self {
+            Source::City { people, check_ins } => {
+                Ok(Arc::new(city_people(people, check_ins, seed)))
+            }
+            Source::Real => real
+                .cloned()
+                .ok_or_else(|| "internal: a real-data point without the real data (--real)".into()),
+        }
+    }
+
     /// The city's people at `scale`: as many as the lab's, with as many check-ins as its
     /// trajectories.
     pub fn city(scale: &Scale) -> Source {
@@ -159,19 +175,8 @@ impl Sweep for Unicity {
     }
 
     fn run(&self, point: &Point) -> Result<Outcome, String> {
-        match point.source {
-            Source::City { people, check_ins } => Ok(measure(
-                &city_people(people, check_ins, point.seed),
-                point.seed,
-            )),
-            Source::Real => {
-                let real = self
-                    .real
-                    .as_ref()
-                    .ok_or("internal: a real-data point without the real data (--real)")?;
-                Ok(measure(real, point.seed))
-            }
-        }
+        let people = point.source.people(self.real.as_ref(), point.seed)?;
+        Ok(measure(&people, point.seed))
     }
 
     fn tables(&self, runs: &mut dyn Runs<Point, Outcome>) -> Result<Vec<Table>, String> {
