@@ -251,7 +251,7 @@ pub const SETTINGS: &[Row] = &[
             Ok(())
         }),
     Row::choice("m.init", "Start from the last round", ATTACK, Init::MENU)
-        .help("ST-GIA's spatiotemporal initialisation (§3.1): round t's window is round t − 1's slid by one point, so the server starts from its previous reconstruction. The paper's: the previous window as it was. The authors' code: shifted by one, with the previous guess of the next position appended. Off: a random start every round (the ablation of Fig. 4).")
+        .help("ST-GIA's spatiotemporal initialisation (§3.1): round t's window is round t − 1's slid by one point, so the server starts from its previous reconstruction. The paper's (Eq. 6): the previous window as it was, with a random next position. The authors' code: shifted by one, with the previous guess of the next position appended. Off: a random start every round (the ablation of Fig. 4).")
         .get(|c| c.attack.init.key().into())
         .set(|c, v| {
             c.attack.init = Init::parse(v)?;
