@@ -199,21 +199,12 @@ impl Sweep for Unicity {
                 "The paper (1.5 million people's phone traces, antenna cells, hourly): 4 points single out 95%.".into(),
             ],
             columns: columns(),
-            rows: RESOLUTIONS
-                .iter()
-                .enumerate()
-                .map(|(i, &r)| {
-                    let mut row = vec![resolution(r).label()];
-                    row.extend((0..POINTS.len()).map(|j| {
-                        let by_seed = city
-                            .iter()
-                            .filter_map(|o| o.cells.get(i)?.get(j).copied().flatten());
-                        Estimate::of(by_seed.map(|c| c.epsilon))
-                            .map_or("—".into(), |e| e.cell(1, 100.0))
-                    }));
-                    row
-                })
-                .collect(),
+            rows: rows(|i, j| {
+                let by_seed = city
+                    .iter()
+                    .filter_map(|o| o.cells.get(i)?.get(j).copied().flatten());
+                Estimate::of(by_seed.map(|c| c.epsilon)).map_or("—".into(), |e| e.cell(1, 100.0))
+            }),
         }];
         if self.real.is_some() {
             let real = runs.run(Point {
@@ -232,28 +223,34 @@ impl Sweep for Unicity {
                     ),
                 ],
                 columns: columns(),
-                rows: RESOLUTIONS
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &r)| {
-                        let mut row = vec![resolution(r).label()];
-                        row.extend(real.cells.get(i).into_iter().flatten().map(|c| match c {
-                            Some(c) if c.half_width.is_finite() => format!(
-                                "{:.1} ± {:.1} ({})",
-                                100.0 * c.epsilon,
-                                100.0 * c.half_width,
-                                c.people
-                            ),
-                            Some(c) => format!("{:.1} ({})", 100.0 * c.epsilon, c.people),
-                            None => "—".into(),
-                        }));
-                        row
-                    })
-                    .collect(),
+                rows: rows(|i, j| match real.cells.get(i).and_then(|r| r.get(j)).copied().flatten() {
+                    Some(c) if c.half_width.is_finite() => format!(
+                        "{:.1} ± {:.1} ({})",
+                        100.0 * c.epsilon,
+                        100.0 * c.half_width,
+                        c.people
+                    ),
+                    Some(c) => format!("{:.1} ({})", 100.0 * c.epsilon, c.people),
+                    None => "—".into(),
+                }),
             });
         }
         Ok(tables)
     }
+}
+
+/// A table's rows: a resolution's label, then `cell(resolution, p)` for each p (indices into
+/// [`RESOLUTIONS`] and [`POINTS`]).
+fn rows(cell: impl Fn(usize, usize) -> String) -> Vec<Vec<String>> {
+    RESOLUTIONS
+        .iter()
+        .enumerate()
+        .map(|(i, &r)| {
+            let mut row = vec![resolution(r).label()];
+            row.extend((0..POINTS.len()).map(|j| cell(i, j)));
+            row
+        })
+        .collect()
 }
 
 fn columns() -> Vec<String> {
