@@ -54,15 +54,15 @@ pub fn App() -> impl IntoView {
     let active = RwSignal::new(
         open_lesson
             .get_untracked()
-            .map_or(current_lab(), |(l, _)| l.lab),
+            .map_or(current_lab(), |(l, s)| l.steps[s].lab_in(l)),
     );
     let density = density_lab::create(engine, data, active);
     let linkability = link_lab::create(engine, data, active);
     let mobility = mob_lab::create(engine, data, active);
     // A lesson shows its own lab.
     Effect::new(move |_| {
-        if let Some((l, _)) = open_lesson.get() {
-            active.set(l.lab);
+        if let Some((l, s)) = open_lesson.get() {
+            active.set(l.steps[s].lab_in(l));
         }
     });
     let apply: Apply = Callback::new(move |(kind, settings, rounds)| match kind {

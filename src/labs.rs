@@ -54,4 +54,78 @@ mod tests {
             }
         }
     }
+
+    /// Lessons whose prose still types the lab's numbers (issue 40 §3: each is being rewritten
+    /// to name its figures; the list only shrinks).
+    const TYPED: [&str; 3] = ["signal", "linkability", "mobility"];
+
+    /// What a lesson may state with digits that is no measurement: a definition's constants.
+    const DEFINITIONS: &[&str] = &[
+        "100 m", "500 m", "10⁻⁵", "1×", "ρ = 1", "ρ = 0", "AUC 0.5", "2/ε",
+    ];
+
+    /// Every `{figure}` a lesson names is one its step's lab shows, and no measured number is
+    /// typed into a lesson's prose (it would go stale): only citations, the step's own
+    /// settings and [`DEFINITIONS`].
+    #[test]
+    fn a_lessons_numbers_are_read_from_its_labs_cards() {
+        use crate::ui::figures::{names, stray_numbers};
+        for lesson in LESSONS {
+            let typed = TYPED.contains(&lesson.key);
+            for (i, s) in lesson.steps.iter().enumerate() {
+                let lab = spec(s.lab_in(lesson));
+                let at = format!("lesson {}, step {}", lesson.key, i + 1);
+                for text in [s.text, s.try_this, s.notice] {
+                    for name in names(text) {
+                        assert!(
+                            lab.figures.contains(&name),
+                            "{at}: {{{name}}} is no figure of the {} lab",
+                            lab.kind.title()
+                        );
+                    }
+                }
+                if typed {
+                    continue;
+                }
+                let mut allowed: Vec<&str> = s.settings.iter().map(|(_, v)| *v).collect();
+                allowed.extend(DEFINITIONS);
+                for text in [s.text, s.notice] {
+                    let stray = stray_numbers(text, &allowed);
+                    assert!(stray.is_empty(), "{at} types numbers: {stray:?}");
+                }
+            }
+            for q in lesson.questions {
+                for name in names(q.ask).chain(names(q.answer)) {
+                    assert!(
+                        LABS.iter().any(|l| l.figures.contains(&name)),
+                        "lesson {}: {{{name}}} is no lab's figure",
+                        lesson.key
+                    );
+                }
+                let stray: Vec<String> = [q.ask, q.answer]
+                    .iter()
+                    .flat_map(|t| stray_numbers(t, DEFINITIONS))
+                    .collect();
+                assert!(
+                    stray.is_empty() || typed,
+                    "lesson {}: a question types numbers: {stray:?}",
+                    lesson.key
+                );
+            }
+        }
+        // A figure's name is its lab's key and a name, once.
+        let mut all: Vec<&str> = LABS
+            .iter()
+            .flat_map(|l| l.figures.iter().copied())
+            .collect();
+        for l in LABS {
+            for f in l.figures {
+                assert!(f.starts_with(&format!("{}.", l.kind.key())), "{f}");
+            }
+        }
+        let n = all.len();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), n, "a figure is named twice");
+    }
 }

@@ -26,6 +26,18 @@ pub static SPEC: crate::lab_spec::LabSpec = crate::lab_spec::LabSpec {
             .collect()
     },
     lesson: &lesson::LESSON,
+    figures: &[
+        "density.error",
+        "density.rivals",
+        "density.median",
+        "density.found",
+        "density.people",
+        "density.mean",
+        "density.random",
+        "density.rho",
+        "density.f1",
+        "density.epsilon",
+    ],
 };
 
 use crate::protocol::{DensityRequest, DensityResponse, LabKind, Request, Response, RunRequest};

@@ -71,7 +71,7 @@ pub fn Results(state: DensityState) -> impl IntoView {
         });
         Some(view! {
             <p class="big" data-testid="density-error" data-error=format!("{:.1}", a.guess.error_m())>
-                {format_distance(a.guess.error_m())}
+                <span data-figure="density.error">{format_distance(a.guess.error_m())}</span>
             </p>
             <p class="sub">"from place " {a.place + 1} " · random guessing: "
                 <span data-testid="density-random">{random.map(format_distance).unwrap_or_default()}</span></p>
@@ -83,7 +83,8 @@ pub fn Results(state: DensityState) -> impl IntoView {
             })}
             {shares.then(|| view! {
                 <p class="sub" data-testid="density-rivals" data-rivals=rivals.to_string()>
-                    {format!("{rivals} peak{} as high as yours (within 10%)", if rivals == 1 { "" } else { "s" })}
+                    <span data-figure="density.rivals">{rivals.to_string()}</span>
+                    {format!(" peak{} as high as yours (within 10%)", if rivals == 1 { "" } else { "s" })}
                 </p>
             })}
         }.into_any())
@@ -197,8 +198,8 @@ pub fn Results(state: DensityState) -> impl IntoView {
                     {u_text}
                     {move || match utility() {
                         Some(u) => view! {
-                            <p class="big" data-testid="density-spearman" data-value=format!("{:.4}", u.spearman_all)>{format!("ρ = {:.2}", u.spearman_all)}</p>
-                            <p class="sub">{format!("busier half ρ = {:.2} · hotspot F1 = {:.2}", u.spearman_top_half, u.hotspot_f1)}</p>
+                            <p class="big" data-testid="density-spearman" data-value=format!("{:.4}", u.spearman_all)>"ρ = "<span data-figure="density.rho">{format!("{:.2}", u.spearman_all)}</span></p>
+                            <p class="sub">{format!("busier half ρ = {:.2} · hotspot F1 = ", u.spearman_top_half)}<span data-figure="density.f1">{format!("{:.2}", u.hotspot_f1)}</span></p>
                             {move || central().and_then(|(_, _, w)| w).map(|w| view! {
                                 <p class="sub" data-testid="density-without-dp" data-value=format!("{:.4}", w.spearman_all)>
                                     {format!("without central DP (the same uploads' sum): ρ = {:.2}, hotspot F1 = {:.2} · a map of nothing: ρ = 0", w.spearman_all, w.hotspot_f1)}
@@ -212,7 +213,7 @@ pub fn Results(state: DensityState) -> impl IntoView {
                     <h3>"Central DP" {d_btn}</h3>
                     {d_text}
                     {move || central().map(|(c, rounds, _)| view! {
-                        <p class="big" data-testid="density-epsilon" data-value=format!("{:.4}", c.epsilon_total)>{format!("ε = {:.2}", c.epsilon_total)}</p>
+                        <p class="big" data-testid="density-epsilon" data-value=format!("{:.4}", c.epsilon_total)>"ε = "<span data-figure="density.epsilon">{format!("{:.2}", c.epsilon_total)}</span></p>
                         <p class="sub" data-testid="density-dp-text">{central_dp_text(&c, &rounds, features())}</p>
                     })}
                 </div>
@@ -221,9 +222,15 @@ pub fn Results(state: DensityState) -> impl IntoView {
                     {c_text}
                     {move || match privacy() {
                         Some(p) => view! {
-                            <p class="big" data-testid="density-median" data-value=format!("{:.1}", p.median_m)>{format!("{} median", format_distance(p.median_m))}</p>
-                            <p class="sub">{format!("{} of {} people found within 100 m · mean {} · random guessing {}",
-                                percent(p.located), p.attacked, format_distance(p.mean_m), format_distance(p.random_guess_m))}</p>
+                            <p class="big" data-testid="density-median" data-value=format!("{:.1}", p.median_m)>
+                                <span data-figure="density.median">{format_distance(p.median_m)}</span>" median"
+                            </p>
+                            <p class="sub">
+                                <span data-figure="density.found">{percent(p.located)}</span>" of "
+                                <span data-figure="density.people">{p.attacked.to_string()}</span>" people found within 100 m · mean "
+                                <span data-figure="density.mean">{format_distance(p.mean_m)}</span>" · random guessing "
+                                <span data-figure="density.random">{format_distance(p.random_guess_m)}</span>
+                            </p>
                         }.into_any(),
                         None => view! { <p class="sub">{move || state.scene.with(|s| format!("{} uploads attacked…", s.attacked.len()))}</p> }.into_any(),
                     }}

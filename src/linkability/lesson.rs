@@ -11,6 +11,7 @@ pub static LESSON: Lesson = Lesson {
     lab: LabKind::Linkability,
     title: "Your two devices, one person",
     caveat: "Where this differs from the paper: [004] links people's devices from the updates of an image classifier trained on their photos (PIPA, OpenImages); here the devices train the signal map on their owners' measurements, and the people, their places and their devices are synthetic, generated in your browser. The attacks, the splits and the mitigations are the paper's, adapted from photos to places.",
+    questions: &[],
     steps: &[
         Step {
             title: "Which new device is yours?",
@@ -20,6 +21,7 @@ pub static LESSON: Lesson = Lesson {
             card: r#"[data-testid="link-ident-card"]"#,
             settings: &[],
             rounds: None,
+            lab: None,
         },
         Step {
             title: "A harder split",
@@ -29,6 +31,7 @@ pub static LESSON: Lesson = Lesson {
             card: r#"[data-testid="link-ident-card"]"#,
             settings: &[("l.split", "chrono")],
             rounds: None,
+            lab: None,
         },
         Step {
             title: "It is the places",
@@ -38,6 +41,7 @@ pub static LESSON: Lesson = Lesson {
             card: r#"[data-testid="link-ident-card"]"#,
             settings: &[("l.attack", "place")],
             rounds: None,
+            lab: None,
         },
         Step {
             title: "Blending in: mm-aug",
@@ -47,6 +51,7 @@ pub static LESSON: Lesson = Lesson {
             card: r#"[data-testid="link-model-card"]"#,
             settings: &[("l.mitigation", "mm-aug"), ("l.alpha", "1")],
             rounds: None,
+            lab: None,
         },
         Step {
             title: "Noise, as large as the update",
@@ -56,6 +61,7 @@ pub static LESSON: Lesson = Lesson {
             card: r#"[data-testid="link-model-card"]"#,
             settings: &[("l.mitigation", "noise"), ("l.sigma", "0.3")],
             rounds: None,
+            lab: None,
         },
     ],
 };

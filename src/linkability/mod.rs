@@ -28,6 +28,7 @@ pub static SPEC: crate::lab_spec::LabSpec = crate::lab_spec::LabSpec {
             .collect()
     },
     lesson: &lesson::LESSON,
+    figures: &[],
 };
 
 use crate::protocol::{LabKind, LinkResponse, Request, Response, RunRequest};

@@ -10,6 +10,7 @@ pub static LESSON: Lesson = Lesson {
     lab: LabKind::Mobility,
     title: "Your route from a next-place predictor",
     caveat: "Where this differs from the paper: [002] attacks models trained on New York bus traces and Foursquare / Gowalla check-ins; here the city, its streets and its users are synthetic, generated in your browser. The model (an LSTM), the attacks and the defences follow the paper and its authors' code; in the code's setting (one SGD step a round) the model barely learns in 50 rounds, so the defences cannot show a utility cost here.",
+    questions: &[],
     steps: &[
         Step {
             title: "One window a round",
@@ -19,6 +20,7 @@ pub static LESSON: Lesson = Lesson {
             card: r#"[data-testid="mob-mean-card"]"#,
             settings: &[("m.T", "12")],
             rounds: None,
+            lab: None,
         },
         Step {
             title: "ST-GIA's switches",
@@ -28,6 +30,7 @@ pub static LESSON: Lesson = Lesson {
             card: r#"[data-testid="mob-mean-card"]"#,
             settings: &[("m.T", "12"), ("m.map", "off")],
             rounds: None,
+            lab: None,
         },
         Step {
             title: "ST-GIA beside plain DLG",
@@ -37,6 +40,7 @@ pub static LESSON: Lesson = Lesson {
             card: r#"[data-testid="mob-mean-card"]"#,
             settings: &[("m.T", "12"), ("m.method", "dlg")],
             rounds: None,
+            lab: None,
         },
         Step {
             title: "Noise on every position: GeoI",
@@ -46,6 +50,7 @@ pub static LESSON: Lesson = Lesson {
             card: r#"[data-testid="mob-mean-card"]"#,
             settings: &[("m.T", "12"), ("m.def", "geoi"), ("m.eps", "1")],
             rounds: None,
+            lab: None,
         },
         Step {
             title: "A budget spent by risk",
@@ -55,6 +60,7 @@ pub static LESSON: Lesson = Lesson {
             card: r#"[data-testid="mob-budget-card"]"#,
             settings: &[("m.T", "12"), ("m.def", "adaptive"), ("m.eps", "10")],
             rounds: None,
+            lab: None,
         },
         Step {
             title: "DP-SGD",
@@ -64,6 +70,7 @@ pub static LESSON: Lesson = Lesson {
             card: r#"[data-testid="mob-mean-card"]"#,
             settings: &[("m.T", "12"), ("m.def", "dpsgd"), ("m.eps", "10")],
             rounds: None,
+            lab: None,
         },
     ],
 };

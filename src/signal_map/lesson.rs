@@ -12,6 +12,7 @@ pub static LESSON: Lesson = Lesson {
     lab: LabKind::Signal,
     title: "Where your phone's updates say you were",
     caveat: "Where this differs from the paper: [000] trains on real Android measurements (the Campus and Radiocell datasets) with up to 400,000 DLG iterations; here the campus, its towers and the other users are synthetic, generated in your browser, and DLG gets a few hundred iterations per round. The mechanisms are the paper's; the numbers are this world's. Everything ran in this tab: nothing you drew left it.",
+    questions: &[],
     steps: &[
         Step {
             title: "One round, one update",
@@ -21,6 +22,7 @@ pub static LESSON: Lesson = Lesson {
             card: r#"[data-testid="median-error"]"#,
             settings: &[("start", "cold")],
             rounds: Some(1),
+            lab: None,
         },
         Step {
             title: "No search needed: Lemma 1",
@@ -30,6 +32,7 @@ pub static LESSON: Lesson = Lesson {
             card: r#"[data-testid="closest-attack"]"#,
             settings: &[("start", "cold")],
             rounds: Some(3),
+            lab: None,
         },
         Step {
             title: "Shorter rounds leak more",
@@ -39,6 +42,7 @@ pub static LESSON: Lesson = Lesson {
             card: r#"[data-testid="emd"]"#,
             settings: &[("start", "cold"), ("T", "6")],
             rounds: None,
+            lab: None,
         },
         Step {
             title: "A model that already knows the map",
@@ -48,6 +52,7 @@ pub static LESSON: Lesson = Lesson {
             card: r#"[data-testid="median-error"]"#,
             settings: &[("start", "warm")],
             rounds: None,
+            lab: None,
         },
         Step {
             title: "FedAvg's blur, and a server that tries to undo it",
@@ -62,6 +67,7 @@ pub static LESSON: Lesson = Lesson {
                 ("att", "fedavg"),
             ],
             rounds: None,
+            lab: None,
         },
         Step {
             title: "Choose what to train on",
@@ -76,6 +82,7 @@ pub static LESSON: Lesson = Lesson {
                 ("def", "farthest"),
             ],
             rounds: None,
+            lab: None,
         },
         Step {
             title: "Noise, and its price",
@@ -85,6 +92,7 @@ pub static LESSON: Lesson = Lesson {
             card: r#"[data-testid="closest-attack"]"#,
             settings: &[("start", "cold"), ("def", "geoind"), ("geo", "0.005")],
             rounds: None,
+            lab: None,
         },
     ],
 };

@@ -26,6 +26,7 @@ pub static SPEC: crate::lab_spec::LabSpec = crate::lab_spec::LabSpec {
             .collect()
     },
     lesson: &lesson::LESSON,
+    figures: &[],
 };
 
 use crate::protocol::{LabKind, Request, Response, SignalRequest, SignalResponse};

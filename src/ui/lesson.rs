@@ -7,6 +7,7 @@
 //! their place in the address bar. Steps move with the buttons, or with ← / → and Page Up /
 //! Page Down (a presenter's clicker) anywhere on the page but in a text field.
 
+use super::figures::{self, Prose};
 use crate::protocol::LabKind;
 use leptos::{ev, prelude::*};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -30,16 +31,36 @@ pub struct Step {
     pub settings: Settings,
     /// Rounds to run before the step shows (labs with rounds); `None`: the lab's own pace.
     pub rounds: Option<usize>,
+    /// The lab the step sets and shows; `None`: the lesson's own (a lesson that walks across
+    /// the labs names each step's).
+    pub lab: Option<LabKind>,
+}
+
+impl Step {
+    /// The lab this step of `lesson` sets.
+    pub fn lab_in(&self, lesson: &Lesson) -> LabKind {
+        self.lab.unwrap_or(lesson.lab)
+    }
+}
+
+/// A question for students at a lesson's end, and its answer for the instructor: what the
+/// lab shows, and where (its numbers are figures read from the lab, like a step's).
+pub struct Question {
+    pub ask: &'static str,
+    pub answer: &'static str,
 }
 
 /// A lesson: one lab's paper, told in steps.
 pub struct Lesson {
     /// The value of `?lesson=`.
     pub key: &'static str,
+    /// The lab the lesson opens on, and its steps' lab unless they name another.
     pub lab: LabKind,
     pub title: &'static str,
     /// Where the lab's synthetic world differs from the paper's data, said once.
     pub caveat: &'static str,
+    /// Questions for the students after the last step (the answers are the instructor's).
+    pub questions: &'static [Question],
     pub steps: &'static [Step],
 }
 
@@ -189,7 +210,7 @@ pub fn LessonPanel(
         };
         save_step(Some((lesson.key, step)));
         let s = &lesson.steps[step];
-        problem.set(apply.run((lesson.lab, s.settings, s.rounds)).err());
+        problem.set(apply.run((s.lab_in(lesson), s.settings, s.rounds)).err());
         // The step's card comes into view, and stays in view as the lab's results fill it (not
         // on a phone, where the lesson's own text would scroll away: there the notice's button
         // does it).
@@ -232,6 +253,19 @@ pub fn LessonPanel(
         }
     });
     on_cleanup(move || keys.remove());
+    // The figures the prose names are read from the lab again a few times a second.
+    let tick = RwSignal::new(0u32);
+    if let Ok(reader) = set_interval_with_handle(
+        move || {
+            if open.with_untracked(Option::is_some) {
+                tick.update(|t| *t = t.wrapping_add(1));
+            }
+        },
+        Duration::from_millis(figures::READ_EVERY_MS),
+    ) {
+        on_cleanup(move || reader.clear());
+    }
+    let tick = tick.read_only();
     let current = move || open.get();
     view! {
         {move || current().map(|(lesson, step)| {
@@ -242,7 +276,7 @@ pub fn LessonPanel(
                 <section class="panel lesson" data-testid="lesson" data-lesson=lesson.key
                     data-step=(step + 1).to_string() data-card=s.card aria-labelledby="lesson-title">
                     <p class="lesson-kicker">
-                        <span>{format!("Lesson · {}", lesson.lab.title())}</span>
+                        <span>{format!("Lesson · {}", s.lab_in(lesson).title())}</span>
                         <span data-testid="lesson-count">{format!("Step {} of {total}", step + 1)}</span>
                     </p>
                     <h2 id="lesson-title">{lesson.title}</h2>
@@ -259,11 +293,11 @@ pub fn LessonPanel(
                     <div class="lesson-body">
                         <div>
                             <h3 data-testid="lesson-step-title">{s.title}</h3>
-                            <p class="lesson-text">{s.text}</p>
+                            <p class="lesson-text"><Prose text=s.text tick/></p>
                         </div>
                         <div>
-                            <p class="lesson-try"><strong>"Try this. "</strong>{s.try_this}</p>
-                            <p class="lesson-notice"><strong>"What to notice. "</strong>{s.notice}
+                            <p class="lesson-try"><strong>"Try this. "</strong><Prose text=s.try_this tick/></p>
+                            <p class="lesson-notice"><strong>"What to notice. "</strong><Prose text=s.notice tick/>
                                 {(!s.card.is_empty()).then(|| {
                                     let card = s.card;
                                     view! {
@@ -277,6 +311,15 @@ pub fn LessonPanel(
                     <p class="notice" role="alert" class:hidden=move || problem.with(|p| p.is_none())>
                         {move || problem.get().map(|p| format!("This step could not set the lab: {p}")).unwrap_or_default()}
                     </p>
+                    {(last && !lesson.questions.is_empty()).then(|| view! {
+                        <div class="lesson-questions" data-testid="lesson-questions">
+                            <h3>"Questions for you"</h3>
+                            <ol>
+                                {lesson.questions.iter().map(|q| view! { <li><Prose text=q.ask tick/></li> }).collect_view()}
+                            </ol>
+                            <p class="hint">"The lab shows every answer: change its settings and read the cards. (An instructor finds the answers in the Instructor panel.)"</p>
+                        </div>
+                    })}
                     {last.then(|| view! { <p class="hint lesson-caveat">{lesson.caveat}</p> })}
                     <div class="lesson-nav">
                         <button type="button" data-testid="lesson-back" prop:disabled=step == 0
@@ -311,6 +354,7 @@ mod tests {
         lab: LabKind::Density,
         title: "Two steps",
         caveat: "",
+        questions: &[],
         steps: &[
             Step {
                 title: "a",
@@ -320,6 +364,7 @@ mod tests {
                 card: "",
                 settings: &[],
                 rounds: None,
+                lab: None,
             },
             Step {
                 title: "b",
@@ -329,6 +374,7 @@ mod tests {
                 card: "",
                 settings: &[("d.B", "3")],
                 rounds: None,
+                lab: None,
             },
         ],
     };

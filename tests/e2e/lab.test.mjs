@@ -507,6 +507,42 @@ test('a round in which you sent no update is a row that says why', async () => {
   await context.close();
 });
 
+test("DLG's median leaves out the rounds it diverged in, and its card and the summary say how many (issue 41 §4.11)", async () => {
+  // FedAvg from the cold start: DLG leaves the area in most rounds (21 of 28 on the CLI's
+  // default run, `whereabouts run --set B=20 --set E=5 --set start=cold --set its=400`).
+  const { context, guard, page, errors } = await open('?B=20&E=5&start=cold&its=400');
+  await finished(page, 120000);
+  const table = await page.$$eval('[data-testid="round-row"]', (rs) =>
+    rs
+      .filter((r) => !r.dataset.absent)
+      .map((r) => ({
+        error: Number(r.dataset.dlgError),
+        diverged: /\(diverged\)$/.test(r.querySelectorAll('td')[2].textContent.trim()),
+      })),
+  );
+  const kept = table.filter((r) => !r.diverged).map((r) => r.error);
+  const left = table.length - kept.length;
+  assert.ok(left >= 1 && kept.length >= 1, `${left} of ${table.length} rounds diverged: the setting must make DLG diverge in some, not all`);
+  // The headline is the median of the other rounds' errors, not of all of them.
+  const card = await page.textContent('[data-testid="median-error"]');
+  const m = card.match(/^([\d,]+) m \((\d+) diverged left out\)$/);
+  assert.ok(m, card);
+  assert.equal(Number(m[2]), left, card);
+  assert.ok(Math.abs(Number(m[1].replace(/,/g, '')) - median(kept)) <= 1, `${card} against ${median(kept).toFixed(1)} m over the kept rounds`);
+  // The summary sentence says over which rounds, and the Diverged card agrees.
+  const summary = await page.textContent('[data-testid="summary"]');
+  const rounds = kept.length === 1 ? '1 round' : `${kept.length} rounds`;
+  assert.ok(summary.includes(`(DLG ${m[1]} m over the ${rounds} it did not diverge,`), summary);
+  const share = (100 * left) / table.length;
+  const stated = Number(summary.match(/(\d+)% of the DLG runs diverged/)?.[1]);
+  const shown = Number((await page.textContent('[data-testid="diverged"]')).match(/^(\d+)%$/)?.[1]);
+  assert.ok(Math.abs(stated - share) <= 0.5 && Math.abs(shown - share) <= 0.5, `${stated}% and ${shown}% against ${left} of ${table.length}`);
+  console.log(`B = 20, E = 5, cold: ${card}; ${left} of ${table.length} diverged`);
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('a ?sees=malicious link: the server reads some of your fixes out of the sum exactly, and the card counts them; too many bins is refused by name', async () => {
   // Three other users, the malicious server's imprint of 1,024 bins (Fowl et al. 2022).
   const { context, guard, page, errors } = await open('?bg=3&sees=malicious&bins=1024&seed=2');

@@ -1,24 +1,12 @@
-// The lessons (ui/lesson.rs and each lab's lesson.rs): every step of every lesson is walked as a
-// student would (the Next button, or the keyboard), and the lab is checked to have reached the
-// step's state (its controls, its link) and to show the stated effect (a number moving the way
-// the step's "what to notice" says). The last step leaves the student in the sandbox.
+// The Signal-map lesson (signal_map/lesson.rs), walked as a student would, each step's stated effect
+// checked on the page.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { linkabilityFigures, mobilityFigures } from './figures.mjs';
 import { params, useSite } from './fixture.mjs';
 import { screenshotPath } from './harness.mjs';
+import { cardInView, next, step } from './lesson-walk.mjs';
 
 const { open } = useSite({ attached: true });
-const step = (page) => page.$eval('[data-testid="lesson"]', (l) => Number(l.dataset.step));
-
-/** Next, and the step it leads to is showing. */
-async function next(page, useKeys = false) {
-  const from = await step(page);
-  if (useKeys) await page.keyboard.press('ArrowRight');
-  else await page.click('[data-testid="lesson-next"]');
-  await page.waitForFunction((n) => Number(document.querySelector('[data-testid="lesson"]').dataset.step) === n, from + 1);
-  assert.equal((await params(page)).step, String(from + 1));
-}
 
 /** The Signal map's figures once `rounds` rounds (all, by default) are trained and attacked. */
 async function signal(page, rounds = null, timeout = 120000) {
@@ -88,34 +76,6 @@ async function rerunWith(page, key, value, timeout = 300000) {
 }
 
 const ratio = (f) => f.emd / f.random;
-
-/**
- * The card the step's "what to notice" is about is on screen whole, without the student
- * scrolling (at 1280×900 the lesson and the map push the cards below the fold: the step brings
- * its card into view).
- */
-async function cardInView(page) {
-  const where = () => {
-    const selector = document.querySelector('[data-testid="lesson"]').dataset.card;
-    if (!selector) return null;
-    const el = document.querySelector(selector);
-    const card = el?.closest('.card') ?? el;
-    const r = card?.getBoundingClientRect();
-    return { selector, found: !!card, top: r?.top, bottom: r?.bottom, height: innerHeight };
-  };
-  // The step follows its card as the results fill it, checking a few times a second.
-  await page
-    .waitForFunction(() => {
-      const selector = document.querySelector('[data-testid="lesson"]').dataset.card;
-      const el = selector && document.querySelector(selector);
-      const r = (el?.closest('.card') ?? el)?.getBoundingClientRect();
-      return !selector || (r && r.top >= 0 && r.bottom <= innerHeight + 1);
-    }, null, { timeout: 3000 })
-    .catch(() => {});
-  const seen = await page.evaluate(where);
-  if (seen === null) return;
-  assert.ok(seen.found && seen.top >= 0 && seen.bottom <= seen.height + 1, `the step's card is not in view: ${JSON.stringify(seen)}`);
-}
 
 test('the Signal-map lesson walks DLG, Lemma 1, round length, the warm start, FedAvg and the defences', async () => {
   const { context, guard, page, errors } = await open('?lesson=signal', { attached: false });
@@ -206,96 +166,3 @@ test('the Signal-map lesson walks DLG, Lemma 1, round length, the warm start, Fe
   await context.close();
 });
 
-/** Walks `lesson`'s steps, calling `check(step, page)` on each; returns what the checks gave. */
-async function walk(lesson, steps, check) {
-  const { context, guard, page, errors } = await open(`?lesson=${lesson}`);
-  const seen = [];
-  for (let s = 1; s <= steps; s++) {
-    if (s > 1) await next(page, s % 2 === 1);
-    seen.push(await check(s, page));
-    await cardInView(page);
-  }
-  console.log(lesson, JSON.stringify(seen));
-  await page.screenshot({ path: screenshotPath(`lesson-${lesson}`), fullPage: false });
-  await page.click('[data-testid="lesson-sandbox"]');
-  await page.waitForSelector('[data-testid="lesson"]', { state: 'detached' });
-  assert.equal((await params(page)).lesson, undefined);
-  assert.deepEqual(guard.violations, []);
-  assert.deepEqual(errors, []);
-  await context.close();
-  return seen;
-}
-
-test('the Density lesson walks the bump, the waves, B both ways, asking again and GeoInd', async () => {
-  let run = 0;
-  const seen = await walk('density', 6, async (s, page) => {
-    await page.waitForFunction(
-      (after) => {
-        const r = document.querySelector('[data-testid="density-results"]');
-        return Number(r.dataset.run) > after && r.dataset.idle === 'true' && document.querySelector('[data-testid="density-median"]');
-      },
-      run,
-      { timeout: 90000 },
-    );
-    const f = await page.evaluate(() => ({
-      run: Number(document.querySelector('[data-testid="density-results"]').dataset.run),
-      rho: Number(document.querySelector('[data-testid="density-spearman"]').dataset.value),
-      median: Number(document.querySelector('[data-testid="density-median"]').dataset.value),
-      sub: document.querySelector('[data-testid="density-city-card"] .sub')?.textContent,
-    }));
-    f.found = Number(f.sub.match(/^(\d+)% of/)[1]);
-    run = f.run;
-    return f;
-  });
-  const [bump, three, one, fifty, again, geoind] = seen;
-  // The bump gives everyone away and maps perfectly.
-  assert.ok(bump.rho > 0.999 && bump.found >= 95, JSON.stringify(bump));
-  // Three waves: most found, a worse map; one wave: nobody found, the map worse still.
-  assert.ok(three.found > 40 && three.found < 90 && three.rho < 0.7, JSON.stringify(three));
-  assert.ok(one.found < 5 && one.median > 2000 && one.rho < three.rho, JSON.stringify(one));
-  // Fifty: everyone again, and a better map.
-  assert.ok(fifty.found >= 95 && fifty.rho > three.rho + 0.2, JSON.stringify(fifty));
-  // A redrawn basis asked ten times finds more than one answer.
-  assert.ok(again.found > three.found + 20, JSON.stringify(again));
-  // GeoInd: about its noise off, a near-perfect map.
-  assert.ok(geoind.median > 50 && geoind.median < 400 && geoind.rho > 0.95, JSON.stringify(geoind));
-});
-
-test('the Linkability lesson walks identification, the split, places and the mitigations', async () => {
-  let run = 0;
-  const seen = await walk('linkability', 5, async (s, page) => {
-    const { run: last, rank, ap, overChance, rmse } = await linkabilityFigures(page, run, 120000);
-    run = last;
-    return { run: last, rank, ap, overChance, rmse };
-  });
-  const [mlp, chrono, place, mmAug, noise] = seen;
-  assert.ok(mlp.overChance > 5, JSON.stringify(mlp));
-  assert.ok(chrono.ap < mlp.ap && chrono.overChance > 3, JSON.stringify(chrono));
-  assert.ok(place.overChance > 5 && place.overChance < mlp.overChance, JSON.stringify({ mlp, place }));
-  // The mitigations: the attack falls, the map does not get worse (within 2%).
-  assert.ok(mmAug.overChance < mlp.overChance / 2 && mmAug.rmse < mlp.rmse * 1.02, JSON.stringify(mmAug));
-  assert.ok(noise.overChance < mlp.overChance / 2 && noise.rmse < mlp.rmse * 1.02, JSON.stringify(noise));
-});
-
-test('the Mobility lesson walks ST-GIA, the street mapping, DLG and the defences', async () => {
-  let run = 0;
-  const seen = await walk('mobility', 6, async (s, page) => {
-    const { run: last, mean, ait, used } = await mobilityFigures(page, 12, run, 180000);
-    const f = { run: last, mean, ait, used, init: await page.inputValue('[data-testid="input-m.init"]') };
-    f.aitSteps = Number((f.ait.match(/step (\d+)/) ?? [])[1] ?? Infinity);
-    run = f.run;
-    return f;
-  });
-  const [stgia, unmapped, dlg, geoi, adaptive, dpsgd] = seen;
-  assert.ok(stgia.mean > 0.3, JSON.stringify(stgia));
-  // On this route the street mapping does not help (the step says so); the start is the
-  // authors' code's (the window slid by one), as the step says, not Eq. 6's.
-  assert.ok(unmapped.mean > stgia.mean, JSON.stringify({ stgia, unmapped }));
-  assert.equal(unmapped.init, 'code');
-  // DLG: found less often, and later.
-  assert.ok(dlg.mean < stgia.mean && dlg.aitSteps > stgia.aitSteps, JSON.stringify({ stgia, dlg }));
-  // The defences: GeoI at ε = 1 and the adaptive budget (spent) cut ASR; DP-SGD to about zero.
-  assert.ok(geoi.mean < stgia.mean / 2, JSON.stringify(geoi));
-  assert.ok(adaptive.mean < stgia.mean / 2 && adaptive.used > 0.99, JSON.stringify(adaptive));
-  assert.ok(dpsgd.mean < 0.05, JSON.stringify(dpsgd));
-});
