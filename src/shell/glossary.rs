@@ -49,6 +49,21 @@ pub const TERMS: &[Term] = &[
         source: "[000] §3.2, §4.4",
     },
     Term {
+        name: "Closed world, open world",
+        meaning: "[004]'s two attack scenarios. Closed world: while the server learns its attack it has seen updates of every person it will be asked about. In the Linkability lab each person's first device is known and their second, new device is the one to attribute; the page's identification and matching run there. Open world: some people it never saw. Identification then has one more answer, “unknown”, learnt from a third of the people held out for it, and matching needs a Siamese network. The open world runs in `whereabouts reproduce --lab linkability` (its Fig. 13 table), not on the page.",
+        source: "[004] §6.3, §8.4; docs/papers.md §3c",
+    },
+    Term {
+        name: "Composition",
+        meaning: "How ε adds up when one person's data is released more than once. Basic composition: releases at ε₁, …, ε_k are together (ε₁ + … + ε_k)-DP, their δs adding too. The Mobility lab counts so for GeoI and GeoGI, ε per km every round and T·ε per km over T rounds (each round noises its window's 9 positions afresh, so a km there is the window's displacement summed over them), and PGEM's ε is the run's total, shared out over the rounds. Gaussian releases compose by Rényi DP, whose total grows more slowly than the sum of their εs, read at δ = 10⁻⁵: the Signal map's local DP composes every noised step into the round's ε and your total over the run; the Mobility lab's DP-SGD composes its rounds into the total; central DP in every lab composes its rounds of the sampled Gaussian mechanism (as Google's dp_accounting does) into your total and shows the last round's beside it. GeoInd in the Signal map noises each of a round's n fixes on its own, so its bound for two rounds of data is ε·Σ d(xᵢ, x′ᵢ): n·ε·d where all n fixes move by d. n reports at ε compose to about n·ε, and the centroid the attacks recover is barely moved. In the Density lab a kept GeoInd report costs ε once however often the server asks; a redrawn one costs ε a query.",
+        source: "basic: Dwork & Roth 2014, Theorem 3.16; Rényi DP: Mironov, CSF 2017; the labs' counts: docs/papers.md §2 (Mobility), §3a, §3b, §3g",
+    },
+    Term {
+        name: "DBSCAN",
+        meaning: "Density-based clustering (Ester et al. 1996): a point with at least min_samples points within eps of it (itself included) starts or grows a cluster; a point in no cluster is noise. [000] runs it once a round on a phone's round data D_t for its batch defences: Diverse Batch trains on one point of each cluster, Farthest Batch on the clusters farthest from D_t's centroid (the Random subset baseline takes as many points as Diverse Batch). eps is the Signal map's “DBSCAN eps (km)”: larger eps, fewer and larger clusters, fewer points trained on ([000] Table 2); 0.05 km by default, the paper's choice for Farthest Batch. min_samples = 5 (scikit-learn's default; [000] gives none), distances in metres on the local plane and noise points left out are this project's choices.",
+        source: "[000] §4.3 (Table 2), §4.4 (Algorithm 3); the rest: docs/papers.md §3a",
+    },
+    Term {
         name: "Diverse Batch, Farthest Batch",
         meaning: "The Signal map's defences on the phone. Diverse Batch trains on one point per place visited (DBSCAN clusters) to raise the batch's location variance, which loosens the bound on how close the reconstruction lands to the centroid ([000] §4.3, Insight I1, Theorem 2). Farthest Batch trains only on the places farthest from the round's centroid, so the attacks recover a point far from it; that point is no decoy but one of your own places (your farthest DBSCAN clusters), and over many rounds the server's guesses can map where you go.",
         source: "[000] §4.3–4.4",
@@ -109,6 +124,11 @@ pub const TERMS: &[Term] = &[
         source: "ρ: [003] (its rank correlation; Spearman's is our reading); hotspot F1: this project (docs/papers.md)",
     },
     Term {
+        name: "Identification attack",
+        meaning: "[004]'s first linkability attack: the server knows some updates together with their owners and attributes each new update to one of the people it knows, with a classifier from an update to a person (an MLP, a linear SVM, or k-NN with K = 10, on the normalised update, by default its last layer). In the Linkability lab a person's known device trains it and their second device's updates are attributed; scored by AP, top-1 and top-5 against chance (1/N of the people). “By place”, k-NN on Lemma 1's position of each update, is this project's addition.",
+        source: "[004] §6.1 (Eq. 3), §8.2 (Tables 4, 6); by place: this project (docs/papers.md §3c)",
+    },
+    Term {
         name: "Imprint attack, malicious server",
         meaning: "A server beyond honest-but-curious changes the model it sends: it puts a layer of bins in front that all measure the same thing about a fix, each switching on above its own threshold. The difference of two neighbouring bins' changes is the one fix that fell between their thresholds, verbatim — even in the secure sum of every phone's update, since the ratio survives any sum or average. Two fixes in one bin give a blend. The Signal map's “What the server sees: Malicious server”.",
         source: "Fowl et al., Robbing the Fed, ICLR 2022",
@@ -119,9 +139,19 @@ pub const TERMS: &[Term] = &[
         source: "[003] Eq. 1, Eq. 5",
     },
     Term {
+        name: "Linkability",
+        meaning: "Whether the server can tell that updates come from the same person without being told: [004]'s threat (an eavesdropper links a person's phone and tablet; updates work as a signature across IP addresses or pseudonyms) and the subject of the Linkability lab. There each person has two devices in the Signal map's federation, and the server links from the updates alone: a new device's updates to a person it knows (identification) or two updates to each other (matching). Linking needs no reconstruction; it joins what each device gives away into one person's.",
+        source: "[004] §5.1 (T1–T4), §6",
+    },
+    Term {
         name: "Local batch",
         meaning: "The points a phone trains on in one round: everything it logged during the round, or what a defence keeps of it.",
         source: "[000]",
+    },
+    Term {
+        name: "Matching attack",
+        meaning: "[004]'s second linkability attack: given two updates from two different devices, the probability that one person sent both. In the closed world it combines the identification MLP's two guesses over people, Σ_u p₁(u)·p₂(u) (our reading of a formula the text lost); in the open world a Siamese network, which needs no list of people. In the Linkability lab: balanced pairs, a known device's update and a new device's, half of them the same person's; AP 50% is chance.",
+        source: "[004] §6.2 (Eq. 4), §8.3 (Table 8); the combination: docs/papers.md §3c",
     },
     Term {
         name: "Membership inference (on aggregates)",
@@ -134,6 +164,11 @@ pub const TERMS: &[Term] = &[
         source: "[004] §9",
     },
     Term {
+        name: "Neighbouring data sets",
+        meaning: "Differential privacy compares what a mechanism releases on two data sets that differ in what it protects, its neighbours: an ε means nothing until the neighbour is named. In the labs: the Signal map's local DP, any two data sets of one phone in one round (every fix replaced; each noised step protects its mini-batch, and the round's steps compose); the Mobility lab's DP-SGD, any two windows of one round (8 positions and the next: 9 fixes); GeoInd and GeoI, any two locations x, x′, the bound growing with their distance, ε·d(x, x′) (per metre; per km in Mobility, where GeoGI and PGEM measure it along the streets); central DP (each lab's “Sum + central DP”), user level, one user's whole data over the run present or absent: a phone's in the Signal map, the Density lab and the Mobility lab, a person's two devices together in the Linkability lab; the membership study's noised counts, one person in a group or not.",
+        source: "local DP's any two inputs: [002] §2.3, Def. 1; the labs' neighbours: this project (docs/papers.md §2 (Mobility), §3a, §3c, §3g, §3k)",
+    },
+    Term {
         name: "Online FL, round, T",
         meaning: "Federated learning that goes on as data comes in: in each round (length T) every phone trains only on what it logged during the round.",
         source: "[000] §2.1",
@@ -142,6 +177,11 @@ pub const TERMS: &[Term] = &[
         name: "PGEM (adaptive geo-DP)",
         meaning: "The Mobility paper's defence runs three things together: PGEM proper, an exponential mechanism that replaces each position with one of the person's own places, nearer ones likelier (Eq. 13); a total ε shared out over the rounds, less of it where a round looks more exposed (Eqs. 10–12); and that exposure, the round's ASR and AIT, which the paper does not say how to measure (here the phone attacks its own update). Its ε covers PGEM's draws only: a budget chosen from an attack on the true data is a use of the data no ε accounts for. And every output is a real place the person visits.",
         source: "[002] §4",
+    },
+    Term {
+        name: "Random Fourier features (RFF), Bochner's theorem",
+        meaning: "Bochner's theorem: a shift-invariant kernel such as the Gaussian k(x, y) = exp(−‖x − y‖²/2h²) is the average of cos(ωᵀ(x − y)) over frequencies ω drawn from its spectrum (here ω ~ N(0, h⁻²I), our reading of the poster's p(ω)). Random Fourier features replace the average by B draws. In the Density lab each phone draws its own B frequencies, keeps them, and uploads the grid of Σ_b cos(ω_bᵀ(g − d)) in place of its Gaussian bump: B cosine waves that all peak at its place d. Summed over the city the random parts average out into the density. One upload's highest point is still the phone's place; the privacy is that other points tie or nearly tie with it, and it is heuristic: a server that knows B and fits the waves pins a phone to a set of parallel ridges (B = 1), a lattice (B = 2) or a point (B ≥ 3).",
+        source: "[003] Eqs. 2–4 (Bochner), Eqs. 6–7 (the upload); ω's law and the fitting server: docs/papers.md §3b",
     },
     Term {
         name: "Reconstruction",
@@ -162,6 +202,16 @@ pub const TERMS: &[Term] = &[
         name: "Secure aggregation (only the sum)",
         meaning: "The phones mask their updates so that the server can unmask only the sum of a round's updates, never one of them: each pair of phones adds masks that cancel in the sum. The labs' “What the server sees: Only the sum”. The model learns the same; the server's attacks then read a blend of everyone's data, and in the Linkability lab it has no update of any device to link.",
         source: "Bonawitz et al., Practical Secure Aggregation, CCS 2017",
+    },
+    Term {
+        name: "Sensitivity",
+        meaning: "The most one neighbour can change what is released; the noise is scaled to it. Replacing a phone's data moves a gradient clipped to norm C by up to 2C: the Signal map's local DP has Δ = 2ℂ with ℂ = 1 ([000]'s formula uses ℂ, so the ε it states is half what its own formula gives at 2ℂ), the Mobility lab's DP-SGD 2 × 0.2 (with the authors' clip of each of the 6 tensors, 2 × 0.2 × √6). Adding or removing one user moves DP-FedAvg's sum by at most the clip C, so the noise on it is z·C; in the Linkability lab a person's two devices move it by up to 2C, and the noise is 2z·C. The membership study keeps at most 20 marks of a person, so a person changes at most 20 counts by one: Laplace noise of scale 20/ε. GeoInd has none: the distance d(x, x′) takes its place.",
+        source: "[002] §2.3, Def. 2; the labs' clips: docs/papers.md §2 (Mobility), §3a, §3c, §3g, §3k",
+    },
+    Term {
+        name: "Siamese network",
+        meaning: "A network that reads two inputs through the same layers (shared weights) and learns whether they belong together: [004]'s matching attack for the open world, since it needs no list of people. As [004] App. A builds it: each update through two FC-128 ReLU layers to a 128-number embedding, a distance between the two embeddings (Euclidean here; the paper's “distance layer” is unspecified), then one sigmoid unit for P(same person), trained on pairs with binary cross-entropy and RMSProp. It runs in `whereabouts reproduce --lab linkability`'s open world; on the lab's federation its matching of people it never saw is inconclusive (AP 58.2 ± 12.7% against 50% by chance, five populations of 53 people, 95% interval; the paper's 1.5–1.8× chance).",
+        source: "[004] §6.2, App. A (Fig. 16); the distance: docs/papers.md §3c; the figures: docs/reproduce-linkability.md",
     },
     Term {
         name: "Split (random, by day, chronological)",
@@ -249,5 +299,40 @@ mod tests {
             "term-dlg-deep-leakage-from-gradients"
         );
         assert_eq!(anchor("Epsilon (ε)"), "term-epsilon");
+    }
+
+    #[test]
+    fn a_privacy_course_finds_each_of_its_terms() {
+        // Issue 40 §2's glossary list: each concept has an entry whose name says it.
+        let names: Vec<String> = TERMS.iter().map(|t| t.name.to_lowercase()).collect();
+        for word in [
+            "linkability",
+            "identification",
+            "matching",
+            "closed world",
+            "open world",
+            "siamese",
+            "random fourier features",
+            "bochner",
+            "dbscan",
+            "secure aggregation",
+            "composition",
+            "neighbouring",
+            "sensitivity",
+            "unicity",
+            "membership inference",
+        ] {
+            assert!(
+                names.iter().any(|n| n.contains(word)),
+                "no entry for {word}"
+            );
+        }
+        for t in TERMS {
+            assert!(
+                !t.meaning.is_empty() && !t.source.is_empty(),
+                "{} says what and where from",
+                t.name
+            );
+        }
     }
 }
