@@ -144,7 +144,7 @@ pub fn App() -> impl IntoView {
                                     let _ = d.remove_attribute("open");
                                 }
                             }>
-                            <strong>{l.lab.title()}</strong>" — "{l.title}
+                            <strong>{l.lab_title()}</strong>" — "{l.title}
                         </a></li>
                     }).collect_view()}
                 </ul>

@@ -15,12 +15,13 @@ pub static LABS: [&LabSpec; 4] = [
     &crate::mobility::SPEC,
 ];
 
-/// Every lab's lesson, in tab order.
-pub static LESSONS: [&Lesson; 4] = [
+/// Every lesson: each lab's, in tab order, then the one that walks across the labs.
+pub static LESSONS: [&Lesson; 5] = [
     LABS[0].lesson,
     LABS[1].lesson,
     LABS[2].lesson,
     LABS[3].lesson,
+    &crate::course::LESSON,
 ];
 
 /// The spec of `kind`.
@@ -61,7 +62,7 @@ mod tests {
 
     /// What a lesson may state with digits that is no measurement: a definition's constants.
     const DEFINITIONS: &[&str] = &[
-        "100 m", "500 m", "10⁻⁵", "1×", "ρ = 1", "ρ = 0", "AUC 0.5", "2/ε",
+        "100 m", "500 m", "10⁻⁵", "1×", "ρ = 1", "ρ = 0", "AUC 0.5", "2/ε", "n − 1",
     ];
 
     /// Every `{figure}` a lesson names is one its step's lab shows, and no measured number is
@@ -102,9 +103,16 @@ mod tests {
                         lesson.key
                     );
                 }
+                // A question may name any setting the lesson's steps use.
+                let mut allowed: Vec<&str> = lesson
+                    .steps
+                    .iter()
+                    .flat_map(|s| s.settings.iter().map(|(_, v)| *v))
+                    .collect();
+                allowed.extend(DEFINITIONS);
                 let stray: Vec<String> = [q.ask, q.answer]
                     .iter()
-                    .flat_map(|t| stray_numbers(t, DEFINITIONS))
+                    .flat_map(|t| stray_numbers(t, &allowed))
                     .collect();
                 assert!(
                     stray.is_empty() || typed,

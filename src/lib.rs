@@ -7,6 +7,7 @@
 
 pub mod app;
 pub mod bridge;
+pub mod course;
 pub mod density;
 pub mod fatal;
 pub mod lab_spec;

@@ -1,11 +1,12 @@
 //! Instructor tools: a panel that builds the link students open (which lab, in the state the
 //! page is in now; a lesson step; controls hidden; present mode) and shows it as text and as a
-//! QR code drawn in the page; and present mode itself (`present=1`: large type, fewer panels,
+//! QR code drawn in the page, with the lessons' questions and their answers; and present mode itself (`present=1`: large type, fewer panels,
 //! ← / → step the lesson, Escape leaves it).
 
-use crate::labs::spec;
+use crate::labs::{LESSONS, spec};
 use crate::shell::tabs::{LabKind, with_lab};
-use crate::ui::lesson::with_step;
+use crate::ui::figures::Prose;
+use crate::ui::lesson::{Lesson, with_step};
 use crate::ui::qr::QrCodeView;
 use leptos::{ev, prelude::*};
 
@@ -117,11 +118,30 @@ fn page_address() -> String {
         .unwrap_or_default()
 }
 
+/// The start an option of the panel's menu names: `KEY:N` is lesson KEY's step N (from 1);
+/// anything else, the lab as it is now.
+fn start_from(value: &str) -> Option<(&'static Lesson, usize)> {
+    let (key, step) = value.split_once(':')?;
+    let lesson = LESSONS.iter().copied().find(|l| l.key == key)?;
+    let step = step.parse::<usize>().ok()?.checked_sub(1)?;
+    (step < lesson.steps.len()).then_some((lesson, step))
+}
+
+/// The lessons whose questions and answers the panel shows beside `lab`'s tab: its own lesson,
+/// and every lesson that walks across the labs.
+fn answered(lab: LabKind) -> Vec<&'static Lesson> {
+    std::iter::once(spec(lab).lesson)
+        .chain(LESSONS.iter().copied().filter(|l| l.across_labs()))
+        .filter(|l| !l.questions.is_empty())
+        .collect()
+}
+
 /// The panel. `lab` is the tab showing (its lesson, settings and groups from the registry).
 #[component]
 pub fn InstructorPanel(open: RwSignal<bool>, lab: RwSignal<LabKind>) -> impl IntoView {
-    // The students start at: 0 = the lab as it is now, k = the lesson's step k.
-    let start = RwSignal::new(0usize);
+    // The students start at: None = the lab as it is now, Some((lesson, k)) = its step k (from 0):
+    // the showing lab's lesson, or the lesson across the labs.
+    let start = RwSignal::new(None::<(&'static Lesson, usize)>);
     let present = RwSignal::new(false);
     let hide_all = RwSignal::new(false);
     let groups = RwSignal::new(Vec::<&'static str>::new());
@@ -144,11 +164,16 @@ pub fn InstructorPanel(open: RwSignal<bool>, lab: RwSignal<LabKind>) -> impl Int
     // Another tab: its own lesson and controls.
     Effect::new(move |_| {
         lab.track();
-        start.set(0);
+        start.set(None);
         groups.set(Vec::new());
         hide_all.set(false);
     });
-    let lesson = move || Some(spec(lab.get()).lesson);
+    // The lessons whose steps the students may start at: this lab's, and those across the labs.
+    let lessons = move || {
+        std::iter::once(spec(lab.get()).lesson)
+            .chain(LESSONS.iter().copied().filter(|l| l.across_labs()))
+            .collect::<Vec<_>>()
+    };
     let link = Memo::new(move |_| {
         tick.track();
         open.track();
@@ -158,9 +183,7 @@ pub fn InstructorPanel(open: RwSignal<bool>, lab: RwSignal<LabKind>) -> impl Int
         if hide_all.get() {
             hidden.extend((h.settings)());
         }
-        let at = lesson()
-            .filter(|_| start.get() > 0)
-            .map(|ls| (ls.key, start.get() - 1));
+        let at = start.get().map(|(ls, step)| (ls.key, step));
         let query = web_sys::window()
             .and_then(|w| w.location().search().ok())
             .unwrap_or_default();
@@ -179,14 +202,26 @@ pub fn InstructorPanel(open: RwSignal<bool>, lab: RwSignal<LabKind>) -> impl Int
                 <div class="instructor-options">
                     <label>"Students open "
                         <select data-testid="instructor-start" on:change=move |e| {
-                            start.set(event_target_value(&e).parse().unwrap_or(0));
+                            start.set(start_from(&event_target_value(&e)));
                         }>
-                            <option value="0" selected=move || start.get() == 0>{move || format!("the {} lab as it is now", lab.get().title())}</option>
-                            {move || lesson().map(|ls| ls.steps.iter().enumerate().map(|(i, s)| view! {
-                                <option value=(i + 1).to_string() selected=move || start.get() == i + 1>
-                                    {format!("lesson step {}: {}", i + 1, s.title)}
-                                </option>
-                            }).collect_view())}
+                            <option value="0" selected=move || start.get().is_none()>{move || format!("the {} lab as it is now", lab.get().title())}</option>
+                            {move || lessons().into_iter().map(|ls| {
+                                let across = ls.across_labs();
+                                ls.steps.iter().enumerate().map(move |(i, s)| {
+                                    let here = Some((ls.key, i));
+                                    let label = if across {
+                                        format!("{} step {}: {} ({})", ls.title, i + 1, s.title, s.lab_in(ls).title())
+                                    } else {
+                                        format!("lesson step {}: {}", i + 1, s.title)
+                                    };
+                                    view! {
+                                        <option value=format!("{}:{}", ls.key, i + 1)
+                                            selected=move || start.get().map(|(l, k)| (l.key, k)) == here>
+                                            {label}
+                                        </option>
+                                    }
+                                }).collect_view()
+                            }).collect_view()}
                         </select>
                     </label>
                     <label class="toggle">
@@ -230,6 +265,23 @@ pub fn InstructorPanel(open: RwSignal<bool>, lab: RwSignal<LabKind>) -> impl Int
                     <QrCodeView text=Signal::derive(move || link.get()) label="QR code of the link"/>
                 </div>
             </div>
+            {move || {
+                let tick = tick.read_only();
+                answered(lab.get()).into_iter().map(|ls| view! {
+                    <details class="instructor-answers" data-testid="instructor-answers" data-lesson=ls.key>
+                        <summary>{format!("Questions and answers: {}", ls.title)}</summary>
+                        <p class="hint">"The questions end the lesson on the students' screens; the answers are only here. Each is what the lab shows: the figures below are read from the lab as it is now."</p>
+                        <ol>
+                            {ls.questions.iter().map(|q| view! {
+                                <li>
+                                    <p><strong><Prose text=q.ask tick/></strong></p>
+                                    <p data-testid="instructor-answer"><Prose text=q.answer tick/></p>
+                                </li>
+                            }).collect_view()}
+                        </ol>
+                    </details>
+                }).collect_view()
+            }}
         </section>
     }
 }
@@ -256,6 +308,20 @@ mod tests {
             students_query(q, LabKind::Signal, "hide", &[], None, false),
             "T=6&d.B=5&d.hide=d.seed"
         );
+    }
+
+    #[test]
+    fn the_menu_starts_students_at_a_step_of_any_lesson_or_at_the_lab() {
+        let at = |v: &str| start_from(v).map(|(l, k)| (l.key, k));
+        assert_eq!(at("density:2"), Some(("density", 1)));
+        assert_eq!(at("one-hour:1"), Some(("one-hour", 0)));
+        assert_eq!(at("0"), None);
+        assert_eq!(at("density:0"), None);
+        assert_eq!(at("density:99"), None);
+        assert_eq!(at("nowhere:1"), None);
+        // Beside a lab's tab: its own lesson's answers, then the lecture across the labs'.
+        let keys: Vec<&str> = answered(LabKind::Density).iter().map(|l| l.key).collect();
+        assert_eq!(keys, ["density", "one-hour"]);
     }
 
     #[test]

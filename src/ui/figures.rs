@@ -84,6 +84,7 @@ const CITATION_WORDS: &[&str] = &[
     "Seed",
     "seed",
     "Appendix",
+    "al.",
 ];
 
 /// The digits in `text` that are neither a figure's name, nor a citation (`[000]`, `§4.3`,
@@ -114,7 +115,10 @@ pub fn stray_numbers(text: &str, allowed: &[&str]) -> Vec<String> {
     for raw in plain.split_whitespace() {
         let w = trim(raw);
         if !w.bytes().any(|b| b.is_ascii_digit()) {
-            if !["and", "or", "to"].contains(&w.as_str()) && !CITATION_WORDS.contains(&w.as_str()) {
+            if CITATION_WORDS.contains(&w.as_str()) {
+                // What follows names a citation, even when a setting's value blanked its number.
+                citing = true;
+            } else if !["and", "or", "to"].contains(&w.as_str()) {
                 citing = false;
             }
         } else {

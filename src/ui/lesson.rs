@@ -64,6 +64,22 @@ pub struct Lesson {
     pub steps: &'static [Step],
 }
 
+impl Lesson {
+    /// Whether its steps set more than one lab (the lecture across the labs).
+    pub fn across_labs(&self) -> bool {
+        self.steps.iter().any(|s| s.lab_in(self) != self.lab)
+    }
+
+    /// What the lessons menu names it by: its lab, or "All labs".
+    pub fn lab_title(&self) -> &'static str {
+        if self.across_labs() {
+            "All labs"
+        } else {
+            self.lab.title()
+        }
+    }
+}
+
 /// A step's settings: URL keys and values.
 pub type Settings = &'static [(&'static str, &'static str)];
 

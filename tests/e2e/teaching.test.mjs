@@ -25,7 +25,7 @@ for (const lab of Object.keys(READOUTS)) {
     await page.click('[data-testid="instructor-toggle"]');
     await page.check('[data-testid="instructor-hide-all"]');
     for (const box of await page.$$('[data-testid="instructor"] input[data-hide]')) await box.check();
-    await page.selectOption('[data-testid="instructor-start"]', '2');
+    await page.selectOption('[data-testid="instructor-start"]', `${lab}:2`);
     const link = await page.inputValue('[data-testid="instructor-url"]');
     const url = new URL(link);
     assert.equal(url.origin, new URL(site.url).origin);
