@@ -27,10 +27,20 @@
 //! Units: ε of the location mechanisms is per kilometre of (road) distance — the paper leaves
 //! the unit open; the authors' code measures distance in min-max-normalised coordinates, where
 //! the same ε means far less noise for a user who crosses a city than for one who stays on a
-//! campus. GeoI's and GeoGI's ε is spent every round (the authors' code), so over T rounds
-//! basic composition gives T·ε per km; PGEM's is the run's total.
+//! campus. GeoI's and GeoGI's ε is spent every round (the authors' code); PGEM's is the run's
+//! total.
+//!
+//! What a location defence's ε composes to ([`LocationLoss`]): every round re-noises the whole
+//! window — its 8 positions and the label, 9 reports, each with fresh noise — and the window
+//! slides by one position a round, so one true position is noised again in every window that
+//! holds it, up to 9 times. By basic composition of pure DP (δ = 0), a position's own ε over
+//! the run is the sum over those windows (min(T, 9)·ε for GeoI and GeoGI), and the whole
+//! trajectory's, every position moved by up to a km, is the sum over every report, 9 a round
+//! (9·T·ε): n reports compose to n·ε (the independent mechanism of Chatzikokolakis et al.,
+//! PETS 2014, on d∞). The server sees only the gradient trained on them, which is
+//! post-processing: it cannot lose more.
 
-use super::lstm::TENSORS;
+use super::lstm::{TENSORS, WINDOW};
 use serde::{Deserialize, Serialize};
 use whereabouts_core::geo::Metres;
 use whereabouts_core::privacy::gaussian::{Calibration, analytic_epsilon, gaussian_sigma};
@@ -171,14 +181,32 @@ impl Defence {
     }
 
     /// The run's total ε over `rounds` rounds, on each defence's own footing
-    /// ([`Defence::total_unit`]): DP-SGD's is its accountant's, `dp_total`; GeoI's and GeoGI's
-    /// `rounds`·ε per km (basic composition of pure DP); PGEM's the ε set, already the run's.
+    /// ([`Defence::total_unit`]): DP-SGD's is its accountant's, `dp_total`; a location
+    /// defence's is its whole trajectory's ([`LocationLoss::trajectory`], per km).
     pub fn total_epsilon(&self, rounds: usize, dp_total: Option<f64>) -> Option<f64> {
         match *self {
-            Defence::None => None,
             Defence::DpSgd { .. } => dp_total,
-            Defence::GeoI { epsilon } | Defence::GeoGi { epsilon } => Some(rounds as f64 * epsilon),
-            Defence::Adaptive { epsilon, .. } => Some(epsilon),
+            _ => self.location_loss(rounds).map(|l| l.trajectory),
+        }
+    }
+
+    /// What a location defence's ε composes to over `rounds` rounds ([`LocationLoss`]); `None`
+    /// for the others.
+    pub fn location_loss(&self, rounds: usize) -> Option<LocationLoss> {
+        match *self {
+            Defence::None | Defence::DpSgd { .. } => None,
+            Defence::GeoI { epsilon } | Defence::GeoGi { epsilon } => Some(LocationLoss {
+                position: rounds.min(FIXES_PER_ROUND) as f64 * epsilon,
+                trajectory: (FIXES_PER_ROUND * rounds) as f64 * epsilon,
+                bound: false,
+            }),
+            // The rounds' ε_t sum to at most ε (Eq. 12 never spends more than is left), and
+            // a position is noised at most once a round.
+            Defence::Adaptive { epsilon, .. } => Some(LocationLoss {
+                position: epsilon,
+                trajectory: FIXES_PER_ROUND as f64 * epsilon,
+                bound: true,
+            }),
         }
     }
 
@@ -198,10 +226,44 @@ impl Defence {
                 "the true total: Rényi-DP composition at the true sensitivity 2·0.2·√6, δ = 10⁻⁵, per device over the run (the code states ε per round, no total)"
             }
             Defence::GeoI { .. } | Defence::GeoGi { .. } => {
-                "per km: rounds × ε per round (basic composition)"
+                "per km that each position moves, for the whole trajectory: 9 noisy positions a round × rounds × ε (basic composition, δ = 0); one position alone: min(rounds, 9) × ε, the windows that hold it"
             }
-            Defence::Adaptive { .. } => "per km: the run's total, shared out by Eqs. 10–12",
+            Defence::Adaptive { .. } => {
+                "per km that each position moves, for the whole trajectory: at most 9 × ε (9 noisy positions a round, the rounds' ε_t summing to at most ε; basic composition, δ = 0); one position alone: at most ε"
+            }
         }
+    }
+}
+
+/// The reports a round releases under a location defence: the window's 8 positions and the
+/// label, each noised afresh ([002] Alg. 2 line 8).
+pub const FIXES_PER_ROUND: usize = WINDOW + 1;
+
+/// What a location defence's ε composes to over a run, per km, by basic composition of pure DP
+/// (δ = 0). The window slides one position a round and every round re-noises all
+/// [`FIXES_PER_ROUND`] of its positions, so a position is released once for every window that
+/// holds it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LocationLoss {
+    /// One position: the ε of every round whose window holds it (up to 9), per km it moves.
+    pub position: f64,
+    /// The whole trajectory, every position moved by up to a km: the ε of every report.
+    pub trajectory: f64,
+    /// Whether both are upper bounds (PGEM's: its rounds' ε_t sum to at most ε) rather than
+    /// exact sums (GeoI's and GeoGI's).
+    pub bound: bool,
+}
+
+impl LocationLoss {
+    /// In words, after `rounds` rounds (the page's budget card).
+    pub fn text(&self, rounds: usize) -> String {
+        let at_most = if self.bound { "at most " } else { "" };
+        let plural = if rounds == 1 { "" } else { "s" };
+        format!(
+            "After {rounds} round{plural} (δ = 0, basic composition): ε = {at_most}{} per km for your whole trajectory, each of its positions moved by up to a km — every round re-noises all 9 positions of its window — and {at_most}{} per km for any one position, noised again in each of the up to 9 windows that hold it.",
+            super::experiments::format_epsilon(self.trajectory),
+            super::experiments::format_epsilon(self.position),
+        )
     }
 }
 
@@ -389,5 +451,84 @@ impl Budget {
         let epsilon = libm::exp(-gamma) * self.remaining();
         self.spent.push(epsilon);
         epsilon
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn geoi_over_a_run_counts_every_noisy_position_not_every_round() {
+        for d in [
+            Defence::GeoI { epsilon: 2.0 },
+            Defence::GeoGi { epsilon: 2.0 },
+        ] {
+            // 50 rounds (the paper's T): 9 noisy positions a round, so the whole trajectory's
+            // ε is 9 × 50 × 2 per km, not 50 × 2; one position sits in at most 9 windows.
+            assert_eq!(d.total_epsilon(50, None), Some(900.0));
+            let l = d.location_loss(50).unwrap();
+            assert_eq!((l.position, l.trajectory, l.bound), (18.0, 900.0, false));
+            // Before the ninth round a position is in at most as many windows as rounds.
+            let l = d.location_loss(4).unwrap();
+            assert_eq!((l.position, l.trajectory), (8.0, 72.0));
+            assert_eq!(d.location_loss(0).unwrap().trajectory, 0.0);
+        }
+    }
+
+    #[test]
+    fn pgem_bounds_a_position_by_its_budget_and_the_trajectory_by_nine_times_it() {
+        let d = Defence::Adaptive {
+            epsilon: 5.0,
+            audit: Audit::SelfAudit,
+        };
+        let l = d.location_loss(50).unwrap();
+        assert_eq!((l.position, l.trajectory, l.bound), (5.0, 45.0, true));
+        assert_eq!(d.total_epsilon(50, None), Some(45.0));
+        // A budget spent round by round never exceeds ε, whatever the risk: the bound holds.
+        let mut b = Budget::new(5.0);
+        for k in 0..50 {
+            b.allocate((k % 3) as f64 / 2.0, 1.0 + k as f64);
+        }
+        assert!(b.used() <= l.position);
+        assert!(9.0 * b.used() <= l.trajectory);
+    }
+
+    #[test]
+    fn only_the_location_defences_have_a_location_loss_and_dp_sgd_keeps_its_accountant() {
+        assert_eq!(Defence::None.location_loss(10), None);
+        assert_eq!(Defence::None.total_epsilon(10, None), None);
+        let dp = Defence::DpSgd {
+            epsilon: 1.0,
+            clip: DpClip::Flat,
+        };
+        assert_eq!(dp.location_loss(10), None);
+        assert_eq!(dp.total_epsilon(10, Some(3.5)), Some(3.5));
+    }
+
+    #[test]
+    fn the_budget_cards_words_name_both_units_and_delta() {
+        let t = Defence::GeoI { epsilon: 1.0 }
+            .location_loss(12)
+            .unwrap()
+            .text(12);
+        assert!(t.starts_with("After 12 rounds (δ = 0"), "{t}");
+        assert!(
+            t.contains("ε = 108 per km for your whole trajectory"),
+            "{t}"
+        );
+        assert!(t.contains("9 per km for any one position"), "{t}");
+        let t = Defence::Adaptive {
+            epsilon: 1.0,
+            audit: Audit::SelfAudit,
+        }
+        .location_loss(1)
+        .unwrap()
+        .text(1);
+        assert!(t.starts_with("After 1 round (δ = 0"), "{t}");
+        assert!(t.contains("ε = at most 9 per km"), "{t}");
+        assert!(t.contains("at most 1 per km for any one position"), "{t}");
     }
 }

@@ -43,8 +43,8 @@ pub struct StudyPoint {
     /// Why the run failed, if it did.
     pub failed: Option<String>,
     /// The total ε over the run, on the defence's footing ([`Defence::total_epsilon`]):
-    /// DP-SGD's by Rényi-DP composition at δ = 10⁻⁵ per device; GeoI's and GeoGI's rounds × ε
-    /// per km; PGEM's ε per km.
+    /// DP-SGD's by Rényi-DP composition at δ = 10⁻⁵ per device; a location defence's for the
+    /// whole trajectory, per km ([`super::defence::LocationLoss::trajectory`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_epsilon: Option<f64>,
 }
@@ -96,13 +96,15 @@ pub fn runs(base: &MobConfig) -> Vec<StudyRun> {
 }
 
 /// What the total ε column holds, row by row.
-pub const TOTAL_NOTE: &str = "Total ε over the run: DP-SGD's is (ε, 10⁻⁵)-DP per device for its whole trajectory trained on, by Rényi-DP composition of every round's noise (ε per round protects that round's window of 9 fixes against a server that sees the update; both are upper bounds from different accountings); GeoI's and GeoGI's is rounds × ε per km (basic composition); the adaptive PGEM's is its ε per km, already the run's total.";
+pub const TOTAL_NOTE: &str = "Total ε over the run: DP-SGD's is (ε, 10⁻⁵)-DP per device for its whole trajectory trained on, by Rényi-DP composition of every round's noise (ε per round protects that round's window of 9 fixes against a server that sees the update; both are upper bounds from different accountings); the location defences' is per km that each position moves, for the whole trajectory by basic composition (δ = 0): every round re-noises all 9 positions of its window, so GeoI's and GeoGI's is 9 × rounds × ε, the adaptive PGEM's at most 9 × ε (its rounds' ε_t sum to at most ε); one position alone, noised in each of the up to 9 windows that hold it, gets min(rounds, 9) × ε and at most ε.";
 
 /// A point's total ε with its unit.
 pub fn total_cell(p: &StudyPoint) -> String {
     match (p.total_epsilon, p.family.as_str()) {
         (None, _) => "–".into(),
         (Some(t), "dp_sgd") => format!("{} at δ = 10⁻⁵", format_epsilon(t)),
+        // PGEM's rounds' ε_t sum to at most its ε: a bound.
+        (Some(t), "adaptive") => format!("≤ {} per km", format_epsilon(t)),
         (Some(t), _) => format!("{} per km", format_epsilon(t)),
     }
 }
@@ -230,8 +232,9 @@ mod tests {
             match p.family.as_str() {
                 "none" => assert_eq!(p.total_epsilon, None),
                 "dp_sgd" => assert!(p.total_epsilon.unwrap() > e, "{p:?}"),
-                "geo_i" | "geo_gi" => assert_eq!(p.total_epsilon, Some(3.0 * e)),
-                _ => assert_eq!(p.total_epsilon, Some(e)),
+                // 3 rounds of 9 noisy positions each.
+                "geo_i" | "geo_gi" => assert_eq!(p.total_epsilon, Some(27.0 * e)),
+                _ => assert_eq!(p.total_epsilon, Some(9.0 * e)),
             }
         }
         let dp: Vec<f64> = points
@@ -247,6 +250,7 @@ mod tests {
             "{:?}",
             table.rows[1]
         );
-        assert_eq!(table.rows[6][5], "3 per km");
+        assert_eq!(table.rows[6][5], "27 per km");
+        assert_eq!(table.rows[16][5], "≤ 9 per km", "{:?}", table.rows[16]);
     }
 }

@@ -1308,3 +1308,43 @@ fn pretraining_on_the_other_people_teaches_the_model_to_beat_staying_put() {
         .starts_with("pretrain_epochs")
     );
 }
+
+/// The premise of [`defence::LocationLoss`]: the window slides one position a round and every
+/// round re-noises all 9 of its positions afresh, so a true position is released once for each
+/// window that holds it — up to 9 times, not once — and the run's reports number 9 a round.
+#[test]
+fn a_location_defence_renoises_each_window_so_a_position_is_sent_up_to_9_times() {
+    let rounds = 11;
+    let mut cfg = short(Method::Dlg);
+    cfg.rounds = rounds;
+    cfg.attack.iterations = 2;
+    cfg.defence = Defence::GeoI { epsilon: 5.0 };
+    let lab = run(cfg);
+    let records = lab.records();
+    assert_eq!(records.len(), rounds);
+    // Every noisy report of true position k, by the round that sent it.
+    let mut reports: Vec<Vec<whereabouts_core::geo::Metres>> = vec![Vec::new(); rounds + WINDOW];
+    for r in records {
+        let sent = r.sent.as_ref().expect("GeoI sends noisy positions");
+        assert_eq!(sent.len(), defence::FIXES_PER_ROUND);
+        for (j, p) in sent.iter().enumerate() {
+            reports[r.round + j].push(*p);
+        }
+    }
+    let counts: Vec<usize> = reports.iter().map(Vec::len).collect();
+    assert_eq!(
+        counts.iter().sum::<usize>(),
+        defence::FIXES_PER_ROUND * rounds
+    );
+    assert_eq!(counts.iter().max(), Some(&defence::FIXES_PER_ROUND));
+    // Fresh noise each time: no two reports of one position coincide.
+    for rs in &reports {
+        for (a, b) in rs.iter().zip(rs.iter().skip(1)) {
+            assert!(a.distance(b) > 0.0, "{a:?} sent twice");
+        }
+    }
+    // What the accounting counts is what the lab sent.
+    let loss = lab.config().defence.location_loss(rounds).unwrap();
+    assert_eq!(loss.position, *counts.iter().max().unwrap() as f64 * 5.0);
+    assert_eq!(loss.trajectory, counts.iter().sum::<usize>() as f64 * 5.0);
+}
