@@ -26,7 +26,23 @@ pub static SPEC: crate::lab_spec::LabSpec = crate::lab_spec::LabSpec {
             .collect()
     },
     lesson: &lesson::LESSON,
-    figures: &[],
+    figures: &[
+        "signal.closest",
+        "signal.undefended",
+        "signal.dlg",
+        "signal.aware",
+        "signal.analytic",
+        "signal.emd",
+        "signal.random",
+        "signal.diverged",
+        "signal.epsilon",
+        "signal.user_epsilon",
+        "signal.round_epsilon",
+        "signal.recovered",
+        "signal.rmse",
+        "signal.mean",
+        "signal.centralised",
+    ],
 };
 
 use crate::protocol::{LabKind, Request, Response, SignalRequest, SignalResponse};

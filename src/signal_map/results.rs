@@ -148,6 +148,30 @@ fn card_help(id: &str) -> &'static str {
     }
 }
 
+/// A card's value in pieces: text, and the figures a lesson reads (`data-figure`, see
+/// [`crate::ui::figures`]; the lab lists them in its spec).
+type Pieces = Vec<(Option<&'static str>, String)>;
+
+/// A piece that is the figure `name`.
+fn fig(name: &'static str, text: String) -> (Option<&'static str>, String) {
+    (Some(name), text)
+}
+
+/// A piece of plain text.
+fn txt(text: String) -> (Option<&'static str>, String) {
+    (None, text)
+}
+
+fn pieces_view(pieces: Pieces) -> impl IntoView {
+    pieces
+        .into_iter()
+        .map(|(name, text)| match name {
+            Some(name) => view! { <span data-figure=name>{text}</span> }.into_any(),
+            None => text.into_any(),
+        })
+        .collect_view()
+}
+
 /// "1 round", "5 rounds".
 pub fn rounds_text(n: usize) -> String {
     if n == 1 {
@@ -328,12 +352,12 @@ pub fn Results(state: LabState) -> impl IntoView {
     };
     let card = move |id: &'static str,
                      label: &'static str,
-                     value: Box<dyn Fn() -> String + Send + Sync>| {
+                     value: Box<dyn Fn() -> Pieces + Send + Sync>| {
         let (button, text) = help(format!("help-card-{id}"), label, card_help(id));
         view! {
             <div class="card">
                 <span class="card-label">{label}" "{button}</span>
-                <span class="card-value" data-testid=id>{value}</span>
+                <span class="card-value" data-testid=id>{move || pieces_view(value())}</span>
                 {text}
             </div>
         }
@@ -364,31 +388,31 @@ pub fn Results(state: LabState) -> impl IntoView {
                 {move || state.notice.get().unwrap_or_default()}
             </p>
             <div class="cards">
-                {card("closest-attack", "Server's closest attack", Box::new(move || summary().and_then(|s| closest(&s)).map_or("—".into(), |(name, m)| format!("{} ({name})", metres(Some(m))))))}
-                {move || summary().and_then(|_| undefended()).map(|c| card("undefended", "Without the defence", Box::new(move || closest(&c.undefended).map_or("—".into(), |(name, m)| format!("{} ({name})", metres(Some(m)))))))}
-                {card("median-error", "Median DLG error", Box::new(move || summary().map_or("—".into(), |s| {
+                {card("closest-attack", "Server's closest attack", Box::new(move || summary().and_then(|s| closest(&s)).map_or(vec![fig("signal.closest", "—".into())], |(name, m)| vec![fig("signal.closest", metres(Some(m))), txt(format!(" ({name})"))])))}
+                {move || summary().and_then(|_| undefended()).map(|c| card("undefended", "Without the defence", Box::new(move || closest(&c.undefended).map_or(vec![fig("signal.undefended", "—".into())], |(name, m)| vec![fig("signal.undefended", metres(Some(m))), txt(format!(" ({name})"))]))))}
+                {card("median-error", "Median DLG error", Box::new(move || summary().map_or(vec![fig("signal.dlg", "—".into())], |s| {
                     // The median leaves diverged runs out, and says so.
                     match rows.with(|r| r.iter().filter(|x| x.diverged).count()) {
-                        0 => metres(s.median_error_m),
-                        k => format!("{} ({k} diverged left out)", metres(s.median_error_m)),
+                        0 => vec![fig("signal.dlg", metres(s.median_error_m))],
+                        k => vec![fig("signal.dlg", metres(s.median_error_m)), txt(format!(" ({k} diverged left out)"))],
                     }
                 })))}
                 {move || summary().and_then(|s| s.fedavg.clone().map(|f| (s, f))).map(|(s, f)| view! {
-                    {card("fedavg-error", "Median FedAvg-aware error", Box::new(move || format!("{} (DLG {})", metres(f.median_error_m), metres(s.median_error_m))))}
-                    {card("fedavg-steps", "Local steps' centroids", Box::new(move || format!("{} (DLG {})", metres(f.median_step_error_m), metres(s.median_step_error_m))))}
+                    {card("fedavg-error", "Median FedAvg-aware error", Box::new(move || vec![fig("signal.aware", metres(f.median_error_m)), txt(format!(" (DLG {})", metres(s.median_error_m)))]))}
+                    {card("fedavg-steps", "Local steps' centroids", Box::new(move || vec![txt(format!("{} (DLG {})", metres(f.median_step_error_m), metres(s.median_step_error_m)))]))}
                 })}
-                {card("analytic-error", "Median analytic error", Box::new(move || summary().map_or("—".into(), |s| metres(s.analytic_median_error_m))))}
-                {card("emd", "EMD (random)", Box::new(move || summary().map_or("—".into(), |s| format!("{} ({})", metres(s.emd_m), metres(s.random_emd_m)))))}
-                {card("diverged", "Diverged", Box::new(move || summary().and_then(|s| s.diverged_percent).map_or("—".into(), |d| format!("{d:.0}%"))))}
-                {move || summary().and_then(|s| s.dp_epsilon).map(|e| card("dp-epsilon", "Your total ε (δ = 1e-5)", Box::new(move || format!("{e:.1}"))))}
-                {move || summary().and_then(|s| s.central_dp).map(|c| card("central-dp-epsilon", "Your user-level ε (δ = 1e-5)", Box::new(move || format!("{:.2} in total · {:.2} a round (the last)", c.epsilon_total, c.epsilon_round))))}
-                {move || summary().and_then(|s| s.imprint).map(|i| card("imprint", "Your fixes recovered exactly", Box::new(move || format!("{} of {} · everyone's {} of {}", count(i.your_exact), count(i.your_fixes), count(i.everyone_exact), count(i.everyone_fixes)))))}
-                {card("rmse", "Model RMSE", Box::new(move || summary().and_then(|s| s.final_rmse_db).map_or("—".into(), |r| format!("{r:.1} dB"))))}
+                {card("analytic-error", "Median analytic error", Box::new(move || vec![fig("signal.analytic", summary().map_or("—".into(), |s| metres(s.analytic_median_error_m)))]))}
+                {card("emd", "EMD (random)", Box::new(move || summary().map_or(vec![fig("signal.emd", "—".into())], |s| vec![fig("signal.emd", metres(s.emd_m)), txt(" (".into()), fig("signal.random", metres(s.random_emd_m)), txt(")".into())])))}
+                {card("diverged", "Diverged", Box::new(move || vec![fig("signal.diverged", summary().and_then(|s| s.diverged_percent).map_or("—".into(), |d| format!("{d:.0}%")))]))}
+                {move || summary().and_then(|s| s.dp_epsilon).map(|e| card("dp-epsilon", "Your total ε (δ = 1e-5)", Box::new(move || vec![fig("signal.epsilon", format!("{e:.1}"))])))}
+                {move || summary().and_then(|s| s.central_dp).map(|c| card("central-dp-epsilon", "Your user-level ε (δ = 1e-5)", Box::new(move || vec![fig("signal.user_epsilon", format!("{:.2}", c.epsilon_total)), txt(" in total · ".into()), fig("signal.round_epsilon", format!("{:.2}", c.epsilon_round)), txt(" a round (the last)".into())])))}
+                {move || summary().and_then(|s| s.imprint).map(|i| card("imprint", "Your fixes recovered exactly", Box::new(move || vec![fig("signal.recovered", count(i.your_exact)), txt(format!(" of {} · everyone's {} of {}", count(i.your_fixes), count(i.everyone_exact), count(i.everyone_fixes)))])))}
+                {card("rmse", "Model RMSE", Box::new(move || vec![fig("signal.rmse", summary().and_then(|s| s.final_rmse_db).map_or("—".into(), |r| format!("{r:.1} dB")))]))}
                 {card("rmse-references", "Beside it", Box::new(move || match summary().map(|s| s.references) {
-                    None => "—".into(),
+                    None => vec![txt("—".into())],
                     // Trained in the worker's spare time, after the run's own figures.
-                    Some(None) => "measuring…".into(),
-                    Some(Some(r)) => format!("mean {:.1} dB · centralised {}", r.mean_rmse_db, r.centralised_rmse_db.map_or("—".into(), |c| format!("{c:.1} dB"))),
+                    Some(None) => vec![txt("measuring…".into())],
+                    Some(Some(r)) => vec![txt("mean ".into()), fig("signal.mean", format!("{:.1} dB", r.mean_rmse_db)), txt(" · centralised ".into()), fig("signal.centralised", r.centralised_rmse_db.map_or("—".into(), |c| format!("{c:.1} dB")))],
                 }))}
             </div>
             <p class="summary" id="signal-summary" data-testid="summary" aria-live="polite">{summary_text}</p>

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { params, useSite } from './fixture.mjs';
 import { screenshotPath } from './harness.mjs';
-import { cardInView, next, step } from './lesson-walk.mjs';
+import { cardInView, figuresRead, next, step } from './lesson-walk.mjs';
 
 const { open } = useSite({ attached: true });
 
@@ -63,7 +63,12 @@ async function setNumber(page, key, value) {
  * (the rows of the last run may still stand when the link has changed). */
 async function rerunWith(page, key, value, timeout = 300000) {
   const before = await page.textContent('[data-testid="summary"]');
-  await setNumber(page, key, value);
+  if (await page.$eval(`[data-testid="input-${key}"]`, (e) => e.tagName === 'SELECT')) {
+    await page.selectOption(`[data-testid="input-${key}"]`, value);
+    await page.waitForFunction(([k, v]) => new URLSearchParams(location.search).get(k) === v, [key, value]);
+  } else {
+    await setNumber(page, key, value);
+  }
   await page.waitForFunction(
     (before) => {
       const now = document.querySelector('[data-testid="summary"]').textContent;
@@ -77,7 +82,12 @@ async function rerunWith(page, key, value, timeout = 300000) {
 
 const ratio = (f) => f.emd / f.random;
 
-test('the Signal-map lesson walks DLG, Lemma 1, round length, the warm start, FedAvg and the defences', async () => {
+/** Waits for a card's figure to be on the page (a card that comes after the run's own: the
+ * comparison without the defence, the RMSE references). */
+const figureShown = (page, name, timeout = 180000) =>
+  page.waitForFunction((n) => { const t = document.querySelector(`[data-figure="${n}"]`)?.textContent ?? ''; return t !== '' && t !== '—'; }, name, { timeout });
+
+test('the Signal-map lesson walks DLG, Lemma 1, round length, the warm start, FedAvg, the defences, secure aggregation and central DP, every figure read from the cards', async () => {
   const { context, guard, page, errors } = await open('?lesson=signal', { attached: false });
   assert.equal(await step(page), 1);
   // 1. One round of the paper's cold start: the attacks land near the round's centroid.
@@ -85,17 +95,23 @@ test('the Signal-map lesson walks DLG, Lemma 1, round length, the warm start, Fe
   const one = await signal(page, 1);
   await cardInView(page);
   assert.ok(one.closest < 100, JSON.stringify(one));
+  const f1 = await figuresRead(page);
+  assert.equal(f1['signal.dlg'], one.dlg, JSON.stringify(f1));
   // 2. Lemma 1 lands at least as close as DLG (the keyboard moves the lesson on).
   await next(page, true);
   const cold = await signal(page, 3);
   await cardInView(page);
   assert.ok(cold.analytic <= cold.dlg, JSON.stringify(cold));
+  const f2 = await figuresRead(page);
+  assert.ok(f2['signal.analytic'] === cold.analytic && f2['signal.dlg'] === cold.dlg, JSON.stringify(f2));
   // 3. Shorter rounds leak more: 6-hour rounds against one weekly round.
   await next(page);
   assert.equal(await page.inputValue('[data-testid="input-T"]'), '6');
   const six = await signal(page);
   await cardInView(page);
   assert.ok(ratio(six) < 0.5 * ratio(cold) + 0.2 && ratio(six) < 0.45, JSON.stringify(six));
+  const f3 = await figuresRead(page);
+  assert.ok(f3['signal.emd'] === six.emd && f3['signal.random'] === six.random, JSON.stringify(f3));
   await page.selectOption('[data-testid="input-T"]', '168');
   const week = await signal(page, 1);
   assert.ok(ratio(week) > ratio(six) + 0.1, JSON.stringify({ six, week }));
@@ -105,9 +121,16 @@ test('the Signal-map lesson walks DLG, Lemma 1, round length, the warm start, Fe
   const warm = await signal(page);
   await cardInView(page);
   assert.ok(warm.dlg > 3 * cold.dlg && ratio(warm) > 0.8 && warm.rmse < cold.rmse / 5, JSON.stringify({ cold, warm }));
+  // … a map about as good as predicting the mean signal everywhere (the card Beside it).
+  await figureShown(page, 'signal.mean');
+  const f4 = await figuresRead(page);
+  assert.ok(f4['signal.dlg'] === warm.dlg && f4['signal.rmse'] === warm.rmse, JSON.stringify(f4));
+  assert.ok(Math.abs(f4['signal.rmse'] - f4['signal.mean']) < 0.35 * f4['signal.mean'], JSON.stringify(f4));
   // … and no guarantee: in another world the same learnt map still gives you away.
   const warm3 = await rerunWith(page, 'seed', '3');
   assert.ok(warm3.dlg < 100 && warm3.rmse < cold.rmse / 5, JSON.stringify(warm3));
+  await figureShown(page, 'signal.mean');
+  assert.equal((await figuresRead(page))['signal.dlg'], warm3.dlg);
   // 5. FedAvg: DLG diverges, the map is better; in this world (seed 1) the FedAvg-aware server
   // lands several times closer than DLG …
   await next(page);
@@ -117,6 +140,8 @@ test('the Signal-map lesson walks DLG, Lemma 1, round length, the warm start, Fe
   assert.ok(aware, await page.textContent('[data-testid="fedavg-error"]'));
   assert.ok(fedavg.diverged >= 50 && fedavg.rmse < cold.rmse, JSON.stringify(fedavg));
   assert.ok(2 * Number(aware[1]) < Number(aware[2]), aware[0]);
+  const f5 = await figuresRead(page);
+  assert.ok(f5['signal.aware'] === Number(aware[1]) && f5['signal.dlg'] === Number(aware[2]) && f5['signal.diverged'] === fedavg.diverged && f5['signal.rmse'] === fedavg.rmse, JSON.stringify(f5));
   // … but not in every world: with seed 5 the aware server lands further off than DLG.
   await rerunWith(page, 'seed', '5');
   const aware5 = (await page.textContent('[data-testid="fedavg-error"]')).match(/^(\d+) m \(DLG (\d+) m\)$/);
@@ -132,16 +157,23 @@ test('the Signal-map lesson walks DLG, Lemma 1, round length, the warm start, Fe
   const onPlaces = (await analyticPoints(page)).map(toNearestPlace);
   assert.ok(farthest.closest > 500 && farthest.rmse > fedavg.rmse + 5, JSON.stringify({ fedavg, farthest }));
   assert.ok(onPlaces.length >= 5 && onPlaces.every((d) => d < 30), JSON.stringify(onPlaces));
+  // … further than the same run without the defence (the card Without the defence).
+  await figureShown(page, 'signal.undefended');
+  const f6 = await figuresRead(page);
+  assert.ok(f6['signal.closest'] === farthest.closest && f6['signal.undefended'] < f6['signal.closest'] && f6['signal.rmse'] === farthest.rmse, JSON.stringify(f6));
   // 7. GeoInd's noise averages out in the centroid; local DP stops DLG and costs the map.
   await next(page);
   const geoind = await signal(page);
   await cardInView(page);
   assert.ok(geoind.closest < 150, JSON.stringify(geoind));
+  // (Its figures are read under local DP below: the step names local DP's total ε too.)
   await page.selectOption('[data-testid="input-def"]', 'dp');
   await setNumber(page, 'dpe', '1');
   await page.waitForFunction(() => /Local DP: your total ε.*\(ε = 1 per local step\)/.test(document.querySelector('[data-testid="summary"]').textContent), null, { timeout: 60000 });
   const dp = await signal(page);
   assert.ok(dp.diverged >= 80 && dp.closest > 150, JSON.stringify(dp));
+  const f7 = await figuresRead(page);
+  assert.ok(f7['signal.diverged'] === dp.diverged && f7['signal.analytic'] === dp.analytic && f7['signal.epsilon'] > 0, JSON.stringify(f7));
   // Its price where the map learns (FedAvg): no better than untrained, against step 5's map;
   // 40 releases a round instead of one (every local step is one: 5 epochs of 8 mini-batches).
   await setNumber(page, 'B', '20');
@@ -153,14 +185,52 @@ test('the Signal-map lesson walks DLG, Lemma 1, round length, the warm start, Fe
   );
   const dpAvg = await signal(page);
   assert.ok(dpAvg.releases > 20 * dp.releases && dpAvg.rmse > 85 && dpAvg.rmse > fedavg.rmse + 40, JSON.stringify({ dp, dpAvg, fedavg }));
-  console.log(JSON.stringify({ one, cold, six, week, warm, warm3, fedavg, aware: aware[0], aware5: aware5[0], farthest, onPlaces, geoind, dp, dpAvg }));
+  // Releases compose: forty a round spend far more ε in total than one.
+  const f7avg = await figuresRead(page);
+  assert.ok(f7avg['signal.rmse'] === dpAvg.rmse && f7avg['signal.epsilon'] > 2 * f7['signal.epsilon'], JSON.stringify({ f7, f7avg }));
+  // 8. Secure aggregation with six other users: the attacks land on the blend, hundreds of
+  // metres off where every update gave tens (step 2), and the map is no worse.
+  await next(page);
+  assert.equal(await page.inputValue('[data-testid="input-sees"]'), 'sum');
+  const sum = await signal(page);
+  await cardInView(page);
+  const f8 = await figuresRead(page);
+  assert.ok(f8['signal.closest'] === sum.closest && sum.closest > 100 && sum.closest > 3 * cold.closest, JSON.stringify({ cold, sum }));
+  // The same federation with every update: the attacks land close, and the map is the same.
+  const every = await rerunWith(page, 'sees', 'updates');
+  assert.ok(every.closest < sum.closest / 3 && every.rmse === sum.rmse, JSON.stringify({ sum, every }));
+  await rerunWith(page, 'sees', 'sum');
+  // No other users: the sum is your update, the attack lands as it did on every update.
+  const alone = await rerunWith(page, 'bg', '0');
+  assert.ok(alone.closest < sum.closest / 3 && alone.closest < 100, JSON.stringify({ sum, alone }));
+  // The n − 1 server: its Sybils fill the round, and it holds your update again …
+  await rerunWith(page, 'bg', '6');
+  const sybil = await rerunWith(page, 'sybil', '3');
+  assert.ok(sybil.closest < sum.closest / 3 && sybil.closest < 100, JSON.stringify({ sum, sybil }));
+  // … until the phones ask for seven genuine phones in a round: the blend again.
+  const cohort = await rerunWith(page, 'cohort', '7');
+  assert.ok(cohort.closest > 3 * sybil.closest && cohort.closest > 100, JSON.stringify({ sybil, cohort }));
+  // 9. Central DP on the sum: user-level ε composed over the rounds (less than the rounds'
+  // sum, more than one), ten or more; the map no better than untrained, against the mean's.
+  await next(page);
+  assert.equal(await page.inputValue('[data-testid="input-sees"]'), 'dp');
+  const central = await signal(page);
+  await cardInView(page);
+  await figureShown(page, 'signal.mean');
+  const f9 = await figuresRead(page);
+  const [total, round] = [f9['signal.user_epsilon'], f9['signal.round_epsilon']];
+  assert.ok(total > round && total < 5 * round && total >= 10, JSON.stringify(f9));
+  assert.ok(f9['signal.closest'] === central.closest && f9['signal.rmse'] === central.rmse && central.rmse > 70 && central.rmse > 3 * f9['signal.mean'], JSON.stringify({ central, f9 }));
+  console.log(JSON.stringify({ one, cold, six, week, warm, warm3, fedavg, aware: aware[0], aware5: aware5[0], farthest, onPlaces, geoind, dp, dpAvg, sum, every, alone, sybil, cohort, central, figures: { f1, f2, f3, f4, f5, f6, f7, f7avg, f8, f9 } }));
+  // The questions for the students follow the last step.
+  assert.match(await page.textContent('[data-testid="lesson-questions"]'), /Farthest Batch/);
   await page.screenshot({ path: screenshotPath('lesson-signal'), fullPage: false });
   // The sandbox: the lesson goes, the state the student reached stays.
   await page.click('[data-testid="lesson-sandbox"]');
   await page.waitForSelector('[data-testid="lesson"]', { state: 'detached' });
   const p = await params(page);
   assert.equal(p.lesson, undefined);
-  assert.equal(p.def, 'dp');
+  assert.equal(p.sees, 'dp');
   assert.deepEqual(guard.violations, []);
   assert.deepEqual(errors, []);
   await context.close();
