@@ -8,6 +8,7 @@ use whereabouts_core::geo::Metres;
 use whereabouts_core::world::roads::RoadNetwork;
 use whereabouts_engine::mobility::lab::{MobSummary, RoundRecord};
 use whereabouts_engine::mobility::lstm::WINDOW;
+use whereabouts_engine::mobility::membership::YourMembership;
 use whereabouts_engine::mobility::unicity::YourUnicity;
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -28,6 +29,8 @@ pub struct Scene {
     pub summary: Option<MobSummary>,
     /// How many of your points single you out, once the run is done.
     pub unicity: Option<YourUnicity>,
+    /// Were you in the count (the membership card), or why not, once the run is done.
+    pub membership: Option<Result<YourMembership, String>>,
     /// The worker is computing (not stopped at the round wanted, nor ended).
     pub running: bool,
     pub note: Option<String>,
@@ -63,10 +66,14 @@ impl Scene {
                 self.progress = None;
             }
             MobResponse::Idle {
-                summary, unicity, ..
+                summary,
+                unicity,
+                membership,
+                ..
             } => {
                 self.summary = Some(*summary);
                 self.unicity = unicity.map(|u| *u);
+                self.membership = membership.map(|m| *m);
                 self.running = false;
                 self.progress = None;
             }

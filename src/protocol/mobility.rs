@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use whereabouts_core::geo::Metres;
 use whereabouts_engine::mobility::config::MobConfig;
 use whereabouts_engine::mobility::lab::{MobSummary, RoundRecord};
+use whereabouts_engine::mobility::membership::YourMembership;
 use whereabouts_engine::mobility::study::StudyPoint;
 use whereabouts_engine::mobility::unicity::YourUnicity;
 
@@ -58,6 +59,10 @@ pub enum Response {
         /// How many of your points single you out among the city's people, once the run is
         /// done (`mobility/unicity.rs`).
         unicity: Option<Box<YourUnicity>>,
+        /// Were you in the count: the membership adversary's AUC against you on the city's
+        /// released counts, or why it could not be played, once the run is done
+        /// (`mobility/membership.rs`).
+        membership: Option<Box<Result<YourMembership, String>>>,
     },
     Error {
         generation: u32,

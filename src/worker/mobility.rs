@@ -10,9 +10,10 @@ use whereabouts_core::driver::Driver;
 use whereabouts_core::study::StudyRunner;
 use whereabouts_engine::mobility::config::MobConfig;
 use whereabouts_engine::mobility::lab::{MobEvent, MobLab};
+use whereabouts_engine::mobility::membership::{self, YourMembership};
 use whereabouts_engine::mobility::study::{self, StudyPoint, StudyRun};
 use whereabouts_engine::mobility::traces::Target;
-use whereabouts_engine::mobility::unicity::{self, YourUnicity};
+use whereabouts_engine::mobility::unicity::YourUnicity;
 use whereabouts_engine::mobility::visitor::{FileTarget, target_from_file};
 
 /// The most iterates of a trail sent to the page (a longer one is thinned evenly).
@@ -44,22 +45,26 @@ fn trail(lab: &MobLab) -> Vec<f32> {
     flat
 }
 
+/// The cards on the city's crowd for one run: unicity and membership (the release's AUC, or
+/// why it could not be played).
+type Cards = (YourUnicity, Result<YourMembership, String>);
+
 thread_local! {
-    /// The last run's unicity card: about a second's work, made once per run.
-    static UNICITY: std::cell::RefCell<Option<(u32, YourUnicity)>> = const { std::cell::RefCell::new(None) };
+    /// The last run's cards: about a second's work, made once per run.
+    static CARDS: std::cell::RefCell<Option<(u32, Cards)>> = const { std::cell::RefCell::new(None) };
 }
 
-/// The unicity card of run `generation` once it is done (made at its first idle after that).
-fn unicity(generation: u32, lab: &MobLab) -> Option<YourUnicity> {
-    UNICITY.with_borrow_mut(|cached| {
-        if let Some((g, u)) = cached.as_ref()
+/// The cards of run `generation` once it is done (made at its first idle after that).
+fn cards(generation: u32, lab: &MobLab) -> Option<Cards> {
+    CARDS.with_borrow_mut(|cached| {
+        if let Some((g, c)) = cached.as_ref()
             && *g == generation
         {
-            return Some(u.clone());
+            return Some(c.clone());
         }
-        let u = unicity::for_lab(lab)?;
-        *cached = Some((generation, u.clone()));
-        Some(u)
+        let c = membership::cards(lab)?;
+        *cached = Some((generation, c.clone()));
+        Some(c)
     })
 }
 
@@ -112,10 +117,12 @@ impl HostedLab for Mobility {
     }
 
     fn idle(generation: u32, lab: &MobLab) -> Response {
+        let (unicity, membership) = cards(generation, lab).unzip();
         say(MobResponse::Idle {
             generation,
             summary: Box::new(lab.summary()),
-            unicity: unicity(generation, lab).map(Box::new),
+            unicity: unicity.map(Box::new),
+            membership: membership.map(Box::new),
         })
     }
 

@@ -147,22 +147,40 @@ impl Logistic {
             weights: vec![0.0; d],
             bias: 0.0,
         };
-        let z: Vec<Vec<f64>> = x.iter().map(|row| model.standardise(row)).collect();
+        // A feature that is 0 in every row (nobody of these groups was there then) has mean 0,
+        // standardised value 0 and gradient 0: its weight stays 0, so the descent skips it —
+        // the same model, bit for bit, in a fraction of the time (most of the 840 (place, epoch)
+        // pairs are empty in a few hundred groups).
+        let active: Vec<usize> = (0..d)
+            .filter(|&j| x.iter().any(|row| row[j] != 0.0))
+            .collect();
+        let z: Vec<Vec<f64>> = x
+            .iter()
+            .map(|row| {
+                let z = model.standardise(row);
+                active.iter().map(|&j| z[j]).collect()
+            })
+            .collect();
+        let mut w = vec![0.0; active.len()];
         for _ in 0..ITERATIONS {
-            let mut grad = vec![0.0; d];
+            let mut grad = vec![0.0; active.len()];
             let mut grad_b = 0.0;
             for (row, &label) in z.iter().zip(y) {
-                let p = sigmoid(model.linear(row));
+                let linear = model.bias + row.iter().zip(&w).map(|(a, b)| a * b).sum::<f64>();
+                let p = sigmoid(linear);
                 let err = p - if label { 1.0 } else { 0.0 };
                 for (g, v) in grad.iter_mut().zip(row) {
                     *g += err * v / n;
                 }
                 grad_b += err / n;
             }
-            for (w, g) in model.weights.iter_mut().zip(&grad) {
+            for (w, g) in w.iter_mut().zip(&grad) {
                 *w -= STEP * (g + L2 * *w);
             }
             model.bias -= STEP * grad_b;
+        }
+        for (&j, w) in active.iter().zip(w) {
+            model.weights[j] = w;
         }
         model
     }

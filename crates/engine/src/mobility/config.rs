@@ -6,6 +6,7 @@ use super::attack::{InversionSettings, Optimiser};
 use super::central_dp::{self, CentralDp};
 use super::defence::Defence;
 use super::limits;
+use super::membership::Release;
 use super::objective::Distance;
 use super::traces::{Target, TraceKind};
 use serde::{Deserialize, Serialize};
@@ -269,6 +270,10 @@ pub struct MobConfig {
     /// (docs/papers.md, "Real data: foursquare-nyc").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub area: Option<[f64; 2]>,
+    /// The released counts the membership card plays against (`membership.rs`; the run does
+    /// not read it).
+    #[serde(default, skip_serializing_if = "is_default_release")]
+    pub release: Release,
 }
 
 impl Default for MobConfig {
@@ -292,6 +297,7 @@ impl Default for MobConfig {
             defence: Defence::None,
             tau_m: 500.0,
             area: None,
+            release: Release::default(),
         }
     }
 }
@@ -390,7 +396,7 @@ impl MobConfig {
         if self.sees == Sees::Dp {
             central_dp::validate(&self.central_dp, self.trainers())?;
         }
-        Ok(())
+        self.release.validate()
     }
 
     /// Users who train in a round: the one client and its co-participants, or every user of
@@ -401,6 +407,10 @@ impl MobConfig {
             Federation::FedAvg => self.users,
         }
     }
+}
+
+fn is_default_release(r: &Release) -> bool {
+    *r == Release::default()
 }
 
 fn is_zero(n: &usize) -> bool {

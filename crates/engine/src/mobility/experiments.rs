@@ -37,7 +37,7 @@ pub use defences::{EPSILONS, format_epsilon};
 pub use membership::Membership;
 pub use real::RealTargets;
 pub use secure::SecureSum;
-pub use unicity::{Unicity, people as unicity_people};
+pub use unicity::{Unicity, city_people, people as unicity_people};
 
 /// How many repeats the authors' code averages each figure over; we run [`Scale::seeds`] (5)
 /// to give each figure with its 95% interval.

@@ -37,6 +37,10 @@ pub const AREA_HALF_M: Limit = closed(250.0, 50_000.0, "between 250 m and 50 km"
 /// With the noise added by the phones, the clip and z together are also held inside the secure
 /// sum's ±64 a coordinate (`config.rs`, `central_dp::no_wrap`).
 pub const DP_CLIP: Limit = positive(4.0, "between 0 (not included) and 4");
+/// The membership card's release (`membership.rs`): people in a group, m (at most a quarter of
+/// the 99 others of the card's least crowd), and the counts' user-level ε per release.
+pub const GROUP: Limit = whole(2.0, 24.0, "a whole number from 2 to 24");
+pub const RELEASE_EPSILON: Limit = positive(1000.0, "above 0, at most 1,000");
 /// Under `sees = sum`, the server's own phones in a round (the n − 1 attack; 0: none) and the
 /// least number of genuine phones a phone sends in (1: any): the core's, the same in every lab.
 pub use whereabouts_core::secagg::sybil::{MIN_GENUINE, SYBILS};

@@ -29,6 +29,7 @@ pub mod lab;
 pub mod limits;
 pub mod lstm;
 pub mod mapping;
+pub mod membership;
 pub mod metrics;
 pub mod objective;
 pub mod optim;

@@ -10,6 +10,7 @@
 use super::config::{Calibration, Federation, Init, Mapping, Method, MobConfig, Start};
 use super::defence::{Audit, Defence, DpClip};
 use super::limits;
+use super::membership::RELEASE_EPSILON;
 use super::traces::{Target, TraceKind};
 use whereabouts_core::choices;
 use whereabouts_core::geo::Metres;
@@ -22,7 +23,9 @@ pub const YOU: &str = "Your trajectory";
 pub const ATTACK: &str = "The server's attack";
 pub const DEFENCE: &str = "Your phone's defence";
 pub const TRAINING: &str = "Training and the city";
-pub const SECTIONS: [&str; 4] = [YOU, ATTACK, DEFENCE, TRAINING];
+/// The membership card's release (shown on the card "Were you in the count?", not the panel).
+pub const RELEASE: &str = "The released counts";
+pub const SECTIONS: [&str; 5] = [YOU, ATTACK, DEFENCE, TRAINING, RELEASE];
 
 /// The link's key for hidden controls, and the groups of controls besides the settings: the
 /// route, the study, the map's layers and the visitor's own data (`m.data`, as `d.data` and
@@ -449,6 +452,34 @@ pub const SETTINGS: &[Row] = &[
         TRAINING,
         "Everything random (the streets, the users, the model's first weights, the attack's random starts, the defences' noise) comes from this number: the same seed gives the same run, here and in the command line."
     ),
+    Row::number("m.group", "People in a group m", RELEASE, "1", limits::GROUP)
+        .help("The city publishes, for a group of m people, how many of them were in each of its 30 busiest places (500 m squares) during each six hours of the week. The smaller the group, the more one person's visits stand out in its counts. At most 24: a group is drawn from half of the city's other 99 people, and a group that took nearly all of them would be nearly the same group every time.")
+        .get(|c| c.release.group.to_string())
+        .set(|c, v| {
+            c.release.group = number(v, &limits::GROUP)? as usize;
+            Ok(())
+        }),
+    Row::toggle("m.aggdp", "Noise on the counts (DP)", RELEASE)
+        .help("Off: the exact counts are published. On: user-level differential privacy per release — each person's (place, six hours) pairs are capped at 20 (a random 20 kept), and Laplace noise of scale 20/ε is added to every count, so adding or removing one person changes the chance of any release by a factor of at most e^ε (δ = 0). The adversary knows the mechanism and learns from noised counts too.")
+        .get(|c| flag_text(c.release.epsilon.is_some()))
+        .set(|c, v| {
+            let on = flag(v)?;
+            if on != c.release.epsilon.is_some() {
+                c.release.epsilon = on.then_some(RELEASE_EPSILON);
+            }
+            Ok(())
+        }),
+    Row::number("m.aggeps", "The counts' ε", RELEASE, "0.1", limits::RELEASE_EPSILON)
+        .help("The released counts' user-level ε, per release, δ = 0: it protects a person — all of their visits in the week — against adding or removing them from a group (the game's groups with and without you differ by you swapped for someone else, for which the bound is 2ε). Each count's noise is Laplace of scale 20/ε: a count is off by 20/ε people on average (20 at ε = 1), against counts of at most m. Every further release of the same people adds its ε.")
+        .get(|c| trim(c.release.epsilon.unwrap_or(RELEASE_EPSILON)))
+        .set(|c, v| {
+            let e = number(v, &limits::RELEASE_EPSILON)?;
+            if let Some(x) = &mut c.release.epsilon {
+                *x = e;
+            }
+            Ok(())
+        })
+        .relevant(|c| c.release.epsilon.is_some()),
     // Last in the table, so that a link's training and co-participants are in place before the
     // minimum is checked against them (the panel shows it among the defences).
     min_genuine_row("m.cohort", DEFENCE),
@@ -458,6 +489,7 @@ pub const SETTINGS: &[Row] = &[
 mod tests {
     use super::*;
     use crate::mobility::config::AttackConfig;
+    use crate::mobility::membership::{CAP, Release};
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
     use whereabouts_core::privacy::central::{CentralDp, NoiseAt};
@@ -513,6 +545,10 @@ mod tests {
                 audit: Audit::PreviousRound,
             },
             tau_m: 1000.0,
+            release: Release {
+                group: 12,
+                epsilon: Some(0.5),
+            },
             ..lab_default()
         };
         check_rows(
@@ -548,6 +584,11 @@ mod tests {
                 ("m.sybil", "-1"),
                 ("m.cohort", "0"),
                 ("m.cohort", "2.5"),
+                ("m.group", "1"),
+                ("m.group", "25"),
+                ("m.aggdp", "maybe"),
+                ("m.aggeps", "0"),
+                ("m.aggeps", "1001"),
             ],
         );
         assert!(c.validate().is_ok());
@@ -604,11 +645,46 @@ mod tests {
             ("m.eps", "1000000"),
             ("m.dpclip", "4"),
             ("m.dpz", "20"),
+            ("m.group", "24"),
+            ("m.aggdp", "1"),
+            ("m.aggeps", "1000"),
         ] {
             set(SETTINGS, &mut c, key, edge).unwrap();
         }
         assert!(c.validate().is_ok(), "{:?}", c.validate());
         assert!(lab_default().validate().is_ok());
+    }
+
+    /// The membership card's release: noise off keeps no ε, on starts at the lab's, and the
+    /// help's cap is the engine's.
+    #[test]
+    fn the_release_rows_say_their_cap_and_refuse_by_name() {
+        let mut c = lab_default();
+        assert_eq!(c.release, Release::default());
+        set(SETTINGS, &mut c, "m.aggeps", "3").unwrap();
+        assert_eq!(c.release.epsilon, None, "ε without the noise has no effect");
+        set(SETTINGS, &mut c, "m.aggdp", "1").unwrap();
+        assert_eq!(c.release.epsilon, Some(RELEASE_EPSILON));
+        set(SETTINGS, &mut c, "m.aggeps", "0.2").unwrap();
+        assert_eq!(c.release.epsilon, Some(0.2));
+        assert_eq!(
+            set(SETTINGS, &mut c, "m.group", "30").unwrap_err(),
+            "People in a group m: must be a whole number from 2 to 24 (not 30)"
+        );
+        let e = MobConfig {
+            release: Release {
+                group: 5,
+                epsilon: Some(-1.0),
+            },
+            ..lab_default()
+        }
+        .validate()
+        .unwrap_err();
+        assert!(e.starts_with("release.epsilon"), "{e}");
+        for key in ["m.aggdp", "m.aggeps"] {
+            let help = whereabouts_core::setting::find(SETTINGS, key).unwrap().help;
+            assert!(help.contains(&format!("{CAP}/ε")), "{key}: {help}");
+        }
     }
 
     /// A round the city cannot fill is refused by the row and by the engine, naming the

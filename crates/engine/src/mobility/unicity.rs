@@ -9,7 +9,6 @@
 //! §3j).
 
 use super::config::MobConfig;
-use super::lab::MobLab;
 use super::lstm::WINDOW;
 use super::traces::{self, Fix, TraceKind};
 use serde::{Deserialize, Serialize};
@@ -62,6 +61,11 @@ pub fn yours(config: &MobConfig, roads: &RoadNetwork, target: &[Fix]) -> YourUni
         config.seed,
     );
     people[0] = target.to_vec();
+    of_crowd(config, &people)
+}
+
+/// The card for the first of `people` (the target, among the city's check-in people).
+pub fn of_crowd(config: &MobConfig, people: &[Vec<Fix>]) -> YourUnicity {
     let crowd = |resolution: &Resolution| {
         Population::new(
             people
@@ -86,16 +90,6 @@ pub fn yours(config: &MobConfig, roads: &RoadNetwork, target: &[Fix]) -> YourUni
             .map(|p| timed.unicity(p, CITY_DRAWS, config.seed).epsilon())
             .collect(),
     }
-}
-
-/// The card for `lab`'s target once its run is done (about a second's work, so not before;
-/// the studies never ask). `None` while it runs, and for the synthetic bus: a vehicle among
-/// people says nothing.
-pub fn for_lab(lab: &MobLab) -> Option<YourUnicity> {
-    let config = lab.config();
-    let bus =
-        config.data == TraceKind::Vehicle && matches!(config.target, traces::Target::Synthetic);
-    (lab.rounds_done() >= config.rounds && !bus).then(|| yours(config, lab.roads(), lab.target()))
 }
 
 #[cfg(test)]

@@ -7,23 +7,15 @@
 
 use super::Scale;
 use super::unicity::Source;
+use crate::mobility::membership::{CAP, CITY_PEOPLE, EPOCH_H, ROI_CELL_M, ROIS, Release, marks};
 use crate::mobility::traces::Fix;
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 use std::sync::Arc;
-use whereabouts_core::membership::{Game, play};
+use whereabouts_core::membership::play;
 use whereabouts_core::stats::Estimate;
 use whereabouts_core::sweep::{Runs, Sweep, each};
 use whereabouts_core::table::Table;
-use whereabouts_core::unicity::{Resolution, points};
 
-/// The regions of interest: the busiest cells (by people who visit them) of this side, metres.
-pub const ROI_CELL_M: f64 = 500.0;
-pub const ROIS: usize = 30;
-/// The epochs: bins of the hour of the week, hours (28 a week).
-pub const EPOCH_H: f64 = 6.0;
-/// A person's marks in one aggregate at most (the DP bound).
-pub const CAP: usize = 20;
 /// Aggregates to train on and released ones to score, each half with the target.
 pub const TRAIN: usize = 200;
 pub const TEST: usize = 200;
@@ -31,9 +23,6 @@ pub const TEST: usize = 200;
 pub const TARGETS: usize = 5;
 /// The releases' user-level ε (`None`: exact counts).
 pub const EPSILONS: [Option<f64>; 4] = [None, Some(10.0), Some(1.0), Some(0.1)];
-
-/// The city's people in this study, at every scale.
-pub const CITY_PEOPLE: usize = 100;
 
 /// The group sizes m: the city's (a quarter of its 99 others at most) and the real data's.
 pub const CITY_GROUPS: [usize; 3] = [5, 10, 20];
@@ -55,51 +44,6 @@ pub struct Outcome {
     pub aucs: Vec<f64>,
 }
 
-/// Each person's marks, the (ROI, epoch) features they were in: the [`ROIS`] cells most
-/// people visit, and the number of features.
-pub fn marks(people: &[Vec<Fix>]) -> (Vec<Vec<u32>>, usize) {
-    let resolution = Resolution {
-        cell_m: ROI_CELL_M,
-        bin_s: Some(EPOCH_H * 3600.0),
-    };
-    let traces: Vec<Vec<(i64, i64, i64)>> = people
-        .iter()
-        .map(|f| points(f.iter().map(|x| (x.at, x.time)), &resolution))
-        .collect();
-    let mut visitors: HashMap<(i64, i64), usize> = HashMap::new();
-    for t in &traces {
-        let mut cells: Vec<(i64, i64)> = t.iter().map(|p| (p.0, p.1)).collect();
-        cells.sort_unstable();
-        cells.dedup();
-        for c in cells {
-            *visitors.entry(c).or_default() += 1;
-        }
-    }
-    let mut busiest: Vec<((i64, i64), usize)> = visitors.into_iter().collect();
-    // The most visited first; ties by the cell, so the choice does not depend on hashing.
-    busiest.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let roi: HashMap<(i64, i64), u32> = busiest
-        .iter()
-        .take(ROIS)
-        .enumerate()
-        .map(|(i, (c, _))| (*c, i as u32))
-        .collect();
-    let epochs = (7.0 * 24.0 / EPOCH_H) as u32;
-    let marks = traces
-        .iter()
-        .map(|t| {
-            let mut m: Vec<u32> = t
-                .iter()
-                .filter_map(|p| roi.get(&(p.0, p.1)).map(|r| r * epochs + p.2 as u32))
-                .collect();
-            m.sort_unstable();
-            m.dedup();
-            m
-        })
-        .collect();
-    (marks, ROIS * epochs as usize)
-}
-
 /// The AUC against each of [`TARGETS`] targets drawn from `seed` among the people with a mark.
 pub fn measure(
     people: &[Vec<Fix>],
@@ -108,13 +52,8 @@ pub fn measure(
     seed: u64,
 ) -> Result<Outcome, String> {
     let (marks, features) = marks(people);
-    let game = Game {
-        group,
-        train: TRAIN,
-        test: TEST,
-        cap: CAP,
-        epsilon,
-    };
+    // The card's game too (`mobility/membership.rs`), with the study's sizes.
+    let game = Release { group, epsilon }.game(TRAIN, TEST);
     let mut eligible: Vec<usize> = (0..marks.len()).filter(|&i| !marks[i].is_empty()).collect();
     whereabouts_core::rng::Stream::new(seed, "membership-targets").shuffle(&mut eligible);
     let aucs = eligible
@@ -237,22 +176,6 @@ impl Sweep for Membership {
 mod tests {
     use super::*;
     use crate::mobility::experiments::unicity::city_people;
-    use whereabouts_core::geo::Metres;
-
-    #[test]
-    fn the_busiest_cells_become_the_features() {
-        let fix = |east: f64, time: f64| Fix {
-            time,
-            at: Metres { east, north: 0.0 },
-        };
-        // Cell 0 visited by two people, cell 10 by one.
-        let people = vec![vec![fix(10.0, 0.0), fix(5000.0, 0.0)], vec![fix(20.0, 0.0)]];
-        let (m, features) = marks(&people);
-        assert_eq!(features, ROIS * 28);
-        // The busiest cell is ROI 0; both people mark it in the same epoch.
-        assert_eq!(m[0][0], m[1][0]);
-        assert_eq!(m[0].len(), 2);
-    }
 
     #[test]
     fn the_quick_study_plans_every_group_and_epsilon_and_a_game_gives_aucs() {
