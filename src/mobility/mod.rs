@@ -10,6 +10,7 @@
 pub mod controls;
 pub mod lesson;
 pub mod map;
+pub mod membership;
 pub mod results;
 pub mod scene;
 pub mod settings;

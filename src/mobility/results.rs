@@ -4,6 +4,7 @@
 
 use super::MobState;
 use super::map::GUESS_COLOUR;
+use super::membership::MembershipCard;
 use super::unicity::UnicityCard;
 use crate::ui::basemap::format_distance;
 use crate::ui::chart::{Axis, Chart, Point, Series};
@@ -480,6 +481,7 @@ pub fn MobResults(state: MobState) -> impl IntoView {
                     }}
                 </div>
                 <UnicityCard state=state/>
+                <MembershipCard state=state/>
             </div>
             <p class="sr-only" id="mob-summary" aria-live="polite" data-testid="mob-summary">{move || {
                 let r = record()?;
