@@ -292,6 +292,8 @@ pub fn Results(state: LabState) -> impl IntoView {
         let mut dp = s.dp_epsilon.map_or(String::new(), |e| {
             dp_text(e, s.dp_releases, &state.settings.get())
         });
+        // GeoInd's ε per fix and for the whole trajectory (the engine's words).
+        dp.push_str(&s.geoind.as_ref().map_or(String::new(), |g| g.text()));
         dp.push_str(
             &s.central_dp
                 .as_ref()

@@ -526,6 +526,9 @@ pub struct Summary {
     pub dp_releases: Option<usize>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
+    /// Under GeoInd: what its ε composes to over the run (per fix, the whole trajectory).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub geoind: Option<Box<crate::signal_map::defence::geoind::GeoIndLoss>>,
     /// What the model's RMSE is measured against: the mean predictor and the centralised
     /// model on the same data (`Lab::references`; filled by whoever asks for it, once a run).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -172,6 +172,7 @@ mod tests {
             dp_epsilon: None,
             dp_releases: None,
             stopped: None,
+            geoind: None,
             references: None,
             median_step_error_m: None,
             fedavg: None,

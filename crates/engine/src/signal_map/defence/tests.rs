@@ -128,6 +128,19 @@ fn geoind_noise_moves_what_the_server_sees() {
 }
 
 #[test]
+fn a_geoind_run_sends_each_fix_once_and_its_summary_counts_every_one() {
+    let (lab, records) = run(campus(Defence::GeoInd {
+        epsilon_per_m: 0.005,
+    }));
+    let sent: usize = records.iter().map(|r| r.batch_points).sum();
+    assert!(sent > 0 && records.iter().all(|r| r.batch_points == r.points));
+    let loss = lab.summary().geoind.expect("GeoInd states its ε");
+    assert_eq!((loss.releases_per_fix, loss.reports), (1, sent));
+    // Other defences state none.
+    assert_eq!(run(campus(Defence::None)).0.summary().geoind, None);
+}
+
+#[test]
 fn a_gan_obfuscated_run_completes_and_reports_its_figures() {
     let (_, plain) = run(campus(Defence::None));
     let (lab, gan) = run(campus(Defence::Gan { rho: 0.5 }));

@@ -275,7 +275,7 @@ const FINGERPRINTS: &[(&str, &str)] = &[
         "8e904d1e35d9bc14",
     ),
     ("local DP, budget stop", "993ea4be15f41059"),
-    ("GeoInd", "065e033a2b4f9805"),
+    ("GeoInd", "8c29b64db96e1a6b"),
     ("GAN obfuscation", "94a4cf0e924b5f11"),
     ("imported file", "7aee402f268a6295"),
 ];
@@ -326,7 +326,7 @@ const FINGERPRINTS: &[(&str, &str)] = &[
         "58d227866fee0738",
     ),
     ("local DP, budget stop", "48dfe021b6432ffb"),
-    ("GeoInd", "1bf291b0118555e1"),
+    ("GeoInd", "27b5c6c8fb1709bf"),
     ("GAN obfuscation", "3e117699709ce6c6"),
     ("imported file", "0739a52d9b677d13"),
 ];

@@ -306,6 +306,16 @@ pub(crate) fn summarize(
         dp_epsilon: records.last().and_then(|r| r.dp_epsilon),
         dp_releases: records.last().and_then(|r| r.dp_releases),
         stopped: None,
+        geoind: match config.defence {
+            crate::signal_map::defence::Defence::GeoInd { epsilon_per_m } => Some(Box::new(
+                crate::signal_map::defence::geoind::GeoIndLoss::of(
+                    epsilon_per_m,
+                    &records.iter().map(|r| r.batch_points).collect::<Vec<_>>(),
+                    config.fl.cumulative,
+                ),
+            )),
+            _ => None,
+        },
         references: None,
         median_step_error_m: metrics::median(
             &dlg.iter()
