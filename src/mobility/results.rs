@@ -21,11 +21,21 @@ use whereabouts_engine::mobility::settings::DEFENCE_EPSILON;
 const ROUND_HELP: &str = "In round t your phone trains on the window of positions t … t + 7 with t + 8 as the label, and sends its update. The server makes up a window and moves it, step by step, until its gradient matches yours ([002] §3). ASR, the attack success rate: the share of the 8 positions it puts within the success radius τ — scored, as in the paper, on its averaged estimates when calibration is on. AIT: the mean first iteration at which a found position came within τ (lower: found faster).";
 const MEAN_HELP: &str = "The success rate of every round so far and its mean over the rounds (the paper's Table 3 reports it by round). With ST-GIA's initialisation each round starts from the last one's answer, so one good round helps the next. A round whose attack diverged — its optimiser left the finite numbers, or its guess left the city by more than ten times your trajectory's extent — found nothing: it is left out of the mean (the count is shown), out of the averaging, and the next round starts afresh instead of from it.";
 const POINTS_HELP: &str = "Each position of the round's window: how far the server's reconstruction in this round landed, and how far its average over every round whose window held the position (calibration, Eq. 9; rounds whose attack diverged are left out). The next position is the label the phone trained towards.";
-const BUDGET_HELP: &str = "DP-SGD: ε per round, at δ = 10⁻⁵, is what each round's noise guarantees for that round's window (its 8 positions and the next one) against a server that sees your phone's own update. The rounds add up: the total ε after n rounds (Rényi-DP accounting, read at δ = 10⁻⁵) is what protects your whole trajectory trained on so far. Both are upper bounds from different accountings — after one round the total is already above the round's own ε. DP-SGD as in the authors' code states its ε for a change of 0.2 in each of the model's 6 tensors, but the whole update can move by 2 × 0.2 × √6: the card shows the true ε beside the stated one. GeoI and GeoGI: ε per km every round, so T × ε per km over T rounds. Adaptive PGEM spends a total ε over the rounds ([002] Eqs. 10–12): ε_t = e^(−γ_t)·(what is left), with γ_t = ½·ASR_t + ½/AIT_t from the measured risk, so a risky round takes less of what is left … and since γ_t ≤ 1, each round takes at least 37% of it: most of the budget goes in the first rounds. Each segment is one round's ε_t.";
+const BUDGET_HELP: &str = "DP-SGD: ε per round, at δ = 10⁻⁵, is what each round's noise guarantees for that round's window (its 8 positions and the next one) against a server that sees your phone's own update. The rounds add up: the total ε after n rounds (Rényi-DP accounting, read at δ = 10⁻⁵) is what protects your whole trajectory trained on so far. Both are upper bounds from different accountings — after one round the total is already above the round's own ε. DP-SGD as in the authors' code states its ε for a change of 0.2 in each of the model's 6 tensors, but the whole update can move by 2 × 0.2 × √6: the card shows the true ε beside the stated one. GeoI and GeoGI: ε per km every round — and every round re-noises all 9 positions of its window, which slides by one, so over T rounds any one position is sent up to 9 times (min(T, 9) × ε per km) and your whole trajectory, each position moved by up to a km, gets 9 × T × ε per km (δ = 0, basic composition); the card shows both. Adaptive PGEM spends a total ε over the rounds ([002] Eqs. 10–12): ε_t = e^(−γ_t)·(what is left), with γ_t = ½·ASR_t + ½/AIT_t from the measured risk, so a risky round takes less of what is left … and since γ_t ≤ 1, each round takes at least 37% of it: most of the budget goes in the first rounds. Each segment is one round's ε_t. The budget bounds any one position; since a round noises 9, your whole trajectory gets at most 9 × ε per km.";
 const UTILITY_HELP: &str = "What the model is for: its mean error in predicting the next position on windows it never trained on (held out after the training rounds), and recall@5 — the share of those windows where the true next place is among the 5 of the user's places nearest the prediction (our reading of the paper's recall@5 for a regression model). Beside it, on the same windows, the trivial predictor \"stay where you are\" (the window's last position as the next): a model no better has learnt nothing about where you go. Under central DP it is the model trained on the noised sums; the same run with only the sum is the model without the noise. Known when the last round is done.";
 
 fn percent(x: f64) -> String {
     format!("{:.0}%", 100.0 * x)
+}
+
+/// What a location defence's ε composes to after `rounds` rounds, in the engine's words
+/// ([`LocationLoss`](whereabouts_engine::mobility::defence::LocationLoss)); nothing before the
+/// first.
+fn location_loss_text(defence: &Defence, rounds: usize) -> String {
+    match defence.location_loss(rounds) {
+        Some(l) if rounds > 0 => format!(" {}", l.text(rounds)),
+        _ => String::new(),
+    }
 }
 
 /// What DP-SGD's ε in record `r` means: per round, the total after its round, and for the
@@ -379,6 +389,7 @@ pub fn MobResults(state: MobState) -> impl IntoView {
                 {segments}
             </svg>
             <p class="sub">{format!("{} of ε = {total} spent over {} rounds", percent(used / total), spent.len())}</p>
+            <p class="sub" data-testid="mob-location-loss">{state.settings.with(|s| location_loss_text(&s.defence, spent.len()))}</p>
             {last.map(|(e, audit)| view! {
                 <p class="sub" data-testid="mob-epsilon">{format!("this round: ε_t = {e:.3}{}", audit.map(|(a, i)|
                     format!(", from a measured risk of ASR {} and AIT {i:.0}", percent(a))).unwrap_or_default())}</p>
@@ -396,7 +407,8 @@ pub fn MobResults(state: MobState) -> impl IntoView {
             }),
             Defence::GeoI { epsilon } | Defence::GeoGi { epsilon } => Some((
                 format!(
-                    "ε = {epsilon} per km in every round: your phone trains on the purple points instead of yours."
+                    "ε = {epsilon} per km in every round: your phone trains on the purple points instead of yours.{}",
+                    location_loss_text(&s.defence, record().map_or(0, |r| r.round + 1))
                 ),
                 None,
             )),
