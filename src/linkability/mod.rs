@@ -28,7 +28,27 @@ pub static SPEC: crate::lab_spec::LabSpec = crate::lab_spec::LabSpec {
             .collect()
     },
     lesson: &lesson::LESSON,
-    figures: &[],
+    figures: &[
+        "linkability.rank",
+        "linkability.new",
+        "linkability.times",
+        "linkability.ap",
+        "linkability.chance",
+        "linkability.top1",
+        "linkability.top5",
+        "linkability.matching",
+        "linkability.rmse",
+        "linkability.mean",
+        "linkability.central",
+        "linkability.sums",
+        "linkability.summed",
+        "linkability.devices",
+        "linkability.epsilon",
+        "linkability.epsilon_round",
+        "linkability.rounds",
+        "linkability.delta",
+        "linkability.noise",
+    ],
 };
 
 use crate::protocol::{LabKind, LinkResponse, Request, Response, RunRequest};

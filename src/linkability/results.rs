@@ -77,6 +77,24 @@ pub fn central_dp_text(c: &CentralDpSummary) -> String {
     )
 }
 
+/// [`central_dp_text`] with its figures marked for the lessons: the total ε, the last round's,
+/// the rounds and δ.
+fn central_dp_view(c: &CentralDpSummary) -> impl IntoView + use<> {
+    let by = match c.noise_at {
+        NoiseAt::Trusted => "noise added by a trusted aggregator",
+        NoiseAt::Distributed => "noise added by the devices",
+    };
+    view! {
+        {format!("Central DP (DP-FedAvg, {by}, q = {}, z = {}): your user-level ε is ", c.sampling_rate, c.noise_multiplier)}
+        <span data-figure="linkability.epsilon">{format!("{:.2}", c.epsilon_total)}</span>" over "
+        <span data-figure="linkability.rounds">{c.rounds.to_string()}</span>
+        {format!(" round{} (δ = ", if c.rounds == 1 { "" } else { "s" })}
+        <span data-figure="linkability.delta">{format!("{:e}", c.delta)}</span>"), "
+        <span data-figure="linkability.epsilon_round">{format!("{:.2}", c.epsilon_round)}</span>
+        " for the last round alone — it bounds what the noised sums tell about your whole data, both devices', being used at all."
+    }
+}
+
 #[component]
 pub fn Results(state: LinkState) -> impl IntoView {
     // The figures without the map and the confusion (thousands of numbers each, drawn by their
@@ -128,26 +146,29 @@ pub fn Results(state: LinkState) -> impl IntoView {
         let s = summary()?;
         Some(view! {
             <p class="big" data-testid="link-round-sums" data-sums=s.round_sums.to_string()>
-                {format!("{} round sums", s.round_sums)}
+                <span data-figure="linkability.sums">{s.round_sums.to_string()}</span>" round sums"
             </p>
-            <p class="sub">{format!(
-                "The server unmasked one sum a round — {} updates from {} devices added up — and holds no update of any device: nothing to train its attack on, nothing to attribute, no device of yours to rank.",
-                s.summed_updates, 2 * s.people
-            )}</p>
+            <p class="sub">"The server unmasked one sum a round — "
+                <span data-figure="linkability.summed">{s.summed_updates.to_string()}</span>" updates from "
+                <span data-figure="linkability.devices">{(2 * s.people).to_string()}</span>
+                " devices added up — and holds no update of any device: nothing to train its attack on, nothing to attribute, no device of yours to rank."
+            </p>
             <p class="sub">"What a server that learnt everyone's known devices before secure aggregation still gets from sums — its first answer against the number of devices in a sum — is the table “Under secure aggregation” in docs/reproduce-linkability.md ("<code>"whereabouts reproduce --lab linkability --study secure-sum"</code>")."</p>
             {(s.clipped > 0).then(|| view! { <p class="sub">{format!("{} coordinates were clipped on the way into the sums.", s.clipped)}</p> })}
             {s.central_dp.as_ref().map(|c| {
                 let last = s.central_rounds.last();
                 view! {
                     <p class="sub" data-testid="link-central-dp" data-epsilon=format!("{:.4}", c.epsilon_total) data-epsilon-round=format!("{:.4}", c.epsilon_round) data-delta=c.delta.to_string()>
-                        {central_dp_text(c)}
+                        {central_dp_view(c)}
                     </p>
-                    <p class="sub">{format!(
-                        "The noise on each number of the average the map moved by: standard deviation {}; {} of the devices' changes were cut to the clip{}.",
-                        last.map_or("—".into(), |r| format!("{:.3}", r.noise_std)),
-                        s.dp_clipped_updates,
-                        last.map_or(String::new(), |r| format!(" (C = {:.2} in the last round)", r.clip)),
-                    )}</p>
+                    <p class="sub">"The noise on each number of the average the map moved by: standard deviation "
+                        <span data-figure="linkability.noise">{last.map_or("—".into(), |r| format!("{:.3}", r.noise_std))}</span>
+                        {format!(
+                            "; {} of the devices' changes were cut to the clip{}.",
+                            s.dp_clipped_updates,
+                            last.map_or(String::new(), |r| format!(" (C = {:.2} in the last round)", r.clip)),
+                        )}
+                    </p>
                 }
             })}
         }.into_any())
@@ -158,7 +179,8 @@ pub fn Results(state: LinkState) -> impl IntoView {
         let rank = s.your_rank?;
         Some(view! {
             <p class="big" data-testid="link-your-rank" data-rank=rank.to_string() data-of=n.to_string()>
-                {format!("#{}", rank_text(rank))}<span class="of">{format!(" of {n}")}</span>
+                "#"<span data-figure="linkability.rank">{rank_text(rank)}</span>
+                <span class="of">" of "<span data-figure="linkability.new">{n.to_string()}</span></span>
             </p>
             <p class="sub">{if rank == 1.0 {
                 "The server's first answer to “which new device is this person's?” is your new device.".to_string()
@@ -232,10 +254,14 @@ pub fn Results(state: LinkState) -> impl IntoView {
                     {move || match summary().and_then(|s| Some((s.identification?, s.attack?))) {
                         Some((m, attack)) => view! {
                             <p class="big" data-testid="link-ap" data-ap=format!("{:.4}", m.mean_ap) data-over-chance=format!("{:.3}", m.over_chance())>
-                                {format!("{:.0}× chance", m.over_chance())}
+                                <span data-figure="linkability.times">{format!("{:.0}×", m.over_chance())}</span>" chance"
                             </p>
-                            <p class="sub">{format!("{}: mean AP {} (chance {}) · top-1 {} · top-5 {}",
-                                attack.short_label(), percent(m.mean_ap), percent(m.chance_ap), percent(m.top1), percent(m.top5))}</p>
+                            <p class="sub">{format!("{}: mean AP ", attack.short_label())}
+                                <span data-figure="linkability.ap">{percent(m.mean_ap)}</span>" (chance "
+                                <span data-figure="linkability.chance">{percent(m.chance_ap)}</span>") · top-1 "
+                                <span data-figure="linkability.top1">{percent(m.top1)}</span>" · top-5 "
+                                <span data-figure="linkability.top5">{percent(m.top5)}</span>
+                            </p>
                         }.into_any(),
                         None => view! { <p class="sub">"…"</p> }.into_any(),
                     }}
@@ -245,7 +271,7 @@ pub fn Results(state: LinkState) -> impl IntoView {
                     {m_text}
                     {move || match summary().and_then(|s| s.matching_ap) {
                         Some(ap) => view! {
-                            <p class="big" data-testid="link-matching" data-ap=format!("{ap:.4}")>{percent(ap)}</p>
+                            <p class="big" data-testid="link-matching" data-ap=format!("{ap:.4}")><span data-figure="linkability.matching">{percent(ap)}</span></p>
                             <p class="sub">"AP over balanced pairs of a known and a new device; chance 50%"</p>
                         }.into_any(),
                         None => view! { <p class="sub">"…"</p> }.into_any(),
@@ -256,7 +282,7 @@ pub fn Results(state: LinkState) -> impl IntoView {
                     {g_text}
                     {move || match summary().and_then(|s| Some((s.test_rmse?, s.people, s.rounds_done, s.updates, s.round_sums, s.summed_updates))) {
                         Some((rmse, people, rounds, updates, sums, summed)) => view! {
-                            <p class="big" data-testid="link-rmse" data-rmse=format!("{rmse:.4}")>{format!("{rmse:.2} dB")}</p>
+                            <p class="big" data-testid="link-rmse" data-rmse=format!("{rmse:.4}")><span data-figure="linkability.rmse">{format!("{rmse:.2} dB")}</span></p>
                             <p class="sub">{if dp() {
                                 format!("DP-FedAvg's test error after {rounds} rounds · {summed} device updates of {people} people, clipped and noised, the server seeing only their {sums} noised round sums")
                             } else if sums > 0 {
@@ -264,7 +290,13 @@ pub fn Results(state: LinkState) -> impl IntoView {
                             } else {
                                 format!("test error after {rounds} rounds · {updates} updates from {} devices of {people} people", 2 * people)
                             }}</p>
-                            <p class="sub" data-testid="link-rmse-references">{move || summary().and_then(|s| s.references).map_or("the mean predictor and a centralised model: being computed…".to_string(), |r| format!("mean predictor {:.2} dB · centralised {}", r.mean_rmse_db, r.centralised_rmse_db.map_or("—".into(), |c| format!("{c:.2} dB"))))}</p>
+                            <p class="sub" data-testid="link-rmse-references">{move || match summary().and_then(|s| s.references) {
+                                None => view! { "the mean predictor and a centralised model: being computed…" }.into_any(),
+                                Some(r) => view! {
+                                    "mean predictor "<span data-figure="linkability.mean">{format!("{:.2} dB", r.mean_rmse_db)}</span>
+                                    " · centralised "<span data-figure="linkability.central">{r.centralised_rmse_db.map_or("—".into(), |c| format!("{c:.2} dB"))}</span>
+                                }.into_any(),
+                            }}</p>
                             {move || summary().map(|s| s.diverged_updates).filter(|&n| n > 0).map(|n| view! { <p class="sub" data-testid="link-diverged">{format!("{n} updates never sent: a phone's local training diverged, so it sent nothing that round")}</p> })}
                         }.into_any(),
                         None => view! { <p class="sub">"…"</p> }.into_any(),
