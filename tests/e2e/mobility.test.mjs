@@ -108,7 +108,7 @@ test('an attack that leaves the city is marked diverged and left out; averaging 
   await context.close();
 });
 
-test('your file is the target: its points every 10 minutes, and too few for the rounds is said', async () => {
+test('your file is the target: its points every 10 minutes, your points in the crowd, were you in the count, and too few for the rounds is said', async () => {
   const { context, guard, page, errors } = await open('?lab=mobility&m.T=6');
   await page.click('[data-testid="sample-campus-week.gpx"]');
   await page.waitForFunction(() => new URLSearchParams(location.search).get('m.who') === 'file', null, { timeout: 60000 });
@@ -122,6 +122,46 @@ test('your file is the target: its points every 10 minutes, and too few for the 
   assert.equal(unicity.length, 4, JSON.stringify(unicity));
   assert.ok(unicity.every((x) => x >= 0 && x <= 1), JSON.stringify(unicity));
   assert.match(await page.textContent('[data-testid="mob-unicity-people"]'), /among the city's 100 people \(250 m squares and the hour of the week/);
+  // Beside it, "Were you in the count?" (Pyrgelis et al.): the adversary's AUC on the city's
+  // released counts of groups of m, with its interval, what 0.5 and 1 mean, and the release.
+  const membership = async (group, epsilon) => {
+    await page.waitForFunction(([g, e]) => {
+      const el = document.querySelector('[data-testid="mob-membership-auc"]');
+      return el && el.dataset.group === g && el.dataset.epsilon === e;
+    }, [group, epsilon], { timeout: 60000 });
+    return Number(await page.getAttribute('[data-testid="mob-membership-auc"]', 'data-auc'));
+  };
+  const exact5 = await membership('5', '');
+  assert.ok(exact5 >= 0 && exact5 <= 1, `AUC ${exact5}`);
+  assert.match(await page.textContent('[data-testid="mob-membership-auc"]'), /^AUC \d\.\d\d$/);
+  assert.match(await page.textContent('[data-testid="mob-membership-interval"]'), /95% interval over 5 games/);
+  assert.match(await page.textContent('[data-testid="mob-membership-release"]'), /Groups of 5, exact counts: no differential privacy/);
+  assert.match(await page.textContent('[data-testid="mob-membership-marks"]'), /of the 840 \(place, time\) pairs.*100 people, you included.*100 counts.*100 released/);
+  const marks = await page.getAttribute('[data-testid="mob-membership-marks"]', 'data-marks');
+  // Exact counts give this file's week away (AUC 1 at m = 5, and at 24, as measured); with
+  // noise at ε = 10 per release the group's size shows, and at ε = 0.1 it is about a coin.
+  assert.ok(exact5 > 0.9, `AUC ${exact5} on exact counts of 5`);
+  await page.check('[data-testid="input-m.aggdp"]');
+  await page.fill('[data-testid="input-m.aggeps"]', '10');
+  await page.press('[data-testid="input-m.aggeps"]', 'Enter');
+  const noised5 = await membership('5', '10');
+  await page.fill('[data-testid="input-m.group"]', '24');
+  await page.press('[data-testid="input-m.group"]', 'Enter');
+  const noised24 = await membership('24', '10');
+  assert.notEqual(noised24, noised5, 'the group size changes the AUC');
+  await page.fill('[data-testid="input-m.aggeps"]', '0.1');
+  await page.press('[data-testid="input-m.aggeps"]', 'Enter');
+  const noised = await membership('24', '0.1');
+  assert.ok(Math.abs(noised - 0.5) < 0.15, `AUC ${noised} at ε = 0.1`);
+  assert.ok(noised < exact5 - 0.3, `ε = 0.1: AUC ${noised} against ${exact5} exact`);
+  console.log(`membership on campus-week.gpx: ${marks} marks; AUC exact m = 5 ${exact5}, ε = 10: m = 5 ${noised5}, m = 24 ${noised24}; ε = 0.1, m = 24 ${noised}`);
+  assert.match(await page.textContent('[data-testid="mob-membership-release"]'), /ε = 0\.1 per release for a person \(user-level.*δ = 0\)\. Each count is off by 200 people/);
+  assert.equal((await params(page))['m.aggeps'], '0.1');
+  // An absurd group is refused by name, and the card keeps its release.
+  await page.fill('[data-testid="input-m.group"]', '1');
+  await page.press('[data-testid="input-m.group"]', 'Enter');
+  assert.match(await page.textContent('[data-testid="error-m.group"]'), /People in a group m: must be a whole number from 2 to 24 \(not 1\)/);
+  assert.equal((await params(page))['m.group'], '24');
   // A week of points about 10 minutes apart is not enough for 500 rounds: the page says how many.
   await page.fill('[data-testid="input-m.T"]', '500');
   await page.press('[data-testid="input-m.T"]', 'Enter');
