@@ -58,7 +58,7 @@ mod tests {
 
     /// Lessons whose prose still types the lab's numbers (issue 40 §3: each is being rewritten
     /// to name its figures; the list only shrinks).
-    const TYPED: [&str; 2] = ["linkability", "mobility"];
+    const TYPED: [&str; 0] = [];
 
     /// What a lesson may state with digits that is no measurement: a definition's constants.
     const DEFINITIONS: &[&str] = &[

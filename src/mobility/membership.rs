@@ -78,7 +78,7 @@ pub fn MembershipCard(state: MobState) -> impl IntoView {
                         <p class="big" data-testid="mob-membership-auc" data-auc=format!("{:.4}", m.auc)
                             data-group=m.release.group.to_string()
                             data-epsilon=m.release.epsilon.map(|e| e.to_string()).unwrap_or_default()>
-                            "AUC " {auc}</p>
+                            "AUC " <span data-figure="mobility.auc">{auc}</span></p>
                         <p class="sub" data-testid="mob-membership-interval">{interval}</p>
                         <p class="sub" data-testid="mob-membership-reading">{reading(m.auc)}</p>
                         <p class="sub" data-testid="mob-membership-release">{release_text(&m.release)}</p>

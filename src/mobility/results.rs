@@ -39,23 +39,28 @@ fn location_loss_text(defence: &Defence, rounds: usize) -> String {
 }
 
 /// What DP-SGD's ε in record `r` means: per round, the total after its round, and for the
-/// authors'-code variant the ε it states beside the true one.
-fn dp_text(r: &RoundRecord) -> Option<String> {
+/// authors'-code variant the ε it states beside the true one (each marked as a figure for the
+/// lessons).
+fn dp_view(r: &RoundRecord) -> Option<AnyView> {
     let (round, total) = (r.dp_round_epsilon?, r.dp_epsilon?);
     let n = r.round + 1;
     let rounds = if n == 1 { "round" } else { "rounds" };
+    let round = view! { <span data-figure="mobility.epsilon_round">{format_epsilon(round)}</span> };
+    let total = view! { <span data-figure="mobility.epsilon">{format_epsilon(total)}</span> };
+    let after = view! { <span data-figure="mobility.rounds">{n.to_string()}</span> };
     Some(match r.dp_stated_epsilon {
-        None => format!(
-            "DP-SGD: ε = {} per round at δ = 10⁻⁵, for that round's window of 9 positions against a server that sees your phone's update. After {n} {rounds}: ε = {} in total, for your whole trajectory trained on (Rényi-DP accounting, δ = 10⁻⁵). Both are upper bounds from different accountings.",
-            format_epsilon(round),
-            format_epsilon(total)
-        ),
-        Some(stated) => format!(
-            "DP-SGD as in the authors' code: it states ε = {} per round, but its noise is sized for a change of 0.2 where the update can move by 2 × 0.2 × √6 ≈ 0.98. True: ε = {} per round, and {} in total after {n} {rounds} (Rényi-DP accounting), at δ = 10⁻⁵.",
-            format_epsilon(stated),
-            format_epsilon(round),
-            format_epsilon(total)
-        ),
+        None => view! {
+            "DP-SGD: ε = "{round}" per round at δ = 10⁻⁵, for that round's window of 9 positions against a server that sees your phone's update. After "
+            {after}{format!(" {rounds}: ε = ")}{total}
+            " in total, for your whole trajectory trained on (Rényi-DP accounting, δ = 10⁻⁵). Both are upper bounds from different accountings."
+        }
+        .into_any(),
+        Some(stated) => view! {
+            "DP-SGD as in the authors' code: it states ε = "<span data-figure="mobility.epsilon_stated">{format_epsilon(stated)}</span>
+            " per round, but its noise is sized for a change of 0.2 where the update can move by 2 × 0.2 × √6 ≈ 0.98. True: ε = "
+            {round}" per round, and "{total}" in total after "{after}{format!(" {rounds} (Rényi-DP accounting), at δ = 10⁻⁵.")}
+        }
+        .into_any(),
     })
 }
 
@@ -63,21 +68,26 @@ fn dp_text(r: &RoundRecord) -> Option<String> {
 /// sampled phones' clipped gradients, with or without yours.
 /// What the server saw of a round under `m.sees=sum`: the sum of the round's phones, or, for
 /// a Sybil server, what was left once it took its own phones' gradients away.
-fn sum_seen(s: &SecureRound) -> String {
+/// (The number of genuine phones and of Sybils are marked as figures for the lessons.)
+fn sum_seen(s: &SecureRound) -> AnyView {
     let genuine = if s.clients == 1 {
-        "your phone's gradient alone".to_string()
+        view! { "your phone's gradient alone" }.into_any()
     } else {
-        format!("{} phones' gradients", s.clients)
+        view! { <span data-figure="mobility.phones">{s.clients.to_string()}</span>" phones' gradients" }
+            .into_any()
     };
     let protocol = if s.protocol { ", the protocol run" } else { "" };
     match s.sybils {
-        0 => format!(
-            "the server saw only the sum of {genuine} (secure aggregation{protocol}) and inverted it; the errors are to your positions"
-        ),
-        n => format!(
-            "the Sybil server put {n} phone{} of its own in your round, took their gradients away from the secure sum (secure aggregation{protocol}) and inverted what was left: {genuine}; the errors are to your positions",
-            if n == 1 { "" } else { "s" }
-        ),
+        0 => view! {
+            "the server saw only the sum of "{genuine}{format!(" (secure aggregation{protocol}) and inverted it; the errors are to your positions")}
+        }
+        .into_any(),
+        n => view! {
+            "the Sybil server put "<span data-figure="mobility.sybils">{n.to_string()}</span>
+            {format!(" phone{} of its own in your round, took their gradients away from the secure sum (secure aggregation{protocol}) and inverted what was left: ", if n == 1 { "" } else { "s" })}
+            {genuine}"; the errors are to your positions"
+        }
+        .into_any(),
     }
 }
 
@@ -226,7 +236,7 @@ pub fn MobResults(state: MobState) -> impl IntoView {
             )
         };
         Some(view! {
-            <p class="big" data-testid="mob-asr" data-asr=r.asr.map(|a| format!("{a:.4}")).unwrap_or_default()>{asr_text(r.asr)}</p>
+            <p class="big" data-testid="mob-asr" data-asr=r.asr.map(|a| format!("{a:.4}")).unwrap_or_default()><span data-figure="mobility.asr">{asr_text(r.asr)}</span></p>
             <p class="sub">{match calibration {
                 _ if scored == 0 => format!("none of round {}'s {} positions is scored", r.round + 1, r.truth.len()),
                 Calibration::Off => format!("{of} found within {} as reconstructed (no averaging)",
@@ -248,9 +258,9 @@ pub fn MobResults(state: MobState) -> impl IntoView {
                     data-sybils=s.sybils.to_string()>{sum_seen(s)}</p>
             })}
             <p class="sub" data-testid="mob-ait">{match (r.diverged, r.ait) {
-                (true, _) => "the attack diverged: this round found nothing, and is left out of the mean".to_string(),
-                (false, Some(a)) => format!("found by step {a:.0} on average (AIT)"),
-                (false, None) => "none found this round".to_string(),
+                (true, _) => "the attack diverged: this round found nothing, and is left out of the mean".into_any(),
+                (false, Some(a)) => view! { "found by step "<span data-figure="mobility.ait">{format!("{a:.0}")}</span>" on average (AIT)" }.into_any(),
+                (false, None) => "none found this round".into_any(),
             }}</p>
         }.into_any())
     };
@@ -388,28 +398,29 @@ pub fn MobResults(state: MobState) -> impl IntoView {
                 <rect x="0" y="0" width="100" height="10" class="left"/>
                 {segments}
             </svg>
-            <p class="sub">{format!("{} of ε = {total} spent over {} rounds", percent(used / total), spent.len())}</p>
+            <p class="sub"><span data-figure="mobility.spent">{percent(used / total)}</span>{format!(" of ε = {total} spent over {} rounds", spent.len())}</p>
             <p class="sub" data-testid="mob-location-loss">{state.settings.with(|s| location_loss_text(&s.defence, spent.len()))}</p>
             {last.map(|(e, audit)| view! {
-                <p class="sub" data-testid="mob-epsilon">{format!("this round: ε_t = {e:.3}{}", audit.map(|(a, i)|
-                    format!(", from a measured risk of ASR {} and AIT {i:.0}", percent(a))).unwrap_or_default())}</p>
+                <p class="sub" data-testid="mob-epsilon">"this round: ε_t = "<span data-figure="mobility.epsilon_t">{format!("{e:.3}")}</span>{audit.map(|(a, i)|
+                    format!(", from a measured risk of ASR {} and AIT {i:.0}", percent(a))).unwrap_or_default()}</p>
             })}
         }
     };
     let fixed = move || {
         // DP-SGD's ε comes from the run (its records), not the settings.
-        let dp = record().map(|r| (dp_text(&r), r.dp_epsilon));
+        let dp = record().map(|r| (dp_view(&r), r.dp_epsilon));
         state.settings.with(|s| match s.defence {
             Defence::None | Defence::Adaptive { .. } => None,
             Defence::DpSgd { .. } => Some(match dp {
                 Some((Some(text), total)) => (text, total),
-                _ => ("DP-SGD: its ε is shown after the first round.".into(), None),
+                _ => ("DP-SGD: its ε is shown after the first round.".into_any(), None),
             }),
             Defence::GeoI { epsilon } | Defence::GeoGi { epsilon } => Some((
                 format!(
                     "ε = {epsilon} per km in every round: your phone trains on the purple points instead of yours.{}",
                     location_loss_text(&s.defence, record().map_or(0, |r| r.round + 1))
-                ),
+                )
+                .into_any(),
                 None,
             )),
         })
@@ -452,7 +463,7 @@ pub fn MobResults(state: MobState) -> impl IntoView {
                     <h3>"Every round so far" {m_btn}</h3>
                     {m_text}
                     <p class="big" data-testid="mob-mean-asr" data-asr=move || mean().map(|m| format!("{m:.4}")).unwrap_or_default()>
-                        {move || mean().map(percent).unwrap_or_else(|| "—".into())}</p>
+                        <span data-figure="mobility.mean">{move || mean().map(percent).unwrap_or_else(|| "—".into())}</span></p>
                     <p class="sub" data-testid="mob-diverged" data-diverged=move || diverged().to_string()>{move || match diverged() {
                         0 => "mean success rate".to_string(),
                         1 => "mean success rate · 1 round diverged, left out".to_string(),
@@ -474,18 +485,18 @@ pub fn MobResults(state: MobState) -> impl IntoView {
                     <div class:hidden=move || !adaptive()>{budget}</div>
                     <p class="sub" data-testid="mob-fixed-epsilon" class:hidden=move || adaptive()
                         data-dp-total=move || fixed().and_then(|f| f.1).map(|t| format!("{t:.4}")).unwrap_or_default()>
-                        {move || fixed().map(|f| f.0).unwrap_or_default()}</p>
+                        {move || fixed().map(|f| f.0)}</p>
                 </div>
                 <div class="card" data-testid="mob-utility-card">
                     <h3>"The model" {u_btn}</h3>
                     {u_text}
                     {move || match utility() {
                         Some((e, recall, stay)) => view! {
-                            <p class="big" data-testid="mob-utility" data-error=format!("{e:.1}")>{format_distance(e)}</p>
-                            <p class="sub">{format!("mean error predicting the next position · recall@5 {}",
-                                recall.map(percent).unwrap_or_else(|| "—".into()))}</p>
-                            <p class="sub" data-testid="mob-utility-stay" data-error=stay.map(|x| format!("{x:.1}")).unwrap_or_default()>{format!("staying where you are: {}",
-                                stay.map(format_distance).unwrap_or_else(|| "—".into()))}</p>
+                            <p class="big" data-testid="mob-utility" data-error=format!("{e:.1}")><span data-figure="mobility.error">{format_distance(e)}</span></p>
+                            <p class="sub">"mean error predicting the next position · recall@5 "
+                                <span data-figure="mobility.recall">{recall.map(percent).unwrap_or_else(|| "—".into())}</span></p>
+                            <p class="sub" data-testid="mob-utility-stay" data-error=stay.map(|x| format!("{x:.1}")).unwrap_or_default()>"staying where you are: "
+                                <span data-figure="mobility.stay">{stay.map(format_distance).unwrap_or_else(|| "—".into())}</span></p>
                             <p class="sub" data-testid="mob-utility-dp" class:hidden=move || !dp_model()>
                                 "the model trained on the noised sums (central DP); without the noise, set What the server sees to Only the sum"</p>
                         }.into_any(),

@@ -40,15 +40,18 @@ pub fn UnicityCard(state: MobState) -> impl IntoView {
             {text}
             {move || match unicity() {
                 Some(u) => view! {
-                    <p class="sub" data-testid="mob-unicity-people">{format!(
-                        "How often p of your points single you out among the city's {} people ({} m squares and the hour of the week; \"places\": the squares alone; \"everyone\": the share of the city's people p of their points single out):",
-                        u.people, CELL_M)}</p>
+                    <p class="sub" data-testid="mob-unicity-people">"How often p of your points single you out among the city's "
+                        <span data-figure="mobility.people">{u.people.to_string()}</span>
+                        {format!(" people ({} m squares and the hour of the week; \"places\": the squares alone; \"everyone\": the share of the city's people p of their points single out):", CELL_M)}</p>
                     <table class="mini">
                         <thead><tr><th>"points"</th><th>"you"</th><th>"you, places"</th><th>"everyone"</th></tr></thead>
                         <tbody>{rows(&u).into_iter().map(|(p, timed, places, city)| view! {
                             <tr data-testid="mob-unicity-row" data-p=p.to_string()
                                 data-timed=u.timed[p - 1].map(|x| format!("{x:.3}")).unwrap_or_default()>
-                                <td>{p}</td><td>{timed}</td><td>{places}</td><td>{city}</td>
+                                <td>{p}</td>
+                                <td><span data-figure=format!("mobility.you{p}")>{timed}</span></td>
+                                <td><span data-figure=format!("mobility.places{p}")>{places}</span></td>
+                                <td><span data-figure=format!("mobility.everyone{p}")>{city}</span></td>
                             </tr>
                         }).collect_view()}</tbody>
                     </table>

@@ -47,7 +47,7 @@ test('the Linkability lesson walks identification, the threat model, the split, 
   // Every step's figures are the cards' (the walk checks the text); the multiple of chance the
   // prose reads is the card's number.
   for (const f of [mlp, guess, chrono, place, mmAug, noise]) {
-    assert.equal(f.figures['linkability.times'], Math.round(f.overChance), JSON.stringify(f));
+    assert.ok(Math.abs(f.figures['linkability.times'] - f.overChance) <= 0.5, JSON.stringify(f));
   }
   assert.ok(mlp.overChance > 5, JSON.stringify(mlp));
   assert.equal(mlp.figures['linkability.rank'], mlp.rank);
