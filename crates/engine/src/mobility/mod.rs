@@ -15,7 +15,9 @@
 //! ([`defence`]), the data ([`traces`], and the visitor's file as the target: [`visitor`]), the
 //! run on the core's driver ([`lab`]; what the server unmasks when it sees only the round's
 //! sum: [`secure`]), the page's study ([`study`]), the lab's settings as rows
-//! ([`settings`]) and the command line's tables ([`experiments`]).
+//! ([`settings`]), the page's cards on the city's crowd (unicity, [`unicity`]; membership
+//! inference on released counts, [`membership`]) and the command line's tables
+//! ([`experiments`]).
 
 pub mod adjoint;
 pub mod attack;
