@@ -453,7 +453,7 @@ pub const SETTINGS: &[Row] = &[
         "Everything random (the streets, the users, the model's first weights, the attack's random starts, the defences' noise) comes from this number: the same seed gives the same run, here and in the command line."
     ),
     Row::number("m.group", "People in a group m", RELEASE, "1", limits::GROUP)
-        .help("The city publishes, for a group of m people, how many of them were in each of its 30 busiest places (500 m squares) during each six hours of the week. The smaller the group, the more one person's visits stand out in its counts. At most 24: a group is drawn from half of the city's other 99 people, and a group that took nearly all of them would be nearly the same group every time.")
+        .help("The city publishes, for a group of m people, how many of them were in each of its 30 busiest places (500 m squares) during each six hours of the week. The smaller the group, the more one person's visits stand out in its counts. At most 24: a group is drawn from half of the city's other people (99 of them at the lab's 100 users), and a group that took nearly all of them would be nearly the same group every time.")
         .get(|c| c.release.group.to_string())
         .set(|c, v| {
             c.release.group = number(v, &limits::GROUP)? as usize;
