@@ -18,7 +18,7 @@ pub static LESSON: Lesson = Lesson {
     questions: &[
         Question {
             ask: "With one wave, peak picking finds almost nobody. Is B = 1 private, then?",
-            answer: "Not against every server. Set Random features B to 1 and The server's attack to Fitting + density prior: the card The whole city shows it finding many more people than peak picking did. Random features are a heuristic defence: they hold against the attacker they were tested on. Only a guarantee such as GeoInd's ε holds against every attacker.",
+            answer: "Not against every server. Set Random features B to 1 and The server's attack to Fitting + density prior: the card The whole city shows it finding far more people than peak picking did at B = 1, though still a minority: the published density tells it where people are likely to be, and the ridges where this one could be. Random features are a heuristic defence: they hold against the attacker they were tested on. Only a guarantee such as GeoInd's ε holds against every attacker.",
         },
         Question {
             ask: "The server asks ten times. Why does that undo GeoInd when the noise is drawn afresh, and change nothing when the phone keeps its first answer?",

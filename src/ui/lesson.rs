@@ -10,7 +10,7 @@
 use super::figures::{self, Prose};
 use crate::protocol::LabKind;
 use leptos::{ev, prelude::*};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::Duration;
 use wasm_bindgen::JsCast;
 
@@ -140,30 +140,33 @@ static STEP_SHOWN: AtomicU32 = AtomicU32::new(0);
 /// Narrower than this (a phone), a step does not scroll by itself.
 const REVEAL_MIN_WIDTH_PX: f64 = 900.0;
 
-fn scroll_y() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.scroll_y().ok())
-        .unwrap_or(0.0)
-}
+/// Set when the student scrolls the page themselves (the wheel, a touch, the scrollbar, a
+/// scrolling key) since the step was set; the page moving under its growing cards (the browser's
+/// scroll anchoring) is not the student.
+static STUDENT_SCROLLED: AtomicBool = AtomicBool::new(false);
 
 /// Keeps step `step`'s card in view while its results arrive, until another step is set or
-/// the student scrolls (`at`: where the last check left the page; a student who moved it is
-/// reading something else, and the lesson does not pull them back).
-fn follow(card: &'static str, step: u32, tries: u32, at: Option<f64>) {
+/// the student scrolls (a student who moved the page is reading something else, and the lesson
+/// does not pull them back).
+fn follow(card: &'static str, step: u32, tries: u32) {
     if STEP_SHOWN.load(Ordering::Relaxed) != step
-        || at.is_some_and(|y| (scroll_y() - y).abs() > 1.0)
+        || STUDENT_SCROLLED.load(Ordering::Relaxed)
         || !wide()
     {
         return;
     }
     reveal(card);
-    let y = scroll_y();
     if tries > 0 {
         set_timeout(
-            move || follow(card, step, tries - 1, Some(y)),
+            move || follow(card, step, tries - 1),
             Duration::from_millis(FOLLOW_EVERY_MS),
         );
     }
+}
+
+/// Whether a key press scrolls the page (outside a text field).
+fn scrolls(key: &str) -> bool {
+    matches!(key, "ArrowUp" | "ArrowDown" | " " | "Home" | "End")
 }
 
 fn wide() -> bool {
@@ -232,8 +235,9 @@ pub fn LessonPanel(
         // does it).
         let card = s.card;
         let step_now = STEP_SHOWN.fetch_add(1, Ordering::Relaxed) + 1;
+        STUDENT_SCROLLED.store(false, Ordering::Relaxed);
         set_timeout(
-            move || follow(card, step_now, FOLLOW_TRIES, None),
+            move || follow(card, step_now, FOLLOW_TRIES),
             Duration::from_millis(FOLLOW_EVERY_MS),
         );
     });
@@ -269,6 +273,31 @@ pub fn LessonPanel(
         }
     });
     on_cleanup(move || keys.remove());
+    // The student's own scrolling lets the step's card go (see `follow`).
+    let scrolled = move || STUDENT_SCROLLED.store(true, Ordering::Relaxed);
+    let wheel = window_event_listener(ev::wheel, move |_| scrolled());
+    let touch = window_event_listener(ev::touchmove, move |_| scrolled());
+    // A press on the page's scrollbar (outside the document's elements).
+    let bar = window_event_listener(ev::mousedown, move |e| {
+        let on_bar = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.document_element())
+            .is_some_and(|root| f64::from(e.client_x()) >= f64::from(root.client_width()));
+        if on_bar {
+            scrolled();
+        }
+    });
+    let scroll_keys = window_event_listener(ev::keydown, move |e| {
+        if !typing(&e) && scrolls(&e.key()) {
+            scrolled();
+        }
+    });
+    on_cleanup(move || {
+        wheel.remove();
+        touch.remove();
+        bar.remove();
+        scroll_keys.remove();
+    });
     // The figures the prose names are read from the lab again a few times a second.
     let tick = RwSignal::new(0u32);
     if let Ok(reader) = set_interval_with_handle(

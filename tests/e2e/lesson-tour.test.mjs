@@ -22,7 +22,11 @@ test('the one-hour lesson walks leakage, heuristic defences, aggregation and its
     if (lab === 'signal') {
       await page.waitForFunction(() => {
         const rows = [...document.querySelectorAll('[data-testid="round-row"]')];
-        return rows.length >= 1 && rows.every((r) => r.dataset.dlgError !== '' && !r.classList.contains('stale'));
+        return (
+          rows.length >= 1 &&
+          rows.every((r) => r.dataset.dlgError !== '' && !r.classList.contains('stale')) &&
+          /\d+ m/.test(document.querySelector('[data-testid="median-error"]')?.textContent.trim() ?? '')
+        );
       }, null, { timeout: 120000 });
       f = { median: Number((await page.textContent('[data-testid="median-error"]')).match(/(\d+) m/)?.[1] ?? NaN) };
     } else if (lab === 'density') {
@@ -59,6 +63,8 @@ test('the one-hour lesson walks leakage, heuristic defences, aggregation and its
       assert.equal(link.searchParams.get('lesson'), 'one-hour');
       assert.equal(link.searchParams.get('step'), '7');
       await page.click('[data-testid="instructor-toggle"]');
+      // The panel moved the page: the step's "Show it" brings its card back.
+      await page.click('[data-testid="lesson-show-card"]');
     }
     return f;
   });

@@ -23,22 +23,24 @@ export async function next(page, useKeys = false) {
  * figures by name, as numbers where they read as one ("64%" → 64, "1.2 km" → 1200).
  */
 export async function figuresRead(page, timeout = 10000) {
-  await page.waitForFunction(
-    () =>
-      [...document.querySelectorAll('[data-testid="lesson-figure"]')].every((f) => {
-        const card = document.querySelector(`[data-figure="${f.dataset.figureOf}"]`);
-        return card && f.textContent.trim() !== '…' && f.textContent.trim() === card.textContent.trim();
-      }),
-    null,
-    { timeout },
-  ).catch(() => {});
-  const seen = await page.$$eval('[data-testid="lesson-figure"]', (fs) =>
-    fs.map((f) => ({
-      name: f.dataset.figureOf,
-      shown: f.textContent.trim(),
-      card: document.querySelector(`[data-figure="${f.dataset.figureOf}"]`)?.textContent.trim() ?? null,
-    })),
-  );
+  // The lesson reads its figures twice a second: a card that has just changed is caught up
+  // with within one read. Wait until every figure agrees with its card, then read them all
+  // once more; a card that moved in between is waited for again.
+  const read = () =>
+    page.$$eval('[data-testid="lesson-figure"]', (fs) =>
+      fs.map((f) => ({
+        name: f.dataset.figureOf,
+        shown: f.textContent.trim(),
+        card: document.querySelector(`[data-figure="${f.dataset.figureOf}"]`)?.textContent.trim() ?? null,
+      })),
+    );
+  const agree = (seen) => seen.every((f) => f.card !== null && f.shown !== '…' && f.shown === f.card);
+  const until = Date.now() + timeout;
+  let seen = await read();
+  while (!agree(seen) && Date.now() < until) {
+    await page.waitForTimeout(250);
+    seen = await read();
+  }
   for (const f of seen) {
     assert.ok(f.card !== null, `the lab shows no figure ${f.name}`);
     assert.equal(f.shown, f.card, `the lesson's ${f.name} is not the card's`);
