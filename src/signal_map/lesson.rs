@@ -1,7 +1,7 @@
-//! The Signal map's lesson (`?lesson=signal`): [000]'s argument in nine steps, each a state of
+//! The Signal map's lesson (`?lesson=signal`): [000]'s argument in ten steps, each a state of
 //! this lab — DLG on one round and the server it stands for, Lemma 1, shorter rounds, a trained
 //! model (Insight I2), FedAvg's blur and the server that replays it, the batch defences
-//! (heuristics), the noise defences (what ε means), secure aggregation and the server that
+//! (heuristics), the noise defences (what ε means; GeoInd, then local DP), secure aggregation and the server that
 //! cheats it, central DP — ending in the sandbox. Every number is a figure read from the lab's
 //! cards (`{signal.…}`, [`crate::ui::figures`]); the "what to notice" of each step is checked
 //! on the page by the end-to-end walk (tests/e2e/lesson-signal.test.mjs), and docs/lessons.md
@@ -17,11 +17,11 @@ pub static LESSON: Lesson = Lesson {
     caveat: "Where this differs from the paper: [000] trains on real Android measurements (the Campus and Radiocell datasets) with up to 400,000 DLG iterations; here the campus, its towers and the other users are synthetic, generated in your browser, and DLG gets a few hundred iterations per round. The mechanisms are the paper's; the numbers are this world's. Everything ran in this tab: nothing you drew left it.",
     questions: &[
         Question {
-            ask: "Step 8 turned secure aggregation on. Without changing What the server sees, make the server's closest attack land as close to you as in step 2 in two different ways. What does each say about what a sum protects?",
+            ask: "Step 9 turned secure aggregation on. Without changing What the server sees, make the server's closest attack land as close to you as in step 2 in two different ways. What does each say about what a sum protects?",
             answer: "Set Other users to zero: the sum is your update alone (a cohort of one), and the card Server's closest attack is back to tens of metres. Or keep the others and add a few Sybil clients: the server fills the round with its own clients, leaves the other phones out and subtracts its clients' updates from the sum (the n − 1 attack). A sum hides you only among the genuine updates in it; the defence is a minimum cohort (Minimum genuine phones a round), which brings the blend back.",
         },
         Question {
-            ask: "Under local DP (step 7), what happens to the card Your total ε when you raise Local epochs E, with ε per release unchanged? Why?",
+            ask: "Under local DP (step 8), what happens to the card Your total ε when you raise Local epochs E, with ε per release unchanged? Why?",
             answer: "It grows: every local step is a release, and a round makes E times the number of mini-batches of them (the summary counts the releases); the releases compose, round after round, into the total. The guarantee per release is the same; the total is what protects you.",
         },
         Question {
@@ -32,7 +32,7 @@ pub static LESSON: Lesson = Lesson {
     steps: &[
         Step {
             title: "One round, one update",
-            text: "Your phone logs a fix every few minutes: where you are and how strong the signal is. Each round (here a day) it trains the shared signal-map model on that round's fixes and sends the server only the update, the change to the model's weights, never a location. That is federated learning's promise. Who reads the update? The server here is honest but curious: it runs the protocol as written and keeps what it receives. It knows what any server of this federation knows: the model it sent, the learning rate η, B and E, the campus (the area, and how positions are scaled into the model) and the typical signal strength; it never sees a fix. An eavesdropper on an unencrypted link sees the same update; a server that cheats comes in step 8. This server runs Deep Leakage from Gradients (DLG, [000] Algorithm 2, in this project's variant: step 2 says how it differs): it searches for one made-up fix whose training step would produce your update.",
+            text: "Your phone logs a fix every few minutes: where you are and how strong the signal is. Each round (here a day) it trains the shared signal-map model on that round's fixes and sends the server only the update, the change to the model's weights, never a location. That is federated learning's promise. Who reads the update? The server here is honest but curious: it runs the protocol as written and keeps what it receives. It knows what any server of this federation knows: the model it sent, the learning rate η, B and E, the campus (the area, and how positions are scaled into the model) and the typical signal strength; it never sees a fix. An eavesdropper on an unencrypted link sees the same update; a server that cheats comes in step 9. This server runs Deep Leakage from Gradients (DLG, [000] Algorithm 2, in this project's variant: step 2 says how it differs): it searches for one made-up fix whose training step would produce your update.",
             try_this: "Drag a waypoint of your path on the map. The round is trained and attacked again as you let go.",
             notice: "The red diamond (DLG) lands near the blue dot (the true centroid of your round's fixes): the card Median DLG error says how near, {signal.dlg}. This run starts from the paper's untrained model.",
             card: r#"[data-testid="median-error"]"#,
@@ -102,12 +102,22 @@ pub static LESSON: Lesson = Lesson {
             lab: None,
         },
         Step {
-            title: "Noise, and what ε means",
-            text: "Differential privacy bounds the log-likelihood ratio of any output under two neighbouring inputs by ε: whatever the server does with what it sees, it cannot tell the two apart with odds better than e^ε, except with probability δ. What a neighbour is decides what is protected. Geo-indistinguishability moves every fix by planar-Laplace noise before training (2/ε on average): any two locations x and x′ are neighbours, at ε·d(x, x′), so nearby places are hard to tell apart and far ones are not. A round's fixes are noised independently, and their guarantees compose: n fixes taken at one place tell it from another at up to nε·d(x, x′), and the noise averages out in their centroid, which is what the attacks recover. That is this lesson in miniature: every release adds up. Local DP clips every local step's gradient and adds Gaussian noise ([000] §4.5): each release is (ε, 10⁻⁵)-differentially private, any two of a phone's mini-batches counting as neighbours, so it protects the whole round's data, not one fix among the rest. Releases compose too: a round of many local steps spends ε many times, and the card Your total ε gives the total over your rounds. Both are local DP, noise added on the phone before the server sees anything; central DP (step 9) adds it once, to the sum.",
-            try_this: "Then set Defence to Local DP with DP ε per release 1 (each local step: under FedSGD, one a round). To see its price, set Batch size B to 20 and Local epochs E to 5, step 5's FedAvg, where the map learns.",
-            notice: "Under GeoInd the server's closest reconstruction still lands {signal.closest} from your round's centroid. Local DP at an ε of one a local step makes DLG fail in {signal.diverged} of the rounds and sends Lemma 1 {signal.analytic} off; your total ε over the run is {signal.epsilon}. Under FedAvg, where the map learns, its price is the map: the model's RMSE, {signal.rmse}, is no better than untrained, against step 5's without the noise.",
+            title: "Noise on the fixes, and what ε means",
+            text: "Differential privacy bounds the log-likelihood ratio of any output under two neighbouring inputs by ε: whatever the server does with what it sees, it cannot tell the two apart with odds better than e^ε, except with probability δ. What a neighbour is decides what is protected. Geo-indistinguishability moves every fix by planar-Laplace noise before training (2/ε on average): any two locations x and x′ are neighbours, at ε·d(x, x′), so nearby places are hard to tell apart and far ones are not. A round's fixes are noised independently, and their guarantees compose: n fixes taken at one place tell it from another at up to nε·d(x, x′), and the noise averages out in their centroid, which is what the attacks recover. That is this lesson in miniature: every release adds up.",
+            try_this: "Lower GeoInd ε to a tenth of its value and watch where the reconstructions land.",
+            notice: "Under GeoInd the server's closest reconstruction still lands {signal.closest} from your round's centroid: the noise on each fix is hundreds of metres, and its average over the round's fixes is small.",
             card: r#"[data-testid="closest-attack"]"#,
             settings: &[("start", "cold"), ("def", "geoind"), ("geo", "0.005")],
+            rounds: None,
+            lab: None,
+        },
+        Step {
+            title: "Noise on every step: local DP",
+            text: "Local DP clips every local step's gradient and adds Gaussian noise ([000] §4.5): each release is (ε, 10⁻⁵)-differentially private, any two of a phone's mini-batches counting as neighbours, so it protects the whole round's data, not one fix among the rest. Releases compose: a round of many local steps spends ε many times, and the card Your total ε gives the total over your rounds. Like GeoInd this is local DP, noise added on the phone before the server sees anything; central DP (step 10) adds it once, to the sum.",
+            try_this: "To see its price, set Batch size B to 20 and Local epochs E to 5, step 5's FedAvg, where the map learns.",
+            notice: "At an ε of one a local step (under FedSGD, one a round) DLG fails in {signal.diverged} of the rounds and Lemma 1 lands {signal.analytic} off; your total ε over the run is {signal.epsilon}. Its price is the map: the model's RMSE, {signal.rmse}, is no better than untrained, and under FedAvg, where the map learns without the noise (step 5), it stays so while forty releases a round spend far more ε.",
+            card: r#"[data-testid="closest-attack"]"#,
+            settings: &[("start", "cold"), ("def", "dp"), ("dpe", "1")],
             rounds: None,
             lab: None,
         },
@@ -123,7 +133,7 @@ pub static LESSON: Lesson = Lesson {
         },
         Step {
             title: "Central DP: noise once, on the sum",
-            text: "DP-FedAvg (McMahan et al. 2018) puts differential privacy on the sum instead of on each phone: every phone clips its update to a norm C, and Gaussian noise, z·C, is added once to the secure sum. A neighbour is now a federation with or without your whole data, every round of it (user-level DP): the strongest unit this lab protects, since one noise draw hides all of your contribution at once. Each round is a release, and the rounds compose: the card Your user-level ε shows the total over the rounds run and the last round alone, at δ = 10⁻⁵, composed by Rényi DP, so the total is less than the rounds' sum. Against local DP (step 7) the noise is far smaller for the same ε, because it hides you among the other phones' updates; in exchange someone must add it honestly (a trusted aggregator, or the phones themselves, each a share).",
+            text: "DP-FedAvg (McMahan et al. 2018) puts differential privacy on the sum instead of on each phone: every phone clips its update to a norm C, and Gaussian noise, z·C, is added once to the secure sum. A neighbour is now a federation with or without your whole data, every round of it (user-level DP): the strongest unit this lab protects, since one noise draw hides all of your contribution at once. Each round is a release, and the rounds compose: the card Your user-level ε shows the total over the rounds run and the last round alone, at δ = 10⁻⁵, composed by Rényi DP, so the total is less than the rounds' sum. Against local DP (step 8) the noise is far smaller for the same ε, because it hides you among the other phones' updates; in exchange someone must add it honestly (a trusted aggregator, or the phones themselves, each a share).",
             try_this: "Raise Noise multiplier z, and watch ε fall; lower it, and watch it grow. Then set Clip C to 1, and compare the model's RMSE. Then open the sandbox: everything is yours to change, and the Studies panel sweeps every defence for you.",
             notice: "Over the five rounds your user-level ε is {signal.user_epsilon}, {signal.round_epsilon} for the last round alone: an ε of ten or more promises little. The server's closest attack on the noised sum lands {signal.closest} from you. And with seven phones the clipped, noised sum leaves the map no better than untrained: the model's RMSE is {signal.rmse}, where predicting the mean scores {signal.mean}. DP-FedAvg is made for thousands of phones a round, whose sum the same noise barely moves.",
             card: r#"[data-testid="central-dp-epsilon"]"#,
