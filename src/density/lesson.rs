@@ -144,7 +144,7 @@ pub static LESSON: Lesson = Lesson {
             title: "Noise on the sum: central DP",
             text: "Central DP (DP-FedAvg) adds Gaussian noise to the secure sum, after clipping every upload: what the published density says about whether your upload was in it at all is then bounded by a user-level ε, with a small δ. The neighbours are the city with and without your whole upload, the unit a person; each query spends ε again, and the card adds them up. The noise falls on every cell of the map, so a city of few phones pays more for the same ε than a city of many. Unlike steps 3 to 6 this holds against every attacker, and unlike GeoInd it needs someone trusted to add the noise, or the phones to add it in shares.",
             try_this: "Raise the noise multiplier z and watch ε fall and the map blur; press Ask again and watch ε add up.",
-            notice: "The card Central DP: your ε is {density.epsilon}, over all the queries so far. The map pays: ρ = {density.rho}, where the sum without noise was exact (the card The density says both). The server finds {density.found} of the city within 100 m.",
+            notice: "The card Central DP: your user-level ε is {density.epsilon} at δ = 10⁻⁵, over all the queries so far. The map pays: ρ = {density.rho}, where the sum without noise was exact (the card The density says both). The server finds {density.found} of the city within 100 m.",
             card: r#"[data-testid="density-dp-card"]"#,
             settings: &[("d.send", "kde"), ("d.sees", "dp")],
             rounds: None,

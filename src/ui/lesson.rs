@@ -362,7 +362,7 @@ pub fn LessonPanel(
                             <ol>
                                 {lesson.questions.iter().map(|q| view! { <li><Prose text=q.ask tick/></li> }).collect_view()}
                             </ol>
-                            <p class="hint">"The lab shows every answer: change its settings and read the cards. (An instructor finds the answers in the Instructor panel.)"</p>
+                            <p class="hint">"The lab shows every answer: change its settings and read the cards. (An instructor finds the answers under For instructors.)"</p>
                         </div>
                     })}
                     {last.then(|| view! { <p class="hint lesson-caveat">{lesson.caveat}</p> })}
