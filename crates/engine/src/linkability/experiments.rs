@@ -30,11 +30,13 @@ use whereabouts_core::stats::{self, Estimate, Verdict};
 use whereabouts_core::sweep::{LabRun, LabStudy, Runs, each};
 use whereabouts_core::table::Table;
 
+pub mod crafted;
 mod raw;
 pub mod secure;
 mod sensitivity;
 mod utility;
 
+pub use crafted::Crafted;
 pub use secure::SecureSum;
 
 /// How big the studies are.

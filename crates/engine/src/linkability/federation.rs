@@ -40,6 +40,7 @@ use crate::signal_map::fl::{Federation, FlConfig};
 use crate::signal_map::model::train::{LocalTraining, TrainError};
 use crate::signal_map::model::{MlpSpec, Predictor};
 use crate::signal_map::reference::References;
+use crate::signal_map::trace::Dataset;
 use whereabouts_core::fl::{LoggedUpdate, UpdateLog, aggregate};
 use whereabouts_core::geo::Metres;
 use whereabouts_core::rng::Stream;
@@ -326,6 +327,38 @@ impl FederationRun {
         self.global = global;
         self.round += 1;
         Ok(())
+    }
+
+    /// The kept layers of the update a client outside the federation would send in round `t`
+    /// from the model `before`, trained on its data in `data` (a dataset on the population's
+    /// plane) exactly as a device is: the same batch selection, local SGD and mitigation noise
+    /// ([004] §4's T3, the adversary's crafted clients: `experiments/crafted.rs`). Nothing is
+    /// logged or aggregated. `None`: no data that round, or its SGD diverged.
+    pub fn outside_update(
+        &self,
+        data: &Dataset,
+        client: u32,
+        t: usize,
+        before: &[f32],
+    ) -> Result<Option<Vec<f32>>, String> {
+        let update = match self
+            .federation
+            .local_update(data, client, t, before, &self.mitigator)
+        {
+            Ok(Some(update)) => update,
+            Ok(None) | Err((_, TrainError::Diverged { .. })) => return Ok(None),
+            Err((c, e)) => return Err(format!("round {t}, crafted client {c}: {e}")),
+        };
+        let mut params = update.params;
+        let mut stream = Stream::new(self.seed, &format!("noise-round-{t}-client-{client}"));
+        self.mitigator.noise(&mut params, &mut stream);
+        Ok(Some(
+            before[self.kept.clone()]
+                .iter()
+                .zip(&params[self.kept.clone()])
+                .map(|(b, a)| b - a)
+                .collect(),
+        ))
     }
 
     /// Runs every remaining round.

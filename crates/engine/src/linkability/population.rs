@@ -11,6 +11,7 @@
 use super::config::{LinkConfig, Split, You};
 use crate::signal_map::trace::{Dataset, RoundLength, Sample};
 use crate::signal_map::trajectory::Trajectory;
+use crate::signal_map::world::radio::Tower;
 use crate::signal_map::world::{Measurement, Place, Preset, World};
 use std::sync::Arc;
 use whereabouts_core::error::ConfigError;
@@ -52,6 +53,9 @@ pub struct Population {
     pub half_extent: (f64, f64),
     /// What the page should know about the visitor's data (what of a file was kept).
     pub notes: Vec<String>,
+    /// The serving cell's tower: its noise-free field is the signal a crafted client's
+    /// measurements carry (`experiments/crafted.rs`: the adversary can drive-test the cell).
+    pub cell: Tower,
 }
 
 /// The shortest time between two of the visitor's measurements that are both kept, seconds: a
@@ -169,6 +173,7 @@ impl Population {
                 .collect(),
             half_extent: (world_config.half_width(), world_config.half_height()),
             notes,
+            cell: world.towers[world_config.cell].clone(),
         })
     }
 
