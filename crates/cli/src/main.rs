@@ -198,7 +198,8 @@ struct StudySize {
     /// under [000]'s four protocols, daily and weekly FedSGD and FedAvg, Figs. 13–15 and 27–30,
     /// sized as reproduce); unicity and membership (the Mobility lab's: how many of a person's
     /// points single them out, and membership inference on released counts; with --real also
-    /// on the real check-ins);
+    /// on the real check-ins); crafted (the Linkability lab's: [004] §4's T3, one crafted
+    /// client per place, each person's places ranked from their updates, sized as reproduce);
     /// or one of the lab's page studies: signal-map defences, local-steps or co-participants;
     /// density schemes; linkability mitigations; mobility defences.
     #[arg(long, default_value = sweep::REPRODUCE)]

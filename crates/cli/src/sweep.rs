@@ -82,6 +82,10 @@ pub const MEMBERSHIP: &str = "membership";
 /// tables `reproduce` prints of it, on their own.
 pub const DEFENCES_COMPARED: &str = "defences-compared";
 
+/// The Linkability lab's crafted clients ([004] §4's T3, issue 42 §3): one per place, and the
+/// places a person visits ranked from their updates.
+pub const CRAFTED: &str = "crafted";
+
 /// Each lab's studies sized like `reproduce` (`--quick`, `--seeds`, `--model`), beside it; not
 /// page studies.
 pub const SIZED: [(&str, &[&str]); 4] = [
@@ -90,7 +94,7 @@ pub const SIZED: [(&str, &[&str]); 4] = [
         &[SECURE_SUM, DISAGGREGATION, DEFENCES_COMPARED],
     ),
     ("density", &[SECURE_SUM]),
-    ("linkability", &[SECURE_SUM]),
+    ("linkability", &[SECURE_SUM, CRAFTED]),
     ("mobility", &[SECURE_SUM, UNICITY, MEMBERSHIP]),
 ];
 
@@ -376,6 +380,10 @@ impl StudySpec {
                 if self.study == SECURE_SUM {
                     use whereabouts_engine::linkability::experiments::SecureSum;
                     return Ok(Box::new(SecureSum(scale)));
+                }
+                if self.study == CRAFTED {
+                    use whereabouts_engine::linkability::experiments::Crafted;
+                    return Ok(Box::new(Crafted(scale)));
                 }
                 Ok(Box::new(Reproduce(scale)))
             }
