@@ -130,9 +130,16 @@ fn start_from(value: &str) -> Option<(&'static Lesson, usize)> {
 /// The lessons whose questions and answers the panel shows beside `lab`'s tab: its own lesson,
 /// and every lesson that walks across the labs.
 fn answered(lab: LabKind) -> Vec<&'static Lesson> {
+    beside(lab)
+        .into_iter()
+        .filter(|l| !l.questions.is_empty())
+        .collect()
+}
+
+/// The lessons the panel offers beside `lab`'s tab: its own, and those across the labs.
+fn beside(lab: LabKind) -> Vec<&'static Lesson> {
     std::iter::once(spec(lab).lesson)
         .chain(LESSONS.iter().copied().filter(|l| l.across_labs()))
-        .filter(|l| !l.questions.is_empty())
         .collect()
 }
 
@@ -168,12 +175,8 @@ pub fn InstructorPanel(open: RwSignal<bool>, lab: RwSignal<LabKind>) -> impl Int
         groups.set(Vec::new());
         hide_all.set(false);
     });
-    // The lessons whose steps the students may start at: this lab's, and those across the labs.
-    let lessons = move || {
-        std::iter::once(spec(lab.get()).lesson)
-            .chain(LESSONS.iter().copied().filter(|l| l.across_labs()))
-            .collect::<Vec<_>>()
-    };
+    // The lessons whose steps the students may start at.
+    let lessons = move || beside(lab.get());
     let link = Memo::new(move |_| {
         tick.track();
         open.track();
