@@ -135,3 +135,17 @@ fn secure_aggregation_round_in_the_browser() {
         console_log!("BENCH {}", r.whole_round_row());
     }
 }
+
+#[wasm_bindgen_test]
+#[ignore = "a benchmark: run with ./x bench"]
+fn local_training_time_in_the_browser() {
+    let performance = web_sys::window().unwrap().performance().unwrap();
+    let now = move || performance.now();
+    console_log!(
+        "Signal map: one local update (the paper's model, dropout 0.05; 100 points, B = 20, E = 2); wasm in headless Chromium"
+    );
+    match whereabouts_engine::signal_map::bench::local_training_ms(20, &now) {
+        Ok(ms) => console_log!("BENCH local update, by hand {ms:>9.2} ms"),
+        Err(e) => console_log!("BENCH local update failed: {e}"),
+    }
+}

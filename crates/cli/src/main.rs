@@ -752,6 +752,22 @@ fn bench(iterations: usize) {
         "Mobility: one ST-GIA round (200 L-BFGS iterations, road mapping), first 10 rounds; native, one thread: {round:.0} ms per round, {evaluations:.0} evaluations"
     );
     println!(
+        "Signal map: one local update (the paper's model, dropout 0.05; 100 points, B = 20, E = 2); native, one thread"
+    );
+    {
+        use whereabouts_engine::signal_map::bench::{local_training_candle_ms, local_training_ms};
+        match (
+            local_training_ms(20, &now),
+            local_training_candle_ms(20, &now),
+        ) {
+            (Ok(hand), Ok((candle, difference))) => println!(
+                "by hand {hand:>8.2} ms   candle {candle:>8.2} ms   ({:.1}× faster), max difference {difference:.1e}",
+                candle / hand
+            ),
+            (Err(e), _) | (_, Err(e)) => println!("failed: {e}"),
+        }
+    }
+    println!(
         "Linkability federation (30 people × 2 devices, 14 rounds): local SGD; native, one thread"
     );
     match whereabouts_engine::linkability::bench::local_training_ms(30, 14, &now) {

@@ -188,7 +188,7 @@ fn attack_recovers_the_point_behind_a_case_file() {
 /// FedAvg-aware attack simulates them and answers with one dummy per step.
 #[test]
 fn attack_runs_the_fedavg_aware_attack_on_a_fedavg_case() {
-    use whereabouts_engine::signal_map::model::train::{LocalTraining, train_local_by_hand};
+    use whereabouts_engine::signal_map::model::train::{LocalTraining, train_local};
     use whereabouts_engine::signal_map::trace::Sample;
     let spec = ModelPreset::Small.spec();
     let before = spec.init(0.0, &mut Stream::new(2, "w"));
@@ -205,7 +205,7 @@ fn attack_runs_the_fedavg_aware_attack_on_a_fedavg_case() {
         epochs: 1,
         learning_rate: 0.01,
     };
-    let after = train_local_by_hand(&spec, &before, &batch, &local, &mut Stream::new(3, "t"))
+    let after = train_local(&spec, &before, &batch, &local, &mut Stream::new(3, "t"))
         .unwrap()
         .params;
     let mut case = serde_json::json!({

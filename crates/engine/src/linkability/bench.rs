@@ -1,6 +1,6 @@
 //! Benchmark kernel of the Linkability lab (timed by the caller's clock): the federation's local
-//! training written out by hand ([`crate::signal_map::model::train::train_local_by_hand`], the
-//! lab's) against candle's, on the same population and rounds.
+//! training written out by hand ([`crate::signal_map::model::train::train_local`], the
+//! lab's) against candle's (native builds only), on the same population and rounds.
 
 use super::config::LinkConfig;
 use super::federation::FederationRun;
@@ -22,7 +22,7 @@ pub fn local_training_ms(
     let population = Population::generate(&config).map_err(|e| e.to_string())?;
     let run = |by_hand: bool| -> Result<(f64, FederationRun), String> {
         let mut run = FederationRun::new(&config, population.clone());
-        run.set_by_hand(by_hand);
+        run.set_candle(!by_hand);
         let began = now();
         run.finish()?;
         Ok((now() - began, run))

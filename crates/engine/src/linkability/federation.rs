@@ -95,7 +95,7 @@ pub struct FederationRun {
 impl FederationRun {
     pub fn new(config: &LinkConfig, population: Population) -> Self {
         let spec = model_spec();
-        let mut federation = Federation::new(
+        let federation = Federation::new(
             spec.clone(),
             FlConfig {
                 local: LocalTraining {
@@ -108,7 +108,6 @@ impl FederationRun {
             },
             config.seed,
         );
-        federation.by_hand = true;
         // The output bias starts at the pool's mean signal: public knowledge, the way the
         // paper's model starts pretrained rather than from nothing (our choice, docs/papers.md).
         let pool_mean = population.pool.iter().map(|s| f64::from(s.y)).sum::<f64>()
@@ -145,10 +144,11 @@ impl FederationRun {
         }
     }
 
-    /// Whether the devices' local SGD is the hand-written one (the default) or candle's (the
-    /// benchmark compares them).
-    pub fn set_by_hand(&mut self, by_hand: bool) {
-        self.federation.by_hand = by_hand;
+    /// Whether the devices' local SGD is candle's (the native reference the benchmark compares
+    /// with) instead of the hand-written one.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn set_candle(&mut self, candle: bool) {
+        self.federation.candle = candle;
     }
 
     pub fn mitigator(&self) -> &Mitigator {

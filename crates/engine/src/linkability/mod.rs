@@ -12,6 +12,7 @@
 //! beyond: unlabelled, by place) → metrics (§8.2) → mitigations (§9).
 
 pub mod attack;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod bench;
 pub mod central_dp;
 pub mod config;

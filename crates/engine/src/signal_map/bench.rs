@@ -96,7 +96,7 @@ pub fn fedavg_ms_per_iteration(
     use crate::signal_map::attack::unroll::{
         Distance, Dummies, LocalSchedule, StepLabel, Unrolled,
     };
-    use crate::signal_map::model::train::{LocalTraining, train_local_by_hand};
+    use crate::signal_map::model::train::{LocalTraining, train_local};
     use crate::signal_map::trace::Sample;
     let w = spec.init(0.0, &mut Stream::new(1, "bench-init"));
     let mut s = Stream::new(2, "bench-batch");
@@ -117,7 +117,7 @@ pub fn fedavg_ms_per_iteration(
         epochs: 1,
         learning_rate: 1e-3,
     };
-    let after = train_local_by_hand(spec, &w, &batch, &local, &mut Stream::new(3, "bench-t"))
+    let after = train_local(spec, &w, &batch, &local, &mut Stream::new(3, "bench-t"))
         .map_err(|e| e.to_string())?
         .params;
     let schedule = LocalSchedule::new(steps, Some(1), 1, 1e-3, Dummies::PerStep);
@@ -219,4 +219,84 @@ pub fn import_mb_per_s(
             (*name, text.len() as f64 / 1e6 / (ms / 1000.0), n)
         })
         .collect()
+}
+
+/// The local training benchmarked: the paper's model with its dropout (0.05) on a LocalBatch of
+/// 100 seeded points, FedAvg's B = 20, E = 2 (10 steps), η = 0.001.
+fn local_training_case() -> (MlpSpec, Vec<f32>, Vec<crate::signal_map::trace::Sample>) {
+    use crate::signal_map::trace::Sample;
+    let spec = ModelPreset::Paper.spec();
+    let w = spec.init(-96.0, &mut Stream::new(1, "bench-init"));
+    let mut s = Stream::new(2, "bench-batch");
+    let batch = (0..100)
+        .map(|_| Sample {
+            user: 0,
+            time: 0.0,
+            pos: Metres::new(0.0, 0.0),
+            x: [s.gaussian(0.0, 0.5) as f32, s.gaussian(0.0, 0.5) as f32],
+            y: s.gaussian(-96.0, 8.0) as f32,
+        })
+        .collect();
+    (spec, w, batch)
+}
+
+const LOCAL: crate::signal_map::model::train::LocalTraining =
+    crate::signal_map::model::train::LocalTraining {
+        batch_size: Some(20),
+        epochs: 2,
+        learning_rate: 1e-3,
+    };
+
+/// Milliseconds per local update of [`local_training_case`] as the labs train (by hand), over
+/// `updates` updates after one warm-up.
+pub fn local_training_ms(updates: usize, now: &dyn Fn() -> f64) -> Result<f64, String> {
+    use crate::signal_map::model::train::train_local;
+    let (spec, w, batch) = local_training_case();
+    let run = || {
+        train_local(&spec, &w, &batch, &LOCAL, &mut Stream::new(3, "bench-t"))
+            .map_err(|e| e.to_string())
+    };
+    run()?;
+    let t0 = now();
+    for _ in 0..updates {
+        run()?;
+    }
+    Ok((now() - t0) / updates.max(1) as f64)
+}
+
+/// [`local_training_ms`] with candle's autograd (the native reference), and the largest
+/// difference between the two trainings' parameters.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn local_training_candle_ms(
+    updates: usize,
+    now: &dyn Fn() -> f64,
+) -> Result<(f64, f32), String> {
+    use crate::signal_map::model::train::{train_local, train_local_candle_with};
+    let (spec, w, batch) = local_training_case();
+    let run = || {
+        train_local_candle_with(
+            &spec,
+            &w,
+            &batch,
+            &LOCAL,
+            &mut Stream::new(3, "bench-t"),
+            None,
+        )
+        .map_err(|e| e.to_string())
+    };
+    let candle = run()?;
+    let t0 = now();
+    for _ in 0..updates {
+        run()?;
+    }
+    let ms = (now() - t0) / updates.max(1) as f64;
+    let hand = train_local(&spec, &w, &batch, &LOCAL, &mut Stream::new(3, "bench-t"))
+        .map_err(|e| e.to_string())?;
+    let difference = hand
+        .params
+        .iter()
+        .zip(&candle.params)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0f32, f32::max);
+    Ok((ms, difference))
 }

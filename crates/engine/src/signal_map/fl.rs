@@ -7,8 +7,10 @@
 //! participant's update, which is all the curious server needs.
 
 use crate::signal_map::model::MlpSpec;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::signal_map::model::train::train_local_candle_with;
 use crate::signal_map::model::train::{
-    LocalTraining, TrainError, train_local_by_hand_with, train_local_with,
+    LocalResult, LocalTraining, Noise, TrainError, train_local_with,
 };
 use crate::signal_map::trace::{Dataset, Sample};
 use serde::{Deserialize, Serialize};
@@ -57,6 +59,16 @@ pub struct Update {
     pub batch_means: Vec<[f32; 2]>,
 }
 
+/// A device's local training (Algorithm 1's UserUpdate): [`train_local_with`]'s signature.
+pub type TrainFn = fn(
+    &MlpSpec,
+    &[f32],
+    &[Sample],
+    &LocalTraining,
+    &mut Stream,
+    Noise,
+) -> Result<LocalResult, TrainError>;
+
 /// The federation's protocol: who takes part in a round and how each participant trains. It
 /// keeps no model: the driver holds each round's w_{t−1} and w_t. Every round's randomness
 /// comes from its own stream, derived from the seed and the round index, so any round can be
@@ -67,9 +79,10 @@ pub struct Federation {
     pub config: FlConfig,
     /// Local DP applied by every device to its update ([000] §4.5, "DP"; App. B.2), if any.
     pub dp: Option<crate::signal_map::defence::dp::LocalDp>,
-    /// Train with [`train_local_by_hand`] instead of candle (the same steps, faster on small
-    /// batches).
-    pub by_hand: bool,
+    /// Train with candle's autograd instead of by hand (the native reference the benchmark and
+    /// the tests compare with; the same steps within float rounding).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub candle: bool,
     seed: u64,
 }
 
@@ -79,7 +92,8 @@ impl Federation {
             spec,
             config,
             dp: None,
-            by_hand: false,
+            #[cfg(not(target_arch = "wasm32"))]
+            candle: false,
             seed,
         }
     }
@@ -91,9 +105,20 @@ impl Federation {
             spec,
             config: self.config.clone(),
             dp: self.dp,
-            by_hand: self.by_hand,
+            #[cfg(not(target_arch = "wasm32"))]
+            candle: self.candle,
             seed: self.seed,
         }
+    }
+
+    /// The local training this federation's devices run: by hand, or candle's (the native
+    /// reference).
+    pub fn trainer(&self) -> TrainFn {
+        #[cfg(not(target_arch = "wasm32"))]
+        if self.candle {
+            return train_local_candle_with;
+        }
+        train_local_with
     }
 
     /// The users of `users` that take part in round `t`: those with data, of which the server
@@ -136,11 +161,7 @@ impl Federation {
         if batch.is_empty() {
             return Ok(None);
         }
-        let train = if self.by_hand {
-            train_local_by_hand_with
-        } else {
-            train_local_with
-        };
+        let train = self.trainer();
         // Local DP's noise has its own stream: the shuffles are those of the run without it.
         let mut dp_stream = Stream::new(self.seed, &format!("federation-round-{t}-user-{user}-dp"));
         let step_noise = self.dp.and_then(|dp| dp.step_noise());

@@ -100,9 +100,10 @@ impl Measuring {
         let mean_rmse_db =
             whereabouts_core::metrics::rmse(test.iter().map(|s| (mean, f64::from(s.y))))
                 .unwrap_or(f64::NAN);
-        let training = LocalTrainer::new(spec, initial, train.len(), &centralised(train.len()))
-            .ok()
-            .map(|t| (t, Stream::new(seed, "centralised-reference")));
+        let training = Some((
+            LocalTrainer::new(spec, initial, train.len(), &centralised(train.len())),
+            Stream::new(seed, "centralised-reference"),
+        ));
         Self {
             mean_rmse_db,
             training,

@@ -49,7 +49,6 @@
 
 use crate::signal_map::fl::{Federation, Update};
 use crate::signal_map::limits;
-use crate::signal_map::model::train::{train_local_by_hand_with, train_local_with};
 use crate::signal_map::trace::{Dataset, Sample, centroid};
 use serde::{Deserialize, Serialize};
 use whereabouts_core::error::ConfigError;
@@ -287,12 +286,7 @@ pub fn sybil(
             }
         })
         .collect();
-    let train = if federation.by_hand {
-        train_local_by_hand_with
-    } else {
-        train_local_with
-    };
-    let result = train(
+    let result = federation.trainer()(
         &federation.spec,
         before,
         &batch,

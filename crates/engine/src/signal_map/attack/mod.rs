@@ -8,6 +8,8 @@
 //!   training on dummies (FedAvg-aware inversion) and the exact gradient of that simulation.
 
 pub mod analytic;
+/// Attack cases from files (the CLI's `attack --case`; native builds, since reading PyTorch's safetensors uses candle).
+#[cfg(not(target_arch = "wasm32"))]
 pub mod case;
 pub mod dlg;
 pub mod fedavg;

@@ -6,7 +6,7 @@ use super::fedavg::{self, FedAvgConfig};
 use super::objective::{LabelMode, Objective};
 use super::observed_gradient;
 use super::unroll::{Distance, Dummies, LocalSchedule, StepLabel, Unrolled};
-use crate::signal_map::model::train::{LocalTraining, train_local_by_hand};
+use crate::signal_map::model::train::{LocalTraining, train_local};
 use crate::signal_map::model::{Activation, Hidden, MlpSpec, ModelPreset};
 #[cfg(not(target_arch = "wasm32"))]
 use crate::signal_map::trace::centroid;
@@ -50,7 +50,7 @@ fn random_batch(n: usize, seed: u64) -> Vec<Sample> {
 }
 
 fn train(spec: &MlpSpec, w0: &[f32], batch: &[Sample], local: &LocalTraining) -> Vec<f32> {
-    train_local_by_hand(spec, w0, batch, local, &mut Stream::new(2, "local"))
+    train_local(spec, w0, batch, local, &mut Stream::new(2, "local"))
         .unwrap()
         .params
 }
@@ -264,8 +264,7 @@ fn a_noiseless_update_of_single_point_steps_gives_every_point_back() {
         epochs: 1,
         learning_rate: 0.05,
     };
-    let result =
-        train_local_by_hand(&spec, &w0, &batch, &local, &mut Stream::new(2, "local")).unwrap();
+    let result = train_local(&spec, &w0, &batch, &local, &mut Stream::new(2, "local")).unwrap();
     let schedule = LocalSchedule::new(3, Some(1), 1, 0.05, Dummies::PerStep);
     let std = &data.standardizer;
     let truth: Vec<Metres> = result

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::signal_map::model::ModelPreset;
-use crate::signal_map::model::train::{LocalTraining, train_local_by_hand_with};
+use crate::signal_map::model::train::{LocalTraining, train_local_with};
 use crate::signal_map::secure::{Contribution, aggregate};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -54,7 +54,7 @@ fn fedsgd() -> LocalTraining {
 /// One phone's change of the planted model on `batch`.
 fn change(spec: &MlpSpec, planted: &[f32], batch: &[Sample], local: &LocalTraining) -> Vec<f32> {
     let mut s = Stream::new(7, "imprint-test");
-    let after = train_local_by_hand_with(spec, planted, batch, local, &mut s, None)
+    let after = train_local_with(spec, planted, batch, local, &mut s, None)
         .unwrap()
         .params;
     after.iter().zip(planted).map(|(a, b)| a - b).collect()

@@ -1,7 +1,6 @@
-use super::train::{
-    LocalTraining, StepNoise, TrainError, train_local, train_local_by_hand,
-    train_local_by_hand_with, train_local_with,
-};
+#[cfg(not(target_arch = "wasm32"))]
+use super::train::train_local_candle_with;
+use super::train::{LocalTraining, StepNoise, TrainError, train_local, train_local_with};
 use super::*;
 use crate::signal_map::trace::Sample;
 #[cfg(target_arch = "wasm32")]
@@ -63,7 +62,7 @@ fn example_gradient_matches_finite_differences_of_the_loss() {
 }
 
 #[test]
-fn a_fedsgd_step_in_candle_is_minus_eta_times_the_mean_gradient() {
+fn a_fedsgd_step_is_minus_eta_times_the_mean_gradient() {
     let spec = ModelPreset::Small.spec();
     let start = spec.init(-96.0, &mut Stream::new(2, "init"));
     let batch = toy_batch(50, 3);
@@ -166,7 +165,7 @@ fn per_step_dp_clips_every_step_and_both_paths_agree() {
     let clip = 0.5;
     let quiet = StepNoise { clip, sigma: 0.0 };
     let mut s = Stream::new(9, "dp");
-    let a = train_local_by_hand_with(
+    let a = train_local_with(
         &spec,
         &start,
         &batch,
@@ -190,11 +189,15 @@ fn per_step_dp_clips_every_step_and_both_paths_agree() {
         moved(&a.params)
     );
     // Unclipped, the same training moves much further: the clip bites.
-    let free =
-        train_local_by_hand(&spec, &start, &batch, &cfg, &mut Stream::new(4, "sgd")).unwrap();
+    let free = train_local(&spec, &start, &batch, &cfg, &mut Stream::new(4, "sgd")).unwrap();
     assert!(moved(&free.params) > 2.0 * bound, "{}", moved(&free.params));
     let noisy = StepNoise { clip, sigma: 0.3 };
-    let b = train_local_with(
+    // The candle reference, natively; in wasm the path by hand against itself.
+    #[cfg(not(target_arch = "wasm32"))]
+    let reference = train_local_candle_with;
+    #[cfg(target_arch = "wasm32")]
+    let reference = train_local_with;
+    let b = reference(
         &spec,
         &start,
         &batch,
@@ -203,7 +206,7 @@ fn per_step_dp_clips_every_step_and_both_paths_agree() {
         Some((noisy, &mut Stream::new(9, "dp"))),
     )
     .unwrap();
-    let c = train_local_by_hand_with(
+    let c = train_local_with(
         &spec,
         &start,
         &batch,
@@ -229,38 +232,83 @@ fn per_step_dp_clips_every_step_and_both_paths_agree() {
     );
 }
 
+/// The candle reference and the training by hand take the same steps (within float rounding),
+/// with and without mini-batches, and with dropout (the paper's model trains with 0.05).
+#[cfg(not(target_arch = "wasm32"))]
 #[test]
 fn sgd_by_hand_takes_the_same_steps_as_candle() {
-    let spec = ModelPreset::Small.spec();
-    let start = spec.init(-96.0, &mut Stream::new(3, "init"));
     let batch = toy_batch(37, 5);
-    for batch_size in [Some(8), None] {
-        let cfg = LocalTraining {
-            batch_size,
-            epochs: 2,
-            learning_rate: 0.01,
-        };
-        let a = train_local(&spec, &start, &batch, &cfg, &mut Stream::new(4, "sgd")).unwrap();
-        let b =
-            train_local_by_hand(&spec, &start, &batch, &cfg, &mut Stream::new(4, "sgd")).unwrap();
-        assert_eq!(a.steps, b.steps);
-        assert_eq!(a.batch_means, b.batch_means);
-        let moved: f32 = a
-            .params
-            .iter()
-            .zip(&start)
-            .map(|(p, s)| (p - s).abs())
-            .sum();
-        let apart: f32 = a
-            .params
-            .iter()
-            .zip(&b.params)
-            .map(|(p, q)| (p - q).abs())
-            .sum();
-        assert!(moved > 1e-2, "training moved the parameters by {moved}");
-        assert!(
-            apart < 1e-4 * moved,
-            "by hand and candle differ by {apart} (moved {moved})"
-        );
+    for (preset, dropout) in [
+        (ModelPreset::Small, 0.0),
+        (ModelPreset::Small, 0.3),
+        (ModelPreset::Paper, 0.05),
+    ] {
+        let mut spec = preset.spec();
+        spec.dropout = dropout;
+        let start = spec.init(-96.0, &mut Stream::new(3, "init"));
+        for batch_size in [Some(8), None] {
+            let cfg = LocalTraining {
+                batch_size,
+                epochs: 2,
+                learning_rate: 0.01,
+            };
+            let a = train_local(&spec, &start, &batch, &cfg, &mut Stream::new(4, "sgd")).unwrap();
+            let b = train_local_candle_with(
+                &spec,
+                &start,
+                &batch,
+                &cfg,
+                &mut Stream::new(4, "sgd"),
+                None,
+            )
+            .unwrap();
+            assert_eq!(a.steps, b.steps);
+            assert_eq!(a.batch_means, b.batch_means);
+            let moved: f32 = a
+                .params
+                .iter()
+                .zip(&start)
+                .map(|(p, s)| (p - s).abs())
+                .sum();
+            let apart: f32 = a
+                .params
+                .iter()
+                .zip(&b.params)
+                .map(|(p, q)| (p - q).abs())
+                .sum();
+            assert!(moved > 1e-2, "training moved the parameters by {moved}");
+            assert!(
+                apart < 1e-4 * moved,
+                "{preset:?}, dropout {dropout}, B {batch_size:?}: by hand and candle differ by \
+                 {apart} (moved {moved})"
+            );
+        }
     }
+}
+
+/// Dropout draws its masks from the run's stream: the same stream gives the same steps, and a
+/// dropout of 0.3 trains to other weights than none (the masks are used).
+#[test]
+fn dropout_by_hand_is_seeded_and_bites() {
+    let batch = toy_batch(37, 5);
+    let mut spec = ModelPreset::Small.spec();
+    let start = spec.init(-96.0, &mut Stream::new(3, "init"));
+    let cfg = LocalTraining {
+        batch_size: Some(8),
+        epochs: 2,
+        learning_rate: 0.01,
+    };
+    spec.dropout = 0.0;
+    let none = train_local(&spec, &start, &batch, &cfg, &mut Stream::new(4, "sgd")).unwrap();
+    spec.dropout = 0.3;
+    let a = train_local(&spec, &start, &batch, &cfg, &mut Stream::new(4, "sgd")).unwrap();
+    let b = train_local(&spec, &start, &batch, &cfg, &mut Stream::new(4, "sgd")).unwrap();
+    assert_eq!(a.params, b.params);
+    let apart: f32 = a
+        .params
+        .iter()
+        .zip(&none.params)
+        .map(|(p, q)| (p - q).abs())
+        .sum();
+    assert!(apart > 1e-3, "dropout changed the weights by {apart}");
 }

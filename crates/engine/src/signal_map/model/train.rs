@@ -1,13 +1,18 @@
-//! Local training on a device, with candle: plain SGD on the MSE loss (Algorithm 1,
-//! UserUpdate). `E` epochs over the LocalBatch cut into mini-batches of size `B` (B = ∞: one
+//! Local training on a device: plain SGD on the MSE loss (Algorithm 1, UserUpdate), written
+//! out by hand (`by_hand`). `E` epochs over the LocalBatch cut into mini-batches of size `B` (B = ∞: one
 //! mini-batch, so E = 1, B = ∞ is FedSGD, one exact gradient step).
 //!
 //! Mini-batches are drawn from a fresh seeded shuffle each epoch, as Keras' `fit` does by
 //! default (the paper's implementation language; the paper itself is silent). Dropout masks
-//! (inverted dropout, Keras semantics) come from the same seeded stream rather than candle's own
-//! RNG, so runs are reproducible.
+//! (inverted dropout, Keras semantics) come from the same seeded stream, so runs are
+//! reproducible.
+//!
+//! Native builds keep candle's autograd as the reference (`candle`): a test keeps the two
+//! within float rounding, and `whereabouts bench` times them side by side. The browser's worker
+//! does not carry candle (it was half the worker's download: BENCHMARKS.md "Download size").
 
 mod by_hand;
+#[cfg(not(target_arch = "wasm32"))]
 mod candle;
 
 use super::MlpSpec;
@@ -41,14 +46,11 @@ pub struct LocalResult {
 #[derive(Clone, Debug, PartialEq)]
 pub enum TrainError {
     /// The loss or weights became NaN/∞ (learning rate too high for this model and data).
-    Diverged {
-        step: usize,
-    },
+    Diverged { step: usize },
     /// GAN obfuscation's networks left the finite numbers at this mini-batch step
     /// (`defence::gan`).
-    GanDiverged {
-        step: usize,
-    },
+    GanDiverged { step: usize },
+    /// The candle reference failed (native builds only).
     Candle(String),
 }
 
@@ -71,6 +73,7 @@ impl std::fmt::Display for TrainError {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl From<candle_core::Error> for TrainError {
     fn from(e: candle_core::Error) -> Self {
         TrainError::Candle(e.to_string())
@@ -121,29 +124,16 @@ pub fn train_local_with(
     stream: &mut Stream,
     mut noise: Noise,
 ) -> Result<LocalResult, TrainError> {
-    let mut trainer = LocalTrainer::candle(spec, start, batch.len(), cfg)?;
+    let mut trainer = LocalTrainer::new(spec, start, batch.len(), cfg);
     trainer.run(spec, batch, stream, &mut noise)
 }
 
-/// [`train_local`] written out by hand, for a model without dropout: the same SGD on the same
-/// mini-batches (the same shuffles from `stream`), in f32 as candle computes it, without a
-/// tensor graph. For a LocalBatch of a few dozen points candle's per-operation overhead is
-/// most of the time: a Linkability-lab federation runs 6.6–7.0× faster this way than with
-/// candle (`whereabouts bench`, BENCHMARKS.md "Linkability lab: local training"), which the lab
-/// needs to train hundreds of devices a round. A model with dropout goes to
-/// candle. A test keeps the two equal.
-pub fn train_local_by_hand(
-    spec: &MlpSpec,
-    start: &[f32],
-    batch: &[Sample],
-    cfg: &LocalTraining,
-    stream: &mut Stream,
-) -> Result<LocalResult, TrainError> {
-    train_local_by_hand_with(spec, start, batch, cfg, stream, None)
-}
-
-/// [`train_local_by_hand`] with local DP on every step when `noise` is given.
-pub fn train_local_by_hand_with(
+/// [`train_local_with`] by candle's autograd: the reference the training by hand is tested
+/// against (native builds only). For a LocalBatch of a few dozen points candle's per-operation
+/// overhead is most of the time: a Linkability-lab federation runs 6.6–7.0× faster by hand
+/// (`whereabouts bench`, BENCHMARKS.md "Linkability lab: local training").
+#[cfg(not(target_arch = "wasm32"))]
+pub fn train_local_candle_with(
     spec: &MlpSpec,
     start: &[f32],
     batch: &[Sample],
@@ -151,12 +141,11 @@ pub fn train_local_by_hand_with(
     stream: &mut Stream,
     mut noise: Noise,
 ) -> Result<LocalResult, TrainError> {
-    let mut trainer = LocalTrainer::new(spec, start, batch.len(), cfg)?;
+    let mut trainer = LocalTrainer::candle(spec, start, batch.len(), cfg)?;
     trainer.run(spec, batch, stream, &mut noise)
 }
 
-/// Local training one SGD step at a time: what [`train_local_with`] and
-/// [`train_local_by_hand_with`] run to the end, and what a caller that must yield between
+/// Local training one SGD step at a time: what [`train_local_with`] runs to the end, and what a caller that must yield between
 /// steps (the worker's 4 ms slices) runs a few steps at a time. The steps, the shuffles and the
 /// result are the same either way; every call must pass the same `spec`, `batch`, `stream` and
 /// noise.
@@ -174,32 +163,22 @@ pub struct LocalTrainer {
     engine: Engine,
 }
 
-/// Who computes a step: candle's autograd, or the same arithmetic written out by hand.
+/// Who computes a step: the arithmetic written out by hand, or (native reference) candle's
+/// autograd.
 enum Engine {
-    Candle(candle::Model),
     ByHand(by_hand::Model),
+    #[cfg(not(target_arch = "wasm32"))]
+    Candle(candle::Model),
 }
 
 impl LocalTrainer {
-    /// Training from `start` on a batch of `n` points: by hand, or with candle for a model with
-    /// dropout.
-    pub fn new(
-        spec: &MlpSpec,
-        start: &[f32],
-        n: usize,
-        cfg: &LocalTraining,
-    ) -> Result<Self, TrainError> {
-        if spec.dropout > 0.0 {
-            return Self::candle(spec, start, n, cfg);
-        }
-        Ok(Self::with(
-            Engine::ByHand(by_hand::Model::new(spec, start)),
-            n,
-            cfg,
-        ))
+    /// Training from `start` on a batch of `n` points.
+    pub fn new(spec: &MlpSpec, start: &[f32], n: usize, cfg: &LocalTraining) -> Self {
+        Self::with(Engine::ByHand(by_hand::Model::new(spec, start)), n, cfg)
     }
 
-    /// Training from `start` on a batch of `n` points with candle.
+    /// Training from `start` on a batch of `n` points with candle (the native reference).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn candle(
         spec: &MlpSpec,
         start: &[f32],
@@ -265,8 +244,9 @@ impl LocalTrainer {
                 chunk.iter().map(|&i| batch[i].x[1]).sum::<f32>() / k,
             ]);
             let stepped = match &mut self.engine {
+                Engine::ByHand(m) => m.step(spec, batch, chunk, &self.cfg, stream, noise),
+                #[cfg(not(target_arch = "wasm32"))]
                 Engine::Candle(m) => m.step(spec, batch, chunk, &self.cfg, stream, noise),
-                Engine::ByHand(m) => m.step(spec, batch, chunk, &self.cfg, noise),
             };
             stepped.map_err(|e| match e {
                 TrainError::Diverged { .. } => TrainError::Diverged { step: self.steps },
@@ -300,8 +280,9 @@ impl LocalTrainer {
     /// parameter is not finite.
     pub fn result(&self) -> Result<LocalResult, TrainError> {
         let params = match &self.engine {
-            Engine::Candle(m) => m.params()?,
             Engine::ByHand(m) => m.params().to_vec(),
+            #[cfg(not(target_arch = "wasm32"))]
+            Engine::Candle(m) => m.params()?,
         };
         if params.iter().any(|p| !p.is_finite()) {
             return Err(TrainError::Diverged { step: self.steps });
