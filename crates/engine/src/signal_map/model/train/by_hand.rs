@@ -8,6 +8,10 @@ use crate::signal_map::model::{Activation, MlpSpec};
 use crate::signal_map::trace::Sample;
 use whereabouts_core::rng::Stream;
 
+/// Mini-batch rows per block of the step's passes: a multiple of four, and small enough that a
+/// block's activations (ROWS × the widest layer's inputs) stay in the first-level cache.
+const ROWS: usize = 16;
+
 /// The flat parameters and the step's buffers (kept between steps, so a step allocates
 /// nothing once the first has run).
 pub(super) struct Model {
@@ -81,43 +85,49 @@ impl Model {
             let row = |r: usize| &input[r * l.inputs..(r + 1) * l.inputs];
             let dot =
                 |o: usize, r: usize| w(o).iter().zip(row(r)).fold(0.0f32, |z, (w, a)| z + w * a);
-            let mut o = 0;
-            while o + 2 <= l.outputs {
-                let mut r = 0;
-                while r + 4 <= k {
-                    let (mut z0, mut z1) = ([0.0f32; 4], [0.0f32; 4]);
-                    for (((((&u, &v), &a0), &a1), &a2), &a3) in w(o)
-                        .iter()
-                        .zip(w(o + 1))
-                        .zip(row(r))
-                        .zip(row(r + 1))
-                        .zip(row(r + 2))
-                        .zip(row(r + 3))
-                    {
-                        z0[0] += u * a0;
-                        z0[1] += u * a1;
-                        z0[2] += u * a2;
-                        z0[3] += u * a3;
-                        z1[0] += v * a0;
-                        z1[1] += v * a1;
-                        z1[2] += v * a2;
-                        z1[3] += v * a3;
+            // Rows in blocks of ROWS, so that the block's inputs stay in cache while every
+            // output passes over them (a mini-batch of thousands would stream them from memory
+            // once per output pair).
+            for r0 in (0..k).step_by(ROWS) {
+                let r1 = (r0 + ROWS).min(k);
+                let mut o = 0;
+                while o + 2 <= l.outputs {
+                    let mut r = r0;
+                    while r + 4 <= r1 {
+                        let (mut z0, mut z1) = ([0.0f32; 4], [0.0f32; 4]);
+                        for (((((&u, &v), &a0), &a1), &a2), &a3) in w(o)
+                            .iter()
+                            .zip(w(o + 1))
+                            .zip(row(r))
+                            .zip(row(r + 1))
+                            .zip(row(r + 2))
+                            .zip(row(r + 3))
+                        {
+                            z0[0] += u * a0;
+                            z0[1] += u * a1;
+                            z0[2] += u * a2;
+                            z0[3] += u * a3;
+                            z1[0] += v * a0;
+                            z1[1] += v * a1;
+                            z1[2] += v * a2;
+                            z1[3] += v * a3;
+                        }
+                        for i in 0..4 {
+                            out[(r + i) * l.outputs + o] = z0[i];
+                            out[(r + i) * l.outputs + o + 1] = z1[i];
+                        }
+                        r += 4;
                     }
-                    for i in 0..4 {
-                        out[(r + i) * l.outputs + o] = z0[i];
-                        out[(r + i) * l.outputs + o + 1] = z1[i];
+                    for r in r..r1 {
+                        out[r * l.outputs + o] = dot(o, r);
+                        out[r * l.outputs + o + 1] = dot(o + 1, r);
                     }
-                    r += 4;
+                    o += 2;
                 }
-                for r in r..k {
-                    out[r * l.outputs + o] = dot(o, r);
-                    out[r * l.outputs + o + 1] = dot(o + 1, r);
-                }
-                o += 2;
-            }
-            for o in o..l.outputs {
-                for r in 0..k {
-                    out[r * l.outputs + o] = dot(o, r);
+                for o in o..l.outputs {
+                    for r in r0..r1 {
+                        out[r * l.outputs + o] = dot(o, r);
+                    }
                 }
             }
             for (i, z) in out.iter_mut().enumerate() {
@@ -170,41 +180,46 @@ impl Model {
             }
             let row = |r: usize| &input[r * l.inputs..(r + 1) * l.inputs];
             let weights = &mut grad[l.w..l.w + l.outputs * l.inputs];
-            let mut pairs = weights.chunks_exact_mut(2 * l.inputs);
-            let mut o = 0;
-            for pair in &mut pairs {
-                let (g0, g1) = pair.split_at_mut(l.inputs);
-                let mut r = 0;
-                while r + 4 <= k {
-                    let d = |o: usize| [0, 1, 2, 3].map(|i| delta[(r + i) * l.outputs + o]);
-                    let (d0, d1) = (d(o), d(o + 1));
-                    for (((((u, v), &a0), &a1), &a2), &a3) in g0
-                        .iter_mut()
-                        .zip(g1.iter_mut())
-                        .zip(row(r))
-                        .zip(row(r + 1))
-                        .zip(row(r + 2))
-                        .zip(row(r + 3))
-                    {
-                        *u = *u + d0[0] * a0 + d0[1] * a1 + d0[2] * a2 + d0[3] * a3;
-                        *v = *v + d1[0] * a0 + d1[1] * a1 + d1[2] * a2 + d1[3] * a3;
+            // In blocks of ROWS rows (a multiple of four, so the groups of four are those of
+            // the whole batch and every entry's sum keeps its order).
+            for r0 in (0..k).step_by(ROWS) {
+                let r1 = (r0 + ROWS).min(k);
+                let mut pairs = weights.chunks_exact_mut(2 * l.inputs);
+                let mut o = 0;
+                for pair in &mut pairs {
+                    let (g0, g1) = pair.split_at_mut(l.inputs);
+                    let mut r = r0;
+                    while r + 4 <= r1 {
+                        let d = |o: usize| [0, 1, 2, 3].map(|i| delta[(r + i) * l.outputs + o]);
+                        let (d0, d1) = (d(o), d(o + 1));
+                        for (((((u, v), &a0), &a1), &a2), &a3) in g0
+                            .iter_mut()
+                            .zip(g1.iter_mut())
+                            .zip(row(r))
+                            .zip(row(r + 1))
+                            .zip(row(r + 2))
+                            .zip(row(r + 3))
+                        {
+                            *u = *u + d0[0] * a0 + d0[1] * a1 + d0[2] * a2 + d0[3] * a3;
+                            *v = *v + d1[0] * a0 + d1[1] * a1 + d1[2] * a2 + d1[3] * a3;
+                        }
+                        r += 4;
                     }
-                    r += 4;
-                }
-                for r in r..k {
-                    let (d0, d1) = (delta[r * l.outputs + o], delta[r * l.outputs + o + 1]);
-                    for ((u, v), &a) in g0.iter_mut().zip(g1.iter_mut()).zip(row(r)) {
-                        *u += d0 * a;
-                        *v += d1 * a;
+                    for r in r..r1 {
+                        let (d0, d1) = (delta[r * l.outputs + o], delta[r * l.outputs + o + 1]);
+                        for ((u, v), &a) in g0.iter_mut().zip(g1.iter_mut()).zip(row(r)) {
+                            *u += d0 * a;
+                            *v += d1 * a;
+                        }
                     }
+                    o += 2;
                 }
-                o += 2;
-            }
-            for g in pairs.into_remainder().chunks_exact_mut(l.inputs) {
-                for r in 0..k {
-                    let d = delta[r * l.outputs + o];
-                    for (gj, &a) in g.iter_mut().zip(row(r)) {
-                        *gj += d * a;
+                for g in pairs.into_remainder().chunks_exact_mut(l.inputs) {
+                    for r in r0..r1 {
+                        let d = delta[r * l.outputs + o];
+                        for (gj, &a) in g.iter_mut().zip(row(r)) {
+                            *gj += d * a;
+                        }
                     }
                 }
             }
@@ -214,26 +229,35 @@ impl Model {
             // δ below = δ W, each entry summed over the outputs in order, four weight rows at a
             // time (each entry loaded and stored once per four).
             let w = |o: usize| &params[l.w + o * l.inputs..l.w + (o + 1) * l.inputs];
-            for r in 0..k {
-                let b = &mut below[r * l.inputs..(r + 1) * l.inputs];
-                let d = &delta[r * l.outputs..(r + 1) * l.outputs];
+            // In blocks of ROWS rows, the four weight rows outside: they stay in cache while
+            // the block's rows pass (each entry still takes the outputs in order).
+            for r0 in (0..k).step_by(ROWS) {
+                let r1 = (r0 + ROWS).min(k);
                 let mut o = 0;
                 while o + 4 <= l.outputs {
-                    let (d0, d1, d2, d3) = (d[o], d[o + 1], d[o + 2], d[o + 3]);
-                    for ((((bj, &w0), &w1), &w2), &w3) in b
-                        .iter_mut()
-                        .zip(w(o))
-                        .zip(w(o + 1))
-                        .zip(w(o + 2))
-                        .zip(w(o + 3))
-                    {
-                        *bj = *bj + d0 * w0 + d1 * w1 + d2 * w2 + d3 * w3;
+                    for r in r0..r1 {
+                        let b = &mut below[r * l.inputs..(r + 1) * l.inputs];
+                        let d = &delta[r * l.outputs..(r + 1) * l.outputs];
+                        let (d0, d1, d2, d3) = (d[o], d[o + 1], d[o + 2], d[o + 3]);
+                        for ((((bj, &w0), &w1), &w2), &w3) in b
+                            .iter_mut()
+                            .zip(w(o))
+                            .zip(w(o + 1))
+                            .zip(w(o + 2))
+                            .zip(w(o + 3))
+                        {
+                            *bj = *bj + d0 * w0 + d1 * w1 + d2 * w2 + d3 * w3;
+                        }
                     }
                     o += 4;
                 }
-                for (o, &d) in d.iter().enumerate().skip(o) {
-                    for (bj, &wj) in b.iter_mut().zip(w(o)) {
-                        *bj += d * wj;
+                for r in r0..r1 {
+                    let b = &mut below[r * l.inputs..(r + 1) * l.inputs];
+                    let d = &delta[r * l.outputs..(r + 1) * l.outputs];
+                    for (o, &d) in d.iter().enumerate().skip(o) {
+                        for (bj, &wj) in b.iter_mut().zip(w(o)) {
+                            *bj += d * wj;
+                        }
                     }
                 }
             }
