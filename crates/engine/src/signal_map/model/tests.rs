@@ -7,6 +7,11 @@ use crate::signal_map::trace::Sample;
 use wasm_bindgen_test::wasm_bindgen_test as test;
 use whereabouts_core::geo::Metres;
 
+/// Σ |p − q| over two parameter vectors.
+fn l1(p: &[f32], q: &[f32]) -> f32 {
+    p.iter().zip(q).map(|(p, q)| (p - q).abs()).sum()
+}
+
 fn toy_batch(n: usize, seed: u64) -> Vec<Sample> {
     let mut s = Stream::new(seed, "toy");
     (0..n)
@@ -264,18 +269,8 @@ fn sgd_by_hand_takes_the_same_steps_as_candle() {
             .unwrap();
             assert_eq!(a.steps, b.steps);
             assert_eq!(a.batch_means, b.batch_means);
-            let moved: f32 = a
-                .params
-                .iter()
-                .zip(&start)
-                .map(|(p, s)| (p - s).abs())
-                .sum();
-            let apart: f32 = a
-                .params
-                .iter()
-                .zip(&b.params)
-                .map(|(p, q)| (p - q).abs())
-                .sum();
+            let moved = l1(&a.params, &start);
+            let apart = l1(&a.params, &b.params);
             assert!(moved > 1e-2, "training moved the parameters by {moved}");
             assert!(
                 apart < 1e-4 * moved,
@@ -304,11 +299,6 @@ fn dropout_by_hand_is_seeded_and_bites() {
     let a = train_local(&spec, &start, &batch, &cfg, &mut Stream::new(4, "sgd")).unwrap();
     let b = train_local(&spec, &start, &batch, &cfg, &mut Stream::new(4, "sgd")).unwrap();
     assert_eq!(a.params, b.params);
-    let apart: f32 = a
-        .params
-        .iter()
-        .zip(&none.params)
-        .map(|(p, q)| (p - q).abs())
-        .sum();
+    let apart = l1(&a.params, &none.params);
     assert!(apart > 1e-3, "dropout changed the weights by {apart}");
 }
