@@ -483,7 +483,7 @@ pub fn MobResults(state: MobState) -> impl IntoView {
                     <h3>"The privacy budget" {b_btn}</h3>
                     {b_text}
                     <div class:hidden=move || !adaptive()>{budget}</div>
-                    <p class="sub" data-testid="mob-fixed-epsilon" class:hidden=move || adaptive()
+                    <p class="sub" data-testid="mob-fixed-epsilon" class:hidden=adaptive
                         data-dp-total=move || fixed().and_then(|f| f.1).map(|t| format!("{t:.4}")).unwrap_or_default()>
                         {move || fixed().map(|f| f.0)}</p>
                 </div>
