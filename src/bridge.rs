@@ -4,9 +4,9 @@
 use crate::protocol::{self, Request, Response};
 use std::{cell::RefCell, rc::Rc};
 use wasm_bindgen::{JsCast, JsValue, closure::Closure};
-use web_sys::{ErrorEvent, MessageEvent, Worker};
+use web_sys::{ErrorEvent, MessageEvent, Worker, WorkerOptions, WorkerType};
 
-/// The worker's loader, as tools/build.mjs writes it (it loads `worker.js` and
+/// The worker's loader, as tools/build.mjs writes it (a module that loads `worker.js` and
 /// `worker_bg.wasm`). Relative, so the site works from any sub-path; resolved against the page's
 /// `<base>`.
 pub const WORKER_URL: &str = "./worker_loader.js";
@@ -28,8 +28,12 @@ impl EngineBridge {
     /// Spawns the worker. `on_response` sees every response, [`Response::Ready`] included. A
     /// worker that fails to load is reported as a [`Response::Fatal`].
     pub fn spawn(url: &str, on_response: impl Fn(Response) + 'static) -> Result<Self, String> {
-        let worker =
-            Worker::new(url).map_err(|e| format!("could not start the engine worker: {e:?}"))?;
+        // A module worker: the worker's loader imports its glue, and its lazily fetched labs
+        // import it too (src/worker/split.rs).
+        let options = WorkerOptions::new();
+        options.set_type(WorkerType::Module);
+        let worker = Worker::new_with_options(url, &options)
+            .map_err(|e| format!("could not start the engine worker: {e:?}"))?;
         let state = Rc::new(State {
             queue: RefCell::new(Some(Vec::new())),
             closures: RefCell::new(Vec::new()),

@@ -1,6 +1,7 @@
 // Builds the static site into dist/ from the two wasm binaries, with no bundler: the page
 // (`whereabouts-web`, wasm-bindgen target `web`, content-hashed names) and the engine worker
-// (`worker`, target `no-modules`, fixed names, started through `worker_loader.js`).
+// (`worker`, target `web`, fixed names, started as a module worker through `worker_loader.js`,
+// its three later labs split off by wasm-split into chunks fetched when their lab first opens).
 //
 //   node tools/build.mjs [--out dist]
 //
@@ -18,7 +19,7 @@
 // at 11 of the 42 minutes of a cold CI run; this script is the part of trunk the site uses.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { applyCsp } from './csp.mjs';
@@ -34,6 +35,29 @@ const run = (cmd, argv) => execFileSync(cmd, argv, { cwd: ROOT, stdio: 'inherit'
 // Subresource integrity, as trunk wrote it: the browser refuses a file that is not this one.
 const sri = (file) => `sha384-${createHash('sha384').update(readFileSync(file)).digest('base64')}`;
 
+// A wasm module without its custom sections (names, producers): what wasm-bindgen's
+// --remove-name-section and --remove-producers-section do for the main modules, for the chunks
+// wasm-split writes (their function names were 14% of a chunk). Sections are an id byte, a
+// LEB128 size and the payload (the WebAssembly spec, §5.5.2); custom sections have id 0.
+function withoutCustomSections(wasm) {
+  const kept = [wasm.subarray(0, 8)];
+  let at = 8;
+  while (at < wasm.length) {
+    const start = at;
+    const id = wasm[at++];
+    let size = 0;
+    for (let shift = 0; ; shift += 7) {
+      const byte = wasm[at++];
+      size += (byte & 0x7f) * 2 ** shift;
+      if (byte < 0x80) break;
+    }
+    at += size;
+    if (at > wasm.length) throw new Error('a chunk of the worker is not a whole wasm module');
+    if (id !== 0) kept.push(wasm.subarray(start, at));
+  }
+  return Buffer.concat(kept);
+}
+
 const template = readFileSync(join(ROOT, 'index.html'), 'utf8');
 let parts;
 try {
@@ -43,33 +67,50 @@ try {
   process.exit(1);
 }
 
-run('cargo', ['build', '--release', '--target', 'wasm32-unknown-unknown', '--bin', parts.page, '--bin', parts.worker]);
+// `split`: the worker's Density, Linkability and Mobility engines are split points
+// (src/worker/split.rs), and the worker is linked with the relocations wasm-split reads (build.rs).
+run('cargo', ['build', '--release', '--target', 'wasm32-unknown-unknown', '--features', 'split', '--bin', parts.page, '--bin', parts.worker]);
 
 const staging = `${OUT}.staging`;
 rmSync(staging, { recursive: true, force: true });
 mkdirSync(staging, { recursive: true });
 
-const bindgen = (bin, target, outName) =>
+const bindgen = (input, target, outName, extra = []) =>
   run('wasm-bindgen', [
+    ...extra,
     `--target=${target}`,
     `--out-dir=${staging}`,
     `--out-name=${outName}`,
     '--no-typescript',
     '--remove-name-section',
     '--remove-producers-section',
-    join(TARGET, `${bin}.wasm`),
+    input,
   ]);
 
 // The page: hashed names, so a deploy never mixes an old script with a new module.
-bindgen(parts.page, 'web', 'page');
+bindgen(join(TARGET, `${parts.page}.wasm`), 'web', 'page');
 const pageHash = hash(Buffer.concat([readFileSync(join(staging, 'page.js')), readFileSync(join(staging, 'page_bg.wasm'))]));
 const pageJs = `${parts.page}-${pageHash}.js`;
 const pageWasm = `${parts.page}-${pageHash}_bg.wasm`;
 renameSync(join(staging, 'page.js'), join(staging, pageJs));
 renameSync(join(staging, 'page_bg.wasm'), join(staging, pageWasm));
 
-// The worker: fixed names, as trunk gives a worker (the page starts `./worker_loader.js`).
-bindgen(parts.worker, 'no-modules', parts.worker);
+// The worker: fixed names, as trunk gives a worker (the page starts `./worker_loader.js`). First
+// wasm-split (the pinned `wasm-split-cli`, ./x installs it) cuts the labs fetched later out of it:
+// it writes the worker's main module, which wasm-bindgen then reads as any binary, one chunk per
+// split point, and `__wasm_split.js`, through which a chunk is fetched and linked to the main
+// module's memory and table (it imports `initSync` from `./worker.js`).
+const split = join(staging, 'split');
+run('wasm-split-cli', ['--target', 'web', '--out-name', parts.worker, join(TARGET, `${parts.worker}.wasm`), split]);
+// --keep-lld-exports: the chunks link to the main module's function table (and the globals the
+// split shares), which wasm-bindgen would otherwise drop from its exports.
+bindgen(join(split, `${parts.worker}.wasm`), 'web', parts.worker, ['--keep-lld-exports']);
+rmSync(join(split, `${parts.worker}.wasm`));
+for (const chunk of readdirSync(split)) {
+  if (chunk.endsWith('.wasm')) writeFileSync(join(staging, chunk), withoutCustomSections(readFileSync(join(split, chunk))));
+  else renameSync(join(split, chunk), join(staging, chunk));
+}
+rmSync(split, { recursive: true });
 writeFileSync(join(staging, `${parts.worker}_loader.js`), WORKER_LOADER(parts.worker));
 
 // The style sheet under a content hash (trunk's name for it), the rest as they are.

@@ -45,8 +45,8 @@ export function siteParts(html) {
   const odd = links.find((l) => !known.has(l.rel));
   if (odd) throw new Error(`index.html: a data-trunk link of rel="${odd.rel}", which tools/build.mjs does not build: ${odd.tag}`);
   if (page.length !== 1 || !page[0].bin) throw new Error('index.html: there must be one data-trunk rust link of data-type="main" naming its data-bin');
-  if (workers.length !== 1 || !workers[0].bin || !workers[0].loaderShim || workers[0].target !== 'no-modules') {
-    throw new Error('index.html: there must be one data-trunk rust worker link with data-bin, data-loader-shim and data-bindgen-target="no-modules"');
+  if (workers.length !== 1 || !workers[0].bin || !workers[0].loaderShim || workers[0].target !== 'web') {
+    throw new Error('index.html: there must be one data-trunk rust worker link with data-bin, data-loader-shim and data-bindgen-target="web"');
   }
   if (css.length !== 1) throw new Error('index.html: there must be one data-trunk css link');
   return {
@@ -104,10 +104,12 @@ export function writeServiceWorker(dir, template) {
 }
 
 /**
- * The worker's loader (`<bin>_loader.js`, trunk's "loader shim" for a no-modules worker), with
- * one addition: a failed load must reach the page. importScripts throws (an error event), and a
- * rejected wasm load is rethrown outside the promise so it is one too (an unhandled rejection in
- * a worker tells the page nothing, and an import waiting on it would wait forever).
+ * The worker's loader (`<bin>_loader.js`, trunk's "loader shim"), a module: the page starts the
+ * worker as a module worker, since wasm-split's chunks import the worker's glue as a module
+ * (src/worker/split.rs). One addition to trunk's shim: a failed load must reach the page. A glue
+ * that cannot be fetched fails the module (an error event), and a rejected wasm load is rethrown
+ * outside the promise so it is one too (an unhandled rejection in a worker tells the page
+ * nothing, and an import waiting on it would wait forever).
  */
 export const WORKER_LOADER = (bin) =>
-  `importScripts("./${bin}.js");wasm_bindgen("./${bin}_bg.wasm").catch((e)=>setTimeout(()=>{throw new Error("the engine could not load: "+e);}));`;
+  `import init from "./${bin}.js";init({module_or_path:"./${bin}_bg.wasm"}).catch((e)=>setTimeout(()=>{throw new Error("the engine could not load: "+e);}));`;

@@ -1,4 +1,56 @@
 //! The Web Worker's entry point; see [`whereabouts_web::worker::start`].
+//!
+//! In the site's build (`--features split`) it also holds the worker's split points, one per lab
+//! fetched later (src/worker/split.rs): they are exported symbols, so they live in this binary
+//! and not in the library the page links too.
 fn main() {
-    whereabouts_web::worker::start();
+    #[cfg(all(feature = "split", target_family = "wasm"))]
+    whereabouts_web::worker::start(Some(chunks::fetch));
+    #[cfg(not(all(feature = "split", target_family = "wasm")))]
+    whereabouts_web::worker::start(None);
+}
+
+#[cfg(all(feature = "split", target_family = "wasm"))]
+mod chunks {
+    use wasm_split_helpers::{SplitLoaderError, wasm_split};
+    use whereabouts_web::protocol::LabKind;
+    use whereabouts_web::worker::split::Fetching;
+    use whereabouts_web::worker::{LabHost, density, linkability, mobility};
+
+    type Made = Result<Box<dyn LabHost>, SplitLoaderError>;
+
+    /// Each split point only makes its lab's host: what the host's methods reach through its
+    /// vtable goes into the lab's chunk, unless the rest of the worker reaches it too.
+    #[wasm_split(density, fallible)]
+    fn density() -> Made {
+        Ok(Box::<density::DensityHost>::default())
+    }
+
+    #[wasm_split(linkability, fallible)]
+    fn linkability() -> Made {
+        Ok(Box::<linkability::LinkHost>::default())
+    }
+
+    #[wasm_split(mobility, fallible)]
+    fn mobility() -> Made {
+        Ok(Box::<mobility::MobHost>::default())
+    }
+
+    /// The [`whereabouts_web::worker::split::Fetch`] of this build.
+    pub fn fetch(kind: LabKind) -> Fetching {
+        Box::pin(async move {
+            let made = match kind {
+                LabKind::Density => density().await,
+                LabKind::Linkability => linkability().await,
+                LabKind::Mobility => mobility().await,
+                LabKind::Signal => return Err("the Signal map is never fetched".into()),
+            };
+            made.map_err(|e| {
+                format!(
+                    "the {} lab's engine could not be loaded ({e}); reload the page to try again",
+                    kind.title()
+                )
+            })
+        })
+    }
 }

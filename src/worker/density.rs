@@ -5,7 +5,7 @@
 
 use super::host::{Host, HostedLab};
 use super::{LabHost, VisitorData};
-use crate::protocol::{DensityRequest, DensityResponse, Response};
+use crate::protocol::{DensityRequest, DensityResponse, Request, Response};
 use whereabouts_core::driver::Driver;
 use whereabouts_core::study::StudyRunner;
 use whereabouts_engine::density::DensityConfig;
@@ -161,6 +161,12 @@ impl DensityHost {
 }
 
 impl LabHost for DensityHost {
+    fn handle(&mut self, request: Request, now: &dyn Fn() -> f64, emit: &mut dyn FnMut(Response)) {
+        if let Request::Density(request) = request {
+            DensityHost::handle(self, request, now, emit);
+        }
+    }
+
     fn set_data(&mut self, data: Option<&VisitorData>) {
         self.run.set_data(data);
     }

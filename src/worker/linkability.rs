@@ -4,7 +4,7 @@
 
 use super::host::{Host, HostedLab};
 use super::{LabHost, VisitorData};
-use crate::protocol::{LinkRequest, LinkResponse, Response};
+use crate::protocol::{LinkRequest, LinkResponse, Request, Response};
 use whereabouts_core::driver::Driver;
 use whereabouts_core::study::StudyRunner;
 use whereabouts_engine::linkability::config::{LinkConfig, You};
@@ -92,6 +92,13 @@ impl LinkHost {
 }
 
 impl LabHost for LinkHost {
+    fn handle(&mut self, request: Request, now: &dyn Fn() -> f64, emit: &mut dyn FnMut(Response)) {
+        let _ = now;
+        if let Request::Linkability(request) = request {
+            LinkHost::handle(self, request, emit);
+        }
+    }
+
     fn set_data(&mut self, data: Option<&VisitorData>) {
         self.run.set_data(data);
     }

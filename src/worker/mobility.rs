@@ -5,7 +5,7 @@
 use super::host::{Host, HostedLab};
 use super::{LabHost, VisitorData};
 use crate::protocol::mobility::PER_ITERATE;
-use crate::protocol::{MobRequest, MobResponse, Response};
+use crate::protocol::{MobRequest, MobResponse, Request, Response};
 use whereabouts_core::driver::Driver;
 use whereabouts_core::study::StudyRunner;
 use whereabouts_engine::mobility::config::MobConfig;
@@ -154,6 +154,13 @@ impl MobHost {
 }
 
 impl LabHost for MobHost {
+    fn handle(&mut self, request: Request, now: &dyn Fn() -> f64, emit: &mut dyn FnMut(Response)) {
+        let _ = now;
+        if let Request::Mobility(request) = request {
+            MobHost::handle(self, request, emit);
+        }
+    }
+
     fn set_data(&mut self, data: Option<&VisitorData>) {
         self.run.set_data(data);
     }

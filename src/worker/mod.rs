@@ -17,6 +17,7 @@ pub mod import;
 pub mod linkability;
 pub mod mobility;
 pub mod signal_map;
+pub mod split;
 pub mod study;
 
 use crate::protocol::LabKind;
@@ -52,6 +53,8 @@ pub const NO_FILE: &str = "no imported data: choose or drop a file first";
 /// A lab's side of the worker: what the scheduler needs of it (each host also answers its own
 /// message family).
 pub trait LabHost {
+    /// Answers a request of the lab's own family (the scheduler sends it no other).
+    fn handle(&mut self, request: Request, now: &dyn Fn() -> f64, emit: &mut dyn FnMut(Response));
     /// The visitor's data changed (`None`: forgotten); runs started from now on use it.
     fn set_data(&mut self, data: Option<&VisitorData>);
     /// True if [`pump`](Self::pump) has something to do.
@@ -65,16 +68,35 @@ pub trait LabHost {
     ) -> bool;
 }
 
+/// A lab whose engine is fetched when first asked for ([`split`]).
+#[derive(Default)]
+enum Slot {
+    /// Not asked for yet.
+    #[default]
+    Absent,
+    /// Asked for while its tab is hidden (the page starts every lab's run at once): what the
+    /// page sent it, kept until its tab first shows, when its code is fetched.
+    Waiting(Vec<Request>),
+    /// Its code is being fetched: what the page sent it meanwhile, in order.
+    Fetching(Vec<Request>),
+    Ready(Box<dyn LabHost>),
+    /// Its code could not be fetched: why.
+    Failed(String),
+}
+
 /// The worker's state: one host per built lab, and which lab shows.
 #[derive(Default)]
 pub struct Scheduler {
     signal: signal_map::SignalHost,
-    density: density::DensityHost,
-    linkability: linkability::LinkHost,
-    mobility: mobility::MobHost,
+    /// The other labs ([`split::FETCHED`], in that order).
+    fetched: [Slot; 3],
+    /// The visitor's data, for a lab whose host arrives after it.
+    data: Option<VisitorData>,
     /// The lab whose tab shows (`None`: the Signal map, the page's default): only it computes,
     /// the others wait where they were.
     shown: Option<LabKind>,
+    /// Labs whose code must be fetched: the glue takes them ([`Scheduler::to_fetch`]).
+    to_fetch: Vec<LabKind>,
 }
 
 impl Scheduler {
@@ -90,7 +112,16 @@ impl Scheduler {
                 nonce,
                 engine_version: whereabouts_engine::VERSION.to_string(),
             }),
-            Request::Show { lab } => self.shown = Some(lab),
+            Request::Show { lab } => {
+                self.shown = Some(lab);
+                if lab != LabKind::Signal {
+                    let i = slot(lab);
+                    if let Slot::Waiting(waiting) = &mut self.fetched[i] {
+                        self.fetched[i] = Slot::Fetching(std::mem::take(waiting));
+                        self.to_fetch.push(lab);
+                    }
+                }
+            }
             Request::Data { name, fixes } => {
                 let data = fixes.map(|f| VisitorData {
                     name,
@@ -98,39 +129,107 @@ impl Scheduler {
                 });
                 self.set_data(data);
             }
-            Request::Signal(request) => self.signal.handle(request, now, emit),
-            Request::Density(request) => self.density.handle(request, now, emit),
-            Request::Linkability(request) => self.linkability.handle(request, emit),
-            Request::Mobility(request) => self.mobility.handle(request, emit),
+            request @ Request::Signal(_) => LabHost::handle(&mut self.signal, request, now, emit),
+            request @ (Request::Density(_) | Request::Linkability(_) | Request::Mobility(_)) => {
+                self.lab_request(request, split::at_once, now, emit)
+            }
             Request::Import(ImportRequest::File { .. }) => emit(Response::Rejected {
                 reason: "imports run in their own worker".into(),
             }),
         }
     }
 
-    /// Gives every lab the visitor's data (`None`: forgets it).
-    pub fn set_data(&mut self, data: Option<VisitorData>) {
-        for host in self.hosts() {
-            host.set_data(data.as_ref());
+    /// A request to a lab whose host `made` makes now, or which is fetched
+    /// ([`split::at_once`]): the first one for a hidden lab waits until its tab shows.
+    fn lab_request(
+        &mut self,
+        request: Request,
+        made: impl FnOnce(LabKind) -> Option<Box<dyn LabHost>>,
+        now: &dyn Fn() -> f64,
+        emit: &mut dyn FnMut(Response),
+    ) {
+        let kind = match &request {
+            Request::Density(_) => LabKind::Density,
+            Request::Linkability(_) => LabKind::Linkability,
+            Request::Mobility(_) => LabKind::Mobility,
+            _ => unreachable!("only the fetched labs' families come here"),
+        };
+        let i = slot(kind);
+        if matches!(self.fetched[i], Slot::Absent) {
+            match made(kind) {
+                Some(host) => self.arrived(kind, Ok(host), now, emit),
+                None if self.shown == Some(kind) => {
+                    self.fetched[i] = Slot::Fetching(Vec::new());
+                    self.to_fetch.push(kind);
+                }
+                None => self.fetched[i] = Slot::Waiting(Vec::new()),
+            }
+        }
+        match &mut self.fetched[i] {
+            Slot::Ready(host) => host.handle(request, now, emit),
+            Slot::Waiting(waiting) | Slot::Fetching(waiting) => waiting.push(request),
+            Slot::Failed(why) => emit(Response::Fatal {
+                message: why.clone(),
+            }),
+            Slot::Absent => unreachable!("a lab asked for is fetched or made"),
         }
     }
 
-    fn hosts(&mut self) -> [&mut dyn LabHost; 4] {
-        [
-            &mut self.signal,
-            &mut self.density,
-            &mut self.linkability,
-            &mut self.mobility,
-        ]
+    /// The labs whose code the glue must now fetch ([`split::fetched`]), each once.
+    pub fn to_fetch(&mut self) -> Vec<LabKind> {
+        std::mem::take(&mut self.to_fetch)
     }
 
-    /// The visible lab's host.
-    fn visible(&mut self) -> &mut dyn LabHost {
+    /// A lab's host arrived (or could not): it gets the visitor's data and what the page sent
+    /// it meanwhile, in order.
+    pub fn arrived(
+        &mut self,
+        kind: LabKind,
+        host: Result<Box<dyn LabHost>, String>,
+        now: &dyn Fn() -> f64,
+        emit: &mut dyn FnMut(Response),
+    ) {
+        let i = slot(kind);
+        let waiting = match std::mem::take(&mut self.fetched[i]) {
+            Slot::Fetching(waiting) => waiting,
+            _ => Vec::new(),
+        };
+        match host {
+            Ok(mut host) => {
+                host.set_data(self.data.as_ref());
+                for request in waiting {
+                    host.handle(request, now, emit);
+                }
+                self.fetched[i] = Slot::Ready(host);
+            }
+            Err(why) => {
+                emit(Response::Fatal {
+                    message: why.clone(),
+                });
+                self.fetched[i] = Slot::Failed(why);
+            }
+        }
+    }
+
+    /// Gives every lab the visitor's data (`None`: forgets it).
+    pub fn set_data(&mut self, data: Option<VisitorData>) {
+        self.signal.set_data(data.as_ref());
+        for slot in &mut self.fetched {
+            if let Slot::Ready(host) = slot {
+                host.set_data(data.as_ref());
+            }
+        }
+        self.data = data;
+    }
+
+    /// The visible lab's host, if it is here.
+    fn visible(&mut self) -> Option<&mut dyn LabHost> {
         match self.shown.unwrap_or(LabKind::Signal) {
-            LabKind::Signal => &mut self.signal,
-            LabKind::Density => &mut self.density,
-            LabKind::Linkability => &mut self.linkability,
-            LabKind::Mobility => &mut self.mobility,
+            LabKind::Signal => Some(&mut self.signal),
+            kind => match &mut self.fetched[slot(kind)] {
+                Slot::Ready(host) => Some(host.as_mut()),
+                _ => None,
+            },
         }
     }
 
@@ -138,9 +237,7 @@ impl Scheduler {
     pub fn has_work(&self) -> bool {
         match self.shown.unwrap_or(LabKind::Signal) {
             LabKind::Signal => self.signal.has_work(),
-            LabKind::Density => self.density.has_work(),
-            LabKind::Linkability => self.linkability.has_work(),
-            LabKind::Mobility => self.mobility.has_work(),
+            kind => matches!(&self.fetched[slot(kind)], Slot::Ready(host) if host.has_work()),
         }
     }
 
@@ -152,8 +249,17 @@ impl Scheduler {
         deadline: f64,
         emit: &mut dyn FnMut(Response),
     ) -> bool {
-        self.visible().pump(now, deadline, emit)
+        self.visible()
+            .is_some_and(|host| host.pump(now, deadline, emit))
     }
+}
+
+/// Where `kind`'s host is kept in [`Scheduler::fetched`].
+fn slot(kind: LabKind) -> usize {
+    split::FETCHED
+        .iter()
+        .position(|k| *k == kind)
+        .expect("only the fetched labs have a slot")
 }
 
 /// Answers one request with a fresh scheduler (kept for quick checks of the boundary).
@@ -163,6 +269,8 @@ pub fn handle(request: Request, emit: &mut dyn FnMut(Response)) {
 
 struct Glue {
     engine: RefCell<Scheduler>,
+    /// How a lab's chunk is fetched (the split build), if the binary has one.
+    fetch: Option<split::Fetch>,
     scope: DedicatedWorkerGlobalScope,
     channel: MessageChannel,
     scheduled: RefCell<bool>,
@@ -193,10 +301,33 @@ impl Glue {
             .pump(&now, deadline, &mut |r| post(&self.scope, &r));
         self.schedule();
     }
+
+    /// Fetches the code of each lab the scheduler asked for, and hands it its host when it is
+    /// here ([`split`]); nothing to do in a build that has every lab.
+    fn fetch(self: &Rc<Self>) {
+        for kind in self.engine.borrow_mut().to_fetch() {
+            let glue = self.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let host = match glue.fetch {
+                    Some(fetch) => fetch(kind).await,
+                    None => Err(format!(
+                        "this worker has no way to fetch the {} lab's engine",
+                        kind.title()
+                    )),
+                };
+                let now = || glue.now();
+                glue.engine
+                    .borrow_mut()
+                    .arrived(kind, host, &now, &mut |r| post(&glue.scope, &r));
+                glue.schedule();
+            });
+        }
+    }
 }
 
 /// Starts the worker: installs the panic reporter and the message listener, then says ready.
-pub fn start() {
+/// `fetch` fetches the labs split off the binary ([`split`]); `None` where none are.
+pub fn start(fetch: Option<split::Fetch>) {
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     install_panic_reporter(scope.clone());
     let channel = match MessageChannel::new() {
@@ -209,6 +340,7 @@ pub fn start() {
     };
     let glue = Rc::new(Glue {
         engine: RefCell::new(Scheduler::default()),
+        fetch,
         scope: scope.clone(),
         channel,
         scheduled: RefCell::new(false),
@@ -243,6 +375,7 @@ pub fn start() {
             }
             Err(reason) => emit(Response::Rejected { reason }),
         }
+        msg_glue.fetch();
         msg_glue.schedule();
     });
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
@@ -811,6 +944,114 @@ mod tests {
         assert!(idle(&pump_all(&mut engine)));
         engine.handle(settled, &|| 0.0, &mut |_| {});
         assert!(!engine.has_work(), "nothing is stale");
+    }
+
+    /// The split build's path (src/worker/split.rs), with no host made at once as there: a
+    /// hidden lab keeps what the page sends it and is fetched only when its tab shows; when the
+    /// host arrives it gets the visitor's data first and then every request, in order.
+    #[test]
+    fn a_lab_fetched_when_it_shows_answers_what_was_sent_meanwhile_on_the_visitors_data() {
+        use crate::protocol::LinkResponse;
+        use whereabouts_core::import::Fix;
+        use whereabouts_engine::linkability::attack::Identifier;
+        use whereabouts_engine::linkability::config::LinkConfig;
+        let start = |generation| {
+            Request::Linkability(RunRequest::Start {
+                generation,
+                config: Box::new(LinkConfig {
+                    people: 6,
+                    rounds: 4,
+                    attack: Identifier::Knn,
+                    ..LinkConfig::default()
+                }),
+                use_data: true,
+                start: (),
+            })
+        };
+        let mut engine = Scheduler::default();
+        let mut out = Vec::new();
+        let none = |_| None;
+        engine.lab_request(start(1), none, &|| 0.0, &mut |r| out.push(r));
+        assert!(engine.to_fetch().is_empty(), "hidden: not fetched yet");
+        engine.set_data(Some(VisitorData {
+            name: "walk.csv".into(),
+            fixes: (0..400)
+                .map(|i| Fix {
+                    time: 1_700_000_000.0 + i as f64 * 600.0,
+                    lat: 47.37 + (i % 40) as f64 * 1e-3,
+                    lon: 8.54 + (i % 7) as f64 * 1e-3,
+                    rsrp_dbm: None,
+                    line: i + 2,
+                })
+                .collect(),
+        }));
+        engine.lab_request(start(2), none, &|| 0.0, &mut |r| out.push(r));
+        let show = Request::Show {
+            lab: LabKind::Linkability,
+        };
+        engine.handle(show, &|| 0.0, &mut |r| out.push(r));
+        assert_eq!(
+            engine.to_fetch(),
+            [LabKind::Linkability],
+            "fetched when it shows"
+        );
+        assert!(engine.to_fetch().is_empty(), "once");
+        assert!(
+            out.is_empty(),
+            "nothing answers before the code is here: {out:?}"
+        );
+        assert!(!engine.has_work() && !engine.pump(&|| 0.0, f64::INFINITY, &mut |_| {}));
+
+        let host = split::at_once(LabKind::Linkability).expect("a native build has every lab");
+        engine.arrived(LabKind::Linkability, Ok(host), &|| 0.0, &mut |r| {
+            out.push(r)
+        });
+        let generations: Vec<u32> = out
+            .iter()
+            .filter_map(|r| match r {
+                Response::Linkability(LinkResponse::Started { generation, .. }) => {
+                    Some(*generation)
+                }
+                Response::Linkability(LinkResponse::Error {
+                    generation,
+                    message,
+                }) => panic!("run {generation} failed: {message}"),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(generations, [1, 2], "both starts, in order, on the data");
+        assert!(engine.has_work(), "the lab shows and now runs");
+    }
+
+    /// A chunk that cannot be fetched (offline before the lab was ever opened) is said, as a
+    /// fatal error naming the lab, once when it fails and again to each later request.
+    #[test]
+    fn a_lab_whose_code_cannot_be_fetched_says_so() {
+        let mut engine = Scheduler::default();
+        engine.fetched[slot(LabKind::Mobility)] = Slot::Fetching(Vec::new());
+        let mut out = Vec::new();
+        let why = "the Mobility lab's engine could not be loaded".to_string();
+        engine.arrived(LabKind::Mobility, Err(why.clone()), &|| 0.0, &mut |r| {
+            out.push(r)
+        });
+        let play = Request::Mobility(crate::protocol::MobRequest::Play {
+            generation: 1,
+            want: 3,
+        });
+        engine.handle(play, &|| 0.0, &mut |r| out.push(r));
+        assert_eq!(
+            out,
+            [
+                Response::Fatal {
+                    message: why.clone()
+                },
+                Response::Fatal { message: why }
+            ]
+        );
+        assert!(
+            engine.to_fetch().is_empty(),
+            "a failed lab is not fetched again"
+        );
     }
 
     #[test]

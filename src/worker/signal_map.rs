@@ -2,7 +2,7 @@
 //! applied at once and heat maps after the urgent work, and a study behind it when it is idle.
 
 use super::{LabHost, VisitorData};
-use crate::protocol::{Response, SignalRequest, SignalResponse};
+use crate::protocol::{Request, Response, SignalRequest, SignalResponse};
 use whereabouts_core::study::StudyRunner;
 use whereabouts_engine::signal_map::lab::{HeatMap, Lab, LabEvent};
 use whereabouts_engine::signal_map::placement::ImportedTrace;
@@ -361,6 +361,12 @@ impl SignalHost {
 }
 
 impl LabHost for SignalHost {
+    fn handle(&mut self, request: Request, now: &dyn Fn() -> f64, emit: &mut dyn FnMut(Response)) {
+        if let Request::Signal(request) = request {
+            SignalHost::handle(self, request, now, emit);
+        }
+    }
+
     fn set_data(&mut self, data: Option<&VisitorData>) {
         self.data = data.map(|d| {
             let trace = ImportedTrace::new(d.name.clone(), d.fixes.clone());

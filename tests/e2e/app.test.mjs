@@ -32,6 +32,15 @@ test('desktop: renders, the worker round-trips, no request leaves the origin', a
   // A worker really ran: its scripts were fetched from our origin.
   assert.ok(guard.requests.some((r) => r.url.endsWith('/worker_loader.js')));
   assert.ok(guard.requests.some((r) => /worker.*\.wasm$/.test(r.url)));
+  // The first visit (the Signal map) fetches no other lab's engine; a lab's tab fetches its own
+  // when it first shows (src/worker/split.rs), and only its own.
+  const chunks = () => guard.requests.filter((r) => /\/(split_[a-z]+|chunk_\d+)\.wasm$/.test(r.url)).map((r) => r.url.split('/').pop());
+  assert.deepEqual(chunks(), [], 'the Signal map fetched another lab\'s engine');
+  await page.click('[data-testid="tab-density"]');
+  for (let i = 0; i < 100 && !chunks().includes('split_density.wasm'); i++) await page.waitForTimeout(100);
+  assert.ok(chunks().includes('split_density.wasm'), `opening the Density lab fetched ${JSON.stringify(chunks())}`);
+  assert.ok(!chunks().some((c) => /split_(linkability|mobility)/.test(c)), `${JSON.stringify(chunks())}`);
+  await page.click('[data-testid="tab-signal"]');
 
   await page.screenshot({ path: screenshotPath('desktop'), fullPage: true });
   assert.deepEqual(guard.violations, [], 'requests left the origin');
