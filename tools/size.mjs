@@ -36,6 +36,8 @@ const role = {
   'html and css': (n) => n === 'index.html' || /^style-[0-9a-f]+\.css$/.test(n),
 };
 const kb = (bytes) => (bytes / 1000).toFixed(1);
+// A file's size gzipped at level 9.
+const gzOf = (f) => gzipSync(readFileSync(join(DIST, f)), { level: 9 }).length;
 const rows = [];
 let total = 0;
 let over = false;
@@ -46,7 +48,7 @@ for (const [what, matches] of Object.entries(role)) {
     process.exit(1);
   }
   const raw = files.reduce((s, f) => s + readFileSync(join(DIST, f)).length, 0);
-  const gz = files.reduce((s, f) => s + gzipSync(readFileSync(join(DIST, f)), { level: 9 }).length, 0);
+  const gz = files.reduce((s, f) => s + gzOf(f), 0);
   const limit = budget.budgets[what];
   if (limit === undefined) {
     console.error(`size: tools/size-budget.json has no budget for "${what}"`);
@@ -73,12 +75,12 @@ if (stray.length > 0) {
   console.error(`size: ${stray.join(', ')} in ${DIST}: a binary this check does not know (tools/size.mjs)`);
   process.exit(1);
 }
-const gzOf = (f) => gzipSync(readFileSync(join(DIST, f)), { level: 9 }).length;
-const laterGz = later.reduce((s, f) => s + gzOf(f), 0);
+const laterSize = new Map(later.map((f) => [f, gzOf(f)]));
+const laterGz = later.reduce((s, f) => s + laterSize.get(f), 0);
 const laterFits = laterGz <= budget.budgets.later * 1000;
 over ||= !laterFits;
-const each = later.filter((f) => f.startsWith('split_')).map((f) => `${f.slice(6, -5)} ${kb(gzOf(f))}`);
-const shared = later.filter((f) => f.startsWith('chunk_')).reduce((s, f) => s + gzOf(f), 0);
+const each = later.filter((f) => f.startsWith('split_')).map((f) => `${f.slice(6, -5)} ${kb(laterSize.get(f))}`);
+const shared = later.filter((f) => f.startsWith('chunk_')).reduce((s, f) => s + laterSize.get(f), 0);
 console.log(
   `labs fetched later ${kb(laterGz).padStart(20)} KB gzipped  budget ${String(budget.budgets.later).padStart(4)} KB${laterFits ? '' : '  OVER'}` +
     `  (${each.join(', ')}, shared ${kb(shared)})`,
