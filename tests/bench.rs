@@ -14,11 +14,26 @@ wasm_bindgen_test_configure!(run_in_browser);
 fn dlg_iteration_time_in_the_browser() {
     let performance = web_sys::window().unwrap().performance().unwrap();
     let now = move || performance.now();
+    use whereabouts_engine::signal_map::attack::kernel::{self, Kernel, Scalar};
     console_log!("DLG, one dummy point, cosine loss; wasm in headless Chromium; 2000 iterations");
+    // Every kernel of this build, side by side (a build for simd128 has two, with the same
+    // bits), each architecture under one then the other.
+    #[cfg(target_feature = "simd128")]
+    let kernels: [&'static dyn Kernel; 2] = [&Scalar, &kernel::SIMD128];
+    #[cfg(not(target_feature = "simd128"))]
+    let kernels: [&'static dyn Kernel; 1] = [&Scalar];
     for (name, spec) in architectures() {
-        let ms = dlg_ms_per_iteration(&spec, 2000, &now);
-        console_log!("BENCH {name:<45} {:>9.2} µs/iteration", ms * 1000.0);
+        for k in kernels {
+            kernel::install(k);
+            let ms = dlg_ms_per_iteration(&spec, 2000, &now);
+            console_log!(
+                "BENCH {name:<45} {:<8} {:>9.2} µs/iteration",
+                k.name(),
+                ms * 1000.0
+            );
+        }
     }
+    kernel::install(kernel::DEFAULT);
 }
 
 #[wasm_bindgen_test]

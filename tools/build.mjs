@@ -23,6 +23,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, r
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { applyCsp } from './csp.mjs';
+import { targetFeatures } from './features.mjs';
 import { hash, siteParts, SW_REGISTRATION, withoutTrunkLinks, WORKER_LOADER, writeServiceWorker } from './site.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -70,6 +71,15 @@ try {
 // `split`: the worker's Density, Linkability and Mobility engines are split points
 // (src/worker/split.rs), and the worker is linked with the relocations wasm-split reads (build.rs).
 run('cargo', ['build', '--release', '--target', 'wasm32-unknown-unknown', '--features', 'split', '--bin', parts.page, '--bin', parts.worker]);
+
+// Both binaries must load in every browser with wasm: no SIMD (tools/features.mjs says why).
+for (const bin of [parts.page, parts.worker]) {
+  const features = targetFeatures(readFileSync(join(TARGET, `${bin}.wasm`)));
+  if (features === null || features.includes('+simd128')) {
+    console.error(`${bin}.wasm uses wasm SIMD (target_features: ${JSON.stringify(features)}): it would not load in a browser without simd128`);
+    process.exit(1);
+  }
+}
 
 const staging = `${OUT}.staging`;
 rmSync(staging, { recursive: true, force: true });

@@ -12,7 +12,10 @@
 
 use core::ops::{Add, AddAssign, Mul, Neg, Sub};
 
+/// `repr(C)`: the value, then the tangents, with no padding, so a `Dual<3>` is one 128-bit
+/// vector to the Signal map's simd128 kernel (`signal_map/attack/kernel.rs`).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
 pub struct Dual<const N: usize> {
     /// The value.
     pub v: f32,

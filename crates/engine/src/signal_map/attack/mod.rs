@@ -13,6 +13,7 @@ pub mod analytic;
 pub mod case;
 pub mod dlg;
 pub mod fedavg;
+pub mod kernel;
 pub mod objective;
 pub mod unroll;
 

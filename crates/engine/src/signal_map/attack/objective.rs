@@ -26,6 +26,7 @@
 //! [`LabelMode::Joint`] is the paper's literal choice (y′ optimised with x′ from the prior mean);
 //! [`LabelMode::JointL2`] adds an ‖g′ − g_obs‖²/‖g_obs‖² term that can see the label's scale.
 
+use super::kernel::{self, Kernel};
 use crate::signal_map::model::{Activation, LayerShape, MlpSpec};
 use serde::{Deserialize, Serialize};
 use whereabouts_core::dual::Dual;
@@ -78,6 +79,8 @@ pub struct Objective<'a> {
     observed_product: Vec<Vec<D4>>,
     delta: Vec<D4>,
     back: Vec<D4>,
+    /// The passes' kernel: the one installed when the objective was made.
+    kernel: &'static dyn Kernel,
 }
 
 impl<'a> Objective<'a> {
@@ -114,6 +117,7 @@ impl<'a> Objective<'a> {
             delta: Vec::with_capacity(widest),
             back: vec![D4::ZERO; widest],
             mean_residual2: observed[last.b] / steps.max(1) as f32,
+            kernel: kernel::current(),
             layers,
             weights,
             observed,
@@ -148,25 +152,23 @@ impl<'a> Objective<'a> {
                 }
             }
             let out = &mut above[0];
-            let ga_out = &mut self.observed_product[li];
-            for (o, slot) in out.iter_mut().enumerate() {
-                let row = &w[l.w + o * l.inputs..l.w + (o + 1) * l.inputs];
-                let grow = &g[l.w + o * l.inputs..l.w + (o + 1) * l.inputs];
-                let mut z = D4::constant(w[l.b + o]);
-                let mut ga = D4::constant(g[l.b + o]);
-                for (&j, &a) in active.iter().zip(compact.iter()) {
-                    z = z.add_scaled(a, row[j]);
-                    ga = ga.add_scaled(a, grow[j]);
+            let matrix = l.w..l.w + l.outputs * l.inputs;
+            let bias = l.b..l.b + l.outputs;
+            self.kernel.forward(
+                &w[matrix.clone()],
+                &g[matrix],
+                &w[bias.clone()],
+                &g[bias],
+                l.inputs,
+                active,
+                compact,
+                out,
+                &mut self.observed_product[li],
+            );
+            if let Some(act) = l.activation {
+                for (z, slope) in out.iter_mut().zip(self.slopes[li].iter_mut()) {
+                    (*z, *slope) = activate(act, *z);
                 }
-                ga_out[o] = ga;
-                *slot = match l.activation {
-                    None => z,
-                    Some(act) => {
-                        let (value, slope) = activate(act, z);
-                        self.slopes[li][o] = slope;
-                        value
-                    }
-                };
             }
         }
         let y_hat = self.acts[self.layers.len()][0];
@@ -198,16 +200,9 @@ impl<'a> Objective<'a> {
             if li > 0 {
                 let active = &self.active[li];
                 let back = &mut self.back[..active.len()];
-                back.fill(D4::ZERO);
-                for (o, &d) in self.delta.iter().enumerate() {
-                    if d == D4::ZERO {
-                        continue;
-                    }
-                    let row = &w[l.w + o * l.inputs..l.w + (o + 1) * l.inputs];
-                    for (b, &j) in back.iter_mut().zip(active) {
-                        *b = b.add_scaled(d, row[j]);
-                    }
-                }
+                let matrix = l.w..l.w + l.outputs * l.inputs;
+                self.kernel
+                    .backward(&w[matrix], l.inputs, &self.delta, active, back);
                 let slopes = &self.slopes[li - 1];
                 self.delta.clear();
                 self.delta.resize(l.inputs, D4::ZERO);
