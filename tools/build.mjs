@@ -23,7 +23,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, r
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { applyCsp } from './csp.mjs';
-import { targetFeatures } from './features.mjs';
+import { sections, targetFeatures } from './features.mjs';
 import { hash, siteParts, SW_REGISTRATION, withoutTrunkLinks, WORKER_LOADER, writeServiceWorker } from './site.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -39,22 +39,12 @@ const sri = (file) => `sha384-${createHash('sha384').update(readFileSync(file)).
 // A wasm module without its custom sections (names, producers): what wasm-bindgen's
 // --remove-name-section and --remove-producers-section do for the main modules, for the chunks
 // wasm-split writes (their function names were 14% of a chunk). Sections are an id byte, a
-// LEB128 size and the payload (the WebAssembly spec, §5.5.2); custom sections have id 0.
+// LEB128 size and the payload (tools/features.mjs' `sections`); custom sections have id 0.
 function withoutCustomSections(wasm) {
   const kept = [wasm.subarray(0, 8)];
-  let at = 8;
-  while (at < wasm.length) {
-    const start = at;
-    const id = wasm[at++];
-    let size = 0;
-    for (let shift = 0; ; shift += 7) {
-      const byte = wasm[at++];
-      size += (byte & 0x7f) * 2 ** shift;
-      if (byte < 0x80) break;
-    }
-    at += size;
-    if (at > wasm.length) throw new Error('a chunk of the worker is not a whole wasm module');
-    if (id !== 0) kept.push(wasm.subarray(start, at));
+  for (const { id, start, end } of sections(wasm)) {
+    if (end > wasm.length) throw new Error('a chunk of the worker is not a whole wasm module');
+    if (id !== 0) kept.push(wasm.subarray(start, end));
   }
   return Buffer.concat(kept);
 }
