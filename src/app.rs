@@ -197,8 +197,10 @@ pub fn App() -> impl IntoView {
                 <Studies state=lab/>
                 <p class="status" data-testid="engine-status" aria-live="polite" class:hidden=hidden("status")
                     class:ready=move || matches!(status.get(), EngineStatus::Ready { .. })
-                    class:failed=move || matches!(status.get(), EngineStatus::Failed(_))>
+                    class:failed=move || matches!(status.get(), EngineStatus::Failed(_))
+                    data-kernel=move || engine.kernel.get()>
                     {move || status.get().describe()}
+                    {move || engine.kernel.get().filter(|k| k == "simd128").map(|_| ", with wasm SIMD for its attacks")}
                 </p>
             }, view! { <Controls state=lab/> })}
             {lab_panel(LabKind::Density, active, view! {

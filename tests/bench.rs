@@ -16,12 +16,10 @@ fn dlg_iteration_time_in_the_browser() {
     let now = move || performance.now();
     use whereabouts_engine::signal_map::attack::kernel::{self, Kernel, Scalar};
     console_log!("DLG, one dummy point, cosine loss; wasm in headless Chromium; 2000 iterations");
-    // Every kernel of this build, side by side (a build for simd128 has two, with the same
-    // bits), each architecture under one then the other.
-    #[cfg(target_feature = "simd128")]
-    let kernels: [&'static dyn Kernel; 2] = [&Scalar, &kernel::SIMD128];
-    #[cfg(not(target_feature = "simd128"))]
-    let kernels: [&'static dyn Kernel; 1] = [&Scalar];
+    // The worker's two kernels, side by side, each compiled as the site compiles it (the scalar
+    // one with the engine, no SIMD; the simd128 one from crates/simd's object, build.rs): the
+    // same bits, each architecture under one then the other.
+    let kernels: [&'static dyn Kernel; 2] = [&Scalar, &whereabouts_web::worker::simd::SIMD128];
     for (name, spec) in architectures() {
         for k in kernels {
             kernel::install(k);

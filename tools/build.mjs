@@ -23,7 +23,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, r
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { applyCsp } from './csp.mjs';
-import { sections, targetFeatures } from './features.mjs';
+import { sections, simdFunctions } from './features.mjs';
 import { hash, siteParts, SW_REGISTRATION, withoutTrunkLinks, WORKER_LOADER, writeServiceWorker } from './site.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -61,15 +61,6 @@ try {
 // `split`: the worker's Density, Linkability and Mobility engines are split points
 // (src/worker/split.rs), and the worker is linked with the relocations wasm-split reads (build.rs).
 run('cargo', ['build', '--release', '--target', 'wasm32-unknown-unknown', '--features', 'split', '--bin', parts.page, '--bin', parts.worker]);
-
-// Both binaries must load in every browser with wasm: no SIMD (tools/features.mjs says why).
-for (const bin of [parts.page, parts.worker]) {
-  const features = targetFeatures(readFileSync(join(TARGET, `${bin}.wasm`)));
-  if (features === null || features.includes('+simd128')) {
-    console.error(`${bin}.wasm uses wasm SIMD (target_features: ${JSON.stringify(features)}): it would not load in a browser without simd128`);
-    process.exit(1);
-  }
-}
 
 const staging = `${OUT}.staging`;
 rmSync(staging, { recursive: true, force: true });
@@ -112,6 +103,24 @@ for (const chunk of readdirSync(split)) {
 }
 rmSync(split, { recursive: true });
 writeFileSync(join(staging, `${parts.worker}_loader.js`), WORKER_LOADER(parts.worker));
+
+// Every module must load in every browser with wasm, so none may use SIMD but the simd128 DLG
+// kernel's chunk, which the worker fetches only where SIMD validates (src/worker/simd.rs), and
+// which must hold it (tools/features.mjs says why this reads the instructions).
+for (const file of readdirSync(staging).filter((f) => f.endsWith('.wasm'))) {
+  const simd = simdFunctions(readFileSync(join(staging, file))).length;
+  const kernel = file === 'split_simd128.wasm';
+  if (kernel ? simd === 0 : simd > 0) {
+    console.error(kernel
+      ? `${file} holds no SIMD instruction: the simd128 DLG kernel is not in its chunk`
+      : `${file} uses wasm SIMD in ${simd} function(s): it would not load in a browser without simd128`);
+    process.exit(1);
+  }
+}
+if (!existsSync(join(staging, 'split_simd128.wasm'))) {
+  console.error('wasm-split wrote no split_simd128.wasm: the simd128 DLG kernel has no chunk');
+  process.exit(1);
+}
 
 // The style sheet under a content hash (trunk's name for it), the rest as they are.
 const css = readFileSync(join(ROOT, parts.css));

@@ -1,19 +1,22 @@
 //! The Web Worker's entry point; see [`whereabouts_web::worker::start`].
 //!
 //! In the site's build (`--features split`) it also holds the worker's split points, one per lab
-//! fetched later (src/worker/split.rs): they are exported symbols, so they live in this binary
-//! and not in the library the page links too.
+//! fetched later (src/worker/split.rs) and one for the simd128 DLG kernel (src/worker/simd.rs):
+//! they are exported symbols, so they live in this binary and not in the library the page links
+//! too.
 fn main() {
     #[cfg(all(feature = "split", target_family = "wasm"))]
-    whereabouts_web::worker::start(Some(chunks::fetch));
+    whereabouts_web::worker::start(Some(chunks::fetch), Some(chunks::simd128));
     #[cfg(not(all(feature = "split", target_family = "wasm")))]
-    whereabouts_web::worker::start(None);
+    whereabouts_web::worker::start(None, None);
 }
 
 #[cfg(all(feature = "split", target_family = "wasm"))]
 mod chunks {
     use wasm_split_helpers::{SplitLoaderError, wasm_split};
+    use whereabouts_engine::signal_map::attack::kernel::Kernel;
     use whereabouts_web::protocol::LabKind;
+    use whereabouts_web::worker::simd::{Loading, SIMD128};
     use whereabouts_web::worker::split::Fetching;
     use whereabouts_web::worker::{LabHost, density, linkability, mobility};
 
@@ -34,6 +37,21 @@ mod chunks {
     #[wasm_split(mobility, fallible)]
     fn mobility() -> Made {
         Ok(Box::<mobility::MobHost>::default())
+    }
+
+    /// The simd128 kernel: its chunk holds crates/simd's two passes and `Simd128`'s checks.
+    #[wasm_split(simd128, fallible)]
+    fn simd128_kernel() -> Result<&'static dyn Kernel, SplitLoaderError> {
+        Ok(&SIMD128)
+    }
+
+    /// The [`whereabouts_web::worker::simd::Load`] of this build.
+    pub fn simd128() -> Loading {
+        Box::pin(async {
+            simd128_kernel()
+                .await
+                .map_err(|e| format!("its chunk could not be loaded ({e})"))
+        })
     }
 
     /// The [`whereabouts_web::worker::split::Fetch`] of this build.

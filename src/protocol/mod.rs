@@ -70,6 +70,9 @@ pub enum Response {
     Ready { engine_version: String },
     /// The answer to [`Request::Ping`].
     Pong { nonce: u32, engine_version: String },
+    /// The Signal map's attacks run on this DLG kernel from now on (`"simd128"`: its chunk has
+    /// come, src/worker/simd.rs); until it is said, and where it never is, the scalar one.
+    Kernel { name: String },
     /// The worker received a message it could not read.
     Rejected { reason: String },
     /// The engine panicked; the worker is dead and the page must say so.

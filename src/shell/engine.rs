@@ -39,6 +39,8 @@ pub struct Engine {
     bridge: StoredValue<Option<EngineBridge>, LocalStorage>,
     listeners: StoredValue<Vec<Listener>, LocalStorage>,
     pub status: RwSignal<EngineStatus>,
+    /// The DLG kernel the worker said its attacks run on ([`Response::Kernel`]), if it said.
+    pub kernel: RwSignal<Option<String>>,
 }
 
 impl Engine {
@@ -48,6 +50,7 @@ impl Engine {
             bridge: StoredValue::new_local(None),
             listeners: StoredValue::new_local(Vec::new()),
             status: RwSignal::new(EngineStatus::Starting),
+            kernel: RwSignal::new(None),
         };
         let sent_at = js_sys::Date::now();
         match EngineBridge::spawn(WORKER_URL, move |r| engine.dispatch(r, sent_at)) {
@@ -89,6 +92,7 @@ impl Engine {
                 version: engine_version,
                 round_trip_ms: js_sys::Date::now() - ping_sent_at,
             }),
+            Some(Response::Kernel { name }) => self.kernel.set(Some(name)),
             Some(Response::Rejected { reason }) => {
                 web_sys::console::warn_1(&format!("engine rejected a request: {reason}").into())
             }

@@ -17,6 +17,7 @@ pub mod import;
 pub mod linkability;
 pub mod mobility;
 pub mod signal_map;
+pub mod simd;
 pub mod split;
 pub mod study;
 
@@ -271,6 +272,9 @@ struct Glue {
     engine: RefCell<Scheduler>,
     /// How a lab's chunk is fetched (the split build), if the binary has one.
     fetch: Option<split::Fetch>,
+    /// How the simd128 DLG kernel's chunk is fetched (the split build), until the first
+    /// Signal-map request takes it (an import worker never gets one, and never fetches it).
+    simd: std::cell::Cell<Option<simd::Load>>,
     scope: DedicatedWorkerGlobalScope,
     channel: MessageChannel,
     scheduled: RefCell<bool>,
@@ -327,7 +331,7 @@ impl Glue {
 
 /// Starts the worker: installs the panic reporter and the message listener, then says ready.
 /// `fetch` fetches the labs split off the binary ([`split`]); `None` where none are.
-pub fn start(fetch: Option<split::Fetch>) {
+pub fn start(fetch: Option<split::Fetch>, simd: Option<simd::Load>) {
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     install_panic_reporter(scope.clone());
     let channel = match MessageChannel::new() {
@@ -341,6 +345,7 @@ pub fn start(fetch: Option<split::Fetch>) {
     let glue = Rc::new(Glue {
         engine: RefCell::new(Scheduler::default()),
         fetch,
+        simd: std::cell::Cell::new(simd),
         scope: scope.clone(),
         channel,
         scheduled: RefCell::new(false),
@@ -367,6 +372,10 @@ pub fn start(fetch: Option<split::Fetch>) {
                 crate::worker::import::run(&file, &settings, &now, &mut emit);
             }
             Ok(request) => {
+                if let (Request::Signal(_), Some(load)) = (&request, msg_glue.simd.get()) {
+                    msg_glue.simd.set(None);
+                    simd::load(load);
+                }
                 let now = || msg_glue.now();
                 msg_glue
                     .engine
@@ -389,7 +398,7 @@ pub fn start(fetch: Option<split::Fetch>) {
     );
 }
 
-fn post(scope: &DedicatedWorkerGlobalScope, response: &Response) {
+pub(crate) fn post(scope: &DedicatedWorkerGlobalScope, response: &Response) {
     match protocol::encode_response(response) {
         Ok(value) => {
             let result = match protocol::transferables(&value) {

@@ -13,6 +13,8 @@ test('desktop: renders, the worker round-trips, no request leaves the origin', a
   await page.waitForSelector('[data-testid="engine-status"].ready', { timeout: 20000 });
   const status = await page.textContent('[data-testid="engine-status"]');
   assert.match(status, /Engine \d+\.\d+\.\d+ running in a Web Worker/);
+  await page.waitForSelector('[data-testid="engine-status"][data-kernel="simd128"]');
+  assert.match(await page.textContent('[data-testid="engine-status"]'), /with wasm SIMD for its attacks$/);
 
   assert.equal(await page.title(), 'Whereabouts — location leakage in federated learning');
   assert.match(await page.textContent('[data-testid="privacy-badge"]'), /Nothing leaves this tab/);
@@ -33,9 +35,12 @@ test('desktop: renders, the worker round-trips, no request leaves the origin', a
   assert.ok(guard.requests.some((r) => r.url.endsWith('/worker_loader.js')));
   assert.ok(guard.requests.some((r) => /worker.*\.wasm$/.test(r.url)));
   // The first visit (the Signal map) fetches no other lab's engine; a lab's tab fetches its own
-  // when it first shows (src/worker/split.rs), and only its own.
-  const chunks = () => guard.requests.filter((r) => /\/(split_[a-z]+|chunk_\d+)\.wasm$/.test(r.url)).map((r) => r.url.split('/').pop());
+  // when it first shows (src/worker/split.rs), and only its own. Chromium has wasm SIMD, so
+  // the worker fetches the simd128 DLG kernel's chunk at once (src/worker/simd.rs).
+  const fetched = () => guard.requests.filter((r) => /\/(split_[a-z0-9]+|chunk_\d+)\.wasm$/.test(r.url)).map((r) => r.url.split('/').pop());
+  const chunks = () => fetched().filter((c) => c !== 'split_simd128.wasm');
   assert.deepEqual(chunks(), [], 'the Signal map fetched another lab\'s engine');
+  assert.ok(fetched().includes('split_simd128.wasm'), `the worker did not fetch the simd128 kernel: ${JSON.stringify(fetched())}`);
   await page.click('[data-testid="tab-density"]');
   for (let i = 0; i < 100 && !chunks().includes('split_density.wasm'); i++) await page.waitForTimeout(100);
   assert.ok(chunks().includes('split_density.wasm'), `opening the Density lab fetched ${JSON.stringify(chunks())}`);

@@ -11,9 +11,15 @@
 // 3. Start: from navigation to the first round's RMSE on screen, for the paper's cold start
 //    and the lab's warm start (4 rounds of FedAvg over the other users first), alternated
 //    three times in fresh tabs (a fresh worker: nothing cached).
+// 4. DLG's two kernels in the lab: a whole run on the paper's model (`?model=paper`), from
+//    navigation to the last round attacked, with the simd128 kernel (its chunk fetched, the
+//    status line's data-kernel says so) and with its chunk unreachable (the scalar kernel, as in
+//    a browser without SIMD), alternated three times in fresh tabs; the rows must be the same.
+//    RUNS=0 skips it.
 import { startSite } from './harness.mjs';
 
 const STEPS = Number(process.env.STEPS ?? 30);
+const RUNS = Number(process.env.RUNS ?? 3);
 const site = await startSite();
 const { browser } = site;
 const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -118,6 +124,35 @@ for (let rep = 0; rep < 3; rep++) {
   }
 }
 
+const whole = { simd128: [], scalar: [] };
+const rowsOf = (p) => p.$$eval('[data-testid="round-row"]', (rs) => rs.map((r) => [r.dataset.dlgE, r.dataset.dlgN].join(',')).join(' '));
+let rowsSeen;
+for (let rep = 0; rep < RUNS; rep++) {
+  for (const kernel of ['simd128', 'scalar']) {
+    const tab = await browser.newContext({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
+    if (kernel === 'scalar') await tab.route(/split_simd128\.wasm$/, (route) => route.abort('failed'));
+    const p = await tab.newPage();
+    const t = Date.now();
+    await p.goto(`${site.url}?model=paper`);
+    await p.waitForFunction(
+      () => {
+        const m = (document.querySelector('[data-testid="round-label"]')?.textContent ?? '').match(/Round (\d+) of (\d+)/);
+        const rows = [...document.querySelectorAll('[data-testid="round-row"]')];
+        return m && m[1] === m[2] && rows.length === Number(m[2]) && rows.every((r) => (r.dataset.dlgError !== '' || r.dataset.absent) && !r.classList.contains('stale'));
+      },
+      null,
+      { timeout: 600000 },
+    );
+    whole[kernel].push(Date.now() - t);
+    const said = await p.getAttribute('[data-testid="engine-status"]', 'data-kernel');
+    if ((said === 'simd128') !== (kernel === 'simd128')) throw new Error(`the ${kernel} tab's worker said its kernel is ${said}`);
+    const rows = await rowsOf(p);
+    if (rowsSeen !== undefined && rows !== rowsSeen) throw new Error(`the ${kernel} kernel gave other rows:\n${rows}\nagainst\n${rowsSeen}`);
+    rowsSeen = rows;
+    await tab.close();
+  }
+}
+
 const stats = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
@@ -138,6 +173,7 @@ const result = {
     longest_task_ms: frames.long.length ? Math.max(...frames.long) : 0,
   },
   first_round_ms: { cold: stats(starts.cold), warm: stats(starts.warm) },
+  paper_run_ms: RUNS > 0 ? { simd128: whole.simd128, scalar: whole.scalar } : null,
 };
 console.log(JSON.stringify(result, null, 2));
 const f = (v) => v.toFixed(1);
@@ -148,6 +184,10 @@ console.log(
     `${result.drag_long_tasks} long tasks while dragging; playback ${f(result.playback.fps)} fps, longest frame gap ${f(result.playback.max_frame_gap_ms)} ms, ` +
     `${result.playback.long_tasks} long tasks (longest ${f(result.playback.longest_task_ms)} ms); ` +
     `first round on screen: cold ${result.first_round_ms.cold.median} ms, warm ${result.first_round_ms.warm.median} ms median ` +
-    `(×${f(result.first_round_ms.warm.median / result.first_round_ms.cold.median)})`,
+    `(×${f(result.first_round_ms.warm.median / result.first_round_ms.cold.median)})` +
+    (RUNS > 0
+      ? `; a whole run on the paper's model: simd128 ${whole.simd128.join(' / ')} ms, scalar ${whole.scalar.join(' / ')} ms ` +
+        `(median ×${f(stats(whole.scalar).median / stats(whole.simd128).median)}), the same rows`
+      : ''),
 );
 await site.close();

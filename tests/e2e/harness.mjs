@@ -106,15 +106,17 @@ export function screenshotPath(name) {
 /**
  * Opens `query` of the site at `baseUrl` in a fresh context with the origin guard and the error
  * capture, and waits until the engine worker has answered (`ready`: false skips the wait;
- * `attached`: the status line may be behind another lab's tab).
+ * `attached`: the status line may be behind another lab's tab; `unreachable`: see below).
  */
 export async function openPage(browser, baseUrl, query = '', options = {}) {
-  const { viewport = { width: 1280, height: 900 }, scale = 1, ready = true, attached = false, touch = false } = options;
+  const { viewport = { width: 1280, height: 900 }, scale = 1, ready = true, attached = false, touch = false, unreachable } = options;
   // `touch`: a phone (a touch screen as the main pointer, mobile viewport).
   // The offline copy (www/sw.js) would download the whole site again in every test's fresh
   // context: blocked here, tested on its own (teaching.test.mjs).
   const context = await browser.newContext({ viewport, deviceScaleFactor: scale, hasTouch: touch, isMobile: touch, serviceWorkers: 'block' });
   const guard = await guardOrigin(context, new URL(baseUrl).origin);
+  // `unreachable`: a pattern of the site's own files whose requests fail, as on a broken network.
+  if (unreachable) await context.route(unreachable, (route) => route.abort('failed'));
   const page = await context.newPage();
   const errors = captureErrors(page);
   await page.goto(new URL(query, baseUrl).href);

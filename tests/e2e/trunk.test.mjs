@@ -54,9 +54,10 @@ test("./x build's site holds exactly the parts index.html lists, under trunk's n
     );
   }
   // What ./x build adds and trunk's build does not (trunk's worker holds every lab): the
-  // worker's chunks, one per lab fetched later (src/worker/split.rs), code two of them share,
-  // and the module through which they are fetched.
-  const split = [/^__wasm_split\.js$/, /^split_density\.wasm$/, /^split_linkability\.wasm$/, /^split_mobility\.wasm$/];
+  // worker's chunks, one per lab fetched later (src/worker/split.rs) and one for the simd128 DLG
+  // kernel (src/worker/simd.rs), code two of them share, and the module through which they are
+  // fetched.
+  const split = [/^__wasm_split\.js$/, /^split_density\.wasm$/, /^split_linkability\.wasm$/, /^split_mobility\.wasm$/, /^split_simd128\.wasm$/];
   for (const re of split) assert.equal(built.filter((f) => re.test(f)).length, 1, `${re} in ${JSON.stringify(built)}`);
   split.push(/^chunk_\d+\.wasm$/);
   const accounted = built.filter(

@@ -10,20 +10,20 @@
 //! accumulator: `acc + a·w` on four lanes. Two [`Kernel`]s compute the same sums:
 //!
 //! - [`Scalar`]: `add_scaled` lane by lane, everywhere (natively the compiler vectorises it);
-//! - [`Simd128`] (wasm only): a `D4` is one 128-bit vector and each term one `f32x4.mul` and one
-//!   `f32x4.add`. simd128 has no fused multiply-add, so every lane rounds exactly as the scalar
-//!   code does, and four outputs (forward) or four rows of δ (backward) are taken per sweep over
-//!   the live inputs, each output's own sum keeping its order: the results are the same bits
-//!   (tested here, and the lab's equivalence matrix runs under both in the browser's tests).
+//! - [`Simd128`]: the front of the `whereabouts-simd` crate's wasm simd128 passes, where a `D4`
+//!   is one 128-bit vector and each term one `f32x4.mul` and one `f32x4.add`. simd128 has no
+//!   fused multiply-add, so every lane rounds exactly as the scalar code does, and four outputs
+//!   (forward) or four rows of δ (backward) are taken per sweep over the live inputs, each
+//!   output's own sum keeping its order: the results are the same bits (tested here, and the
+//!   lab's equivalence matrix runs under both in the browser's tests).
 //!
-//! The simd128 kernel is compiled in a build for simd128 (`-C target-feature=+simd128`), where
-//! it is the default, and in the engine's own wasm tests, which run it beside the scalar one
-//! in Chromium. It is left out of every other build on purpose: LLVM's WebAssembly backend gives
-//! every function of a module the union of their features (the release build is one module,
-//! fat LTO), so a single `#[target_feature(enable = "simd128")]` function made the whole worker
-//! SIMD (measured with binaryen's validator), and a module with one SIMD instruction does not
-//! load at all in a browser without simd128. Shipping it beside a scalar worker is a build of
-//! its own (BENCHMARKS.md "DLG").
+//! The engine holds no SIMD code itself: LLVM's WebAssembly backend gives every function of a
+//! module the union of their features (the release build is one module, fat LTO), so a single
+//! `#[target_feature(enable = "simd128")]` function made the whole worker SIMD (measured with
+//! binaryen's validator), and a module with one SIMD instruction does not load at all in a
+//! browser without simd128. The site's worker links the simd128 passes as an object file of
+//! their own, in a chunk fetched only where the browser has SIMD, and installs them with
+//! [`install`] (`src/worker/simd.rs`); everywhere else the scalar kernel runs.
 
 use super::objective::D4;
 use std::cell::Cell;
@@ -68,10 +68,7 @@ thread_local! {
     static CURRENT: Cell<&'static dyn Kernel> = const { Cell::new(DEFAULT) };
 }
 
-/// The kernel of this build: simd128 where it was compiled in, else the scalar one.
-#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-pub const DEFAULT: &dyn Kernel = &SIMD128;
-#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+/// The kernel a thread starts with: the scalar one, which every build has.
 pub const DEFAULT: &dyn Kernel = &Scalar;
 
 /// The kernel the attacks run on from now on (this thread).
@@ -139,11 +136,51 @@ impl Kernel for Scalar {
     }
 }
 
-/// The wasm simd128 kernel (a build for simd128, and the engine's wasm tests).
-#[cfg(all(target_arch = "wasm32", any(target_feature = "simd128", test)))]
-pub struct Simd128;
+/// The simd128 passes' signatures (`whereabouts-simd`'s `forward` and `backward`, whose safety
+/// contracts [`Simd128`] keeps): raw parts of the slices [`Kernel::forward`] and
+/// [`Kernel::backward`] take, a `D4` as four floats.
+pub type SimdForward = unsafe extern "C" fn(
+    *const f32,
+    *const f32,
+    *const f32,
+    *const f32,
+    usize,
+    usize,
+    *const usize,
+    *const f32,
+    usize,
+    *mut f32,
+    *mut f32,
+);
+/// See [`SimdForward`].
+pub type SimdBackward =
+    unsafe extern "C" fn(*const f32, usize, *const f32, usize, *const usize, usize, *mut f32);
 
-#[cfg(all(target_arch = "wasm32", any(target_feature = "simd128", test)))]
+/// The simd128 kernel: `whereabouts-simd`'s two passes behind checks that make every call
+/// sound (each slice's length, each live input below the layer's width).
+pub struct Simd128 {
+    forward: SimdForward,
+    backward: SimdBackward,
+}
+
+impl Simd128 {
+    /// The kernel over these two passes.
+    ///
+    /// # Safety
+    /// `forward` and `backward` must be `whereabouts-simd`'s functions (or keep their
+    /// contracts: read and write only within the bounds their documentation gives), and may
+    /// only be called where the machine has wasm simd128.
+    pub const unsafe fn new(forward: SimdForward, backward: SimdBackward) -> Self {
+        Self { forward, backward }
+    }
+}
+
+/// The raw parts of a `D4` slice, as four floats each (`Dual` is `repr(C)`, 16 bytes).
+fn floats(v: &[D4]) -> *const f32 {
+    const { assert!(std::mem::size_of::<D4>() == 16 && std::mem::align_of::<D4>() == 4) };
+    v.as_ptr().cast()
+}
+
 impl Kernel for Simd128 {
     fn name(&self) -> &'static str {
         "simd128"
@@ -161,7 +198,33 @@ impl Kernel for Simd128 {
         z: &mut [D4],
         ga: &mut [D4],
     ) {
-        simd::forward(rows, grows, bias, gbias, inputs, active, compact, z, ga)
+        let outputs = bias.len();
+        let cells = outputs
+            .checked_mul(inputs)
+            .expect("the layer's size fits in memory");
+        assert!(rows.len() >= cells && grows.len() >= cells && gbias.len() == outputs);
+        assert!(z.len() >= outputs && ga.len() >= outputs && compact.len() == active.len());
+        assert!(
+            active.iter().all(|&j| j < inputs),
+            "a live input past the layer's width"
+        );
+        // SAFETY: the lengths and indices checked above are the contract `new`'s caller
+        // vouched `forward` keeps; `z` and `ga` are exclusive borrows, apart from the inputs.
+        unsafe {
+            (self.forward)(
+                rows.as_ptr(),
+                grows.as_ptr(),
+                bias.as_ptr(),
+                gbias.as_ptr(),
+                outputs,
+                inputs,
+                active.as_ptr(),
+                floats(compact),
+                active.len(),
+                z.as_mut_ptr().cast(),
+                ga.as_mut_ptr().cast(),
+            )
+        }
     }
 
     fn backward(
@@ -172,168 +235,36 @@ impl Kernel for Simd128 {
         active: &[usize],
         back: &mut [D4],
     ) {
-        simd::backward(rows, inputs, delta, active, back)
-    }
-}
-
-/// The simd128 kernel.
-#[cfg(all(target_arch = "wasm32", any(target_feature = "simd128", test)))]
-pub static SIMD128: Simd128 = Simd128;
-
-#[cfg(all(target_arch = "wasm32", any(target_feature = "simd128", test)))]
-mod simd {
-    use super::D4;
-    use core::arch::wasm32::{
-        f32x4, f32x4_add, f32x4_mul, f32x4_splat, v128, v128_load, v128_store,
-    };
-
-    // A D4 is `#[repr(C)]` { v, d: [f32; 3] }: 16 bytes, the value in lane 0.
-    const _: () = assert!(core::mem::size_of::<D4>() == 16);
-
-    #[inline]
-    #[target_feature(enable = "simd128")]
-    fn load(a: &D4) -> v128 {
-        // SAFETY: a D4 is 16 readable bytes (checked above); v128_load takes any alignment.
-        unsafe { v128_load((a as *const D4).cast()) }
-    }
-
-    #[inline]
-    #[target_feature(enable = "simd128")]
-    fn store(to: &mut D4, v: v128) {
-        // SAFETY: as in `load`, and every bit pattern is a D4.
-        unsafe { v128_store((to as *mut D4).cast(), v) }
-    }
-
-    #[inline]
-    #[target_feature(enable = "simd128")]
-    fn constant(c: f32) -> v128 {
-        f32x4(c, 0.0, 0.0, 0.0)
-    }
-
-    /// `acc + a·w` on each lane: the scalar `add_scaled`, rounded the same way.
-    #[inline]
-    #[target_feature(enable = "simd128")]
-    fn add_scaled(acc: v128, a: v128, w: f32) -> v128 {
-        f32x4_add(acc, f32x4_mul(a, f32x4_splat(w)))
-    }
-
-    /// [`super::Kernel::forward`], four outputs a sweep.
-    #[allow(clippy::too_many_arguments)]
-    #[target_feature(enable = "simd128")]
-    pub(super) fn forward(
-        rows: &[f32],
-        grows: &[f32],
-        bias: &[f32],
-        gbias: &[f32],
-        inputs: usize,
-        active: &[usize],
-        compact: &[D4],
-        zs: &mut [D4],
-        gas: &mut [D4],
-    ) {
-        let outputs = bias.len();
-        let mut o = 0;
-        while o + 4 <= outputs {
-            let row = |k: usize| &rows[(o + k) * inputs..(o + k + 1) * inputs];
-            let grow = |k: usize| &grows[(o + k) * inputs..(o + k + 1) * inputs];
-            let (r0, r1, r2, r3) = (row(0), row(1), row(2), row(3));
-            let (g0, g1, g2, g3) = (grow(0), grow(1), grow(2), grow(3));
-            let mut z = [
-                constant(bias[o]),
-                constant(bias[o + 1]),
-                constant(bias[o + 2]),
-                constant(bias[o + 3]),
-            ];
-            let mut ga = [
-                constant(gbias[o]),
-                constant(gbias[o + 1]),
-                constant(gbias[o + 2]),
-                constant(gbias[o + 3]),
-            ];
-            for (&j, a) in active.iter().zip(compact) {
-                let a = load(a);
-                z[0] = add_scaled(z[0], a, r0[j]);
-                ga[0] = add_scaled(ga[0], a, g0[j]);
-                z[1] = add_scaled(z[1], a, r1[j]);
-                ga[1] = add_scaled(ga[1], a, g1[j]);
-                z[2] = add_scaled(z[2], a, r2[j]);
-                ga[2] = add_scaled(ga[2], a, g2[j]);
-                z[3] = add_scaled(z[3], a, r3[j]);
-                ga[3] = add_scaled(ga[3], a, g3[j]);
-            }
-            for k in 0..4 {
-                store(&mut zs[o + k], z[k]);
-                store(&mut gas[o + k], ga[k]);
-            }
-            o += 4;
-        }
-        for o in o..outputs {
-            let row = &rows[o * inputs..(o + 1) * inputs];
-            let grow = &grows[o * inputs..(o + 1) * inputs];
-            let mut z = constant(bias[o]);
-            let mut ga = constant(gbias[o]);
-            for (&j, a) in active.iter().zip(compact) {
-                let a = load(a);
-                z = add_scaled(z, a, row[j]);
-                ga = add_scaled(ga, a, grow[j]);
-            }
-            store(&mut zs[o], z);
-            store(&mut gas[o], ga);
-        }
-    }
-
-    /// [`super::Kernel::backward`], four rows of δ a sweep.
-    #[target_feature(enable = "simd128")]
-    pub(super) fn backward(
-        rows: &[f32],
-        inputs: usize,
-        delta: &[D4],
-        active: &[usize],
-        back: &mut [D4],
-    ) {
-        back.fill(D4::ZERO);
-        // The rows that contribute, in ascending o, four at a time; then the one to three left.
-        let live = |o: usize| delta[o] != D4::ZERO;
-        let row = |o: usize| &rows[o * inputs..(o + 1) * inputs];
-        let mut o = 0;
-        loop {
-            let mut block = [0usize; 4];
-            let mut n = 0;
-            while n < 4 && o < delta.len() {
-                if live(o) {
-                    block[n] = o;
-                    n += 1;
-                }
-                o += 1;
-            }
-            if n < 4 {
-                for &o in &block[..n] {
-                    let (r, d) = (row(o), load(&delta[o]));
-                    for (b, &j) in back.iter_mut().zip(active) {
-                        store(b, add_scaled(load(b), d, r[j]));
-                    }
-                }
-                return;
-            }
-            let [o0, o1, o2, o3] = block;
-            let (r0, r1, r2, r3) = (row(o0), row(o1), row(o2), row(o3));
-            let (d0, d1, d2, d3) = (
-                load(&delta[o0]),
-                load(&delta[o1]),
-                load(&delta[o2]),
-                load(&delta[o3]),
-            );
-            for (b, &j) in back.iter_mut().zip(active) {
-                let mut acc = load(b);
-                acc = add_scaled(acc, d0, r0[j]);
-                acc = add_scaled(acc, d1, r1[j]);
-                acc = add_scaled(acc, d2, r2[j]);
-                acc = add_scaled(acc, d3, r3[j]);
-                store(b, acc);
-            }
+        let outputs = delta.len();
+        let cells = outputs
+            .checked_mul(inputs)
+            .expect("the layer's size fits in memory");
+        assert!(rows.len() >= cells && back.len() == active.len());
+        assert!(
+            active.iter().all(|&j| j < inputs),
+            "a live input past the layer's width"
+        );
+        // SAFETY: as in `forward`.
+        unsafe {
+            (self.backward)(
+                rows.as_ptr(),
+                inputs,
+                floats(delta),
+                outputs,
+                active.as_ptr(),
+                active.len(),
+                back.as_mut_ptr().cast(),
+            )
         }
     }
 }
+
+/// The simd128 kernel of the engine's wasm tests, from `whereabouts-simd` as a library.
+#[cfg(all(test, target_arch = "wasm32"))]
+pub(crate) static SIMD128: Simd128 =
+    // SAFETY: these are whereabouts-simd's own passes, and the tests run in Chromium, which
+    // has simd128.
+    unsafe { Simd128::new(whereabouts_simd::forward, whereabouts_simd::backward) };
 
 #[cfg(test)]
 mod tests {
