@@ -202,6 +202,9 @@ test('files as real apps write them: local day-first times with a zone, decimal 
 test('importing works offline, after a cancel too; a sample offline says why in plain words', async () => {
   const { context, guard, page, errors } = await open();
   await page.waitForSelector('[data-testid="drop-zone"][data-reader="ready"]');
+  // The worker's simd128 kernel has come (src/worker/simd.rs): going offline before it does
+  // leaves the scalar kernel, and the chunk loader logs the failed fetch.
+  await page.waitForSelector('[data-testid="engine-status"][data-kernel="simd128"]', { state: 'attached' });
   await context.setOffline(true);
   const path = join(FILES, 'offline-walk.csv');
   writeFileSync(path, csv(walk(47.37, 8.54)));
