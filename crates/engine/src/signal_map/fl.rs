@@ -33,14 +33,27 @@ impl BatchSelector for AllData {
 }
 
 /// Server-side settings.
+/// A key left out of a config keeps its [`Default`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct FlConfig {
     pub local: LocalTraining,
     /// C, the fraction of the round's users that take part.
     pub client_fraction: f64,
     /// Cumulative online FL (App. A.3): train on all data so far instead of the round's.
     pub cumulative: bool,
+}
+
+impl Default for FlConfig {
+    /// FedSGD ([`LocalTraining::default`]) with every user of the round (C = 1), on the
+    /// round's data only.
+    fn default() -> Self {
+        Self {
+            local: LocalTraining::default(),
+            client_fraction: 1.0,
+            cumulative: false,
+        }
+    }
 }
 
 /// One user's contribution to a round.

@@ -15,7 +15,6 @@ use crate::signal_map::attack::fedavg::{FedAvgConfig, FedAvgResult};
 use crate::signal_map::defence::Defence;
 use crate::signal_map::fl::FlConfig;
 use crate::signal_map::limits;
-use crate::signal_map::model::train::LocalTraining;
 use crate::signal_map::model::{MlpSpec, ModelPreset};
 use crate::signal_map::placement::ImportedTrace;
 use crate::signal_map::secure::SecureAggregation;
@@ -32,9 +31,10 @@ mod steps;
 
 pub(crate) use steps::{AttackInputs, dp_budget_stop, summarize};
 
-/// Which world, with the few overrides people reach for.
+/// Which world, with the few overrides people reach for (the campus, as generated, unless
+/// told).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct WorldChoice {
     pub preset: Preset,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -47,6 +47,18 @@ pub struct WorldChoice {
     /// user (the metro preset has one; on campus it is the metro preset's mix of sources).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub background: Option<bool>,
+}
+
+impl Default for WorldChoice {
+    fn default() -> Self {
+        Self {
+            preset: Preset::Campus,
+            users: None,
+            weeks: None,
+            cell: None,
+            background: None,
+        }
+    }
 }
 
 /// The model: a preset, or a full custom spec.
@@ -76,9 +88,9 @@ pub enum OutputBias {
     MeanLabel,
 }
 
-/// What the server does with the target's updates.
+/// What the server does with the target's updates (a key left out keeps its [`Default`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct AttackConfig {
     /// Run DLG each round.
     pub dlg: bool,
@@ -166,9 +178,11 @@ pub struct SameBatch {
     pub rounds: usize,
 }
 
-/// Everything a run depends on. The same config gives the same results, bit for bit.
+/// Everything a run depends on. The same config gives the same results, bit for bit. A key
+/// left out of a config file keeps its [`Default`] (`whereabouts config` prints them all), as
+/// in every other lab's config; `participants` left out is everyone in the world.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct ScenarioConfig {
     pub seed: u64,
     pub world: WorldChoice,
@@ -226,27 +240,12 @@ impl Default for ScenarioConfig {
     fn default() -> Self {
         Self {
             seed: 1,
-            world: WorldChoice {
-                preset: Preset::Campus,
-                users: None,
-                weeks: None,
-                cell: None,
-                background: None,
-            },
+            world: WorldChoice::default(),
             model: ModelChoice::Preset(ModelPreset::Small),
             output_bias: OutputBias::Zero,
             warm_start: None,
             round_length: RoundLength::Day,
-            fl: FlConfig {
-                // FedSGD: B = ∞, E = 1, η = 0.001 (the paper's defaults).
-                local: LocalTraining {
-                    batch_size: None,
-                    epochs: 1,
-                    learning_rate: 1e-3,
-                },
-                client_fraction: 1.0,
-                cumulative: false,
-            },
+            fl: FlConfig::default(),
             max_rounds: None,
             same_batch: None,
             test_fraction: 0.2,

@@ -21,14 +21,25 @@ use serde::{Deserialize, Serialize};
 use whereabouts_core::privacy::gaussian::clip_and_noise;
 use whereabouts_core::rng::Stream;
 
-/// Local optimisation settings.
+/// Local optimisation settings (a key left out of a config keeps its [`Default`]).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct LocalTraining {
     /// Mini-batch size; `None` is B = ∞.
     pub batch_size: Option<usize>,
     pub epochs: usize,
     pub learning_rate: f32,
+}
+
+impl Default for LocalTraining {
+    /// FedSGD: B = ∞, E = 1, η = 0.001 ([000] §4.1's defaults).
+    fn default() -> Self {
+        Self {
+            batch_size: None,
+            epochs: 1,
+            learning_rate: 1e-3,
+        }
+    }
 }
 
 /// What local training produced.

@@ -145,6 +145,39 @@ trail_every = 10
     assert!(e.contains("cumulativ"), "{e}");
 }
 
+/// Every key may be left out, as in the other labs' configs: a file that names only what it
+/// changes runs the default scenario with those changes, nested tables included, and still
+/// refuses a misspelt key.
+#[test]
+fn a_partial_config_keeps_the_defaults_of_what_it_leaves_out() {
+    let c = ScenarioConfig::parse("model = \"paper\"\n[fl.local]\nepochs = 3\n").unwrap();
+    let want = ScenarioConfig {
+        model: ModelChoice::Preset(ModelPreset::Paper),
+        fl: crate::signal_map::fl::FlConfig {
+            local: crate::signal_map::model::train::LocalTraining {
+                epochs: 3,
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+        // Documented: left out, `participants` is everyone in the world.
+        participants: None,
+        ..ScenarioConfig::default()
+    };
+    assert_eq!(c, want);
+    let c = ScenarioConfig::parse("[world]\nusers = 3\n[attack]\ndlg = false\n").unwrap();
+    assert_eq!(c.world.preset, Preset::Campus);
+    assert_eq!(c.world.users, Some(3));
+    assert!(!c.attack.dlg && c.attack.analytic);
+    assert_eq!(c.attack.settings, ScenarioConfig::default().attack.settings);
+    assert_eq!(c.seed, ScenarioConfig::default().seed);
+    let json = ScenarioConfig::parse(r#"{"seed": 4, "fl": {"client_fraction": 0.5}}"#).unwrap();
+    assert_eq!((json.seed, json.fl.client_fraction), (4, 0.5));
+    assert_eq!(json.fl.local, ScenarioConfig::default().fl.local);
+    let e = ScenarioConfig::parse("[fl.local]\nepoch = 3\n").unwrap_err();
+    assert!(e.contains("epoch"), "{e}");
+}
+
 #[test]
 fn a_target_outside_the_federation_is_refused() {
     let mut c = quick(RoundLength::Day, 1);
