@@ -4,8 +4,8 @@
 //! apart and links it into the worker as an object file, so that no other code of the worker is
 //! SIMD (crates/simd/src/lib.rs says why). In the site's build the worker's split point for it
 //! (src/bin/worker.rs) puts it in a chunk of its own; [`load`] (at the worker's first Signal-map
-//! request) fetches that chunk only where the browser validates a SIMD module, and installs the kernel for the attacks made from then
-//! on. Its results are the scalar kernel's bits (the engine's equivalence matrix runs under
+//! request) fetches that chunk only where the browser validates a SIMD module, and installs the
+//! kernel for the attacks made from then on. Its results are the scalar kernel's bits (the engine's equivalence matrix runs under
 //! both), so a round attacked before the chunk arrives gives the numbers it would have given
 //! after. Where SIMD is absent, or the chunk cannot be fetched, the scalar kernel runs.
 

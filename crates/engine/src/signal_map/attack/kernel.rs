@@ -332,6 +332,109 @@ mod tests {
         (out, back)
     }
 
+    /// `Simd128`'s checks come before the raw call: a live input past the layer's width or a
+    /// short buffer panics rather than reach the passes (here stand-ins that only say they ran).
+    #[cfg(not(target_arch = "wasm32"))]
+    #[test]
+    fn the_simd128_front_refuses_what_the_passes_could_not_read_safely() {
+        use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+        static RAN: AtomicUsize = AtomicUsize::new(0);
+        unsafe extern "C" fn forward(
+            _: *const f32,
+            _: *const f32,
+            _: *const f32,
+            _: *const f32,
+            _: usize,
+            _: usize,
+            _: *const usize,
+            _: *const f32,
+            _: usize,
+            _: *mut f32,
+            _: *mut f32,
+        ) {
+            RAN.fetch_add(1, SeqCst);
+        }
+        unsafe extern "C" fn backward(
+            _: *const f32,
+            _: usize,
+            _: *const f32,
+            _: usize,
+            _: *const usize,
+            _: usize,
+            _: *mut f32,
+        ) {
+            RAN.fetch_add(1, SeqCst);
+        }
+        // SAFETY: neither stand-in reads or writes through its pointers.
+        let k = unsafe { Simd128::new(forward, backward) };
+        let l = layer(3, 5, 1);
+        let refused = |f: &dyn Fn()| {
+            let e = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_err();
+            e.downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| e.downcast_ref::<String>().cloned())
+                .unwrap_or_default()
+        };
+        let two = [D4::ZERO; 2];
+        let m = refused(&|| {
+            let (mut z, mut ga) = ([D4::ZERO; 3], [D4::ZERO; 3]);
+            k.forward(
+                &l.rows,
+                &l.grows,
+                &l.bias,
+                &l.gbias,
+                5,
+                &[0, 5],
+                &two,
+                &mut z,
+                &mut ga,
+            )
+        });
+        assert!(m.contains("past the layer's width"), "{m}");
+        let m = refused(&|| {
+            let mut back = [D4::ZERO; 2];
+            k.backward(&l.rows, 5, &l.delta, &[0, 5], &mut back)
+        });
+        assert!(m.contains("past the layer's width"), "{m}");
+        // A weight matrix too short for 3 outputs of 5 inputs, and a `back` of the wrong length.
+        let m = refused(&|| {
+            let (mut z, mut ga) = ([D4::ZERO; 3], [D4::ZERO; 3]);
+            k.forward(
+                &l.rows[..14],
+                &l.grows,
+                &l.bias,
+                &l.gbias,
+                5,
+                &[0, 1],
+                &two,
+                &mut z,
+                &mut ga,
+            )
+        });
+        assert!(m.contains("assertion failed"), "{m}");
+        let m = refused(&|| {
+            let mut back = [D4::ZERO; 1];
+            k.backward(&l.rows, 5, &l.delta, &[0, 4], &mut back)
+        });
+        assert!(m.contains("assertion failed"), "{m}");
+        assert_eq!(RAN.load(SeqCst), 0, "a pass ran on a refused call");
+        // Within bounds both passes are called.
+        let (mut z, mut ga) = ([D4::ZERO; 3], [D4::ZERO; 3]);
+        k.forward(
+            &l.rows,
+            &l.grows,
+            &l.bias,
+            &l.gbias,
+            5,
+            &[0, 4],
+            &two,
+            &mut z,
+            &mut ga,
+        );
+        k.backward(&l.rows, 5, &l.delta, &[0, 4], &mut [D4::ZERO; 2]);
+        assert_eq!(RAN.load(SeqCst), 2);
+    }
+
     #[test]
     fn the_scalar_kernel_computes_the_documented_sums() {
         // 7 outputs, 10 inputs: blocks of four and a remainder; f64 sums are close, not equal.
