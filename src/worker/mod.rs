@@ -374,7 +374,7 @@ pub fn start(fetch: Option<split::Fetch>, simd: Option<simd::Load>) {
             Ok(request) => {
                 if let (Request::Signal(_), Some(load)) = (&request, msg_glue.simd.get()) {
                     msg_glue.simd.set(None);
-                    simd::load(load);
+                    simd::load(load, msg_glue.scope.clone());
                 }
                 let now = || msg_glue.now();
                 msg_glue

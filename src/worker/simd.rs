@@ -11,7 +11,6 @@
 
 use crate::protocol::Response;
 use std::{future::Future, pin::Pin};
-use wasm_bindgen::JsCast;
 use web_sys::DedicatedWorkerGlobalScope;
 use whereabouts_engine::signal_map::attack::kernel::{self, Kernel};
 
@@ -74,7 +73,7 @@ pub type Loading = Pin<Box<dyn Future<Output = Result<&'static dyn Kernel, Strin
 /// from then on and tells the page ([`Response::Kernel`]: its status line says so); elsewhere,
 /// or if the chunk does not come, the scalar kernel stays (said on the console: the numbers are
 /// the same either way).
-pub fn load(load: Load) {
+pub fn load(load: Load, scope: DedicatedWorkerGlobalScope) {
     if !supported() {
         web_sys::console::info_1(
             &"whereabouts: no wasm SIMD here; DLG runs its scalar kernel".into(),
@@ -85,7 +84,6 @@ pub fn load(load: Load) {
         match load().await {
             Ok(k) => {
                 kernel::install(k);
-                let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
                 super::post(
                     &scope,
                     &Response::Kernel {

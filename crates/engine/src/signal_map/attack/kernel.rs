@@ -27,6 +27,7 @@
 
 use super::objective::D4;
 use std::cell::Cell;
+use whereabouts_core::rng::Stream;
 
 /// A way to compute the two passes.
 pub trait Kernel {
@@ -259,6 +260,103 @@ impl Kernel for Simd128 {
     }
 }
 
+/// Where two kernels' results first differ, bit for bit, on a layer of `outputs` × `inputs`
+/// drawn from `seed` (a third of its inputs dead, every fifth row of δ zero): `None` if they
+/// agree everywhere. For tests: the engine's (the simd128 passes as a library) and the app's
+/// (`tests/browser.rs`: the object the worker links).
+pub fn first_difference(
+    a: &dyn Kernel,
+    b: &dyn Kernel,
+    outputs: usize,
+    inputs: usize,
+    seed: u64,
+) -> Option<String> {
+    let l = layer(outputs, inputs, seed);
+    let ((fa, ba), (fb, bb)) = (run(a, &l), run(b, &l));
+    let bits = |d: &D4| [d.v, d.d[0], d.d[1], d.d[2]].map(f32::to_bits);
+    let forward = fa
+        .iter()
+        .zip(&fb)
+        .find(|((_, za, ga), (_, zb, gb))| (bits(za), bits(ga)) != (bits(zb), bits(gb)));
+    if let Some(((o, za, ga), (_, zb, gb))) = forward {
+        return Some(format!(
+            "forward, {outputs}×{inputs}, output {o}: {} gives z {za:?}, Ga {ga:?}; {} gives z {zb:?}, Ga {gb:?}",
+            a.name(),
+            b.name()
+        ));
+    }
+    let backward = ba.iter().zip(&bb).position(|(x, y)| bits(x) != bits(y));
+    backward.map(|k| {
+        format!(
+            "backward, {outputs}×{inputs}, live input {k}: {} gives {:?}; {} gives {:?}",
+            a.name(),
+            ba[k],
+            b.name(),
+            bb[k]
+        )
+    })
+}
+
+/// A layer of `outputs` × `inputs` with a third of its inputs dead, and a δ with zeros.
+struct Layer {
+    rows: Vec<f32>,
+    grows: Vec<f32>,
+    bias: Vec<f32>,
+    gbias: Vec<f32>,
+    inputs: usize,
+    active: Vec<usize>,
+    compact: Vec<D4>,
+    delta: Vec<D4>,
+}
+
+fn layer(outputs: usize, inputs: usize, seed: u64) -> Layer {
+    let mut s = Stream::new(seed, "kernel-test");
+    let mut draw = |n: usize| {
+        (0..n)
+            .map(|_| s.gaussian(0.0, 1.0) as f32)
+            .collect::<Vec<_>>()
+    };
+    let (rows, grows) = (draw(outputs * inputs), draw(outputs * inputs));
+    let (bias, gbias) = (draw(outputs), draw(outputs));
+    let active: Vec<usize> = (0..inputs).filter(|j| j % 3 != 1).collect();
+    let d4 = |v: &[f32]| D4 {
+        v: v[0],
+        d: [v[1], v[2], v[3]],
+    };
+    let compact = draw(4 * active.len()).chunks(4).map(d4).collect();
+    let delta = draw(4 * outputs)
+        .chunks(4)
+        .enumerate()
+        .map(|(o, v)| if o % 5 == 2 { D4::ZERO } else { d4(v) })
+        .collect();
+    Layer {
+        rows,
+        grows,
+        bias,
+        gbias,
+        inputs,
+        active,
+        compact,
+        delta,
+    }
+}
+
+/// Both passes of `kernel` on `l`: each output with its z and Ga, and the backward sums.
+fn run(kernel: &dyn Kernel, l: &Layer) -> (Vec<(usize, D4, D4)>, Vec<D4>) {
+    let n = l.bias.len();
+    let (mut z, mut ga) = (
+        vec![D4::constant(f32::NAN); n],
+        vec![D4::constant(f32::NAN); n],
+    );
+    kernel.forward(
+        &l.rows, &l.grows, &l.bias, &l.gbias, l.inputs, &l.active, &l.compact, &mut z, &mut ga,
+    );
+    let out = (0..n).map(|o| (o, z[o], ga[o])).collect();
+    let mut back = vec![D4::constant(f32::NAN); l.active.len()];
+    kernel.backward(&l.rows, l.inputs, &l.delta, &l.active, &mut back);
+    (out, back)
+}
+
 /// The simd128 kernel of the engine's wasm tests, from `whereabouts-simd` as a library.
 #[cfg(all(test, target_arch = "wasm32"))]
 pub(crate) static SIMD128: Simd128 =
@@ -271,66 +369,6 @@ mod tests {
     use super::*;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
-    use whereabouts_core::rng::Stream;
-
-    /// A layer of `outputs` × `inputs` with a third of its inputs dead, and a δ with zeros.
-    struct Layer {
-        rows: Vec<f32>,
-        grows: Vec<f32>,
-        bias: Vec<f32>,
-        gbias: Vec<f32>,
-        inputs: usize,
-        active: Vec<usize>,
-        compact: Vec<D4>,
-        delta: Vec<D4>,
-    }
-
-    fn layer(outputs: usize, inputs: usize, seed: u64) -> Layer {
-        let mut s = Stream::new(seed, "kernel-test");
-        let mut draw = |n: usize| {
-            (0..n)
-                .map(|_| s.gaussian(0.0, 1.0) as f32)
-                .collect::<Vec<_>>()
-        };
-        let (rows, grows) = (draw(outputs * inputs), draw(outputs * inputs));
-        let (bias, gbias) = (draw(outputs), draw(outputs));
-        let active: Vec<usize> = (0..inputs).filter(|j| j % 3 != 1).collect();
-        let d4 = |v: &[f32]| D4 {
-            v: v[0],
-            d: [v[1], v[2], v[3]],
-        };
-        let compact = draw(4 * active.len()).chunks(4).map(d4).collect();
-        let delta = draw(4 * outputs)
-            .chunks(4)
-            .enumerate()
-            .map(|(o, v)| if o % 5 == 2 { D4::ZERO } else { d4(v) })
-            .collect();
-        Layer {
-            rows,
-            grows,
-            bias,
-            gbias,
-            inputs,
-            active,
-            compact,
-            delta,
-        }
-    }
-
-    fn run(kernel: &dyn Kernel, l: &Layer) -> (Vec<(usize, D4, D4)>, Vec<D4>) {
-        let n = l.bias.len();
-        let (mut z, mut ga) = (
-            vec![D4::constant(f32::NAN); n],
-            vec![D4::constant(f32::NAN); n],
-        );
-        kernel.forward(
-            &l.rows, &l.grows, &l.bias, &l.gbias, l.inputs, &l.active, &l.compact, &mut z, &mut ga,
-        );
-        let out = (0..n).map(|o| (o, z[o], ga[o])).collect();
-        let mut back = vec![D4::constant(f32::NAN); l.active.len()];
-        kernel.backward(&l.rows, l.inputs, &l.delta, &l.active, &mut back);
-        (out, back)
-    }
 
     /// `Simd128`'s checks come before the raw call: a live input past the layer's width or a
     /// short buffer panics rather than reach the passes (here stand-ins that only say they ran).
@@ -376,63 +414,70 @@ mod tests {
                 .unwrap_or_default()
         };
         let two = [D4::ZERO; 2];
-        let m = refused(&|| {
+        // The forward pass on `rows` with these live inputs, and the backward one.
+        let forward = |rows: &[f32], active: &[usize]| {
             let (mut z, mut ga) = ([D4::ZERO; 3], [D4::ZERO; 3]);
             k.forward(
-                &l.rows,
-                &l.grows,
-                &l.bias,
-                &l.gbias,
-                5,
-                &[0, 5],
-                &two,
-                &mut z,
-                &mut ga,
+                rows, &l.grows, &l.bias, &l.gbias, 5, active, &two, &mut z, &mut ga,
             )
-        });
+        };
+        let backward = |active: &[usize], back: usize| {
+            k.backward(&l.rows, 5, &l.delta, active, &mut vec![D4::ZERO; back])
+        };
+        let m = refused(&|| forward(&l.rows, &[0, 5]));
         assert!(m.contains("past the layer's width"), "{m}");
-        let m = refused(&|| {
-            let mut back = [D4::ZERO; 2];
-            k.backward(&l.rows, 5, &l.delta, &[0, 5], &mut back)
-        });
+        let m = refused(&|| backward(&[0, 5], 2));
         assert!(m.contains("past the layer's width"), "{m}");
         // A weight matrix too short for 3 outputs of 5 inputs, and a `back` of the wrong length.
-        let m = refused(&|| {
-            let (mut z, mut ga) = ([D4::ZERO; 3], [D4::ZERO; 3]);
-            k.forward(
-                &l.rows[..14],
-                &l.grows,
-                &l.bias,
-                &l.gbias,
-                5,
-                &[0, 1],
-                &two,
-                &mut z,
-                &mut ga,
-            )
-        });
+        let m = refused(&|| forward(&l.rows[..14], &[0, 1]));
         assert!(m.contains("assertion failed"), "{m}");
-        let m = refused(&|| {
-            let mut back = [D4::ZERO; 1];
-            k.backward(&l.rows, 5, &l.delta, &[0, 4], &mut back)
-        });
+        let m = refused(&|| backward(&[0, 4], 1));
         assert!(m.contains("assertion failed"), "{m}");
         assert_eq!(RAN.load(SeqCst), 0, "a pass ran on a refused call");
         // Within bounds both passes are called.
-        let (mut z, mut ga) = ([D4::ZERO; 3], [D4::ZERO; 3]);
-        k.forward(
-            &l.rows,
-            &l.grows,
-            &l.bias,
-            &l.gbias,
-            5,
-            &[0, 4],
-            &two,
-            &mut z,
-            &mut ga,
-        );
-        k.backward(&l.rows, 5, &l.delta, &[0, 4], &mut [D4::ZERO; 2]);
+        forward(&l.rows, &[0, 4]);
+        backward(&[0, 4], 2);
         assert_eq!(RAN.load(SeqCst), 2);
+    }
+
+    /// `first_difference` (the helper the kernels' bit tests rely on) finds one last bit.
+    #[test]
+    fn first_difference_sees_one_bit_in_either_pass() {
+        struct Off(bool);
+        impl Kernel for Off {
+            fn name(&self) -> &'static str {
+                "off by one bit"
+            }
+            #[allow(clippy::too_many_arguments)]
+            fn forward(
+                &self,
+                rows: &[f32],
+                grows: &[f32],
+                bias: &[f32],
+                gbias: &[f32],
+                inputs: usize,
+                active: &[usize],
+                compact: &[D4],
+                z: &mut [D4],
+                ga: &mut [D4],
+            ) {
+                Scalar.forward(rows, grows, bias, gbias, inputs, active, compact, z, ga);
+                if self.0 {
+                    ga[2].d[1] = f32::from_bits(ga[2].d[1].to_bits() ^ 1);
+                }
+            }
+            fn backward(&self, rows: &[f32], inputs: usize, d: &[D4], a: &[usize], b: &mut [D4]) {
+                Scalar.backward(rows, inputs, d, a, b);
+                if !self.0 {
+                    b[1].v = f32::from_bits(b[1].v.to_bits() ^ 1);
+                }
+            }
+        }
+        assert_eq!(first_difference(&Scalar, &Scalar, 7, 10, 1), None);
+        let f = first_difference(&Scalar, &Off(true), 7, 10, 1).unwrap();
+        assert!(f.starts_with("forward, 7×10, output 2"), "{f}");
+        let b = first_difference(&Scalar, &Off(false), 7, 10, 1).unwrap();
+        assert!(b.starts_with("backward, 7×10, live input 1"), "{b}");
     }
 
     #[test]
@@ -475,21 +520,8 @@ mod tests {
             (640, 224, 5),
             (3, 2, 6),
         ] {
-            let l = layer(outputs, inputs, seed);
-            let (a, b) = (run(&Scalar, &l), run(&SIMD128, &l));
-            let bits = |v: &[D4]| {
-                v.iter()
-                    .flat_map(|d| [d.v, d.d[0], d.d[1], d.d[2]])
-                    .map(f32::to_bits)
-                    .collect::<Vec<_>>()
-            };
-            let fwd = |v: &[(usize, D4, D4)]| {
-                v.iter()
-                    .flat_map(|&(o, z, ga)| [o as u32].into_iter().chain(bits(&[z, ga])))
-                    .collect::<Vec<_>>()
-            };
-            assert_eq!(fwd(&a.0), fwd(&b.0), "forward, {outputs}×{inputs}");
-            assert_eq!(bits(&a.1), bits(&b.1), "backward, {outputs}×{inputs}");
+            let difference = first_difference(&Scalar, &SIMD128, outputs, inputs, seed);
+            assert_eq!(difference, None);
         }
     }
 }
