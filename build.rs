@@ -8,9 +8,10 @@
 //!   without simd128. As an object of its own it is machine code outside LTO, and in the site's
 //!   build wasm-split puts it in a chunk fetched only where the browser has SIMD. A binary that
 //!   never names the two functions loses them to the linker's garbage collection.
-//! - **The split build** (`--features split`, tools/build.mjs) links the worker with its
-//!   relocations kept (`--emit-relocs`): wasm-split reads them to tell which code each split
-//!   point reaches (src/worker/split.rs). Other builds are linked as cargo links them.
+//! - **The split build** (`--features split`, tools/build.mjs) links the worker and the page with
+//!   their relocations kept (`--emit-relocs`): wasm-split reads them to tell which code each split
+//!   point reaches (src/worker/split.rs, src/shell/lab_views.rs). Other builds are linked as cargo
+//!   links them.
 use std::{env, path::PathBuf, process::Command};
 
 fn main() {
@@ -24,7 +25,9 @@ fn main() {
         println!("cargo:rustc-link-arg-{to}={}", object.display());
     }
     if env::var_os("CARGO_FEATURE_SPLIT").is_some() {
-        println!("cargo:rustc-link-arg-bin=worker=--emit-relocs");
+        for bin in ["worker", "whereabouts-web"] {
+            println!("cargo:rustc-link-arg-bin={bin}=--emit-relocs");
+        }
     }
 }
 

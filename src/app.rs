@@ -4,27 +4,14 @@
 use crate::labs::LESSONS;
 use crate::ui::lesson::{self, Apply, LessonPanel};
 use crate::{
-    density::{
-        self as density_lab, controls::DensityControls, map::DensityMap,
-        results::Results as DensityResults, study::DensityStudy,
-    },
-    linkability::{
-        self as link_lab, confusion::Confusion, controls::LinkControls,
-        results::Results as LinkResults, study::LinkStudy, updates_map::UpdatesMap,
-    },
-    mobility::{
-        self as mob_lab,
-        controls::MobControls,
-        map::MobMap,
-        results::{MobPlayback, MobResults},
-        study::MobStudy,
-    },
+    density as density_lab, linkability as link_lab, mobility as mob_lab,
     protocol::Request,
     shell::{
         data::{DataPanel, DataState},
         engine::{Engine, EngineStatus},
         glossary::Glossary,
         instructor::{InstructorPanel, present_from_query, present_mode},
+        lab_views::{Later, later_panel},
         tab_bar::LabTabs,
         tabs::{LabKind, current_lab},
     },
@@ -38,8 +25,10 @@ use crate::{
 };
 use leptos::prelude::*;
 
+/// The page; `later` brings the Density, Linkability and Mobility labs' views when their tab
+/// first shows ([`crate::shell::lab_views`]).
 #[component]
-pub fn App() -> impl IntoView {
+pub fn App(later: Later) -> impl IntoView {
     let engine = Engine::spawn();
     let data = DataState::new(engine);
     // What the link said, kept before the first lab rewrites the address bar.
@@ -203,27 +192,9 @@ pub fn App() -> impl IntoView {
                     {move || engine.kernel.get().filter(|k| k == "simd128").map(|_| ", with wasm SIMD for its attacks")}
                 </p>
             }, view! { <Controls state=lab/> })}
-            {lab_panel(LabKind::Density, active, view! {
-                <section class="map-panel" aria-label="Map">
-                    <DensityMap state=density/>
-                </section>
-                <DensityResults state=density/>
-                <DensityStudy state=density/>
-            }, view! { <DensityControls state=density/> })}
-            {lab_panel(LabKind::Linkability, active, view! {
-                <LinkResults state=linkability/>
-                <UpdatesMap state=linkability/>
-                <Confusion state=linkability/>
-                <LinkStudy state=linkability/>
-            }, view! { <LinkControls state=linkability/> })}
-            {lab_panel(LabKind::Mobility, active, view! {
-                <section class="map-panel" aria-label="Map">
-                    <MobMap state=mobility/>
-                </section>
-                <MobPlayback state=mobility/>
-                <MobResults state=mobility/>
-                <MobStudy state=mobility/>
-            }, view! { <MobControls state=mobility/> })}
+            {later_panel(LabKind::Density, active, later.density, density)}
+            {later_panel(LabKind::Linkability, active, later.linkability, linkability)}
+            {later_panel(LabKind::Mobility, active, later.mobility, mobility)}
         </main>
         // The visitor's own data, shared by every lab (each may hide it from its link).
         <div class="shared-data">
@@ -248,7 +219,7 @@ pub fn App() -> impl IntoView {
     }
 }
 
-/// A lab's tab panel (shown while its tab is the active one): its `stage` (map, results,
+/// The Signal map's tab panel (shown while its tab is the active one): its `stage` (map, results,
 /// study) beside its `side` (the controls).
 fn lab_panel(
     kind: LabKind,

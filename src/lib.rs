@@ -23,8 +23,9 @@ pub mod worker;
 #[cfg(test)]
 mod old_links;
 
-/// Entry point of the page (called from `src/main.rs`).
-pub fn start_app() {
+/// Entry point of the page (called from `src/main.rs`, which says where the later labs' views
+/// come from: [`shell::lab_views`]).
+pub fn start_app(later: shell::lab_views::Later) {
     fatal::install_panic_hook();
-    leptos::mount::mount_to_body(app::App);
+    leptos::mount::mount_to_body(move || leptos::view! { <app::App later=later/> });
 }

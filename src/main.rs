@@ -1,4 +1,58 @@
 //! The page's entry point; see [`whereabouts_web::start_app`].
+//!
+//! In the site's build (`--features split`) it also holds the page's split points, one per lab
+//! whose views are fetched when its tab first shows (src/shell/lab_views.rs): they are exported
+//! symbols, so they live in this binary and not in the library the worker links too.
 fn main() {
-    whereabouts_web::start_app();
+    #[cfg(all(feature = "split", target_family = "wasm"))]
+    whereabouts_web::start_app(chunks::LATER);
+    #[cfg(not(all(feature = "split", target_family = "wasm")))]
+    whereabouts_web::start_app(whereabouts_web::shell::lab_views::Later::at_once());
+}
+
+#[cfg(all(feature = "split", target_family = "wasm"))]
+mod chunks {
+    use wasm_split_helpers::{SplitLoaderError, wasm_split};
+    use whereabouts_web::density::{self, DensityState};
+    use whereabouts_web::linkability::{self, LinkState};
+    use whereabouts_web::mobility::{self, MobState};
+    use whereabouts_web::protocol::LabKind;
+    use whereabouts_web::shell::lab_views::{Fetching, Later, Make, not_fetched};
+
+    /// Each split point only names its lab's views: what they reach goes into the lab's chunk,
+    /// unless the rest of the page reaches it too.
+    #[wasm_split(density_views, fallible)]
+    fn density_views() -> Result<Make<DensityState>, SplitLoaderError> {
+        Ok(density::views)
+    }
+
+    #[wasm_split(linkability_views, fallible)]
+    fn linkability_views() -> Result<Make<LinkState>, SplitLoaderError> {
+        Ok(linkability::views)
+    }
+
+    #[wasm_split(mobility_views, fallible)]
+    fn mobility_views() -> Result<Make<MobState>, SplitLoaderError> {
+        Ok(mobility::views)
+    }
+
+    fn fetched<S>(
+        kind: LabKind,
+        made: Result<Make<S>, SplitLoaderError>,
+    ) -> Result<Make<S>, String> {
+        made.map_err(|e| not_fetched(kind, e))
+    }
+
+    /// The [`Later`] of this build.
+    pub const LATER: Later = Later {
+        density: || -> Fetching<DensityState> {
+            Box::pin(async { fetched(LabKind::Density, density_views().await) })
+        },
+        linkability: || -> Fetching<LinkState> {
+            Box::pin(async { fetched(LabKind::Linkability, linkability_views().await) })
+        },
+        mobility: || -> Fetching<MobState> {
+            Box::pin(async { fetched(LabKind::Mobility, mobility_views().await) })
+        },
+    };
 }

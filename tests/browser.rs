@@ -127,18 +127,20 @@ fn basemap_draws_grid_scale_bar_and_north_arrow() {
 }
 
 /// A Density event's surfaces cross as one transferred `Float64Array`, not as JS arrays, and
-/// come back whole.
+/// come back whole: the page leaves the message as it came (`Response::Later`) and the lab's
+/// `decode` reads it.
 #[wasm_bindgen_test]
 fn density_surfaces_travel_as_a_transferred_attachment() {
     use whereabouts_engine::density::lab::DensityEvent;
-    use whereabouts_web::protocol::DensityResponse;
-    let response = Response::Density(DensityResponse::Event {
+    use whereabouts_web::protocol::{DensityResponse, LabKind};
+    let family = DensityResponse::Event {
         generation: 2,
         event: DensityEvent::Density {
             exact: (0..64).map(f64::from).collect(),
             estimate: (0..64).map(|i| -f64::from(i) / 7.0).collect(),
         },
-    });
+    };
+    let response = Response::Density(family.clone());
     let value = protocol::encode_response(&response).unwrap();
     let event = js_sys::Reflect::get(&value, &"event".into()).unwrap();
     let exact = js_sys::Reflect::get(&event, &"exact".into()).unwrap();
@@ -149,7 +151,57 @@ fn density_surfaces_travel_as_a_transferred_attachment() {
     );
     let transfer = protocol::transferables(&value).expect("a buffer to transfer");
     assert_eq!(transfer.length(), 1);
-    assert_eq!(protocol::decode_response(value).unwrap(), response);
+    let Response::Later {
+        lab: LabKind::Density,
+        message,
+    } = protocol::decode_response(value).unwrap()
+    else {
+        panic!("a Density message is left for the lab to read");
+    };
+    assert_eq!(protocol::density::decode(message).unwrap(), family);
+}
+
+/// Each later lab's messages are left as they came, and read back whole by that lab's
+/// `decode`; one lab's message is no other lab's, and a broken one is an error, not a panic.
+#[wasm_bindgen_test]
+fn later_labs_read_their_own_messages() {
+    use whereabouts_web::protocol::{LabKind, LinkResponse, MobResponse};
+    let link = LinkResponse::Error {
+        generation: 4,
+        message: "no file".into(),
+    };
+    let value = protocol::encode_response(&Response::Linkability(link.clone())).unwrap();
+    let Response::Later {
+        lab: LabKind::Linkability,
+        message,
+    } = protocol::decode_response(value).unwrap()
+    else {
+        panic!("a Linkability message is left for the lab to read");
+    };
+    assert_eq!(
+        protocol::linkability::decode(message.clone()).unwrap(),
+        link
+    );
+    assert!(protocol::mobility::decode(message).is_err());
+    let mob = MobResponse::Error {
+        generation: 1,
+        message: "x".into(),
+    };
+    let value = protocol::encode_response(&Response::Mobility(mob.clone())).unwrap();
+    let Response::Later {
+        lab: LabKind::Mobility,
+        message,
+    } = protocol::decode_response(value).unwrap()
+    else {
+        panic!("a Mobility message is left for the lab to read");
+    };
+    assert_eq!(protocol::mobility::decode(message).unwrap(), mob);
+    // The rest are decoded at once.
+    let fatal = Response::Fatal {
+        message: "boom".into(),
+    };
+    let value = protocol::encode_response(&fatal).unwrap();
+    assert_eq!(protocol::decode_response(value).unwrap(), fatal);
 }
 
 /// The worker's simd128 kernel — crates/simd as build.rs compiles and links it, the object the

@@ -1,7 +1,9 @@
 // Builds the static site into dist/ from the two wasm binaries, with no bundler: the page
-// (`whereabouts-web`, wasm-bindgen target `web`, content-hashed names) and the engine worker
-// (`worker`, target `web`, fixed names, started as a module worker through `worker_loader.js`,
-// its three later labs split off by wasm-split into chunks fetched when their lab first opens).
+// (`whereabouts-web`, wasm-bindgen target `web`, content-hashed names, its three later labs'
+// views split off by wasm-split into `views-<hash>/`, fetched when their tab first shows) and
+// the engine worker (`worker`, target `web`, fixed names, started as a module worker through
+// `worker_loader.js`, its three later labs' engines split off into chunks fetched when their lab
+// first opens).
 //
 //   node tools/build.mjs [--out dist]
 //
@@ -78,36 +80,63 @@ const bindgen = (input, target, outName, extra = []) =>
     input,
   ]);
 
-// The page: hashed names, so a deploy never mixes an old script with a new module.
-bindgen(join(TARGET, `${parts.page}.wasm`), 'web', 'page');
+// wasm-split (the pinned `wasm-split-cli`, ./x installs it) on one of the two binaries, into
+// `dir`: the main module, which wasm-bindgen then reads as any binary, one chunk per split point
+// and one per group of split points sharing code, and `__wasm_split.js`, through which a chunk
+// is fetched and linked to the main module's memory and table (it imports `initSync` from
+// `./<outName>.js`). --keep-lld-exports: the chunks link to the main module's function table (and
+// the globals the split shares), which wasm-bindgen would otherwise drop from its exports.
+function splitAndBind(bin, outName, dir) {
+  run('wasm-split-cli', ['--target', 'web', '--out-name', outName, join(TARGET, `${bin}.wasm`), dir]);
+  bindgen(join(dir, `${outName}.wasm`), 'web', outName, ['--keep-lld-exports']);
+  rmSync(join(dir, `${outName}.wasm`));
+}
+
+// The chunks and loader wasm-split wrote in `from`, moved to `to`, each chunk without its
+// custom sections.
+function moveChunks(from, to) {
+  mkdirSync(to, { recursive: true });
+  for (const chunk of readdirSync(from)) {
+    if (chunk.endsWith('.wasm')) writeFileSync(join(to, chunk), withoutCustomSections(readFileSync(join(from, chunk))));
+    else renameSync(join(from, chunk), join(to, chunk));
+  }
+  rmSync(from, { recursive: true });
+}
+
+// The page: hashed names, so a deploy never mixes an old script with a new module. The Density,
+// Linkability and Mobility labs' views are split off (src/shell/lab_views.rs) into a folder
+// named by the same hash, `views-<hash>/`, fetched when their tab first shows; the page's glue
+// imports that folder's loader, and the loader the page's hashed glue.
+const pageSplit = join(staging, 'page-split');
+splitAndBind(parts.page, 'page', pageSplit);
 const pageHash = hash(Buffer.concat([readFileSync(join(staging, 'page.js')), readFileSync(join(staging, 'page_bg.wasm'))]));
 const pageJs = `${parts.page}-${pageHash}.js`;
 const pageWasm = `${parts.page}-${pageHash}_bg.wasm`;
+const views = `views-${pageHash}`;
+const relink = (file, from, to) => {
+  const text = readFileSync(file, 'utf8');
+  if (!text.includes(from)) throw new Error(`${file} does not import ${from}: wasm-split's or wasm-bindgen's output changed`);
+  writeFileSync(file, text.replaceAll(from, to));
+};
+// Only the glue's import statements: the wasm's import object keeps the module name it imports.
+relink(join(staging, 'page.js'), 'from "./__wasm_split.js"', `from "./${views}/__wasm_split.js"`);
+relink(join(pageSplit, '__wasm_split.js'), 'from "./page.js"', `from "../${pageJs}"`);
+moveChunks(pageSplit, join(staging, views));
 renameSync(join(staging, 'page.js'), join(staging, pageJs));
 renameSync(join(staging, 'page_bg.wasm'), join(staging, pageWasm));
 
-// The worker: fixed names, as trunk gives a worker (the page starts `./worker_loader.js`). First
-// wasm-split (the pinned `wasm-split-cli`, ./x installs it) cuts the labs fetched later out of it:
-// it writes the worker's main module, which wasm-bindgen then reads as any binary, one chunk per
-// split point, and `__wasm_split.js`, through which a chunk is fetched and linked to the main
-// module's memory and table (it imports `initSync` from `./worker.js`).
+// The worker: fixed names, as trunk gives a worker (the page starts `./worker_loader.js`), its
+// labs fetched later (src/worker/split.rs) and the simd128 kernel split off beside it.
 const split = join(staging, 'split');
-run('wasm-split-cli', ['--target', 'web', '--out-name', parts.worker, join(TARGET, `${parts.worker}.wasm`), split]);
-// --keep-lld-exports: the chunks link to the main module's function table (and the globals the
-// split shares), which wasm-bindgen would otherwise drop from its exports.
-bindgen(join(split, `${parts.worker}.wasm`), 'web', parts.worker, ['--keep-lld-exports']);
-rmSync(join(split, `${parts.worker}.wasm`));
-for (const chunk of readdirSync(split)) {
-  if (chunk.endsWith('.wasm')) writeFileSync(join(staging, chunk), withoutCustomSections(readFileSync(join(split, chunk))));
-  else renameSync(join(split, chunk), join(staging, chunk));
-}
-rmSync(split, { recursive: true });
+splitAndBind(parts.worker, parts.worker, split);
+moveChunks(split, staging);
 writeFileSync(join(staging, `${parts.worker}_loader.js`), WORKER_LOADER(parts.worker));
 
 // Every module must load in every browser with wasm, so none may use SIMD but the simd128 DLG
 // kernel's chunk, which the worker fetches only where SIMD validates (src/worker/simd.rs), and
 // which must hold it (tools/features.mjs says why this reads the instructions).
-for (const file of readdirSync(staging).filter((f) => f.endsWith('.wasm'))) {
+const modules = [...readdirSync(staging), ...readdirSync(join(staging, views)).map((f) => `${views}/${f}`)];
+for (const file of modules.filter((f) => f.endsWith('.wasm'))) {
   const simd = simdFunctions(readFileSync(join(staging, file))).length;
   const kernel = file === 'split_simd128.wasm';
   if (kernel ? simd === 0 : simd > 0) {

@@ -40,7 +40,7 @@ pub static SPEC: crate::lab_spec::LabSpec = crate::lab_spec::LabSpec {
     ],
 };
 
-use crate::protocol::{DensityRequest, DensityResponse, LabKind, Request, Response, RunRequest};
+use crate::protocol::{DensityRequest, DensityResponse, LabKind, Request, RunRequest};
 use crate::shell::run::{RunState, page_query, with_unknown_keys};
 use crate::shell::{data::DataState, engine::Engine};
 pub use crate::ui::basemap::now_ms;
@@ -368,17 +368,6 @@ pub fn create(engine: Engine, data: DataState, active: RwSignal<LabKind>) -> Den
         dirty: StoredValue::new(false),
         settle: StoredValue::new(false),
     };
-    engine.listen(move |response| match response {
-        Response::Density(DensityResponse::Study(reply)) => {
-            state.study.update(|s| s.apply(reply));
-            None
-        }
-        Response::Density(r) => {
-            state.on_response(r);
-            None
-        }
-        other => Some(other),
-    });
     // A file imported: its places are the visitor's (the worker puts them in); forgotten: the
     // default places again.
     state.run_when_shown(
@@ -394,4 +383,29 @@ pub fn create(engine: Engine, data: DataState, active: RwSignal<LabKind>) -> Den
         },
     );
     state
+}
+
+/// The lab's views on `state` (made when its tab first shows: [`crate::shell::lab_views`]).
+pub fn views(state: DensityState) -> crate::shell::lab_views::Views {
+    use {controls::DensityControls, map::DensityMap, results::Results, study::DensityStudy};
+    // The lab's messages are read from here on (what came before first), by code that comes
+    // with its views.
+    state.run.listen(
+        crate::protocol::density::decode,
+        move |response| match response {
+            DensityResponse::Study(reply) => state.study.update(|s| s.apply(reply)),
+            r => state.on_response(r),
+        },
+    );
+    crate::shell::lab_views::Views {
+        stage: view! {
+            <section class="map-panel" aria-label="Map">
+                <DensityMap state=state/>
+            </section>
+            <Results state=state/>
+            <DensityStudy state=state/>
+        }
+        .into_any(),
+        side: view! { <DensityControls state=state/> }.into_any(),
+    }
 }

@@ -51,7 +51,7 @@ pub static SPEC: crate::lab_spec::LabSpec = crate::lab_spec::LabSpec {
     ],
 };
 
-use crate::protocol::{LabKind, LinkResponse, Request, Response, RunRequest};
+use crate::protocol::{LabKind, LinkResponse, Request, RunRequest};
 use crate::shell::path_link::decode_path;
 use crate::shell::run::{RunState, page_query, query_value, with_unknown_keys};
 use crate::shell::{PATH_KEY, data::DataState, engine::Engine};
@@ -204,17 +204,6 @@ pub fn create(engine: Engine, data: DataState, active: RwSignal<LabKind>) -> Lin
         ),
         scene: RwSignal::new(Scene::default()),
     };
-    engine.listen(move |response| match response {
-        Response::Linkability(LinkResponse::Study(reply)) => {
-            state.study.update(|s| s.apply(reply));
-            None
-        }
-        Response::Linkability(r) => {
-            state.on_response(r);
-            None
-        }
-        other => Some(other),
-    });
     // A file came: you are your file; it went: you walk the default week again.
     state.run_when_shown(
         active,
@@ -232,4 +221,31 @@ pub fn create(engine: Engine, data: DataState, active: RwSignal<LabKind>) -> Lin
         },
     );
     state
+}
+
+/// The lab's views on `state` (made when its tab first shows: [`crate::shell::lab_views`]).
+pub fn views(state: LinkState) -> crate::shell::lab_views::Views {
+    use {
+        confusion::Confusion, controls::LinkControls, results::Results, study::LinkStudy,
+        updates_map::UpdatesMap,
+    };
+    // The lab's messages are read from here on (what came before first), by code that comes
+    // with its views.
+    state.run.listen(
+        crate::protocol::linkability::decode,
+        move |response| match response {
+            LinkResponse::Study(reply) => state.study.update(|s| s.apply(reply)),
+            r => state.on_response(r),
+        },
+    );
+    crate::shell::lab_views::Views {
+        stage: view! {
+            <Results state=state/>
+            <UpdatesMap state=state/>
+            <Confusion state=state/>
+            <LinkStudy state=state/>
+        }
+        .into_any(),
+        side: view! { <LinkControls state=state/> }.into_any(),
+    }
 }

@@ -61,7 +61,7 @@ pub static SPEC: crate::lab_spec::LabSpec = crate::lab_spec::LabSpec {
     ],
 };
 
-use crate::protocol::{LabKind, MobRequest, MobResponse, Request, Response, RunRequest};
+use crate::protocol::{LabKind, MobRequest, MobResponse, Request, RunRequest};
 use crate::shell::run::{RunState, page_query, with_unknown_keys};
 use crate::shell::{data::DataState, engine::Engine};
 use crate::ui::basemap::now_ms;
@@ -344,17 +344,6 @@ pub fn create(engine: Engine, data: DataState, active: RwSignal<LabKind>) -> Mob
         viewed: RwSignal::new(None),
         playing: RwSignal::new(true),
     };
-    engine.listen(move |response| match response {
-        Response::Mobility(MobResponse::Study(reply)) => {
-            state.study.update(|s| s.apply(reply));
-            None
-        }
-        Response::Mobility(r) => {
-            state.on_response(r);
-            None
-        }
-        other => Some(other),
-    });
     // Leaving the tab pauses the playback (the worker computes only the visible lab).
     Effect::new(move || {
         if active.get() != LabKind::Mobility {
@@ -378,4 +367,35 @@ pub fn create(engine: Engine, data: DataState, active: RwSignal<LabKind>) -> Mob
         },
     );
     state
+}
+
+/// The lab's views on `state` (made when its tab first shows: [`crate::shell::lab_views`]).
+pub fn views(state: MobState) -> crate::shell::lab_views::Views {
+    use {
+        controls::MobControls,
+        map::MobMap,
+        results::{MobPlayback, MobResults},
+        study::MobStudy,
+    };
+    // The lab's messages are read from here on (what came before first), by code that comes
+    // with its views.
+    state.run.listen(
+        crate::protocol::mobility::decode,
+        move |response| match response {
+            MobResponse::Study(reply) => state.study.update(|s| s.apply(reply)),
+            r => state.on_response(r),
+        },
+    );
+    crate::shell::lab_views::Views {
+        stage: view! {
+            <section class="map-panel" aria-label="Map">
+                <MobMap state=state/>
+            </section>
+            <MobPlayback state=state/>
+            <MobResults state=state/>
+            <MobStudy state=state/>
+        }
+        .into_any(),
+        side: view! { <MobControls state=state/> }.into_any(),
+    }
 }

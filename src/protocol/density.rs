@@ -114,6 +114,15 @@ pub fn put_surfaces(event: &mut DensityEvent, mut flat: Vec<f64>) {
     }
 }
 
+/// Reads a Density message the page received ([`super::Response::Later`]), with its surfaces.
+pub fn decode(value: wasm_bindgen::JsValue) -> Result<Response, String> {
+    let (mut response, numbers) = super::decode_family::<Response>(value)?;
+    if let (Response::Event { event, .. }, Some(flat)) = (&mut response, numbers) {
+        put_surfaces(event, flat);
+    }
+    Ok(response)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -102,6 +102,15 @@ pub fn put_figures(summary: &mut LinkSummary, flat: &[f64]) {
     };
 }
 
+/// Reads a Linkability message the page received ([`super::Response::Later`]), with its figures.
+pub fn decode(value: wasm_bindgen::JsValue) -> Result<Response, String> {
+    let (mut response, numbers) = super::decode_family::<Response>(value)?;
+    if let (Response::Idle { summary, .. }, Some(flat)) = (&mut response, numbers) {
+        put_figures(summary, &flat);
+    }
+    Ok(response)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -87,6 +87,11 @@ pub fn trail_paths(flat: &[f32]) -> Vec<Vec<Metres>> {
         .collect()
 }
 
+/// Reads a Mobility message the page received ([`super::Response::Later`]).
+pub fn decode(value: wasm_bindgen::JsValue) -> Result<Response, String> {
+    super::decode_family::<Response>(value).map(|(response, _)| response)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

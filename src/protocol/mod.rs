@@ -79,14 +79,25 @@ pub enum Response {
     Fatal { message: String },
     /// The Signal-map lab's messages.
     Signal(signal::Response),
-    /// The Density lab's messages.
+    /// The Density lab's messages. The page does not decode them with the rest: see
+    /// [`Response::Later`].
+    #[serde(skip_deserializing)]
     Density(density::Response),
-    /// The Linkability lab's messages.
+    /// The Linkability lab's messages (see [`Response::Later`]).
+    #[serde(skip_deserializing)]
     Linkability(linkability::Response),
-    /// The Mobility lab's messages.
+    /// The Mobility lab's messages (see [`Response::Later`]).
+    #[serde(skip_deserializing)]
     Mobility(mobility::Response),
     /// From an import worker.
     Import(import::Response),
+    /// A Density, Linkability or Mobility message as it came to the page, for that lab to read
+    /// with its family's `decode` once its views are here (src/shell/lab_views.rs,
+    /// src/shell/run.rs): in the site's build the decoder of a lab's messages is then in that
+    /// lab's chunk, not in the page's first download (issue 41 §1). Made by
+    /// [`decode_response`]; never sent.
+    #[serde(skip)]
+    Later { lab: LabKind, message: JsValue },
 }
 
 /// Fields per fix in a packed array: time, lat, lon, RSRP (NaN: none), line.
@@ -192,31 +203,48 @@ pub fn encode_response(response: &Response) -> Result<JsValue, String> {
     Ok(value)
 }
 
-/// Decodes a response, with its attachment.
+/// Decodes a response, with its attachment; a Density, Linkability or Mobility message is left
+/// as it came ([`Response::Later`]).
 pub fn decode_response(value: JsValue) -> Result<Response, String> {
+    if let Some(lab) = later_family(&value) {
+        return Ok(Response::Later {
+            lab,
+            message: value,
+        });
+    }
     let attachment = detach(&value);
     let mut response: Response = decode(value)?;
-    match &mut response {
-        Response::Import(import::Response::Done { fixes, .. }) => *fixes = attachment,
-        Response::Linkability(linkability::Response::Idle { summary, .. }) => {
-            if let Some(flat) = attachment
-                .as_ref()
-                .and_then(|a| a.dyn_ref::<js_sys::Float64Array>())
-            {
-                linkability::put_figures(summary, &flat.to_vec());
-            }
-        }
-        Response::Density(density::Response::Event { event, .. }) => {
-            if let Some(flat) = attachment
-                .as_ref()
-                .and_then(|a| a.dyn_ref::<js_sys::Float64Array>())
-            {
-                density::put_surfaces(event, flat.to_vec());
-            }
-        }
-        _ => {}
+    if let Response::Import(import::Response::Done { fixes, .. }) = &mut response {
+        *fixes = attachment;
     }
     Ok(response)
+}
+
+/// The lab of a Density, Linkability or Mobility message, read from the envelope's tag.
+fn later_family(value: &JsValue) -> Option<LabKind> {
+    let tag = js_sys::Reflect::get(value, &JsValue::from_str("type"))
+        .ok()?
+        .as_string()?;
+    match tag.as_str() {
+        "Density" => Some(LabKind::Density),
+        "Linkability" => Some(LabKind::Linkability),
+        "Mobility" => Some(LabKind::Mobility),
+        _ => None,
+    }
+}
+
+/// A later lab's message's attachment, as numbers, and the rest decoded as that lab's family
+/// (the envelope's `type` is a key the family does not read).
+fn decode_family<T: for<'de> Deserialize<'de>>(
+    value: JsValue,
+) -> Result<(T, Option<Vec<f64>>), String> {
+    let attachment = detach(&value);
+    let family = decode(value)?;
+    let numbers = attachment
+        .as_ref()
+        .and_then(|a| a.dyn_ref::<js_sys::Float64Array>())
+        .map(|a| a.to_vec());
+    Ok((family, numbers))
 }
 
 /// Numbers (surfaces, figures) one after another in one `Float64Array` (transferred when

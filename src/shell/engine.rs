@@ -38,6 +38,9 @@ type Listener = Rc<dyn Fn(Response) -> Option<Response>>;
 pub struct Engine {
     bridge: StoredValue<Option<EngineBridge>, LocalStorage>,
     listeners: StoredValue<Vec<Listener>, LocalStorage>,
+    /// Later labs' messages no listener has taken yet ([`Response::Later`]): a lab listens
+    /// once its views are here (src/shell/lab_views.rs).
+    held: StoredValue<Vec<Response>, LocalStorage>,
     pub status: RwSignal<EngineStatus>,
     /// The DLG kernel the worker said its attacks run on ([`Response::Kernel`]), if it said.
     pub kernel: RwSignal<Option<String>>,
@@ -49,6 +52,7 @@ impl Engine {
         let engine = Engine {
             bridge: StoredValue::new_local(None),
             listeners: StoredValue::new_local(Vec::new()),
+            held: StoredValue::new_local(Vec::new()),
             status: RwSignal::new(EngineStatus::Starting),
             kernel: RwSignal::new(None),
         };
@@ -74,8 +78,22 @@ impl Engine {
     }
 
     /// `listener` sees every response before the shell; it returns the ones it does not take.
+    /// It first sees the later labs' messages that came before anyone took them, in order.
     pub fn listen(&self, listener: impl Fn(Response) -> Option<Response> + 'static) {
+        let held = self
+            .held
+            .try_update_value(std::mem::take)
+            .unwrap_or_default();
+        let kept: Vec<Response> = held.into_iter().filter_map(&listener).collect();
+        self.held
+            .update_value(|h| h.splice(0..0, kept).for_each(drop));
         self.listeners.update_value(|l| l.push(Rc::new(listener)));
+    }
+
+    /// Stops the page as a dead engine does: `message` in the banner and the status line.
+    pub fn fail(&self, message: String) {
+        crate::fatal::show_fatal(&format!("The engine stopped: {message}"));
+        self.status.set(EngineStatus::Failed(message));
     }
 
     fn dispatch(&self, response: Response, ping_sent_at: f64) {
@@ -96,10 +114,9 @@ impl Engine {
             Some(Response::Rejected { reason }) => {
                 web_sys::console::warn_1(&format!("engine rejected a request: {reason}").into())
             }
-            Some(Response::Fatal { message }) => {
-                crate::fatal::show_fatal(&format!("The engine stopped: {message}"));
-                self.status.set(EngineStatus::Failed(message));
-            }
+            Some(Response::Fatal { message }) => self.fail(message),
+            // A later lab's message before that lab listens: kept for it.
+            Some(later @ Response::Later { .. }) => self.held.update_value(|h| h.push(later)),
             _ => {}
         }
     }

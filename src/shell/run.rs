@@ -6,10 +6,11 @@
 
 use super::data::DataState;
 use super::engine::Engine;
-use crate::protocol::{LabKind, Request, RunRequest};
+use crate::protocol::{LabKind, Request, Response, RunRequest};
 use crate::ui::settings::{query_pairs, setting_control};
 use crate::ui::study::StudyView;
 use leptos::prelude::*;
+use wasm_bindgen::JsValue;
 use whereabouts_core::setting::{Setting, apply, get, set};
 
 /// How a lab's family carries its [`RunRequest`]s (its config `C`, its start `O`).
@@ -33,6 +34,33 @@ pub struct RunState<C: 'static, S: 'static> {
     pub data: DataState,
     engine: Engine,
     generation: StoredValue<u32>,
+}
+
+impl<C, S> RunState<C, S> {
+    /// Hands this lab's messages ([`Response::Later`]), read by its family's `decode`, to
+    /// `take`. A later lab listens when its views are made (src/shell/lab_views.rs), so that
+    /// its decoder is in its chunk; what came before is handed over first. A message the page
+    /// cannot read stops the page, as the bridge does with the others.
+    pub fn listen<R: 'static>(
+        &self,
+        decode: fn(JsValue) -> Result<R, String>,
+        take: impl Fn(R) + 'static,
+    ) {
+        let (lab, engine) = (self.lab, self.engine);
+        engine.listen(move |response| match response {
+            Response::Later { lab: kind, message } if kind == lab => {
+                match decode(message) {
+                    Ok(r) => take(r),
+                    Err(reason) => engine.fail(format!(
+                        "the engine sent a {} message the page cannot read: {reason}",
+                        lab.title()
+                    )),
+                }
+                None
+            }
+            other => Some(other),
+        });
+    }
 }
 
 impl<C, S> Clone for RunState<C, S> {

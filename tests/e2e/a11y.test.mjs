@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { useSite } from './fixture.mjs';
+import { showLab } from './harness.mjs';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -50,7 +51,7 @@ for (const [name, viewport] of [
     assert.deepEqual(unreachable, []);
     // Every other lab's panel too.
     for (const lab of ['density', 'linkability', 'mobility']) {
-      await page.click(`[data-testid="tab-${lab}"]`);
+      await showLab(page, lab);
       assert.deepEqual(await violations(page), [], lab);
     }
     assert.deepEqual(guard.violations, []);

@@ -34,17 +34,25 @@ test('desktop: renders, the worker round-trips, no request leaves the origin', a
   // A worker really ran: its scripts were fetched from our origin.
   assert.ok(guard.requests.some((r) => r.url.endsWith('/worker_loader.js')));
   assert.ok(guard.requests.some((r) => /worker.*\.wasm$/.test(r.url)));
-  // The first visit (the Signal map) fetches no other lab's engine; a lab's tab fetches its own
-  // when it first shows (src/worker/split.rs), and only its own. Chromium has wasm SIMD, so
-  // the worker fetches the simd128 DLG kernel's chunk at once (src/worker/simd.rs).
-  const fetched = () => guard.requests.filter((r) => /\/(split_[a-z0-9]+|chunk_\d+)\.wasm$/.test(r.url)).map((r) => r.url.split('/').pop());
+  // The first visit (the Signal map) fetches no other lab's engine and no other lab's views; a
+  // lab's tab fetches its own of both when it first shows (src/worker/split.rs: the worker's
+  // chunks at the top; src/shell/lab_views.rs: the page's in `views-<hash>/`), and only its own.
+  // Chromium has wasm SIMD, so the worker fetches the simd128 DLG kernel's chunk at once
+  // (src/worker/simd.rs).
+  const fetched = () =>
+    guard.requests
+      .map((r) => new URL(r.url).pathname.split('/').slice(-2).join('/'))
+      .filter((p) => /(^|\/)(split_[a-z0-9_]+|chunk_\d+)\.wasm$/.test(p))
+      .map((p) => (p.startsWith('views-') ? `views/${p.split('/')[1]}` : p.split('/').pop()));
   const chunks = () => fetched().filter((c) => c !== 'split_simd128.wasm');
-  assert.deepEqual(chunks(), [], 'the Signal map fetched another lab\'s engine');
+  assert.deepEqual(chunks(), [], 'the Signal map fetched another lab\'s engine or views');
   assert.ok(fetched().includes('split_simd128.wasm'), `the worker did not fetch the simd128 kernel: ${JSON.stringify(fetched())}`);
   await page.click('[data-testid="tab-density"]');
-  for (let i = 0; i < 100 && !chunks().includes('split_density.wasm'); i++) await page.waitForTimeout(100);
-  assert.ok(chunks().includes('split_density.wasm'), `opening the Density lab fetched ${JSON.stringify(chunks())}`);
+  const both = ['split_density.wasm', 'views/split_density_views.wasm'];
+  for (let i = 0; i < 100 && !both.every((c) => chunks().includes(c)); i++) await page.waitForTimeout(100);
+  for (const c of both) assert.ok(chunks().includes(c), `opening the Density lab fetched ${JSON.stringify(chunks())}`);
   assert.ok(!chunks().some((c) => /split_(linkability|mobility)/.test(c)), `${JSON.stringify(chunks())}`);
+  await page.locator('#panel-density .side').waitFor();
   await page.click('[data-testid="tab-signal"]');
 
   await page.screenshot({ path: screenshotPath('desktop'), fullPage: true });

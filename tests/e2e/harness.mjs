@@ -109,7 +109,7 @@ export function screenshotPath(name) {
  * `attached`: the status line may be behind another lab's tab; `unreachable`: see below).
  */
 export async function openPage(browser, baseUrl, query = '', options = {}) {
-  const { viewport = { width: 1280, height: 900 }, scale = 1, ready = true, attached = false, touch = false, unreachable } = options;
+  const { viewport = { width: 1280, height: 900 }, scale = 1, ready = true, attached = false, touch = false, unreachable, delayed } = options;
   // `touch`: a phone (a touch screen as the main pointer, mobile viewport).
   // The offline copy (www/sw.js) would download the whole site again in every test's fresh
   // context: blocked here, tested on its own (teaching.test.mjs).
@@ -117,6 +117,11 @@ export async function openPage(browser, baseUrl, query = '', options = {}) {
   const guard = await guardOrigin(context, new URL(baseUrl).origin);
   // `unreachable`: a pattern of the site's own files whose requests fail, as on a broken network.
   if (unreachable) await context.route(unreachable, (route) => route.abort('failed'));
+  // `delayed`: { pattern, ms }: those files come `ms` late, as on a slow network.
+  if (delayed) await context.route(delayed.pattern, async (route) => {
+    await new Promise((r) => setTimeout(r, delayed.ms));
+    await route.continue();
+  });
   const page = await context.newPage();
   const errors = captureErrors(page);
   await page.goto(new URL(query, baseUrl).href);
@@ -127,4 +132,14 @@ export async function openPage(browser, baseUrl, query = '', options = {}) {
     });
   }
   return { context, guard, page, errors };
+}
+
+/**
+ * Clicks `lab`'s tab and waits for its views: the Density, Linkability and Mobility labs' are
+ * fetched when their tab first shows (src/shell/lab_views.rs), so a check right after the click
+ * would read an empty panel.
+ */
+export async function showLab(page, lab) {
+  await page.click(`[data-testid="tab-${lab}"]`);
+  await page.locator(`#panel-${lab} > .side`).waitFor({ state: 'attached', timeout: 30000 });
 }

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { params, useSite } from './fixture.mjs';
-import { screenshotPath } from './harness.mjs';
+import { screenshotPath, showLab } from './harness.mjs';
 
 // The status line belongs to the Signal map, which may be behind another tab.
 const { open } = useSite({ attached: true });
@@ -23,7 +23,7 @@ test('tabs switch labs, keep each lab as it was and keep its settings in the URL
 
   // Let the Signal map compute a round, then look at another tab.
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="round-row"]').length > 0, null, { timeout: 90000 });
-  await page.click('[data-testid="tab-density"]');
+  await showLab(page, 'density');
   assert.deepEqual(await selected(page), ['tab-density']);
   assert.ok(await visible(page, '[data-testid="density-map"]'));
   assert.equal(await visible(page, '[data-testid="map-canvas"]'), false, 'the Signal map is hidden');
@@ -75,6 +75,7 @@ test('tabs switch labs, keep each lab as it was and keep its settings in the URL
 test('a link opens on the lab it names, and an unknown lab falls back to the Signal map', async () => {
   const a = await open('?lab=mobility&seed=4');
   assert.deepEqual(await selected(a.page), ['tab-mobility']);
+  await a.page.locator('#panel-mobility > .side').waitFor({ state: 'attached' });
   assert.ok(await visible(a.page, '[data-testid="mob-map"]'));
   assert.equal((await params(a.page)).seed, '4');
   assert.deepEqual(a.guard.violations, []);
@@ -100,4 +101,40 @@ test('a key nothing reads is named on whichever lab the link opens', async () =>
     assert.deepEqual(errors, []);
     await context.close();
   }
+});
+
+test('a lab whose views come late still shows the messages its engine sent before them', async () => {
+  // The page's chunk of the Density lab's views comes 4 s late; the worker's chunk and its first
+  // results come before it, and are kept for the lab (src/shell/engine.rs).
+  const { context, guard, page, errors } = await open('?lab=density', { delayed: { pattern: /\/views-[0-9a-f]+\/split_density_views\.wasm$/, ms: 4000 } });
+  assert.equal(await page.locator('[data-testid="density-loading"]').textContent(), 'Loading the Density lab…');
+  await page.locator('#panel-density > .side').waitFor({ state: 'attached', timeout: 30000 });
+  // The run is not started again: its first results are the ones that came while the views did.
+  await page.waitForSelector('[data-testid="density-error"]', { timeout: 30000 });
+  assert.match(await page.textContent('[data-testid="density-error"]'), /\d+ m/);
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("a lab whose views cannot be fetched says so in its panel, and the other labs still work", async () => {
+  // The page's chunk of the Linkability lab's views (src/shell/lab_views.rs), as on a network
+  // that drops it.
+  const { context, guard, page, errors } = await open('?lab=linkability', { unreachable: /\/views-[0-9a-f]+\/split_linkability_views\.wasm$/ });
+  const notice = page.locator('[data-testid="linkability-not-loaded"]');
+  await notice.waitFor({ timeout: 30000 });
+  assert.match(await notice.textContent(), /^The Linkability lab could not be loaded \(.+\)\. Reload the page to try again/);
+  assert.equal(await notice.getAttribute('role'), 'alert');
+  assert.equal(await page.locator('#panel-linkability .side').count(), 0);
+  // The Signal map, whose views are in the page's own binary, and the Density lab, whose chunk
+  // comes, still work.
+  await page.click('[data-testid="tab-signal"]');
+  await page.waitForSelector('[data-testid="engine-status"].ready');
+  assert.ok(await visible(page, '[data-testid="map-canvas"]'));
+  await page.click('[data-testid="tab-density"]');
+  await page.waitForSelector('[data-testid="density-error"]', { timeout: 60000 });
+  assert.deepEqual(guard.violations, []);
+  // wasm-split's loader logs the failed fetch; nothing else may be logged.
+  assert.deepEqual(errors.filter((e) => !/Failed to fetch|net::ERR_FAILED/.test(e)), []);
+  await context.close();
 });

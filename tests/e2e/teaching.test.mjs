@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer } from '../../tools/serve.mjs';
 import { params, useSite } from './fixture.mjs';
-import { DIST, captureErrors, guardOrigin, screenshotPath } from './harness.mjs';
+import { DIST, captureErrors, guardOrigin, screenshotPath, showLab } from './harness.mjs';
 
 const site = useSite({ attached: true });
 const { open } = site;
@@ -122,7 +122,7 @@ test('every setting, layer and card of every lab has its explanation, and the gl
   // `glossary` is the shell's key, no lab's setting: nothing was ignored.
   assert.equal(await page.isVisible('[data-testid="link-notice"]'), false);
   for (const lab of ['signal', 'density', 'linkability', 'mobility']) {
-    await page.click(`[data-testid="tab-${lab}"]`);
+    await showLab(page, lab);
     const missing = await page.$$eval(`#panel-${lab} :is(.field, .layer, .card)`, (els) =>
       els
         .filter((el) => el.offsetParent !== null && !el.querySelector('.help-toggle'))
@@ -132,7 +132,7 @@ test('every setting, layer and card of every lab has its explanation, and the gl
   }
   // Each map says in words what it shows: its canvas is described by the lab's summary.
   for (const [lab, canvas] of [['signal', 'map-canvas'], ['density', 'density-map'], ['mobility', 'mob-map']]) {
-    await page.click(`[data-testid="tab-${lab}"]`);
+    await showLab(page, lab);
     const described = await page.$eval(`[data-testid="${canvas}"]`, (c) => c.getAttribute('aria-describedby'));
     await page
       .waitForFunction((id) => document.getElementById(id)?.textContent.trim().length > 30, described, { timeout: 60000 })

@@ -53,13 +53,21 @@ test("./x build's site holds exactly the parts index.html lists, under trunk's n
       listing(join(ROOT, dir)).map((f) => `${basename(dir)}/${f}`).sort(),
     );
   }
-  // What ./x build adds and trunk's build does not (trunk's worker holds every lab): the
-  // worker's chunks, one per lab fetched later (src/worker/split.rs) and one for the simd128 DLG
-  // kernel (src/worker/simd.rs), code two of them share, and the module through which they are
-  // fetched.
-  const split = [/^__wasm_split\.js$/, /^split_density\.wasm$/, /^split_linkability\.wasm$/, /^split_mobility\.wasm$/, /^split_simd128\.wasm$/];
+  // What ./x build adds and trunk's build does not (trunk's worker and page hold every lab):
+  // the worker's chunks, one per lab fetched later (src/worker/split.rs) and one for the
+  // simd128 DLG kernel (src/worker/simd.rs), code two of them share, and the module through
+  // which they are fetched; the page's, one per later lab's views (src/shell/lab_views.rs), in a
+  // folder named by the page's hash.
+  const views = `views-${hex}/`;
+  const split = [
+    /^__wasm_split\.js$/, /^split_density\.wasm$/, /^split_linkability\.wasm$/, /^split_mobility\.wasm$/, /^split_simd128\.wasm$/,
+    ...['__wasm_split\\.js', ...['density', 'linkability', 'mobility'].map((l) => `split_${l}_views\\.wasm`)].map((f) => new RegExp(`^${views}${f}$`)),
+  ];
   for (const re of split) assert.equal(built.filter((f) => re.test(f)).length, 1, `${re} in ${JSON.stringify(built)}`);
-  split.push(/^chunk_\d+\.wasm$/);
+  split.push(/^chunk_\d+\.wasm$/, new RegExp(`^${views}chunk_\\d+\\.wasm$`));
+  // The views' folder is the page's own: named by its hash.
+  const page = built.find((f) => want[0].test(f));
+  assert.ok(built.some((f) => f.startsWith(`views-${page.slice(parts.page.length + 1, -3)}/`)), `no views folder for ${page}`);
   const accounted = built.filter(
     (f) => want.some((re) => re.test(f)) || split.some((re) => re.test(f)) || parts.dirs.some((d) => f.startsWith(`${basename(d)}/`)),
   );
