@@ -1,21 +1,27 @@
 //! The Web Worker's entry point; see [`whereabouts_web::worker::start`].
 //!
 //! In the site's build (`--features split`) it also holds the worker's split points, one per lab
-//! fetched later (src/worker/split.rs) and one for the simd128 DLG kernel (src/worker/simd.rs):
-//! they are exported symbols, so they live in this binary and not in the library the page links
-//! too.
+//! fetched later (src/worker/split.rs), one for the simd128 DLG kernel (src/worker/simd.rs) and
+//! one for secure aggregation's protocol (src/worker/secure.rs): they are exported symbols, so
+//! they live in this binary and not in the library the page links too.
 fn main() {
     #[cfg(all(feature = "split", target_family = "wasm"))]
-    whereabouts_web::worker::start(Some(chunks::fetch), Some(chunks::simd128));
+    whereabouts_web::worker::start(whereabouts_web::worker::Chunks {
+        labs: Some(chunks::fetch),
+        simd: Some(chunks::simd128),
+        protocol: Some(chunks::protocol),
+    });
     #[cfg(not(all(feature = "split", target_family = "wasm")))]
-    whereabouts_web::worker::start(None, None);
+    whereabouts_web::worker::start(whereabouts_web::worker::Chunks::default());
 }
 
 #[cfg(all(feature = "split", target_family = "wasm"))]
 mod chunks {
     use wasm_split_helpers::{SplitLoaderError, wasm_split};
     use whereabouts_engine::signal_map::attack::kernel::Kernel;
+    use whereabouts_engine::signal_map::secure::Protocol;
     use whereabouts_web::protocol::LabKind;
+    use whereabouts_web::worker::secure::Loading as ProtocolLoading;
     use whereabouts_web::worker::simd::{Loading, SIMD128};
     use whereabouts_web::worker::split::Fetching;
     use whereabouts_web::worker::{LabHost, density, linkability, mobility};
@@ -43,6 +49,21 @@ mod chunks {
     #[wasm_split(simd128, fallible)]
     fn simd128_kernel() -> Result<&'static dyn Kernel, SplitLoaderError> {
         Ok(&SIMD128)
+    }
+
+    /// Secure aggregation's protocol: its chunk holds the core's `secagg` and its cryptography.
+    #[wasm_split(secagg, fallible)]
+    fn secagg_protocol() -> Result<Protocol, SplitLoaderError> {
+        Ok(whereabouts_core::secagg::run)
+    }
+
+    /// The [`whereabouts_web::worker::secure::Load`] of this build.
+    pub fn protocol() -> ProtocolLoading {
+        Box::pin(async {
+            secagg_protocol()
+                .await
+                .map_err(|e| format!("its chunk could not be loaded ({e})"))
+        })
     }
 
     /// The [`whereabouts_web::worker::simd::Load`] of this build.

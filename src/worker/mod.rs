@@ -16,6 +16,7 @@ pub mod host;
 pub mod import;
 pub mod linkability;
 pub mod mobility;
+pub mod secure;
 pub mod signal_map;
 pub mod simd;
 pub mod split;
@@ -98,6 +99,11 @@ pub struct Scheduler {
     shown: Option<LabKind>,
     /// Labs whose code must be fetched: the glue takes them ([`Scheduler::to_fetch`]).
     to_fetch: Vec<LabKind>,
+    /// While secure aggregation's protocol is fetched ([`secure`]): the Signal map's requests
+    /// meanwhile, in order (`None`: nothing waits for it).
+    protocol_wait: Option<Vec<Request>>,
+    /// The protocol must be fetched: the glue takes it ([`Scheduler::protocol_to_fetch`]).
+    protocol_to_fetch: bool,
 }
 
 impl Scheduler {
@@ -130,13 +136,57 @@ impl Scheduler {
                 });
                 self.set_data(data);
             }
-            request @ Request::Signal(_) => LabHost::handle(&mut self.signal, request, now, emit),
+            request @ Request::Signal(_) => self.signal_request(request, now, emit),
             request @ (Request::Density(_) | Request::Linkability(_) | Request::Mobility(_)) => {
                 self.lab_request(request, split::at_once, now, emit)
             }
             Request::Import(ImportRequest::File { .. }) => emit(Response::Rejected {
                 reason: "imports run in their own worker".into(),
             }),
+        }
+    }
+
+    /// A Signal-map request: now, or, while secure aggregation's protocol is fetched (for it or
+    /// for one before it), once the protocol is here ([`secure`]).
+    fn signal_request(
+        &mut self,
+        request: Request,
+        now: &dyn Fn() -> f64,
+        emit: &mut dyn FnMut(Response),
+    ) {
+        if let Some(waiting) = &mut self.protocol_wait {
+            waiting.push(request);
+        } else if secure::needs(&request) && !whereabouts_engine::signal_map::secure::installed() {
+            self.protocol_wait = Some(vec![request]);
+            self.protocol_to_fetch = true;
+        } else {
+            LabHost::handle(&mut self.signal, request, now, emit);
+        }
+    }
+
+    /// True once when secure aggregation's protocol must be fetched (the glue fetches it).
+    pub fn protocol_to_fetch(&mut self) -> bool {
+        std::mem::take(&mut self.protocol_to_fetch)
+    }
+
+    /// Secure aggregation's protocol is installed (or could not come: why): the Signal map gets
+    /// what the page sent it meanwhile, in order; without the protocol, a run or study that
+    /// needs it is refused by name ([`secure::refused`]), and the next one fetches it again.
+    pub fn protocol_arrived(
+        &mut self,
+        result: Result<(), String>,
+        now: &dyn Fn() -> f64,
+        emit: &mut dyn FnMut(Response),
+    ) {
+        for request in self.protocol_wait.take().unwrap_or_default() {
+            match &result {
+                Err(why) if secure::needs(&request) => {
+                    if let Some(refusal) = secure::refused(&request, why) {
+                        emit(refusal);
+                    }
+                }
+                _ => LabHost::handle(&mut self.signal, request, now, emit),
+            }
         }
     }
 
@@ -268,10 +318,24 @@ pub fn handle(request: Request, emit: &mut dyn FnMut(Response)) {
     Scheduler::default().handle(request, &js_sys::Date::now, emit);
 }
 
+/// How the site's worker fetches what its binary does not hold (src/bin/worker.rs); every
+/// field `None` in a build that holds it all.
+#[derive(Clone, Copy, Default)]
+pub struct Chunks {
+    /// The Density, Linkability and Mobility labs' engines ([`split`]).
+    pub labs: Option<split::Fetch>,
+    /// The simd128 DLG kernel ([`simd`]).
+    pub simd: Option<simd::Load>,
+    /// Secure aggregation's protocol ([`secure`]).
+    pub protocol: Option<secure::Load>,
+}
+
 struct Glue {
     engine: RefCell<Scheduler>,
     /// How a lab's chunk is fetched (the split build), if the binary has one.
     fetch: Option<split::Fetch>,
+    /// How secure aggregation's protocol is fetched (the split build), if the binary has one.
+    protocol: Option<secure::Load>,
     /// How the simd128 DLG kernel's chunk is fetched (the split build), until the first
     /// Signal-map request takes it (an import worker never gets one, and never fetches it).
     simd: std::cell::Cell<Option<simd::Load>>,
@@ -307,8 +371,24 @@ impl Glue {
     }
 
     /// Fetches the code of each lab the scheduler asked for, and hands it its host when it is
-    /// here ([`split`]); nothing to do in a build that has every lab.
+    /// here ([`split`]), and secure aggregation's protocol if it asked for it ([`secure`]);
+    /// nothing to do in a build that has every lab and the protocol.
     fn fetch(self: &Rc<Self>) {
+        if self.engine.borrow_mut().protocol_to_fetch() {
+            let glue = self.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let result = match glue.protocol {
+                    Some(load) => load().await,
+                    None => Err("this worker has no way to fetch it".into()),
+                }
+                .map(|protocol| whereabouts_engine::signal_map::secure::install(Some(protocol)));
+                let now = || glue.now();
+                glue.engine
+                    .borrow_mut()
+                    .protocol_arrived(result, &now, &mut |r| post(&glue.scope, &r));
+                glue.schedule();
+            });
+        }
         for kind in self.engine.borrow_mut().to_fetch() {
             let glue = self.clone();
             wasm_bindgen_futures::spawn_local(async move {
@@ -330,8 +410,8 @@ impl Glue {
 }
 
 /// Starts the worker: installs the panic reporter and the message listener, then says ready.
-/// `fetch` fetches the labs split off the binary ([`split`]); `None` where none are.
-pub fn start(fetch: Option<split::Fetch>, simd: Option<simd::Load>) {
+/// `chunks` fetches what was split off the binary ([`Chunks`]).
+pub fn start(chunks: Chunks) {
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     install_panic_reporter(scope.clone());
     let channel = match MessageChannel::new() {
@@ -344,8 +424,9 @@ pub fn start(fetch: Option<split::Fetch>, simd: Option<simd::Load>) {
     };
     let glue = Rc::new(Glue {
         engine: RefCell::new(Scheduler::default()),
-        fetch,
-        simd: std::cell::Cell::new(simd),
+        fetch: chunks.labs,
+        protocol: chunks.protocol,
+        simd: std::cell::Cell::new(chunks.simd),
         scope: scope.clone(),
         channel,
         scheduled: RefCell::new(false),
@@ -501,6 +582,147 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    /// Secure aggregation's protocol fetched (the split build, played here by taking this
+    /// thread's protocol away): a run with it on waits, the Signal map's requests after it wait
+    /// behind it in order, and the rest of the worker does not; once the protocol is here they
+    /// run as they would have. A run without it never waits.
+    #[test]
+    fn a_run_with_secure_aggregation_waits_for_its_protocol_and_keeps_order() {
+        use whereabouts_engine::signal_map::secure::{self, SecureAggregation};
+        let secure_run = |generation| {
+            Request::Signal(SignalRequest::Start {
+                generation,
+                config: Box::new(ScenarioConfig {
+                    secure_aggregation: Some(SecureAggregation::default()),
+                    ..config()
+                }),
+                want: 1,
+                use_data: false,
+            })
+        };
+        secure::install(None);
+        let mut engine = Scheduler::default();
+        let mut out = Vec::new();
+        // Without it on, at once.
+        let plain = Request::Signal(SignalRequest::Start {
+            generation: 1,
+            config: Box::new(config()),
+            want: 1,
+            use_data: false,
+        });
+        engine.handle(plain, &|| 0.0, &mut |r| out.push(r));
+        assert!(matches!(
+            out[..],
+            [Response::Signal(SignalResponse::Started {
+                generation: 1,
+                ..
+            })]
+        ));
+        assert!(!engine.protocol_to_fetch());
+        // With it: nothing yet, one fetch asked for, and what follows waits behind it.
+        out.clear();
+        engine.handle(secure_run(2), &|| 0.0, &mut |r| out.push(r));
+        let want = Request::Signal(SignalRequest::Want {
+            generation: 2,
+            rounds: 1,
+        });
+        engine.handle(want, &|| 0.0, &mut |r| out.push(r));
+        engine.handle(Request::Ping { nonce: 7 }, &|| 0.0, &mut |r| out.push(r));
+        assert!(
+            matches!(out[..], [Response::Pong { nonce: 7, .. }]),
+            "only the Signal map waits: {out:?}"
+        );
+        assert!(engine.protocol_to_fetch());
+        assert!(!engine.protocol_to_fetch(), "asked for once");
+        // It comes: the run starts, then its rounds run with the protocol.
+        secure::install(Some(whereabouts_core::secagg::run));
+        out.clear();
+        engine.protocol_arrived(Ok(()), &|| 0.0, &mut |r| out.push(r));
+        assert!(matches!(
+            out[..],
+            [Response::Signal(SignalResponse::Started {
+                generation: 2,
+                ..
+            })]
+        ));
+        let out = pump_all(&mut engine);
+        assert!(
+            out.iter().any(|r| matches!(
+                r,
+                Response::Signal(SignalResponse::Event {
+                    generation: 2,
+                    event: LabEvent::Attacked(record),
+                }) if record.secure.is_some()
+            )),
+            "a round attacked through the protocol: {out:?}"
+        );
+    }
+
+    /// A protocol that does not come: the run and the study that needed it are refused by name
+    /// (what was on screen stays), the Signal map's other requests go on, and the next run that
+    /// needs it asks again.
+    #[test]
+    fn a_protocol_that_does_not_come_refuses_what_needed_it_and_is_asked_for_again() {
+        use whereabouts_engine::signal_map::secure::{self, SecureAggregation};
+        let secure = || {
+            Box::new(ScenarioConfig {
+                secure_aggregation: Some(SecureAggregation::default()),
+                ..config()
+            })
+        };
+        secure::install(None);
+        let mut engine = Scheduler::default();
+        let mut out = Vec::new();
+        let start = Request::Signal(SignalRequest::Start {
+            generation: 4,
+            config: secure(),
+            want: 1,
+            use_data: false,
+        });
+        engine.handle(start.clone(), &|| 0.0, &mut |r| out.push(r));
+        let study = Request::Signal(SignalRequest::StudyStart {
+            id: 9,
+            config: secure(),
+            use_data: false,
+            kind: Study::Defences,
+        });
+        engine.handle(study, &|| 0.0, &mut |r| out.push(r));
+        let plain = Request::Signal(SignalRequest::Start {
+            generation: 5,
+            config: Box::new(config()),
+            want: 1,
+            use_data: false,
+        });
+        engine.handle(plain, &|| 0.0, &mut |r| out.push(r));
+        assert!(out.is_empty());
+        assert!(engine.protocol_to_fetch());
+        engine.protocol_arrived(Err("offline".into()), &|| 0.0, &mut |r| out.push(r));
+        match &out[..] {
+            [
+                Response::Signal(SignalResponse::Error {
+                    generation: 4,
+                    message,
+                }),
+                Response::Signal(SignalResponse::StudyError { id: 9, message: m }),
+                Response::Signal(SignalResponse::Started { generation: 5, .. }),
+            ] => {
+                assert!(
+                    message.starts_with(
+                        "secure aggregation's code could not be loaded (offline); reload the page"
+                    ),
+                    "{message}"
+                );
+                assert_eq!(m, message);
+            }
+            other => panic!("{other:?}"),
+        }
+        out.clear();
+        engine.handle(start, &|| 0.0, &mut |r| out.push(r));
+        assert!(out.is_empty());
+        assert!(engine.protocol_to_fetch(), "asked for again");
+        secure::install(Some(whereabouts_core::secagg::run));
     }
 
     #[test]

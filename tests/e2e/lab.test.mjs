@@ -552,6 +552,29 @@ test("DLG's median leaves out the rounds it diverged in, and its card and the su
   await context.close();
 });
 
+test("secure aggregation's code comes when a run first needs it; where it cannot come, the run says why", async () => {
+  // The site's worker holds no secure aggregation until a run asks for it (src/worker/secure.rs).
+  const fetched = (guard) => guard.requests.map((r) => new URL(r.url).pathname.split('/').pop());
+  const { context, guard, page, errors } = await open('?bg=3&sees=sum&seed=2');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="round-row"]').length > 0, null, { timeout: 90000 });
+  assert.ok(fetched(guard).includes('split_secagg.wasm'), JSON.stringify(fetched(guard)));
+  assert.equal(await page.isVisible('[data-testid="notice"]'), false);
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+  // Its chunk dropped by the network: the run is refused by name, and the page stays.
+  const broken = await open('?bg=3&sees=sum&seed=2', { unreachable: /\/split_secagg\.wasm$/ });
+  await broken.page.waitForSelector('[data-testid="notice"]:not(.hidden)', { timeout: 60000 });
+  assert.match(
+    await broken.page.textContent('[data-testid="notice"]'),
+    /^secure aggregation's code could not be loaded \(its chunk could not be loaded \(.+\)\); reload the page to try again$/,
+  );
+  assert.deepEqual(broken.guard.violations, []);
+  // wasm-split's loader logs the failed fetch; nothing else may be logged.
+  assert.deepEqual(broken.errors.filter((e) => !/Failed to fetch|net::ERR_FAILED/.test(e)), []);
+  await broken.context.close();
+});
+
 test('a ?sees=malicious link: the server reads some of your fixes out of the sum exactly, and the card counts them; too many bins is refused by name', async () => {
   // Three other users, the malicious server's imprint of 1,024 bins (Fowl et al. 2022).
   const { context, guard, page, errors } = await open('?bg=3&sees=malicious&bins=1024&seed=2');

@@ -46,6 +46,13 @@
 //! round and does not send when fewer than k are. The Sybil server must then let k − 1 other
 //! genuine devices in, and after subtracting its Sybils it holds the sum of k genuine updates:
 //! the blend again. A minimum counted over *all* clients does nothing: the Sybils fill it.
+//!
+//! **Where the protocol's code comes from.** A round runs the [`Protocol`] this thread has:
+//! the core's [`secagg::run`] in every build but the site's worker, which has the
+//! `fetched-protocol` feature: there the protocol and its cryptography (X25519, SHA-256,
+//! ChaCha20-Poly1305, Shamir sharing: 84 KB of the worker's first download, gzipped) are a
+//! chunk the worker fetches the first time a run needs them, and [`install`]s
+//! (src/worker/secure.rs); until then [`installed`] is false and a round says so.
 
 use crate::signal_map::fl::{Federation, Update};
 use crate::signal_map::limits;
@@ -58,6 +65,36 @@ use whereabouts_core::secagg::{self, Dropouts, Quantiser};
 
 #[cfg(test)]
 mod tests;
+
+/// What sums a round's words: the core's [`secagg::run`] (its signature).
+pub type Protocol = fn(
+    &secagg::Config,
+    &[Vec<u32>],
+    &Dropouts,
+    u64,
+    &dyn Fn() -> f64,
+) -> Result<secagg::Outcome, secagg::SecAggError>;
+
+/// The protocol a thread starts with: the core's, unless the engine is built to have it
+/// installed (`fetched-protocol`).
+#[cfg(not(feature = "fetched-protocol"))]
+const LINKED: Option<Protocol> = Some(secagg::run);
+#[cfg(feature = "fetched-protocol")]
+const LINKED: Option<Protocol> = None;
+
+thread_local! {
+    static PROTOCOL: std::cell::Cell<Option<Protocol>> = const { std::cell::Cell::new(LINKED) };
+}
+
+/// The protocol this thread's rounds run from now on (`None`: none, until one is installed).
+pub fn install(protocol: Option<Protocol>) {
+    PROTOCOL.with(|p| p.set(protocol));
+}
+
+/// True if this thread has a protocol to run (always, unless built with `fetched-protocol`).
+pub fn installed() -> bool {
+    PROTOCOL.with(|p| p.get().is_some())
+}
 
 /// Secure aggregation's settings in a signal-map run (its presence turns it on).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -345,7 +382,10 @@ pub fn aggregate(
         _ => {
             let config = secagg::Config::secagg(n, inputs[0].len());
             let keys = Stream::new(seed, &format!("secagg-round-{t}")).next_u64();
-            secagg::run(&config, &inputs, &Dropouts::none(), keys, &|| 0.0)
+            let run = PROTOCOL
+                .with(|p| p.get())
+                .ok_or_else(|| format!("round {t}: secure aggregation's protocol is not loaded"))?;
+            run(&config, &inputs, &Dropouts::none(), keys, &|| 0.0)
                 .map_err(|e| format!("round {t}: secure aggregation failed: {e}"))?
                 .sum
         }
