@@ -165,7 +165,7 @@ fn density_surfaces_travel_as_a_transferred_attachment() {
 /// `decode`; one lab's message is no other lab's, and a broken one is an error, not a panic.
 #[wasm_bindgen_test]
 fn later_labs_read_their_own_messages() {
-    use whereabouts_web::protocol::{LabKind, LinkResponse, MobResponse};
+    use whereabouts_web::protocol::{LabKind, LinkResponse, MobRequest, MobResponse};
     let link = LinkResponse::Error {
         generation: 4,
         message: "no file".into(),
@@ -196,6 +196,26 @@ fn later_labs_read_their_own_messages() {
         panic!("a Mobility message is left for the lab to read");
     };
     assert_eq!(protocol::mobility::decode(message).unwrap(), mob);
+    // The worker does the same with their requests: each lab's host reads its own.
+    let request = Request::Mobility(MobRequest::Play {
+        generation: 2,
+        want: 7,
+    });
+    let value = protocol::encode_request(&request).unwrap();
+    let Request::Later {
+        lab: LabKind::Mobility,
+        message,
+    } = protocol::decode_request(value).unwrap()
+    else {
+        panic!("a Mobility request is left for the lab's host to read");
+    };
+    assert_eq!(
+        protocol::decode_later_request::<MobRequest>(message).unwrap(),
+        MobRequest::Play {
+            generation: 2,
+            want: 7
+        }
+    );
     // The rest are decoded at once.
     let fatal = Response::Fatal {
         message: "boom".into(),

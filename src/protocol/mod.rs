@@ -52,14 +52,24 @@ pub enum Request {
     },
     /// The Signal-map lab's messages.
     Signal(signal::Request),
-    /// The Density lab's messages.
+    /// The Density lab's messages. The worker does not decode them with the rest: see
+    /// [`Request::Later`].
+    #[serde(skip_deserializing)]
     Density(density::Request),
-    /// The Linkability lab's messages.
+    /// The Linkability lab's messages (see [`Request::Later`]).
+    #[serde(skip_deserializing)]
     Linkability(linkability::Request),
-    /// The Mobility lab's messages.
+    /// The Mobility lab's messages (see [`Request::Later`]).
+    #[serde(skip_deserializing)]
     Mobility(mobility::Request),
     /// To an import worker.
     Import(import::Request),
+    /// A Density, Linkability or Mobility message as it came to the worker, for that lab's host
+    /// to read with its family's `decode_request`: in the site's build the host is in the lab's
+    /// chunk (src/worker/split.rs), and its decoder with it (issue 41 §1). Made by
+    /// [`decode_request`]; never sent.
+    #[serde(skip)]
+    Later { lab: LabKind, message: JsValue },
 }
 
 /// What a worker tells the page: the same envelope.
@@ -157,8 +167,15 @@ pub fn encode_request(request: &Request) -> Result<JsValue, String> {
     Ok(value)
 }
 
-/// Decodes a request, with its attachment.
+/// Decodes a request, with its attachment; a Density, Linkability or Mobility message is left as
+/// it came ([`Request::Later`]).
 pub fn decode_request(value: JsValue) -> Result<Request, String> {
+    if let Some(lab) = later_family(&value) {
+        return Ok(Request::Later {
+            lab,
+            message: value,
+        });
+    }
     let attachment = detach(&value);
     let mut request: Request = decode(value)?;
     match &mut request {
@@ -231,6 +248,11 @@ fn later_family(value: &JsValue) -> Option<LabKind> {
         "Mobility" => Some(LabKind::Mobility),
         _ => None,
     }
+}
+
+/// A later lab's request ([`Request::Later`]), decoded as that lab's family `T`.
+pub fn decode_later_request<T: for<'de> Deserialize<'de>>(value: JsValue) -> Result<T, String> {
+    decode(value)
 }
 
 /// A later lab's message's attachment, as numbers, and the rest decoded as that lab's family

@@ -3,9 +3,9 @@
 //! the city; the run's figures once the places settle), and the privacy–utility study behind the
 //! run when it is idle.
 
-use super::host::{Host, HostedLab};
+use super::host::{self, Host, HostedLab};
 use super::{LabHost, VisitorData};
-use crate::protocol::{DensityRequest, DensityResponse, Request, Response};
+use crate::protocol::{DensityRequest, DensityResponse, LabKind, Request, Response};
 use whereabouts_core::driver::Driver;
 use whereabouts_core::study::StudyRunner;
 use whereabouts_engine::density::DensityConfig;
@@ -162,8 +162,13 @@ impl DensityHost {
 
 impl LabHost for DensityHost {
     fn handle(&mut self, request: Request, now: &dyn Fn() -> f64, emit: &mut dyn FnMut(Response)) {
-        if let Request::Density(request) = request {
-            DensityHost::handle(self, request, now, emit);
+        match host::family(request, LabKind::Density, |r| match r {
+            Request::Density(r) => Some(r),
+            _ => None,
+        }) {
+            Ok(Some(request)) => DensityHost::handle(self, request, now, emit),
+            Ok(None) => {}
+            Err(reason) => emit(Response::Rejected { reason }),
         }
     }
 

@@ -7,9 +7,28 @@
 
 use super::VisitorData;
 use super::study::{self, Replies};
-use crate::protocol::{Response, RunRequest};
+use crate::protocol::{LabKind, Request, Response, RunRequest};
+use serde::Deserialize;
 use whereabouts_core::driver::Driver;
 use whereabouts_core::study::StudyRunner;
+
+/// A later lab's request in its own family `R`: the typed request `typed` finds in `request`
+/// (the native tests send those), or `request`'s message as it came to the worker
+/// ([`Request::Later`]) decoded here, in the lab's host, so that the decoder is in the lab's
+/// chunk with it (src/worker/split.rs). `None`: another lab's. An unreadable message is an
+/// error for the page.
+pub fn family<R: for<'de> Deserialize<'de>>(
+    request: Request,
+    lab: LabKind,
+    typed: impl FnOnce(Request) -> Option<R>,
+) -> Result<Option<R>, String> {
+    match request {
+        Request::Later { lab: to, message } if to == lab => {
+            crate::protocol::decode_later_request(message).map(Some)
+        }
+        other => Ok(typed(other)),
+    }
+}
 
 /// What [`Host`] needs to know of a lab.
 pub trait HostedLab {

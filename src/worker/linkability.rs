@@ -2,9 +2,9 @@
 //! rounds, then the attack's training a mini-batch at a time, then the figures), and the
 //! trade-off study behind it when it is idle.
 
-use super::host::{Host, HostedLab};
+use super::host::{self, Host, HostedLab};
 use super::{LabHost, VisitorData};
-use crate::protocol::{LinkRequest, LinkResponse, Request, Response};
+use crate::protocol::{LabKind, LinkRequest, LinkResponse, Request, Response};
 use whereabouts_core::driver::Driver;
 use whereabouts_core::study::StudyRunner;
 use whereabouts_engine::linkability::config::{LinkConfig, You};
@@ -94,8 +94,13 @@ impl LinkHost {
 impl LabHost for LinkHost {
     fn handle(&mut self, request: Request, now: &dyn Fn() -> f64, emit: &mut dyn FnMut(Response)) {
         let _ = now;
-        if let Request::Linkability(request) = request {
-            LinkHost::handle(self, request, emit);
+        match host::family(request, LabKind::Linkability, |r| match r {
+            Request::Linkability(r) => Some(r),
+            _ => None,
+        }) {
+            Ok(Some(request)) => LinkHost::handle(self, request, emit),
+            Ok(None) => {}
+            Err(reason) => emit(Response::Rejected { reason }),
         }
     }
 

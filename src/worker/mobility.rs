@@ -2,10 +2,10 @@
 //! up to the round the page wants (play, pause, step), each round sent with the server's
 //! optimisation trail; and the privacy–utility study behind the run when it is stopped.
 
-use super::host::{Host, HostedLab};
+use super::host::{self, Host, HostedLab};
 use super::{LabHost, VisitorData};
 use crate::protocol::mobility::PER_ITERATE;
-use crate::protocol::{MobRequest, MobResponse, Request, Response};
+use crate::protocol::{LabKind, MobRequest, MobResponse, Request, Response};
 use whereabouts_core::driver::Driver;
 use whereabouts_core::study::StudyRunner;
 use whereabouts_engine::mobility::config::MobConfig;
@@ -156,8 +156,13 @@ impl MobHost {
 impl LabHost for MobHost {
     fn handle(&mut self, request: Request, now: &dyn Fn() -> f64, emit: &mut dyn FnMut(Response)) {
         let _ = now;
-        if let Request::Mobility(request) = request {
-            MobHost::handle(self, request, emit);
+        match host::family(request, LabKind::Mobility, |r| match r {
+            Request::Mobility(r) => Some(r),
+            _ => None,
+        }) {
+            Ok(Some(request)) => MobHost::handle(self, request, emit),
+            Ok(None) => {}
+            Err(reason) => emit(Response::Rejected { reason }),
         }
     }
 

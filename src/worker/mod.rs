@@ -137,9 +137,10 @@ impl Scheduler {
                 self.set_data(data);
             }
             request @ Request::Signal(_) => self.signal_request(request, now, emit),
-            request @ (Request::Density(_) | Request::Linkability(_) | Request::Mobility(_)) => {
-                self.lab_request(request, split::at_once, now, emit)
-            }
+            request @ (Request::Density(_)
+            | Request::Linkability(_)
+            | Request::Mobility(_)
+            | Request::Later { .. }) => self.lab_request(request, split::at_once, now, emit),
             Request::Import(ImportRequest::File { .. }) => emit(Response::Rejected {
                 reason: "imports run in their own worker".into(),
             }),
@@ -203,6 +204,7 @@ impl Scheduler {
             Request::Density(_) => LabKind::Density,
             Request::Linkability(_) => LabKind::Linkability,
             Request::Mobility(_) => LabKind::Mobility,
+            Request::Later { lab, .. } if *lab != LabKind::Signal => *lab,
             _ => unreachable!("only the fetched labs' families come here"),
         };
         let i = slot(kind);

@@ -50,7 +50,7 @@
 //! **Where the protocol's code comes from.** A round runs the [`Protocol`] this thread has:
 //! the core's [`secagg::run`] in every build but the site's worker, which has the
 //! `fetched-protocol` feature: there the protocol and its cryptography (X25519, SHA-256,
-//! ChaCha20-Poly1305, Shamir sharing: 84 KB of the worker's first download, gzipped) are a
+//! ChaCha20-Poly1305, Shamir sharing: 83 KB of the worker's first download, gzipped) are a
 //! chunk the worker fetches the first time a run needs them, and [`install`]s
 //! (src/worker/secure.rs); until then [`installed`] is false and a round says so.
 
