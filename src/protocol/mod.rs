@@ -65,7 +65,7 @@ pub enum Request {
     /// To an import worker.
     Import(import::Request),
     /// A Density, Linkability or Mobility message as it came to the worker, for that lab's host
-    /// to read with its family's `decode_request`: in the site's build the host is in the lab's
+    /// to read ([`decode_later_request`]): in the site's build the host is in the lab's
     /// chunk (src/worker/split.rs), and its decoder with it (issue 41 §1). Made by
     /// [`decode_request`]; never sent.
     #[serde(skip)]
