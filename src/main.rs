@@ -40,7 +40,8 @@ mod chunks {
         kind: LabKind,
         made: Result<Make<S>, SplitLoaderError>,
     ) -> Result<Make<S>, String> {
-        made.map_err(|e| not_fetched(kind, e))
+        // The loader's own error says only that it failed (it logs the fetch's error).
+        made.map_err(|_| not_fetched(kind, "its code did not arrive: is the page offline?"))
     }
 
     /// The [`Later`] of this build.

@@ -57,13 +57,14 @@ impl Later {
 /// What the page says when a lab's views could not be fetched.
 pub fn not_fetched(kind: LabKind, why: impl std::fmt::Display) -> String {
     format!(
-        "The {} lab could not be loaded ({why}). Reload the page to try again; your settings are in the address bar.",
+        "The {} lab could not be loaded ({why}). Try again, or reload the page: your settings are in the address bar.",
         kind.title()
     )
 }
 
 /// A later lab's tab panel: empty until its tab first shows, then its views once `fetch` has
-/// brought them (a line says so meanwhile, and says why if they do not come).
+/// brought them (a line says so meanwhile, and says why if they do not come, with a button that
+/// fetches them again).
 pub fn later_panel<S: Copy + Send + Sync + 'static>(
     kind: LabKind,
     active: RwSignal<LabKind>,
@@ -75,14 +76,19 @@ pub fn later_panel<S: Copy + Send + Sync + 'static>(
     let opened =
         Memo::new(move |was: Option<&bool>| was.copied().unwrap_or(false) || active.get() == kind);
     let made: RwSignal<Option<Result<Make<S>, String>>, LocalStorage> = RwSignal::new_local(None);
-    Effect::new(move |started: Option<bool>| {
-        if started == Some(true) || !opened.get() {
-            return started.unwrap_or(false);
-        }
+    // Fetches the views (again, after a failure: wasm-split's loader keeps only a success).
+    let load = move || {
+        made.set(None);
         leptos::task::spawn_local(async move {
             let result = fetch().await;
             made.set(Some(result));
         });
+    };
+    Effect::new(move |started: Option<bool>| {
+        if started == Some(true) || !opened.get() {
+            return started.unwrap_or(false);
+        }
+        load();
         true
     });
     let panel = move || {
@@ -107,7 +113,12 @@ pub fn later_panel<S: Copy + Send + Sync + 'static>(
         }
         Some(Err(why)) => Some(
             view! {
-                <p class="notice error" role="alert" data-testid=format!("{key}-not-loaded")>{why}</p>
+                <p class="notice error" role="alert" data-testid=format!("{key}-not-loaded")>
+                    {why}" "
+                    <button type="button" data-testid=format!("{key}-retry") on:click=move |_| load()>
+                        "Try again"
+                    </button>
+                </p>
             }
             .into_any(),
         ),

@@ -120,10 +120,11 @@ test('a lab whose views come late still shows the messages its engine sent befor
 test("a lab whose views cannot be fetched says so in its panel, and the other labs still work", async () => {
   // The page's chunk of the Linkability lab's views (src/shell/lab_views.rs), as on a network
   // that drops it.
-  const { context, guard, page, errors } = await open('?lab=linkability', { unreachable: /\/views-[0-9a-f]+\/split_linkability_views\.wasm$/ });
+  const dropped = /\/views-[0-9a-f]+\/split_linkability_views\.wasm$/;
+  const { context, guard, page, errors } = await open('?lab=linkability', { unreachable: dropped });
   const notice = page.locator('[data-testid="linkability-not-loaded"]');
   await notice.waitFor({ timeout: 30000 });
-  assert.match(await notice.textContent(), /^The Linkability lab could not be loaded \(.+\)\. Reload the page to try again/);
+  assert.match(await notice.textContent(), /^The Linkability lab could not be loaded \(.+\)\. Try again, or reload the page: your settings are in the address bar\./);
   assert.equal(await notice.getAttribute('role'), 'alert');
   assert.equal(await page.locator('#panel-linkability .side').count(), 0);
   // The Signal map, whose views are in the page's own binary, and the Density lab, whose chunk
@@ -133,6 +134,12 @@ test("a lab whose views cannot be fetched says so in its panel, and the other la
   assert.ok(await visible(page, '[data-testid="map-canvas"]'));
   await page.click('[data-testid="tab-density"]');
   await page.waitForSelector('[data-testid="density-error"]', { timeout: 60000 });
+  // The network is back: "Try again" fetches the views, and the lab works.
+  await context.unroute(dropped);
+  await page.click('[data-testid="tab-linkability"]');
+  await page.click('[data-testid="linkability-retry"]');
+  await page.locator('#panel-linkability > .side').waitFor({ state: 'attached', timeout: 30000 });
+  assert.equal(await page.locator('[data-testid="linkability-not-loaded"]').count(), 0);
   assert.deepEqual(guard.violations, []);
   // wasm-split's loader logs the failed fetch; nothing else may be logged.
   assert.deepEqual(errors.filter((e) => !/Failed to fetch|net::ERR_FAILED/.test(e)), []);
