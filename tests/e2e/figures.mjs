@@ -6,6 +6,8 @@ export async function linkabilityFigures(page, after = 0, timeout = 90000) {
   await page.waitForFunction(
     (after) => {
       const r = document.querySelector('[data-testid="link-results"]');
+      // A later lab's views come when its tab first shows (src/shell/lab_views.rs).
+      if (!r) return false;
       return Number(r.dataset.run) > after && r.dataset.idle === 'true' && document.querySelector('[data-testid="link-ap"]');
     },
     after,
@@ -33,6 +35,8 @@ export async function mobilityFigures(page, rounds, after = 0, timeout = 90000) 
   await page.waitForFunction(
     ([rounds, after]) => {
       const r = document.querySelector('[data-testid="mob-results"]');
+      // A later lab's views come when its tab first shows (src/shell/lab_views.rs).
+      if (!r) return false;
       return Number(r.dataset.run) > after && Number(r.dataset.done) === rounds && r.dataset.idle === 'true';
     },
     [rounds, after],

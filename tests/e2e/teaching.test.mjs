@@ -61,7 +61,7 @@ test('present mode: large type, fewer panels, the keyboard steps the lesson, Esc
   assert.ok(size >= 19, `${size}px`);
   assert.equal(await page.isVisible('.site-footer'), false);
   assert.equal(await page.isVisible('#panel-density .studies'), false);
-  await page.waitForFunction(() => document.querySelector('[data-testid="density-results"]').dataset.idle === 'true', null, { timeout: 60000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid="density-results"]')?.dataset.idle === 'true', null, { timeout: 60000 });
   await page.screenshot({ path: screenshotPath('present-density-1920') });
   await page.keyboard.press('PageDown');
   await page.waitForSelector('[data-testid="lesson"][data-step="2"]');
