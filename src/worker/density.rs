@@ -162,13 +162,12 @@ impl DensityHost {
 
 impl LabHost for DensityHost {
     fn handle(&mut self, request: Request, now: &dyn Fn() -> f64, emit: &mut dyn FnMut(Response)) {
-        match host::family(request, LabKind::Density, |r| match r {
+        let typed = |r| match r {
             Request::Density(r) => Some(r),
             _ => None,
-        }) {
-            Ok(Some(request)) => DensityHost::handle(self, request, now, emit),
-            Ok(None) => {}
-            Err(reason) => emit(Response::Rejected { reason }),
+        };
+        if let Some(request) = host::family(request, LabKind::Density, typed, emit) {
+            DensityHost::handle(self, request, now, emit);
         }
     }
 

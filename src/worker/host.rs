@@ -15,18 +15,25 @@ use whereabouts_core::study::StudyRunner;
 /// A later lab's request in its own family `R`: the typed request `typed` finds in `request`
 /// (the native tests send those), or `request`'s message as it came to the worker
 /// ([`Request::Later`]) decoded here, in the lab's host, so that the decoder is in the lab's
-/// chunk with it (src/worker/split.rs). `None`: another lab's. An unreadable message is an
-/// error for the page.
+/// chunk with it (src/worker/split.rs). `None`: another lab's, or an unreadable message, which
+/// the page is told of ([`Response::Rejected`]).
 pub fn family<R: for<'de> Deserialize<'de>>(
     request: Request,
     lab: LabKind,
     typed: impl FnOnce(Request) -> Option<R>,
-) -> Result<Option<R>, String> {
+    emit: &mut dyn FnMut(Response),
+) -> Option<R> {
     match request {
         Request::Later { lab: to, message } if to == lab => {
-            crate::protocol::decode_later_request(message).map(Some)
+            match crate::protocol::decode_later_request(message) {
+                Ok(r) => Some(r),
+                Err(reason) => {
+                    emit(Response::Rejected { reason });
+                    None
+                }
+            }
         }
-        other => Ok(typed(other)),
+        other => typed(other),
     }
 }
 

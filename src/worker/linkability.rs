@@ -94,13 +94,12 @@ impl LinkHost {
 impl LabHost for LinkHost {
     fn handle(&mut self, request: Request, now: &dyn Fn() -> f64, emit: &mut dyn FnMut(Response)) {
         let _ = now;
-        match host::family(request, LabKind::Linkability, |r| match r {
+        let typed = |r| match r {
             Request::Linkability(r) => Some(r),
             _ => None,
-        }) {
-            Ok(Some(request)) => LinkHost::handle(self, request, emit),
-            Ok(None) => {}
-            Err(reason) => emit(Response::Rejected { reason }),
+        };
+        if let Some(request) = host::family(request, LabKind::Linkability, typed, emit) {
+            LinkHost::handle(self, request, emit);
         }
     }
 

@@ -156,13 +156,12 @@ impl MobHost {
 impl LabHost for MobHost {
     fn handle(&mut self, request: Request, now: &dyn Fn() -> f64, emit: &mut dyn FnMut(Response)) {
         let _ = now;
-        match host::family(request, LabKind::Mobility, |r| match r {
+        let typed = |r| match r {
             Request::Mobility(r) => Some(r),
             _ => None,
-        }) {
-            Ok(Some(request)) => MobHost::handle(self, request, emit),
-            Ok(None) => {}
-            Err(reason) => emit(Response::Rejected { reason }),
+        };
+        if let Some(request) = host::family(request, LabKind::Mobility, typed, emit) {
+            MobHost::handle(self, request, emit);
         }
     }
 
