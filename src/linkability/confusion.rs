@@ -7,6 +7,7 @@ use crate::ui::help::help;
 use leptos::{html, prelude::*};
 use wasm_bindgen::JsCast;
 use web_sys::CanvasRenderingContext2d;
+use whereabouts_core::order;
 use whereabouts_engine::linkability::lab::YOU;
 
 const HELP: &str = "Row: whose new device an update came from. Column: the person the attack named first for it. Darker is more updates. When several people tie for the attack's first answer, each gets an equal share of that update (so counts can be fractional): no one wins a tie by their number. The diagonal is the attack getting it right; everything off it is a person taken for someone else. Your row is the one marked at the left (person 0, at the top).";
@@ -145,7 +146,7 @@ pub fn Confusion(state: LinkState) -> impl IntoView {
             .enumerate()
             .filter(|x| x.1 > 0.0)
             .collect();
-        named.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        order::sort_by(&mut named, |a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         let right = count(row[YOU]);
         let others: Vec<String> = named
             .iter()

@@ -1,6 +1,7 @@
 //! What the page knows about the running lab: built only from the worker's events.
 
 use whereabouts_core::geo::Metres;
+use whereabouts_core::order;
 use whereabouts_engine::signal_map::lab::{HeatMap, LabEvent, TargetRound, WorldView, thinned};
 use whereabouts_engine::signal_map::scenario::{DlgOutcome, RoundRecord, Summary};
 use whereabouts_engine::signal_map::undefended::Comparison;
@@ -116,7 +117,7 @@ impl Scene {
                     Some(r) => *r = view,
                     None => {
                         self.rounds.push(view);
-                        self.rounds.sort_by_key(|r| r.round);
+                        order::sort_by_key(&mut self.rounds, |r| r.round);
                     }
                 }
             }

@@ -10,6 +10,7 @@ use crate::shell::PATH_KEY;
 use crate::shell::path_link::{decode_path, encode_path};
 use crate::ui::settings::{query_pairs, read_link, write_link};
 use whereabouts_core::geo::Metres;
+use whereabouts_core::order;
 use whereabouts_core::setting::set;
 use whereabouts_engine::signal_map::scenario::ScenarioConfig;
 use whereabouts_engine::signal_map::settings::{
@@ -49,7 +50,7 @@ pub fn from_query(query: &str) -> FromQuery {
         link.problems
             .push((at, crate::shell::tabs::unknown_key_message(&key)));
     }
-    link.problems.sort_by_key(|(at, _)| *at);
+    order::sort_by_key(&mut link.problems, |(at, _)| *at);
     // A link the lab wrote before the warm start existed (it carries a path, never a start)
     // ran from the paper's cold start: it still reproduces that run.
     if keys.contains(&PATH_KEY) && !keys.contains(&"start") {

@@ -9,6 +9,7 @@
 //! the lab has the figure (a Signal-map round may take a minute) the lesson shows "…".
 
 use leptos::prelude::*;
+use whereabouts_core::order;
 
 /// A piece of lesson prose: plain text, or the name of a figure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,7 +102,7 @@ pub fn stray_numbers(text: &str, allowed: &[&str]) -> Vec<String> {
     }
     // The allowed phrases go first (longest first, so "100 m" before "100").
     let mut allowed: Vec<&str> = allowed.to_vec();
-    allowed.sort_by_key(|a| std::cmp::Reverse(a.len()));
+    order::sort_by_key(&mut allowed, |a| std::cmp::Reverse(a.len()));
     for a in allowed {
         plain = replace_whole(&plain, a);
     }

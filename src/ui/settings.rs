@@ -9,6 +9,7 @@
 
 use crate::ui::help::help;
 use leptos::prelude::*;
+use whereabouts_core::order;
 use whereabouts_core::setting::{Kind, Setting, apply_at};
 
 /// The query string's `key=value` pairs, values decoded.
@@ -74,7 +75,7 @@ impl<C> Link<C> {
                 }
             }
         }
-        self.problems.sort_by_key(|(at, _)| *at);
+        order::sort_by_key(&mut self.problems, |(at, _)| *at);
         found
     }
 
@@ -112,7 +113,7 @@ pub fn read_link<C: Clone>(
             problems.push((at, format!("unknown setting “{key}”")));
         }
     }
-    problems.sort_by_key(|(at, _)| *at);
+    order::sort_by_key(&mut problems, |(at, _)| *at);
     let hidden = pairs
         .iter()
         .rfind(|(k, _)| *k == hide_key)

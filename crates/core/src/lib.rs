@@ -26,6 +26,7 @@ pub mod membership;
 pub mod metrics;
 pub mod nan;
 pub mod optim;
+pub mod order;
 pub mod privacy;
 pub mod rng;
 pub mod secagg;

@@ -133,8 +133,7 @@ pub fn rmse(pairs: impl Iterator<Item = (f64, f64)>) -> Option<f64> {
 /// Ranks of `values` from 1 (smallest), ties sharing their average rank (the convention of
 /// Spearman's ρ).
 pub fn ranks(values: &[f64]) -> Vec<f64> {
-    let mut order: Vec<usize> = (0..values.len()).collect();
-    order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
+    let order = crate::order::stable_order(values.len(), &|a, b| values[a].total_cmp(&values[b]));
     let mut out = vec![0.0; values.len()];
     let mut i = 0;
     while i < order.len() {
@@ -178,8 +177,9 @@ pub fn spearman(a: &[f64], b: &[f64]) -> Option<f64> {
 
 /// The indices of the `k` largest values (ties broken by index, so the set is reproducible).
 pub fn top_k(values: &[f64], k: usize) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..values.len()).collect();
-    order.sort_by(|&a, &b| values[b].total_cmp(&values[a]).then(a.cmp(&b)));
+    let mut order = crate::order::stable_order(values.len(), &|a, b| {
+        values[b].total_cmp(&values[a]).then(a.cmp(&b))
+    });
     order.truncate(k);
     order
 }

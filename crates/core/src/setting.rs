@@ -224,7 +224,7 @@ pub fn apply_at<C: Clone>(
             }
         }
     }
-    problems.sort_by_key(|(at, _)| *at);
+    crate::order::sort_by_key(&mut problems, |(at, _)| *at);
     problems
 }
 

@@ -361,7 +361,7 @@ fn finish(format: Format, parsed: Parsed) -> Result<Import, (Option<usize>, Stri
                 .map(|&l| (l, "repeats an earlier timestamp".into())),
         );
     }
-    skipped.sort_by_key(|s| s.0);
+    crate::order::sort_by_key(&mut skipped, |s| s.0);
     if fixes.len() < 2 {
         // Say why the others were left out: that is what the user has to fix.
         return Err(match skipped.first() {

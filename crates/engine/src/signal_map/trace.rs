@@ -11,6 +11,7 @@ use crate::signal_map::world::Measurement;
 use serde::{Deserialize, Serialize};
 use whereabouts_core::error::ConfigError;
 use whereabouts_core::geo::{LatLon, LocalProjection, Metres};
+use whereabouts_core::order;
 use whereabouts_core::rng::Stream;
 
 /// One training example.
@@ -153,7 +154,9 @@ impl Dataset {
                 train.push(sample);
             }
         }
-        train.sort_by(|a, b| (a.user, a.time).partial_cmp(&(b.user, b.time)).unwrap());
+        order::sort_by(&mut train, |a, b| {
+            (a.user, a.time).partial_cmp(&(b.user, b.time)).unwrap()
+        });
         let first = measurements
             .iter()
             .map(|m| m.time)
@@ -188,7 +191,7 @@ impl Dataset {
                 }
             })
             .collect();
-        mine.sort_by(|a, b| a.time.total_cmp(&b.time));
+        order::sort_by(&mut mine, |a, b| a.time.total_cmp(&b.time));
         self.train.splice(at..at, mine);
     }
 
@@ -231,8 +234,9 @@ impl Dataset {
                 })
             })
             .collect();
-        self.train
-            .sort_by(|a, b| (a.user, a.time).partial_cmp(&(b.user, b.time)).unwrap());
+        order::sort_by(&mut self.train, |a, b| {
+            (a.user, a.time).partial_cmp(&(b.user, b.time)).unwrap()
+        });
     }
 
     /// All of `user`'s training samples, in time order.

@@ -15,6 +15,7 @@ use crate::signal_map::fl::BatchSelector;
 use crate::signal_map::model::train::TrainError;
 use crate::signal_map::trace::{Sample, centroid};
 use whereabouts_core::geo::Metres;
+use whereabouts_core::order;
 use whereabouts_core::rng::Stream;
 
 fn positions(data: &[Sample]) -> Vec<Metres> {
@@ -75,14 +76,14 @@ impl BatchSelector for FarthestBatch {
         let labels = dbscan(&positions(data), self.eps_m, self.min_samples);
         let mut groups = clusters(&labels);
         let far = |i: usize| data[i].pos.distance(&xbar);
-        groups.sort_by(|a, b| {
+        order::sort_by(&mut groups, |a, b| {
             mean_of(data, b)
                 .distance(&xbar)
                 .total_cmp(&mean_of(data, a).distance(&xbar))
         });
         let mut out = Vec::with_capacity(self.num);
         for mut members in groups {
-            members.sort_by(|&a, &b| far(b).total_cmp(&far(a)));
+            order::sort_by(&mut members, |&a, &b| far(b).total_cmp(&far(a)));
             for i in members {
                 if out.len() == self.num {
                     return Ok(out);

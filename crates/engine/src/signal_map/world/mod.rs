@@ -16,6 +16,7 @@ pub use radio::{RadioConfig, Tower};
 use serde::{Deserialize, Serialize};
 use whereabouts_core::error::ConfigError;
 use whereabouts_core::geo::{LatLon, LocalProjection, Metres};
+use whereabouts_core::order;
 use whereabouts_core::rng::Stream;
 use whereabouts_core::world::roads::RoadNetwork;
 
@@ -353,7 +354,7 @@ impl World {
                 let samples = mobility::sample(m, &person.timeline, m.background_duty, &mut s);
                 record(&mut measurements, id, samples, &mut s);
             }
-            measurements[first..].sort_by(|a, b| a.time.total_cmp(&b.time));
+            order::sort_by(&mut measurements[first..], |a, b| a.time.total_cmp(&b.time));
             users.push(UserProfile {
                 id,
                 name: "Background".into(),
