@@ -9,9 +9,8 @@ use crate::{
     shell::{
         data::{DataPanel, DataState},
         engine::{Engine, EngineStatus},
-        glossary::Glossary,
-        instructor::{InstructorPanel, present_from_query, present_mode},
-        lab_views::{Later, later_panel},
+        instructor::{present_from_query, present_mode},
+        lab_views::{Later, later_dialog, later_panel},
         tab_bar::LabTabs,
         tabs::{LabKind, current_lab},
     },
@@ -167,10 +166,10 @@ pub fn App(later: Later) -> impl IntoView {
         </p>
         <LabTabs active=active/>
         <div class="instructor-wrap" class:hidden=move || !instructor.get()>
-            <InstructorPanel open=instructor lab=active/>
+            {later_dialog("instructor", "the instructor's panel", instructor, later.instructor, move |make| make(instructor, active))}
         </div>
         <div class="instructor-wrap" class:hidden=move || !glossary.get()>
-            <Glossary open=glossary/>
+            {later_dialog("glossary", "the glossary", glossary, later.glossary, move |make| make(glossary))}
         </div>
         <div class="lesson-wrap" class:hidden=move || open_lesson.with(Option::is_none)>
             <LessonPanel open=open_lesson apply=apply/>

@@ -17,7 +17,11 @@ mod chunks {
     use whereabouts_web::linkability::{self, LinkState};
     use whereabouts_web::mobility::{self, MobState};
     use whereabouts_web::protocol::LabKind;
-    use whereabouts_web::shell::lab_views::{Fetching, Later, Make, not_fetched};
+    use whereabouts_web::shell::lab_views::{
+        Fetching, Later, Make, MakeGlossary, MakeInstructor, Pending, not_fetched,
+        panel_not_fetched,
+    };
+    use whereabouts_web::shell::{glossary, instructor};
 
     /// Each split point only names its lab's views: what they reach goes into the lab's chunk,
     /// unless the rest of the page reaches it too.
@@ -34,6 +38,23 @@ mod chunks {
     #[wasm_split(mobility_views, fallible)]
     fn mobility_views() -> Result<Make<MobState>, SplitLoaderError> {
         Ok(mobility::views)
+    }
+
+    /// The glossary's terms: long prose only the open panel shows.
+    #[wasm_split(glossary, fallible)]
+    fn glossary_panel() -> Result<MakeGlossary, SplitLoaderError> {
+        Ok(glossary::panel)
+    }
+
+    /// The instructor's panel, with the lessons' answers only it shows.
+    #[wasm_split(instructor, fallible)]
+    fn instructor_panel() -> Result<MakeInstructor, SplitLoaderError> {
+        Ok(instructor::panel)
+    }
+
+    /// A panel's chunk, or what the page says when it did not come.
+    fn panel<T>(what: &str, made: Result<T, SplitLoaderError>) -> Result<T, String> {
+        made.map_err(|_| panel_not_fetched(what, "its code did not arrive: is the page offline?"))
     }
 
     fn fetched<S>(
@@ -54,6 +75,12 @@ mod chunks {
         },
         mobility: || -> Fetching<MobState> {
             Box::pin(async { fetched(LabKind::Mobility, mobility_views().await) })
+        },
+        glossary: || -> Pending<MakeGlossary> {
+            Box::pin(async { panel("The glossary", glossary_panel().await) })
+        },
+        instructor: || -> Pending<MakeInstructor> {
+            Box::pin(async { panel("The instructor's panel", instructor_panel().await) })
         },
     };
 }

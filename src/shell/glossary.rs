@@ -261,6 +261,12 @@ pub fn anchor(name: &str) -> String {
     id.trim_end_matches('-').to_string()
 }
 
+/// The glossary panel, as the page's [`Later`](crate::shell::lab_views::Later) makes it: in the
+/// site's build this function is a split point's, so the terms come in a chunk of their own.
+pub fn panel(open: RwSignal<bool>) -> AnyView {
+    view! { <Glossary open/> }.into_any()
+}
+
 /// The glossary panel.
 #[component]
 pub fn Glossary(open: RwSignal<bool>) -> impl IntoView {

@@ -143,6 +143,13 @@ fn beside(lab: LabKind) -> Vec<&'static Lesson> {
         .collect()
 }
 
+/// The panel, as the page's [`Later`](crate::shell::lab_views::Later) makes it: in the site's
+/// build this function is a split point's, so the panel (and the lessons' answers, which only
+/// it shows) come in a chunk of their own.
+pub fn panel(open: RwSignal<bool>, lab: RwSignal<LabKind>) -> AnyView {
+    view! { <InstructorPanel open lab/> }.into_any()
+}
+
 /// The panel. `lab` is the tab showing (its lesson, settings and groups from the registry).
 #[component]
 pub fn InstructorPanel(open: RwSignal<bool>, lab: RwSignal<LabKind>) -> impl IntoView {

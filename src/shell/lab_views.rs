@@ -10,6 +10,11 @@
 //!
 //! Only the views wait: each lab's state is made with the page, since it reads the address bar,
 //! starts the lab's run and answers lessons and the instructor panel.
+//!
+//! The glossary and the instructor's panel, which a visitor opens from the header, come the same
+//! way, the first time they open ([`later_dialog`]): the glossary's terms and the lessons'
+//! answers (which only the instructor's panel shows) are long prose, and they were 17 and 18 KB
+//! of the page's first download gzipped.
 
 use crate::density::DensityState;
 use crate::linkability::LinkState;
@@ -29,15 +34,27 @@ pub struct Views {
 /// What makes one lab's views from its state (a function of that lab's module).
 pub type Make<S> = fn(S) -> Views;
 
-/// A lab's [`Make`] on its way: here once its chunk is, or why it could not come.
-pub type Fetching<S> = Pin<Box<dyn Future<Output = Result<Make<S>, String>>>>;
+/// Something the page fetches later, on its way: here once its chunk is, or why it could not
+/// come.
+pub type Pending<T> = Pin<Box<dyn Future<Output = Result<T, String>>>>;
 
-/// How the page gets each later lab's [`Make`].
+/// A lab's [`Make`] on its way.
+pub type Fetching<S> = Pending<Make<S>>;
+
+/// What makes the glossary panel, given whether it is open.
+pub type MakeGlossary = fn(RwSignal<bool>) -> AnyView;
+
+/// What makes the instructor's panel, given whether it is open and the lab showing.
+pub type MakeInstructor = fn(RwSignal<bool>, RwSignal<LabKind>) -> AnyView;
+
+/// How the page gets each later lab's [`Make`], the glossary's and the instructor's panel's.
 #[derive(Clone, Copy)]
 pub struct Later {
     pub density: fn() -> Fetching<DensityState>,
     pub linkability: fn() -> Fetching<LinkState>,
     pub mobility: fn() -> Fetching<MobState>,
+    pub glossary: fn() -> Pending<MakeGlossary>,
+    pub instructor: fn() -> Pending<MakeInstructor>,
 }
 
 impl Later {
@@ -50,6 +67,8 @@ impl Later {
             density: || Box::pin(std::future::ready(Ok(crate::density::views as Make<_>))),
             linkability: || Box::pin(std::future::ready(Ok(crate::linkability::views as Make<_>))),
             mobility: || Box::pin(std::future::ready(Ok(crate::mobility::views as Make<_>))),
+            glossary: || Box::pin(std::future::ready(Ok(crate::shell::glossary::panel as _))),
+            instructor: || Box::pin(std::future::ready(Ok(crate::shell::instructor::panel as _))),
         }
     }
 }
@@ -60,6 +79,76 @@ pub fn not_fetched(kind: LabKind, why: impl std::fmt::Display) -> String {
         "The {} lab could not be loaded ({why}). Try again, or reload the page: your settings are in the address bar.",
         kind.title()
     )
+}
+
+/// What the page says when a panel (`what`: "the glossary") could not be fetched.
+pub fn panel_not_fetched(what: &str, why: impl std::fmt::Display) -> String {
+    format!("{what} could not be loaded ({why}). Try again, or reload the page.")
+}
+
+/// What `fetch` brought (none yet), fetched once `opened` first holds, and a function that
+/// fetches it again (after a failure: wasm-split's loader keeps only a success).
+fn fetched_when<T: Copy + 'static>(
+    opened: impl Fn() -> bool + 'static,
+    fetch: fn() -> Pending<T>,
+) -> (
+    RwSignal<Option<Result<T, String>>, LocalStorage>,
+    impl Fn() + Copy + 'static,
+) {
+    let made: RwSignal<Option<Result<T, String>>, LocalStorage> = RwSignal::new_local(None);
+    let load = move || {
+        made.set(None);
+        leptos::task::spawn_local(async move {
+            let result = fetch().await;
+            made.set(Some(result));
+        });
+    };
+    Effect::new(move |started: Option<bool>| {
+        if started == Some(true) || !opened() {
+            return started.unwrap_or(false);
+        }
+        load();
+        true
+    });
+    (made, load)
+}
+
+/// The line that says why something could not be fetched, with a button that fetches it again.
+fn not_loaded(key: &'static str, why: String, load: impl Fn() + 'static) -> AnyView {
+    view! {
+        <p class="notice error" role="alert" data-testid=format!("{key}-not-loaded")>
+            {why}" "
+            <button type="button" data-testid=format!("{key}-retry") on:click=move |_| load()>
+                "Try again"
+            </button>
+        </p>
+    }
+    .into_any()
+}
+
+/// A panel's place on the page (`key`: its test id's stem; `what`: its name in a sentence):
+/// nothing until it first opens, then what `show` makes of what `fetch` brought (a line says so
+/// meanwhile, or why it did not come, with "Try again").
+pub fn later_dialog<T: Copy + 'static>(
+    key: &'static str,
+    what: &'static str,
+    open: RwSignal<bool>,
+    fetch: fn() -> Pending<T>,
+    show: impl Fn(T) -> AnyView + Send + Sync + 'static,
+) -> impl IntoView {
+    let (made, load) = fetched_when(move || open.get(), fetch);
+    move || {
+        match made.get() {
+        None => open.get().then(|| {
+            view! {
+                <p class="status panel" data-testid=format!("{key}-loading") aria-live="polite">{format!("Loading {what}…")}</p>
+            }
+            .into_any()
+        }),
+        Some(Ok(make)) => Some(show(make)),
+        Some(Err(why)) => Some(not_loaded(key, why, load)),
+    }
+    }
 }
 
 /// A later lab's tab panel: empty until its tab first shows, then its views once `fetch` has
@@ -75,22 +164,7 @@ pub fn later_panel<S: Copy + Send + Sync + 'static>(
     // Once shown, kept: the views live on behind a hidden tab, as the Signal map's do.
     let opened =
         Memo::new(move |was: Option<&bool>| was.copied().unwrap_or(false) || active.get() == kind);
-    let made: RwSignal<Option<Result<Make<S>, String>>, LocalStorage> = RwSignal::new_local(None);
-    // Fetches the views (again, after a failure: wasm-split's loader keeps only a success).
-    let load = move || {
-        made.set(None);
-        leptos::task::spawn_local(async move {
-            let result = fetch().await;
-            made.set(Some(result));
-        });
-    };
-    Effect::new(move |started: Option<bool>| {
-        if started == Some(true) || !opened.get() {
-            return started.unwrap_or(false);
-        }
-        load();
-        true
-    });
+    let (made, load) = fetched_when(move || opened.get(), fetch);
     let panel = move || {
         match made.get() {
         None => opened.get().then(|| {
@@ -111,17 +185,7 @@ pub fn later_panel<S: Copy + Send + Sync + 'static>(
                 .into_any(),
             )
         }
-        Some(Err(why)) => Some(
-            view! {
-                <p class="notice error" role="alert" data-testid=format!("{key}-not-loaded")>
-                    {why}" "
-                    <button type="button" data-testid=format!("{key}-retry") on:click=move |_| load()>
-                        "Try again"
-                    </button>
-                </p>
-            }
-            .into_any(),
-        ),
+        Some(Err(why)) => Some(not_loaded(key, why, load)),
     }
     };
     view! {

@@ -145,3 +145,31 @@ test("a lab whose views cannot be fetched says so in its panel, and the other la
   assert.deepEqual(errors.filter((e) => !/Failed to fetch|net::ERR_FAILED/.test(e)), []);
   await context.close();
 });
+
+test("the glossary and the instructor's panel come when they first open; a dropped one says so and comes on Try again", async () => {
+  // Their chunks (src/shell/lab_views.rs, later_dialog): the glossary's dropped as on a network
+  // that loses it, the instructor's panel's let through.
+  const dropped = /\/views-[0-9a-f]+\/split_glossary\.wasm$/;
+  const { context, guard, page, errors } = await open('', { unreachable: dropped });
+  await page.waitForSelector('[data-testid="engine-status"].ready');
+  const asked = (name) => guard.requests.some((r) => new URL(r.url).pathname.endsWith(`/${name}`));
+  assert.ok(!asked('split_glossary.wasm') && !asked('split_instructor.wasm'), 'fetched before they were opened');
+  await page.click('[data-testid="instructor-toggle"]');
+  await page.locator('[data-testid="instructor-url"]').waitFor({ timeout: 30000 });
+  assert.ok(asked('split_instructor.wasm'));
+  assert.match(await page.inputValue('[data-testid="instructor-url"]'), /^http:\/\/[^?]+\?/);
+  await page.click('[data-testid="instructor-toggle"]');
+  await page.click('[data-testid="glossary-toggle"]');
+  const notice = page.locator('[data-testid="glossary-not-loaded"]');
+  await notice.waitFor({ timeout: 30000 });
+  assert.match(await notice.textContent(), /^The glossary could not be loaded \(.+\)\. Try again, or reload the page\./);
+  assert.equal(await notice.getAttribute('role'), 'alert');
+  await context.unroute(dropped);
+  await page.click('[data-testid="glossary-retry"]');
+  await page.locator('[data-testid="glossary"] dt').first().waitFor({ timeout: 30000 });
+  assert.ok((await page.locator('[data-testid="glossary"] dt').count()) > 20);
+  assert.equal(await notice.count(), 0);
+  assert.deepEqual(guard.violations, []);
+  assert.deepEqual(errors.filter((e) => !/Failed to fetch|net::ERR_FAILED/.test(e)), []);
+  await context.close();
+});
