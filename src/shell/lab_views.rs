@@ -86,16 +86,16 @@ pub fn panel_not_fetched(what: &str, why: impl std::fmt::Display) -> String {
     format!("{what} could not be loaded ({why}). Try again, or reload the page.")
 }
 
+/// What a fetch brought: nothing yet, the thing, or why it did not come.
+type Made<T> = RwSignal<Option<Result<T, String>>, LocalStorage>;
+
 /// What `fetch` brought (none yet), fetched once `opened` first holds, and a function that
 /// fetches it again (after a failure: wasm-split's loader keeps only a success).
 fn fetched_when<T: Copy + 'static>(
     opened: impl Fn() -> bool + 'static,
     fetch: fn() -> Pending<T>,
-) -> (
-    RwSignal<Option<Result<T, String>>, LocalStorage>,
-    impl Fn() + Copy + 'static,
-) {
-    let made: RwSignal<Option<Result<T, String>>, LocalStorage> = RwSignal::new_local(None);
+) -> (Made<T>, impl Fn() + Copy + 'static) {
+    let made: Made<T> = RwSignal::new_local(None);
     let load = move || {
         made.set(None);
         leptos::task::spawn_local(async move {

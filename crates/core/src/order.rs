@@ -72,7 +72,7 @@ mod tests {
             let mut ours = items.clone();
             sort_by(&mut ours, |a, b| a.0.cmp(&b.0));
             let mut theirs = items.clone();
-            theirs.sort_by(|a, b| a.0.cmp(&b.0));
+            theirs.sort_by_key(|p| p.0);
             assert_eq!(ours, theirs, "n = {n}");
             let mut by_key = items.clone();
             sort_by_key(&mut by_key, |p| std::cmp::Reverse(p.0));
