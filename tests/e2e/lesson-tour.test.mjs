@@ -57,6 +57,8 @@ test('the one-hour lesson walks leakage, heuristic defences, aggregation and its
       f.unicityRows = await page.locator('[data-testid="mob-unicity-row"]').count();
       await page.click('[data-testid="instructor-toggle"]');
       const answers = page.locator('[data-testid="instructor-answers"][data-lesson="one-hour"] [data-testid="instructor-answer"]');
+      // The panel comes in a chunk of its own the first time it opens (src/shell/lab_views.rs).
+      await answers.first().waitFor({ state: 'attached' });
       assert.equal(await answers.count(), 3);
       await page.selectOption('[data-testid="instructor-start"]', 'one-hour:7');
       const link = new URL(await page.inputValue('[data-testid="instructor-url"]'));

@@ -57,12 +57,13 @@ test("./x build's site holds exactly the parts index.html lists, under trunk's n
   // the worker's chunks, one per lab fetched later (src/worker/split.rs), one for the simd128
   // DLG kernel (src/worker/simd.rs) and one for secure aggregation's protocol
   // (src/worker/secure.rs), code two of them share, and the module through
-  // which they are fetched; the page's, one per later lab's views (src/shell/lab_views.rs), in a
-  // folder named by the page's hash.
+  // which they are fetched; the page's, one per later lab's views and one per panel that comes
+  // when it first opens (src/shell/lab_views.rs), in a folder named by the page's hash.
   const views = `views-${hex}/`;
   const split = [
     /^__wasm_split\.js$/, /^split_density\.wasm$/, /^split_linkability\.wasm$/, /^split_mobility\.wasm$/, /^split_simd128\.wasm$/, /^split_secagg\.wasm$/,
-    ...['__wasm_split\\.js', ...['density', 'linkability', 'mobility'].map((l) => `split_${l}_views\\.wasm`)].map((f) => new RegExp(`^${views}${f}$`)),
+    ...['__wasm_split\\.js', ...['density', 'linkability', 'mobility'].map((l) => `split_${l}_views\\.wasm`), ...['glossary', 'instructor'].map((p) => `split_${p}\\.wasm`)]
+      .map((f) => new RegExp(`^${views}${f}$`)),
   ];
   for (const re of split) assert.equal(built.filter((f) => re.test(f)).length, 1, `${re} in ${JSON.stringify(built)}`);
   split.push(/^chunk_\d+\.wasm$/, new RegExp(`^${views}chunk_\\d+\\.wasm$`));
