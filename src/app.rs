@@ -1,8 +1,8 @@
 //! The page: header, the lab tabs ([`crate::shell`]), the four labs (the Signal map, Density,
 //! Linkability, Mobility), the visitor's own data (shared by the labs), and the privacy footer.
 
-use crate::labs::LESSONS;
-use crate::ui::lesson::{self, Apply, LessonPanel};
+use crate::labs::MENU;
+use crate::ui::lesson::{self, Apply};
 use crate::{
     density as density_lab, linkability as link_lab, mobility as mob_lab,
     protocol::Request,
@@ -38,11 +38,11 @@ pub fn App(later: Later) -> impl IntoView {
     let query = web_sys::window()
         .and_then(|w| w.location().search().ok())
         .unwrap_or_default();
-    let open_lesson = RwSignal::new(lesson::from_query(&query, &LESSONS));
+    let open_lesson: lesson::Open = RwSignal::new(lesson::from_query(&query, &MENU));
     let active = RwSignal::new(
         open_lesson
             .get_untracked()
-            .map_or(current_lab(), |(l, s)| l.steps[s].lab_in(l)),
+            .map_or(current_lab(), |(l, s)| l.lab_at(s)),
     );
     let density = density_lab::create(engine, data, active);
     let linkability = link_lab::create(engine, data, active);
@@ -50,7 +50,7 @@ pub fn App(later: Later) -> impl IntoView {
     // A lesson shows its own lab.
     Effect::new(move |_| {
         if let Some((l, s)) = open_lesson.get() {
-            active.set(l.steps[s].lab_in(l));
+            active.set(l.lab_at(s));
         }
     });
     let apply: Apply = Callback::new(move |(kind, settings, rounds)| match kind {
@@ -121,7 +121,7 @@ pub fn App(later: Later) -> impl IntoView {
             <details class="lessons-menu" data-testid="lessons-menu">
                 <summary>"Lessons"</summary>
                 <ul>
-                    {LESSONS.iter().map(|&l| view! {
+                    {MENU.iter().map(|l| view! {
                         <li><a href=format!("?lesson={}", l.key) data-testid=format!("lesson-link-{}", l.key)
                             on:click=move |e| {
                                 e.prevent_default();
@@ -166,13 +166,13 @@ pub fn App(later: Later) -> impl IntoView {
         </p>
         <LabTabs active=active/>
         <div class="instructor-wrap" class:hidden=move || !instructor.get()>
-            {later_dialog("instructor", "the instructor's panel", instructor, later.instructor, move |make| make(instructor, active))}
+            {later_dialog("instructor", "the instructor's panel", instructor.into(), later.instructor, move |make| make(instructor, active))}
         </div>
         <div class="instructor-wrap" class:hidden=move || !glossary.get()>
-            {later_dialog("glossary", "the glossary", glossary, later.glossary, move |make| make(glossary))}
+            {later_dialog("glossary", "the glossary", glossary.into(), later.glossary, move |make| make(glossary))}
         </div>
         <div class="lesson-wrap" class:hidden=move || open_lesson.with(Option::is_none)>
-            <LessonPanel open=open_lesson apply=apply/>
+            {later_dialog("lesson", "the lesson", Signal::derive(move || open_lesson.with(Option::is_some)), later.lesson, move |make| make(open_lesson, apply))}
         </div>
         // The page's one main landmark: the four labs' tab panels.
         <main class="labs">

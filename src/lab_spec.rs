@@ -1,9 +1,8 @@
 //! What a lab declares about itself for the registry ([`crate::labs`]), in its own folder: the
 //! link's key for hidden controls, the groups of controls an instructor may hide, its settings'
-//! keys, its lesson and the figures its cards show a lesson. (Its title and the prefix of its keys are its [`LabKind`]'s.)
+//! keys and the figures its cards show a lesson. (Its title and the prefix of its keys are its [`LabKind`]'s.)
 
 use crate::protocol::LabKind;
-use crate::ui::lesson::Lesson;
 
 /// What the page knows of one lab.
 pub struct LabSpec {
@@ -14,7 +13,6 @@ pub struct LabSpec {
     pub groups: &'static [&'static str],
     /// Every setting's key.
     pub settings: fn() -> Vec<&'static str>,
-    pub lesson: &'static Lesson,
     /// The figures its cards mark (`data-figure="lab.name"`), which lessons may name
     /// ([`crate::ui::figures`]).
     pub figures: &'static [&'static str],

@@ -1,11 +1,12 @@
 //! The registry of labs: what the page knows of each ([`LabSpec`]: its hidden-controls key and
-//! groups, its settings' keys, its lesson; its title and its keys' prefix are its
-//! [`LabKind`]'s), from which the tab bar, the lessons menu and the instructor panel are made.
-//! Each lab declares its spec in its own folder; adding a lab adds it here.
+//! groups, its settings' keys; its title and its keys' prefix are its [`LabKind`]'s), from which
+//! the tab bar and the instructor panel are made, and of the lessons ([`LESSONS`], and their
+//! [`MENU`] for the page's first download). Each lab declares its spec and its lesson in its own
+//! folder; adding a lab adds them here.
 
 pub use crate::lab_spec::LabSpec;
 use crate::protocol::LabKind;
-use crate::ui::lesson::Lesson;
+use crate::ui::lesson::{Entry, Lesson};
 
 /// Every lab, in tab order.
 pub static LABS: [&LabSpec; 4] = [
@@ -15,13 +16,25 @@ pub static LABS: [&LabSpec; 4] = [
     &crate::mobility::SPEC,
 ];
 
-/// Every lesson: each lab's, in tab order, then the one that walks across the labs.
+/// Every lesson: each lab's, in tab order, then the one that walks across the labs. Only the
+/// lesson panel and the instructor's panel read them, so in the site's build their prose is in
+/// those panels' chunks (src/shell/lab_views.rs).
 pub static LESSONS: [&Lesson; 5] = [
-    LABS[0].lesson,
-    LABS[1].lesson,
-    LABS[2].lesson,
-    LABS[3].lesson,
+    &crate::signal_map::lesson::LESSON,
+    &crate::density::lesson::LESSON,
+    &crate::linkability::lesson::LESSON,
+    &crate::mobility::lesson::LESSON,
     &crate::course::LESSON,
+];
+
+/// What the page knows of [`LESSONS`] before their prose has come (the lessons menu,
+/// `?lesson=`), read from them when the page is compiled.
+pub static MENU: [Entry; 5] = [
+    Entry::of(LESSONS[0]),
+    Entry::of(LESSONS[1]),
+    Entry::of(LESSONS[2]),
+    Entry::of(LESSONS[3]),
+    Entry::of(LESSONS[4]),
 ];
 
 /// The spec of `kind`.
@@ -39,9 +52,20 @@ mod tests {
     fn every_lab_is_registered_once_in_tab_order_with_its_own_lesson_and_keys() {
         let kinds: Vec<LabKind> = LABS.iter().map(|l| l.kind).collect();
         assert_eq!(kinds, LabKind::ALL);
+        for (l, lesson) in LABS.iter().zip(LESSONS) {
+            assert_eq!(
+                lesson.lab,
+                l.kind,
+                "{}'s lesson, in tab order",
+                l.kind.title()
+            );
+        }
+        for (entry, lesson) in MENU.iter().zip(LESSONS) {
+            assert_eq!(*entry, Entry::of(lesson));
+            assert_eq!(entry.across_labs(), lesson.across_labs());
+        }
         for l in LABS {
             let prefix = l.kind.prefix();
-            assert_eq!(l.lesson.lab, l.kind, "{}", l.kind.title());
             assert!(l.hide_key.starts_with(prefix));
             for key in (l.settings)().into_iter().chain(l.groups.iter().copied()) {
                 assert!(key.starts_with(prefix), "{key}");

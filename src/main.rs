@@ -18,10 +18,11 @@ mod chunks {
     use whereabouts_web::mobility::{self, MobState};
     use whereabouts_web::protocol::LabKind;
     use whereabouts_web::shell::lab_views::{
-        Fetching, Later, Make, MakeGlossary, MakeInstructor, Pending, not_fetched,
+        Fetching, Later, Make, MakeGlossary, MakeInstructor, MakeLesson, Pending, not_fetched,
         panel_not_fetched,
     };
     use whereabouts_web::shell::{glossary, instructor};
+    use whereabouts_web::ui::lesson;
 
     /// Each split point only names its lab's views: what they reach goes into the lab's chunk,
     /// unless the rest of the page reaches it too.
@@ -50,6 +51,12 @@ mod chunks {
     #[wasm_split(instructor, fallible)]
     fn instructor_panel() -> Result<MakeInstructor, SplitLoaderError> {
         Ok(instructor::panel)
+    }
+
+    /// The lesson panel, with every lesson's prose.
+    #[wasm_split(lesson, fallible)]
+    fn lesson_panel() -> Result<MakeLesson, SplitLoaderError> {
+        Ok(lesson::panel)
     }
 
     /// A panel's chunk, or what the page says when it did not come.
@@ -81,6 +88,9 @@ mod chunks {
         },
         instructor: || -> Pending<MakeInstructor> {
             Box::pin(async { panel("The instructor's panel", instructor_panel().await) })
+        },
+        lesson: || -> Pending<MakeLesson> {
+            Box::pin(async { panel("The lesson", lesson_panel().await) })
         },
     };
 }

@@ -27,7 +27,6 @@ pub static SPEC: crate::lab_spec::LabSpec = crate::lab_spec::LabSpec {
             .map(|s| s.key)
             .collect()
     },
-    lesson: &lesson::LESSON,
     figures: &[
         "linkability.rank",
         "linkability.new",

@@ -28,7 +28,6 @@ pub static SPEC: crate::lab_spec::LabSpec = crate::lab_spec::LabSpec {
             .map(|s| s.key)
             .collect()
     },
-    lesson: &lesson::LESSON,
     figures: &[
         "mobility.asr",
         "mobility.ait",

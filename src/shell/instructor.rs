@@ -138,9 +138,12 @@ fn answered(lab: LabKind) -> Vec<&'static Lesson> {
 
 /// The lessons the panel offers beside `lab`'s tab: its own, and those across the labs.
 fn beside(lab: LabKind) -> Vec<&'static Lesson> {
-    std::iter::once(spec(lab).lesson)
-        .chain(LESSONS.iter().copied().filter(|l| l.across_labs()))
-        .collect()
+    let across = |l: &&Lesson| l.across_labs();
+    let own = LESSONS
+        .iter()
+        .copied()
+        .filter(|l| l.lab == lab && !across(l));
+    own.chain(LESSONS.iter().copied().filter(across)).collect()
 }
 
 /// The panel, as the page's [`Later`](crate::shell::lab_views::Later) makes it: in the site's

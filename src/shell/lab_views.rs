@@ -11,10 +11,10 @@
 //! Only the views wait: each lab's state is made with the page, since it reads the address bar,
 //! starts the lab's run and answers lessons and the instructor panel.
 //!
-//! The glossary and the instructor's panel, which a visitor opens from the header, come the same
-//! way, the first time they open ([`later_dialog`]): the glossary's terms and the lessons'
-//! answers (which only the instructor's panel shows) are long prose, and they were 17 and 18 KB
-//! of the page's first download gzipped.
+//! The glossary, the instructor's panel and the lesson panel come the same way, the first time
+//! they open ([`later_dialog`]): the glossary's terms and the lessons are long prose, which was
+//! a fifth of the page's first download gzipped. The page keeps what it needs of the lessons
+//! before then (the lessons menu, `?lesson=`): their [`crate::labs::MENU`].
 
 use crate::density::DensityState;
 use crate::linkability::LinkState;
@@ -47,7 +47,11 @@ pub type MakeGlossary = fn(RwSignal<bool>) -> AnyView;
 /// What makes the instructor's panel, given whether it is open and the lab showing.
 pub type MakeInstructor = fn(RwSignal<bool>, RwSignal<LabKind>) -> AnyView;
 
-/// How the page gets each later lab's [`Make`], the glossary's and the instructor's panel's.
+/// What makes the lesson panel, given the lesson and step showing and how a step sets its lab.
+pub type MakeLesson = fn(crate::ui::lesson::Open, crate::ui::lesson::Apply) -> AnyView;
+
+/// How the page gets each later lab's [`Make`], and the glossary's, the instructor's panel's and
+/// the lesson panel's.
 #[derive(Clone, Copy)]
 pub struct Later {
     pub density: fn() -> Fetching<DensityState>,
@@ -55,6 +59,7 @@ pub struct Later {
     pub mobility: fn() -> Fetching<MobState>,
     pub glossary: fn() -> Pending<MakeGlossary>,
     pub instructor: fn() -> Pending<MakeInstructor>,
+    pub lesson: fn() -> Pending<MakeLesson>,
 }
 
 impl Later {
@@ -69,6 +74,7 @@ impl Later {
             mobility: || Box::pin(std::future::ready(Ok(crate::mobility::views as Make<_>))),
             glossary: || Box::pin(std::future::ready(Ok(crate::shell::glossary::panel as _))),
             instructor: || Box::pin(std::future::ready(Ok(crate::shell::instructor::panel as _))),
+            lesson: || Box::pin(std::future::ready(Ok(crate::ui::lesson::panel as _))),
         }
     }
 }
@@ -132,7 +138,7 @@ fn not_loaded(key: &'static str, why: String, load: impl Fn() + 'static) -> AnyV
 pub fn later_dialog<T: Copy + 'static>(
     key: &'static str,
     what: &'static str,
-    open: RwSignal<bool>,
+    open: Signal<bool>,
     fetch: fn() -> Pending<T>,
     show: impl Fn(T) -> AnyView + Send + Sync + 'static,
 ) -> impl IntoView {

@@ -25,7 +25,6 @@ pub static SPEC: crate::lab_spec::LabSpec = crate::lab_spec::LabSpec {
             .map(|s| s.key)
             .collect()
     },
-    lesson: &lesson::LESSON,
     figures: &[
         "signal.closest",
         "signal.undefended",

@@ -69,6 +69,60 @@ impl Lesson {
     pub fn across_labs(&self) -> bool {
         self.steps.iter().any(|s| s.lab_in(self) != self.lab)
     }
+}
+
+/// The most steps a lesson has (an [`Entry`] holds each step's lab).
+pub const MOST_STEPS: usize = 16;
+
+/// What the page knows of a lesson before its prose has come: its key, lab, title and the lab
+/// of each step, for the lessons menu, `?lesson=` and the tab a lesson opens on. Read from the
+/// lesson itself when the page is compiled ([`Entry::of`]), so the page's first download holds
+/// these and the lessons' prose comes with their panel, the first time one opens (issue 41 §1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Entry {
+    /// The value of `?lesson=`.
+    pub key: &'static str,
+    pub lab: LabKind,
+    pub title: &'static str,
+    /// How many steps it has.
+    pub steps: usize,
+    /// The lab each step sets ([`Step::lab_in`]), in its first `steps` places.
+    labs: [LabKind; MOST_STEPS],
+}
+
+impl Entry {
+    /// The entry of `lesson`, at compile time.
+    pub const fn of(lesson: &Lesson) -> Entry {
+        assert!(
+            lesson.steps.len() <= MOST_STEPS,
+            "a lesson has more steps than MOST_STEPS"
+        );
+        let mut labs = [lesson.lab; MOST_STEPS];
+        let mut i = 0;
+        while i < lesson.steps.len() {
+            if let Some(lab) = lesson.steps[i].lab {
+                labs[i] = lab;
+            }
+            i += 1;
+        }
+        Entry {
+            key: lesson.key,
+            lab: lesson.lab,
+            title: lesson.title,
+            steps: lesson.steps.len(),
+            labs,
+        }
+    }
+
+    /// The lab step `step` (from 0) sets.
+    pub fn lab_at(&self, step: usize) -> LabKind {
+        self.labs[step.min(self.steps.saturating_sub(1))]
+    }
+
+    /// Whether its steps set more than one lab (the lecture across the labs).
+    pub fn across_labs(&self) -> bool {
+        self.labs[..self.steps].iter().any(|&l| l != self.lab)
+    }
 
     /// What the lessons menu names it by: its lab, or "All labs".
     pub fn lab_title(&self) -> &'static str {
@@ -87,7 +141,7 @@ pub type Settings = &'static [(&'static str, &'static str)];
 pub type Apply = Callback<(LabKind, Settings, Option<usize>), Result<(), String>>;
 
 /// The lesson and step an address asks for (`lesson=KEY&step=N`, N from 1), if any.
-pub fn from_query(query: &str, lessons: &[&'static Lesson]) -> Option<(&'static Lesson, usize)> {
+pub fn from_query(query: &str, lessons: &'static [Entry]) -> Option<(&'static Entry, usize)> {
     let value = |key: &str| {
         query
             .trim_start_matches('?')
@@ -98,8 +152,8 @@ pub fn from_query(query: &str, lessons: &[&'static Lesson]) -> Option<(&'static 
     let step = value("step")
         .and_then(|s| s.parse::<usize>().ok())
         .unwrap_or(1)
-        .clamp(1, lesson.steps.len().max(1));
-    Some((*lesson, step - 1))
+        .clamp(1, lesson.steps.max(1));
+    Some((lesson, step - 1))
 }
 
 /// `query` with `lesson=` and `step=` set (or, with `None`, taken out), every other key kept.
@@ -213,21 +267,38 @@ fn typing(e: &web_sys::KeyboardEvent) -> bool {
         })
 }
 
-/// The lesson's panel: the step's prose and its buttons. `open` is the lesson and step showing
-/// (`None` once the student has gone on to the sandbox); `apply` sets the lab.
+/// The lesson and step showing (`None` once the student has gone on to the sandbox).
+pub type Open = RwSignal<Option<(&'static Entry, usize)>>;
+
+/// The lesson's panel, as the page's [`Later`](crate::shell::lab_views::Later) makes it: in the
+/// site's build this function is a split point's, so the lessons' prose and the panel come in a
+/// chunk of their own the first time a lesson opens.
+pub fn panel(open: Open, apply: Apply) -> AnyView {
+    view! { <LessonPanel open apply/> }.into_any()
+}
+
+/// The lesson of `entry`.
+fn lesson_of(entry: &Entry) -> &'static Lesson {
+    crate::labs::LESSONS
+        .iter()
+        .copied()
+        .find(|l| l.key == entry.key)
+        .expect("every entry is a lesson's")
+}
+
+/// The lesson's panel: the step's prose and its buttons. `open` is the lesson and step showing;
+/// `apply` sets the lab.
 #[component]
-pub fn LessonPanel(
-    open: RwSignal<Option<(&'static Lesson, usize)>>,
-    apply: Apply,
-) -> impl IntoView {
+pub fn LessonPanel(open: Open, apply: Apply) -> impl IntoView {
     let problem = RwSignal::new(None::<String>);
     // Every change of step sets the lab and the address bar.
     Effect::new(move |_| {
-        let Some((lesson, step)) = open.get() else {
+        let Some((entry, step)) = open.get() else {
             save_step(None);
             return;
         };
-        save_step(Some((lesson.key, step)));
+        save_step(Some((entry.key, step)));
+        let lesson = lesson_of(entry);
         let s = &lesson.steps[step];
         problem.set(apply.run((s.lab_in(lesson), s.settings, s.rounds)).err());
         // The step's card comes into view, and stays in view as the lab's results fill it (not
@@ -243,9 +314,9 @@ pub fn LessonPanel(
     });
     let go = move |delta: isize| {
         open.update(|o| {
-            if let Some((lesson, step)) = o {
+            if let Some((entry, step)) = o {
                 let next = step.saturating_add_signed(delta);
-                if next < lesson.steps.len() {
+                if next < entry.steps {
                     *step = next;
                 }
             }
@@ -313,7 +384,8 @@ pub fn LessonPanel(
     let tick = tick.read_only();
     let current = move || open.get();
     view! {
-        {move || current().map(|(lesson, step)| {
+        {move || current().map(|(entry, step)| {
+            let lesson = lesson_of(entry);
             let s = &lesson.steps[step];
             let total = lesson.steps.len();
             let last = step + 1 == total;
@@ -424,10 +496,11 @@ mod tests {
         ],
     };
 
+    static ENTRIES: [Entry; 1] = [Entry::of(&TWO)];
+
     #[test]
     fn the_address_names_a_lesson_and_a_step_within_it() {
-        let all = [&TWO];
-        let at = |q: &str| from_query(q, &all).map(|(l, s)| (l.key, s));
+        let at = |q: &str| from_query(q, &ENTRIES).map(|(l, s)| (l.key, s));
         assert_eq!(at("?lesson=two"), Some(("two", 0)));
         assert_eq!(at("lab=density&lesson=two&step=2"), Some(("two", 1)));
         assert_eq!(
@@ -438,6 +511,18 @@ mod tests {
         assert_eq!(at("lesson=two&step=x"), Some(("two", 0)));
         assert_eq!(at("lesson=three"), None);
         assert_eq!(at("lessons=two"), None);
+    }
+
+    #[test]
+    fn an_entry_is_read_from_its_lesson() {
+        let e = ENTRIES[0];
+        assert_eq!(
+            (e.key, e.lab, e.title, e.steps),
+            ("two", LabKind::Density, "Two steps", 2)
+        );
+        assert_eq!(e.lab_at(1), LabKind::Density);
+        assert!(!e.across_labs());
+        assert_eq!(e.lab_title(), "Density");
     }
 
     #[test]
