@@ -181,7 +181,7 @@ pub fn App(later: Later) -> impl IntoView {
                     <LabMap state=lab/>
                 </section>
                 <Playback state=lab/>
-                <Results state=lab/>
+                <Results state=lab exports=later.exports/>
                 <Studies state=lab/>
                 <p class="status" data-testid="engine-status" aria-live="polite" class:hidden=hidden("status")
                     class:ready=move || matches!(status.get(), EngineStatus::Ready { .. })

@@ -22,6 +22,7 @@ mod chunks {
         panel_not_fetched,
     };
     use whereabouts_web::shell::{glossary, instructor};
+    use whereabouts_web::signal_map::export::{self, Exports};
     use whereabouts_web::ui::lesson;
 
     /// Each split point only names its lab's views: what they reach goes into the lab's chunk,
@@ -59,6 +60,12 @@ mod chunks {
         Ok(lesson::panel)
     }
 
+    /// The Signal map's CSV and JSON exports, with serde_json's encoders of the run.
+    #[wasm_split(exports, fallible)]
+    fn exports() -> Result<Exports, SplitLoaderError> {
+        Ok(export::EXPORTS)
+    }
+
     /// A panel's chunk, or what the page says when it did not come.
     fn panel<T>(what: &str, made: Result<T, SplitLoaderError>) -> Result<T, String> {
         made.map_err(|_| panel_not_fetched(what, "its code did not arrive: is the page offline?"))
@@ -91,6 +98,9 @@ mod chunks {
         },
         lesson: || -> Pending<MakeLesson> {
             Box::pin(async { panel("The lesson", lesson_panel().await) })
+        },
+        exports: || -> Pending<Exports> {
+            Box::pin(async { panel("The export", exports().await) })
         },
     };
 }

@@ -50,8 +50,8 @@ pub type MakeInstructor = fn(RwSignal<bool>, RwSignal<LabKind>) -> AnyView;
 /// What makes the lesson panel, given the lesson and step showing and how a step sets its lab.
 pub type MakeLesson = fn(crate::ui::lesson::Open, crate::ui::lesson::Apply) -> AnyView;
 
-/// How the page gets each later lab's [`Make`], and the glossary's, the instructor's panel's and
-/// the lesson panel's.
+/// How the page gets each later lab's [`Make`], the glossary's, the instructor's panel's and the
+/// lesson panel's, and the Signal map's CSV and JSON exports.
 #[derive(Clone, Copy)]
 pub struct Later {
     pub density: fn() -> Fetching<DensityState>,
@@ -60,6 +60,7 @@ pub struct Later {
     pub glossary: fn() -> Pending<MakeGlossary>,
     pub instructor: fn() -> Pending<MakeInstructor>,
     pub lesson: fn() -> Pending<MakeLesson>,
+    pub exports: fn() -> Pending<crate::signal_map::export::Exports>,
 }
 
 impl Later {
@@ -75,6 +76,7 @@ impl Later {
             glossary: || Box::pin(std::future::ready(Ok(crate::shell::glossary::panel as _))),
             instructor: || Box::pin(std::future::ready(Ok(crate::shell::instructor::panel as _))),
             lesson: || Box::pin(std::future::ready(Ok(crate::ui::lesson::panel as _))),
+            exports: || Box::pin(std::future::ready(Ok(crate::signal_map::export::EXPORTS))),
         }
     }
 }

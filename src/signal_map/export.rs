@@ -1,8 +1,13 @@
 //! Exports made in the tab: the results as CSV or JSON, the map as PNG. Downloads go through
 //! `blob:`/`data:` URLs of this page; nothing is sent anywhere.
+//!
+//! The CSV and JSON exports ([`EXPORTS`]) come when first asked for, as the later labs' views do
+//! (src/shell/lab_views.rs): serde_json's encoders of the run's records and configuration were
+//! 16.7 KB of the page's first download gzipped (issue 41 §1).
 
 use super::LabState;
 use crate::protocol::ImportReport;
+use crate::shell::lab_views::Pending;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use whereabouts_engine::signal_map::scenario::{RoundRecord, ScenarioConfig, Summary};
@@ -74,6 +79,39 @@ fn records(state: LabState) -> Vec<RoundRecord> {
             .filter_map(|r| r.record.clone())
             .collect()
     })
+}
+
+/// The exports that come when first asked for.
+#[derive(Clone, Copy)]
+pub struct Exports {
+    pub csv: fn(LabState),
+    pub json: fn(LabState),
+}
+
+/// How the page's notice begins when the exports could not come (src/main.rs).
+pub const NOT_FETCHED: &str = "The export could not be loaded";
+
+/// The CSV and JSON exports (in the site's build, a split point's).
+pub const EXPORTS: Exports = Exports { csv, json };
+
+/// Runs the export `which` picks once `fetch` has brought the exports; if they cannot come, the
+/// lab's notice says why (and the next click asks again: wasm-split's loader keeps only a
+/// success).
+pub fn later(state: LabState, fetch: fn() -> Pending<Exports>, which: fn(Exports) -> fn(LabState)) {
+    leptos::task::spawn_local(async move {
+        match fetch().await {
+            Ok(exports) => {
+                // A notice that they could not come before is no longer true.
+                let stale =
+                    |n: &Option<String>| n.as_deref().is_some_and(|n| n.starts_with(NOT_FETCHED));
+                if state.notice.with_untracked(stale) {
+                    state.notice.set(None);
+                }
+                which(exports)(state)
+            }
+            Err(why) => state.notice.set(Some(why)),
+        }
+    });
 }
 
 pub fn csv(state: LabState) {

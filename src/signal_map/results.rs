@@ -2,8 +2,9 @@
 //! error and RMSE per round, and the export buttons.
 
 use super::LabState;
-use super::export;
+use super::export::{self, Exports};
 use super::scene::RoundView;
+use crate::shell::lab_views::Pending;
 use crate::ui::chart::{Axis, Chart, Point, Series};
 use crate::ui::count::count;
 use crate::ui::help::help;
@@ -227,8 +228,9 @@ fn dp_text(total: f64, releases: Option<usize>, config: &ScenarioConfig) -> Stri
     )
 }
 
+/// The Signal map's results; `exports` brings the CSV and JSON exports when first asked for.
 #[component]
-pub fn Results(state: LabState) -> impl IntoView {
+pub fn Results(state: LabState, exports: fn() -> Pending<Exports>) -> impl IntoView {
     let rows = Memo::new(move |_| {
         let wanted = state.wanted.get();
         state.scene.with(|s| {
@@ -499,8 +501,8 @@ pub fn Results(state: LabState) -> impl IntoView {
                 </table>
             </div>
             <div class="tools" class:hidden=move || state.hidden.with(|h| h.iter().any(|k| k == "export"))>
-                <button type="button" data-testid="export-csv" on:click=move |_| export::csv(state)>"Export CSV"</button>
-                <button type="button" data-testid="export-json" on:click=move |_| export::json(state)>"Export JSON"</button>
+                <button type="button" data-testid="export-csv" on:click=move |_| export::later(state, exports, |e| e.csv)>"Export CSV"</button>
+                <button type="button" data-testid="export-json" on:click=move |_| export::later(state, exports, |e| e.json)>"Export JSON"</button>
                 <button type="button" data-testid="export-png" on:click=move |_| export::png()>"Map as PNG"</button>
             </div>
         </section>

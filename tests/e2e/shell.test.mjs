@@ -146,7 +146,7 @@ test("a lab whose views cannot be fetched says so in its panel, and the other la
   await context.close();
 });
 
-test("the glossary and the instructor's panel come when they first open; a dropped one says so and comes on Try again", async () => {
+test("the glossary, the instructor's panel and the exports come when first asked for; a dropped one says so and comes on Try again", async () => {
   // Their chunks (src/shell/lab_views.rs, later_dialog): the glossary's dropped as on a network
   // that loses it, the instructor's panel's let through.
   const dropped = /\/views-[0-9a-f]+\/split_glossary\.wasm$/;
@@ -159,6 +159,17 @@ test("the glossary and the instructor's panel come when they first open; a dropp
   assert.ok(asked('split_instructor.wasm'));
   assert.match(await page.inputValue('[data-testid="instructor-url"]'), /^http:\/\/[^?]+\?/);
   await page.click('[data-testid="instructor-toggle"]');
+  // The Signal map's CSV and JSON exports come the same way, when first asked for: dropped, the
+  // lab's notice says why and nothing is downloaded; let through, the next click downloads.
+  const exports = /\/views-[0-9a-f]+\/split_exports\.wasm$/;
+  await context.route(exports, (route) => route.abort('failed'));
+  await page.click('[data-testid="export-csv"]');
+  await page.waitForSelector('[data-testid="notice"]:not(.hidden)');
+  assert.match(await page.textContent('[data-testid="notice"]'), /^The export could not be loaded \(.+\)\. Try again, or reload the page\./);
+  await context.unroute(exports);
+  const [csv] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="export-csv"]')]);
+  assert.equal(csv.suggestedFilename(), 'whereabouts-rounds.csv');
+  assert.equal(await page.isVisible('[data-testid="notice"]'), false, 'the notice that the exports did not come stays');
   await page.click('[data-testid="glossary-toggle"]');
   const notice = page.locator('[data-testid="glossary-not-loaded"]');
   await notice.waitFor({ timeout: 30000 });

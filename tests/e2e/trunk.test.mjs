@@ -62,7 +62,7 @@ test("./x build's site holds exactly the parts index.html lists, under trunk's n
   const views = `views-${hex}/`;
   const split = [
     /^__wasm_split\.js$/, /^split_density\.wasm$/, /^split_linkability\.wasm$/, /^split_mobility\.wasm$/, /^split_simd128\.wasm$/, /^split_secagg\.wasm$/,
-    ...['__wasm_split\\.js', ...['density', 'linkability', 'mobility'].map((l) => `split_${l}_views\\.wasm`), ...['glossary', 'instructor', 'lesson'].map((p) => `split_${p}\\.wasm`)]
+    ...['__wasm_split\\.js', ...['density', 'linkability', 'mobility'].map((l) => `split_${l}_views\\.wasm`), ...['glossary', 'instructor', 'lesson', 'exports'].map((p) => `split_${p}\\.wasm`)]
       .map((f) => new RegExp(`^${views}${f}$`)),
   ];
   for (const re of split) assert.equal(built.filter((f) => re.test(f)).length, 1, `${re} in ${JSON.stringify(built)}`);
