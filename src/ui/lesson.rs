@@ -201,18 +201,33 @@ static STUDENT_SCROLLED: AtomicBool = AtomicBool::new(false);
 
 /// Keeps step `step`'s card in view while its results arrive, until another step is set or
 /// the student scrolls (a student who moved the page is reading something else, and the lesson
-/// does not pull them back).
-fn follow(card: &'static str, step: u32, tries: u32) {
+/// does not pull them back). It scrolls only when the card has grown, shrunk or moved in the
+/// page since it last looked (`seen`, the card's top in the page and its height): a card that
+/// stands still stays where the student, a Tab to a button or a screen reader put the page.
+fn follow(card: &'static str, step: u32, tries: u32, seen: Option<(f64, f64)>) {
     if STEP_SHOWN.load(Ordering::Relaxed) != step
         || STUDENT_SCROLLED.load(Ordering::Relaxed)
         || !wide()
     {
         return;
     }
-    reveal(card);
+    let now = card_of(card).map(|c| {
+        let r = c.get_bounding_client_rect();
+        let scrolled = web_sys::window()
+            .and_then(|w| w.scroll_y().ok())
+            .unwrap_or(0.0);
+        (r.top() + scrolled, r.height())
+    });
+    let changed = match (seen, now) {
+        (Some(a), Some(b)) => (a.0 - b.0).abs() > 0.5 || (a.1 - b.1).abs() > 0.5,
+        _ => true,
+    };
+    if changed {
+        reveal(card);
+    }
     if tries > 0 {
         set_timeout(
-            move || follow(card, step, tries - 1),
+            move || follow(card, step, tries - 1, now),
             Duration::from_millis(FOLLOW_EVERY_MS),
         );
     }
@@ -230,20 +245,26 @@ fn wide() -> bool {
         .is_some_and(|w| w >= REVEAL_MIN_WIDTH_PX)
 }
 
+/// The card `selector` names (the `.card` around it), or the element itself if it is not in a
+/// card.
+fn card_of(selector: &str) -> Option<web_sys::Element> {
+    if selector.is_empty() {
+        return None;
+    }
+    let el = web_sys::window()?
+        .document()?
+        .query_selector(selector)
+        .ok()
+        .flatten()?;
+    Some(el.closest(".card").ok().flatten().unwrap_or(el))
+}
+
 /// Scrolls the least that shows the card `selector` names (or the element, if it is not in a
 /// card) whole: its bottom to the window's bottom when it is below, its top to the top when above.
 fn reveal(selector: &str) {
-    if selector.is_empty() {
-        return;
-    }
-    let Some(w) = web_sys::window() else { return };
-    let Some(el) = w
-        .document()
-        .and_then(|d| d.query_selector(selector).ok().flatten())
-    else {
+    let (Some(w), Some(card)) = (web_sys::window(), card_of(selector)) else {
         return;
     };
-    let card = el.closest(".card").ok().flatten().unwrap_or(el);
     let height = w
         .inner_height()
         .ok()
@@ -308,7 +329,7 @@ pub fn LessonPanel(open: Open, apply: Apply) -> impl IntoView {
         let step_now = STEP_SHOWN.fetch_add(1, Ordering::Relaxed) + 1;
         STUDENT_SCROLLED.store(false, Ordering::Relaxed);
         set_timeout(
-            move || follow(card, step_now, FOLLOW_TRIES),
+            move || follow(card, step_now, FOLLOW_TRIES, None),
             Duration::from_millis(FOLLOW_EVERY_MS),
         );
     });

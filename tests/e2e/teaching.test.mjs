@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer } from '../../tools/serve.mjs';
+import { mobilityFigures } from './figures.mjs';
 import { params, useSite } from './fixture.mjs';
 import { DIST, captureErrors, guardOrigin, screenshotPath, showLab } from './harness.mjs';
 
@@ -72,6 +73,31 @@ test('present mode: large type, fewer panels, the keyboard steps the lesson, Esc
   assert.equal((await params(page)).present, undefined);
   assert.equal((await params(page)).lesson, 'density', 'the lesson stays');
   assert.equal(await page.isVisible('.site-footer'), true);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a step brings its card into view, and lets the page be once the card stands still (a Tab to Next stays on Next)', async () => {
+  const { context, page, errors } = await open('?lesson=mobility', { viewport: { width: 1280, height: 900 } });
+  await mobilityFigures(page, 12, 0, 180000);
+  // The step scrolled the page down to its card …
+  const card = await page.$eval('[data-testid="lesson"]', (l) => l.dataset.card);
+  const cardInView = (c) => {
+    const r = (document.querySelector(c)?.closest('.card') ?? document.querySelector(c)).getBoundingClientRect();
+    return r.top >= 0 && r.bottom <= innerHeight + 1;
+  };
+  await page.waitForFunction(cardInView, card, { timeout: 5000 });
+  // … and once its card stands still, moving focus up to the lesson's Next (which scrolls the
+  // page, as a Tab does) is not undone by the step's follower, which looks every 0.4 s.
+  await page.waitForTimeout(1000);
+  await page.focus('[data-testid="lesson-next"]');
+  const nextInView = () => page.$eval('[data-testid="lesson-next"]', (b) => { const r = b.getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; });
+  assert.equal(await nextInView(), true, 'focus brings Next into view');
+  assert.equal(await page.evaluate(cardInView, card), false, 'at 1280×900 Next and the card do not fit on one screen');
+  await page.waitForTimeout(1500);
+  assert.equal(await nextInView(), true, 'the step pulled the page back to its card');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('[data-testid="lesson"][data-step="2"]');
   assert.deepEqual(errors, []);
   await context.close();
 });
