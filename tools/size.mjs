@@ -74,10 +74,12 @@ console.log(
   `first load     ${kb(total).padStart(24)} KB gzipped  budget ${String(budget.budgets.total).padStart(4)} KB${totalFits ? '' : '  OVER'}` +
     `  (target ${budget.target} KB: ${total <= budget.target * 1000 ? 'met' : `${kb(total - budget.target * 1000)} KB to go`})`,
 );
-// What a lab fetches when it first opens, after the first load: the worker's chunks of its
-// engine (src/worker/split.rs) and the page's chunks of its views (src/shell/lab_views.rs), one
-// per lab and the code two labs share. Not part of the first load, but under a ceiling of its
-// own so that it does not grow unseen.
+// What comes after the first load: what a lab fetches when it first opens (the worker's chunks
+// of its engine, src/worker/split.rs, and the page's chunks of its views, src/shell/lab_views.rs,
+// one per lab and the code two labs share), the panels that come when first opened, secure
+// aggregation's protocol, and the importer (src/worker/import.rs: asked for once the lab's
+// first results are in). Not part of the first load, but under a ceiling of its own so that it
+// does not grow unseen.
 const later = names.filter((n) => /^(views-[0-9a-f]+\/)?(split_[a-z_]+|chunk_\d+)\.wasm$/.test(n) && !role['simd128 kernel'](n));
 const views = later.filter((f) => f.startsWith('views-'));
 const stray = names.filter(
@@ -99,7 +101,7 @@ const split = (files) => {
   return `${each.join(', ')}, shared ${kb(shared)}`;
 };
 console.log(
-  `labs fetched later ${kb(laterGz).padStart(20)} KB gzipped  budget ${String(budget.budgets.later).padStart(4)} KB${laterFits ? '' : '  OVER'}` +
+  `fetched later  ${kb(laterGz).padStart(24)} KB gzipped  budget ${String(budget.budgets.later).padStart(4)} KB${laterFits ? '' : '  OVER'}` +
     `  (engines: ${split(later.filter((f) => !views.includes(f)))}; views: ${split(views)})`,
 );
 if (over) {

@@ -2,7 +2,8 @@
 //!
 //! In the site's build (`--features split`) it also holds the worker's split points, one per lab
 //! fetched later (src/worker/split.rs), one for the simd128 DLG kernel (src/worker/simd.rs) and
-//! one for secure aggregation's protocol (src/worker/secure.rs): they are exported symbols, so
+//! one for secure aggregation's protocol (src/worker/secure.rs) and one for the importer of the
+//! visitor's files (src/worker/import.rs): they are exported symbols, so
 //! they live in this binary and not in the library the page links too.
 fn main() {
     #[cfg(all(feature = "split", target_family = "wasm"))]
@@ -10,6 +11,7 @@ fn main() {
         labs: Some(chunks::fetch),
         simd: Some(chunks::simd128),
         protocol: Some(chunks::protocol),
+        import: Some(chunks::import),
     });
     #[cfg(not(all(feature = "split", target_family = "wasm")))]
     whereabouts_web::worker::start(whereabouts_web::worker::Chunks::default());
@@ -24,7 +26,7 @@ mod chunks {
     use whereabouts_web::worker::secure::Loading as ProtocolLoading;
     use whereabouts_web::worker::simd::{Loading, SIMD128};
     use whereabouts_web::worker::split::Fetching;
-    use whereabouts_web::worker::{LabHost, density, linkability, mobility};
+    use whereabouts_web::worker::{LabHost, density, import, linkability, mobility};
 
     type Made = Result<Box<dyn LabHost>, SplitLoaderError>;
 
@@ -55,6 +57,22 @@ mod chunks {
     #[wasm_split(secagg, fallible)]
     fn secagg_protocol() -> Result<Protocol, SplitLoaderError> {
         Ok(whereabouts_core::secagg::run)
+    }
+
+    /// The importer of the visitor's files: its chunk holds the core's CSV, GPX, GeoJSON and
+    /// time parsers, and the worker's reading and report of a file.
+    #[wasm_split(import, fallible)]
+    fn importer() -> Result<import::Run, SplitLoaderError> {
+        Ok(import::run)
+    }
+
+    /// The [`whereabouts_web::worker::import::Load`] of this build.
+    pub fn import() -> import::Loading {
+        Box::pin(async {
+            importer()
+                .await
+                .map_err(|e| format!("its chunk could not be loaded ({e})"))
+        })
     }
 
     /// The [`whereabouts_web::worker::secure::Load`] of this build.

@@ -17,6 +17,10 @@ pub enum Request {
         #[serde(skip)]
         file: Option<web_sys::File>,
     },
+    /// Have the importer's code ready (in the site's build, fetch its chunk now), so that a
+    /// file dropped later imports at once, offline too. The page asks once its lab's first
+    /// results are in, so the fetch is not part of the first load (src/worker/import.rs).
+    Prepare,
 }
 
 /// What an import worker answers.
@@ -37,6 +41,8 @@ pub enum Response {
     },
     /// The file could not be imported: which file, where, what.
     Failed { error: ImportError },
+    /// The importer's code is here ([`Request::Prepare`]).
+    Prepared,
 }
 
 /// What the visitor chose for an import.

@@ -55,9 +55,16 @@ pub struct DataView {
 #[derive(Clone, Copy)]
 pub struct DataState {
     pub view: RwSignal<DataView>,
-    /// Which worker reads files: "starting", "ready" (the import worker) or "engine" (the
-    /// fallback); the drop zone carries it as `data-reader`.
+    /// Which worker reads files: "starting" (the import worker is loading, or has not yet got
+    /// its importer's code), "ready" (the import worker, its importer here: a file imports at
+    /// once, offline too) or "engine" (the fallback); the drop zone carries it as `data-reader`.
     pub reader: RwSignal<&'static str>,
+    /// The engine worker has answered with a lab's first results: from then on the worker
+    /// that reads files is asked to have its importer ready ([`DataState::prepare`]), a fetch
+    /// that is kept out of the first load (src/worker/import.rs).
+    results_in: StoredValue<bool>,
+    /// The engine worker was asked to have its importer ready.
+    engine_prepared: StoredValue<bool>,
     engine: Engine,
     /// The import worker: started with the page and kept between imports (a visitor who goes
     /// offline can still import), replaced after a cancel. `None` once it failed to start.
@@ -98,6 +105,8 @@ impl DataState {
         let state = DataState {
             view: RwSignal::new(DataView::default()),
             reader: RwSignal::new("starting"),
+            results_in: StoredValue::new(false),
+            engine_prepared: StoredValue::new(false),
             engine,
             importer: StoredValue::new_local(None),
             importer_serial: StoredValue::new(0),
@@ -111,7 +120,13 @@ impl DataState {
                 state.on_engine_import(r);
                 None
             }
-            other => Some(other),
+            other => {
+                if !state.results_in.get_value() && first_results(&other) {
+                    state.results_in.set_value(true);
+                    state.prepare();
+                }
+                Some(other)
+            }
         });
         state.spawn_importer();
         state
@@ -133,7 +148,26 @@ impl DataState {
             Err(_) => {
                 self.importer.set_value(None);
                 self.reader.set("engine");
+                self.prepare();
             }
+        }
+    }
+
+    /// Once the lab's first results are in, asks the workers that read files to have their
+    /// importer ready: the import worker once it has loaded, and the engine worker too (once),
+    /// which reads the files if an import worker cannot start (offline after a cancel, say).
+    fn prepare(&self) {
+        if !self.results_in.get_value() {
+            return;
+        }
+        let request = Request::Import(ImportRequest::Prepare);
+        if !self.engine_prepared.get_value() {
+            self.engine_prepared.set_value(true);
+            let _ = self.engine.send(&request);
+        }
+        if let Some(i) = self.importer.get_value().filter(|i| i.ready) {
+            // A worker that cannot take it is replaced, and asked again, as it says Fatal.
+            let _ = i.bridge.send(&request);
         }
     }
 
@@ -269,8 +303,9 @@ impl DataState {
                         i.ready = true;
                     }
                 });
-                self.reader.set("ready");
+                self.prepare();
             }
+            Response::Import(ImportResponse::Prepared) => self.reader.set("ready"),
             Response::Import(r) if mine => self.on_import(r),
             // It never loaded (offline since before it started, say): the engine worker reads
             // the files instead.
@@ -280,6 +315,7 @@ impl DataState {
                 );
                 self.importer.set_value(None);
                 self.reader.set("engine");
+                self.prepare();
                 if mine {
                     self.dispatch();
                 }
@@ -301,6 +337,10 @@ impl DataState {
 
     /// An import answer of the engine worker: the oldest import handed to it.
     fn on_engine_import(&self, response: ImportResponse) {
+        // The engine worker's importer is ready: it answers no import with that.
+        if response == ImportResponse::Prepared {
+            return;
+        }
         let oldest = self.engine_imports.with_value(|q| q.front().copied());
         if !matches!(response, ImportResponse::Progress { .. }) {
             self.engine_imports.update_value(|q| {
@@ -348,6 +388,7 @@ impl DataState {
                 });
             }
             ImportResponse::Failed { error } => self.import_failed(error.to_string()),
+            ImportResponse::Prepared => {}
         }
     }
 
@@ -373,6 +414,21 @@ impl DataState {
             }
         });
     }
+}
+
+/// True for the engine worker's first answer that shows a lab's results: the Signal map's run
+/// is idle (its first rounds shown) or could not run; a Density, Linkability or Mobility
+/// message (that lab's engine has come and talks).
+fn first_results(response: &Response) -> bool {
+    use crate::protocol::SignalResponse;
+    matches!(
+        response,
+        Response::Signal(SignalResponse::Idle { .. } | SignalResponse::Error { .. })
+            | Response::Later { .. }
+            | Response::Density(_)
+            | Response::Linkability(_)
+            | Response::Mobility(_)
+    )
 }
 
 /// A sample from this site, as a `File`; a failure in plain words (the samples are files of

@@ -6,8 +6,15 @@
 //! half-imported can reach the lab. When the import worker cannot start (a page that went
 //! offline after a cancel), the engine worker runs the same code. The file is a
 //! `File` handle (not copied) and is read with `FileReaderSync` in 4 MB slices.
+//!
+//! In the site's build (`--features split`) [`run`] and the importer it reaches (CSV, GPX,
+//! GeoJSON and the time formats) are a split point of the worker's binary (src/bin/worker.rs):
+//! wasm-split moves them into a chunk of their own, fetched the first time a file is imported
+//! ([`Load`]), so a visitor who never imports does not download it (issue 41 §1; BENCHMARKS.md
+//! "Download size"). In every other build [`at_once`] has it.
 
 use crate::protocol::{ImportReport, ImportResponse, ImportSettings, Response, pack};
+use std::{future::Future, pin::Pin};
 use wasm_bindgen::JsCast;
 use whereabouts_core::import::{Import, ImportError, ImportOptions, csv, import, thin};
 use whereabouts_engine::signal_map::placement::ImportedTrace;
@@ -16,6 +23,41 @@ use whereabouts_engine::signal_map::placement::ImportedTrace;
 const CHUNK: f64 = 4.0 * 1024.0 * 1024.0;
 /// Rows shown in the CSV mapping preview.
 const PREVIEW_ROWS: usize = 5;
+
+/// What imports a file: [`run`].
+pub type Run = fn(&web_sys::File, &ImportSettings, &dyn Fn() -> f64, &mut dyn FnMut(Response));
+
+/// How the worker fetches the importer's chunk: the split build's worker binary gives one to
+/// [`super::start`].
+pub type Load = fn() -> Loading;
+
+/// The importer on its way, or why it could not come.
+pub type Loading = Pin<Box<dyn Future<Output = Result<Run, String>>>>;
+
+/// The importer now, if its code is in the binary: `None` in the split build, where it must be
+/// fetched (a [`Load`]).
+pub fn at_once() -> Option<Run> {
+    #[cfg(all(feature = "split", target_family = "wasm"))]
+    {
+        None
+    }
+    #[cfg(not(all(feature = "split", target_family = "wasm")))]
+    Some(run)
+}
+
+/// What the page is told when the importer could not come (`why`): the import of `file` failed,
+/// and the lab keeps what it had.
+pub fn unloaded(file: &web_sys::File, why: &str) -> Response {
+    Response::Import(ImportResponse::Failed {
+        error: ImportError {
+            file: file.name(),
+            line: None,
+            problem: format!(
+                "the importer's code could not be loaded ({why}); check the connection and try again"
+            ),
+        },
+    })
+}
 
 /// Reads and imports `file`, emitting progress, then `ImportDone` or `ImportFailed`.
 pub fn run(

@@ -23,7 +23,7 @@ pub mod split;
 pub mod study;
 
 use crate::protocol::LabKind;
-use crate::protocol::{self, ImportRequest, Request, Response};
+use crate::protocol::{self, ImportRequest, ImportSettings, Request, Response};
 use std::{cell::RefCell, rc::Rc};
 use wasm_bindgen::{JsCast, JsValue, closure::Closure};
 use web_sys::{DedicatedWorkerGlobalScope, MessageChannel, MessageEvent};
@@ -141,7 +141,7 @@ impl Scheduler {
             | Request::Linkability(_)
             | Request::Mobility(_)
             | Request::Later { .. }) => self.lab_request(request, split::at_once, now, emit),
-            Request::Import(ImportRequest::File { .. }) => emit(Response::Rejected {
+            Request::Import(_) => emit(Response::Rejected {
                 reason: "imports run in their own worker".into(),
             }),
         }
@@ -330,6 +330,8 @@ pub struct Chunks {
     pub simd: Option<simd::Load>,
     /// Secure aggregation's protocol ([`secure`]).
     pub protocol: Option<secure::Load>,
+    /// The importer of the visitor's files ([`import`]).
+    pub import: Option<import::Load>,
 }
 
 struct Glue {
@@ -338,6 +340,8 @@ struct Glue {
     fetch: Option<split::Fetch>,
     /// How secure aggregation's protocol is fetched (the split build), if the binary has one.
     protocol: Option<secure::Load>,
+    /// How the importer's chunk is fetched (the split build), if the binary has one.
+    import: Option<import::Load>,
     /// How the simd128 DLG kernel's chunk is fetched (the split build), until the first
     /// Signal-map request takes it (an import worker never gets one, and never fetches it).
     simd: std::cell::Cell<Option<simd::Load>>,
@@ -409,6 +413,52 @@ impl Glue {
             });
         }
     }
+
+    /// The importer, at once or once its chunk has come.
+    async fn importer(&self) -> Result<import::Run, String> {
+        match (import::at_once(), self.import) {
+            (Some(run), _) => Ok(run),
+            (None, Some(load)) => load().await,
+            (None, None) => Err("this worker has no way to fetch it".into()),
+        }
+    }
+
+    /// Has the importer ready ([`ImportRequest::Prepare`]) and says so; if its chunk cannot
+    /// come, says nothing (the page's next file asks again, and its failure says why).
+    fn prepare_import(self: &Rc<Self>) {
+        let glue = self.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            match glue.importer().await {
+                Ok(_) => post(
+                    &glue.scope,
+                    &Response::Import(protocol::ImportResponse::Prepared),
+                ),
+                Err(why) => web_sys::console::warn_1(
+                    &format!("whereabouts: the importer is not ready: {why}").into(),
+                ),
+            }
+        });
+    }
+
+    /// Imports `file`: at once where the importer is in the binary, else once its chunk has come
+    /// (the first import fetches it; a failed fetch fails this import, and the next asks again).
+    fn import(self: &Rc<Self>, file: web_sys::File, settings: ImportSettings) {
+        if let Some(run) = import::at_once() {
+            let now = || self.now();
+            run(&file, &settings, &now, &mut |r| post(&self.scope, &r));
+            return;
+        }
+        let glue = self.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            match glue.importer().await {
+                Ok(run) => {
+                    let now = || glue.now();
+                    run(&file, &settings, &now, &mut |r| post(&glue.scope, &r));
+                }
+                Err(why) => post(&glue.scope, &import::unloaded(&file, &why)),
+            }
+        });
+    }
 }
 
 /// Starts the worker: installs the panic reporter and the message listener, then says ready.
@@ -428,6 +478,7 @@ pub fn start(chunks: Chunks) {
         engine: RefCell::new(Scheduler::default()),
         fetch: chunks.labs,
         protocol: chunks.protocol,
+        import: chunks.import,
         simd: std::cell::Cell::new(chunks.simd),
         scope: scope.clone(),
         channel,
@@ -450,10 +501,8 @@ pub fn start(chunks: Chunks) {
             Ok(Request::Import(ImportRequest::File {
                 settings,
                 file: Some(file),
-            })) => {
-                let now = || msg_glue.now();
-                crate::worker::import::run(&file, &settings, &now, &mut emit);
-            }
+            })) => msg_glue.import(file, settings),
+            Ok(Request::Import(ImportRequest::Prepare)) => msg_glue.prepare_import(),
             Ok(request) => {
                 if let (Request::Signal(_), Some(load)) = (&request, msg_glue.simd.get()) {
                     msg_glue.simd.set(None);

@@ -3,7 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useSite } from './fixture.mjs';
-import { screenshotPath } from './harness.mjs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DIST, screenshotPath } from './harness.mjs';
 
 const { open } = useSite();
 const openApp = (viewport) => open('', { viewport, scale: 2, ready: false });
@@ -38,13 +40,19 @@ test('desktop: renders, the worker round-trips, no request leaves the origin', a
   // lab's tab fetches its own of both when it first shows (src/worker/split.rs: the worker's
   // chunks at the top; src/shell/lab_views.rs: the page's in `views-<hash>/`), and only its own.
   // Chromium has wasm SIMD, so the worker fetches the simd128 DLG kernel's chunk at once
-  // (src/worker/simd.rs).
+  // (src/worker/simd.rs). The importer's chunks (src/worker/import.rs: its own and those it
+  // shares, as wasm-split's loader names them) come once the lab's first results are in
+  // (data.test.mjs checks when).
+  const loader = readFileSync(join(DIST, '__wasm_split.js'), 'utf8');
+  const importer = new Set(['split_import.wasm', ...[...loader.matchAll(/\/\* ([a-z0-9_, ]+) \*\/\s*const __chunk_(\d+)/g)]
+    .filter((m) => m[1].split(', ').includes('import'))
+    .map((m) => `chunk_${m[2]}.wasm`)]);
   const fetched = () =>
     guard.requests
       .map((r) => new URL(r.url).pathname.split('/').slice(-2).join('/'))
       .filter((p) => /(^|\/)(split_[a-z0-9_]+|chunk_\d+)\.wasm$/.test(p))
       .map((p) => (p.startsWith('views-') ? `views/${p.split('/')[1]}` : p.split('/').pop()));
-  const chunks = () => fetched().filter((c) => c !== 'split_simd128.wasm');
+  const chunks = () => fetched().filter((c) => c !== 'split_simd128.wasm' && !importer.has(c));
   assert.deepEqual(chunks(), [], 'the Signal map fetched another lab\'s engine or views');
   assert.ok(fetched().includes('split_simd128.wasm'), `the worker did not fetch the simd128 kernel: ${JSON.stringify(fetched())}`);
   await page.click('[data-testid="tab-density"]');

@@ -7,10 +7,11 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useSite } from './fixture.mjs';
-import { screenshotPath } from './harness.mjs';
+import { captureErrors, guardOrigin, screenshotPath } from './harness.mjs';
 import { FILES, iso, bigCsv, origin, originIs, imported } from './files.mjs';
 
-const { open } = useSite();
+const site = useSite();
+const { open } = site;
 
 const DAY = 86400;
 const T0 = 1_700_006_400; // 2023-11-15 00:00 UTC
@@ -231,6 +232,44 @@ test('importing works offline, after a cancel too; a sample offline says why in 
   await context.setOffline(false);
   assert.deepEqual(guard.violations, []);
   assert.deepEqual(errors.filter((e) => !/ERR_INTERNET_DISCONNECTED|Failed to load resource|could not load/.test(e)), []);
+  await context.close();
+});
+
+test("the importer's code comes after the lab's first results; if it cannot come, the import says why and the next file asks again", async () => {
+  // The site's build fetches the importer (CSV, GPX, GeoJSON, times) as a chunk of the worker
+  // (src/worker/import.rs): asked for once the lab's first results are in, by the import worker
+  // and the engine worker, so that a file dropped later imports at once, offline too.
+  const context = await site.browser.newContext({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
+  const guard = await guardOrigin(context, new URL(site.url).origin);
+  let page;
+  let failing = true;
+  const asked = []; // the lab's summary each time the chunk was asked for
+  await context.route(/\/split_import\.wasm$/, async (route) => {
+    asked.push(await page.textContent('[data-testid="summary"]').catch((e) => `(${e.message})`));
+    if (failing) await route.abort('failed');
+    else await route.continue();
+  });
+  page = await context.newPage();
+  const errors = captureErrors(page);
+  await page.goto(site.url);
+  for (let i = 0; i < 300 && asked.length < 2; i++) await page.waitForTimeout(100);
+  assert.equal(asked.length, 2, 'the import worker and the engine worker each ask for the importer once');
+  for (const summary of asked) assert.match(summary, /^After \d+ rounds?:/, 'the importer was asked for before the first results showed');
+  assert.equal(await page.getAttribute('[data-testid="drop-zone"]', 'data-reader'), 'starting', 'no importer, yet the drop zone says ready');
+  // A file now: the import worker asks again, fails, and says why; nothing the lab had changes.
+  await page.setInputFiles('[data-testid="file-input"]', { name: 'no-importer.csv', mimeType: 'text/csv', buffer: Buffer.from(csv(walk(47.37, 8.54))) });
+  await page.waitForSelector('[data-testid="import-error"]');
+  assert.match(await page.textContent('[data-testid="import-error"]'), /^no-importer\.csv: the importer's code could not be loaded \(.+\); check the connection and try again/);
+  assert.equal(await page.$('[data-testid="import-report"]'), null);
+  // The network is back: the next file asks again, and imports.
+  failing = false;
+  await page.setInputFiles('[data-testid="file-input"]', { name: 'back.csv', mimeType: 'text/csv', buffer: Buffer.from(csv(walk(47.37, 8.54))) });
+  await imported(page, 'back.csv');
+  assert.match(await page.textContent('[data-testid="import-count"]'), /^360 fixes/);
+  assert.equal(asked.length, 4, `asked ${asked.length} times`);
+  assert.deepEqual(guard.violations, []);
+  // (The chunk loader logs each failed fetch.)
+  assert.deepEqual(errors.filter((e) => !/Failed to load resource|Failed to fetch|split_import/.test(e)), []);
   await context.close();
 });
 

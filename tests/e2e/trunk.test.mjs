@@ -61,7 +61,7 @@ test("./x build's site holds exactly the parts index.html lists, under trunk's n
   // when it first opens (src/shell/lab_views.rs), in a folder named by the page's hash.
   const views = `views-${hex}/`;
   const split = [
-    /^__wasm_split\.js$/, /^split_density\.wasm$/, /^split_linkability\.wasm$/, /^split_mobility\.wasm$/, /^split_simd128\.wasm$/, /^split_secagg\.wasm$/,
+    /^__wasm_split\.js$/, /^split_density\.wasm$/, /^split_linkability\.wasm$/, /^split_mobility\.wasm$/, /^split_simd128\.wasm$/, /^split_secagg\.wasm$/, /^split_import\.wasm$/,
     ...['__wasm_split\\.js', ...['density', 'linkability', 'mobility'].map((l) => `split_${l}_views\\.wasm`), ...['glossary', 'instructor', 'lesson', 'exports'].map((p) => `split_${p}\\.wasm`)]
       .map((f) => new RegExp(`^${views}${f}$`)),
   ];
