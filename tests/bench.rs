@@ -5,6 +5,7 @@
 use wasm_bindgen_test::*;
 use whereabouts_engine::signal_map::bench::{
     architectures, dlg_ms_per_iteration, fedavg_sweep, import_mb_per_s, import_samples,
+    small_network_parts_us as small_network_parts,
 };
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -30,6 +31,14 @@ fn dlg_iteration_time_in_the_browser() {
                 ms * 1000.0
             );
         }
+    }
+    // Where the small network's iteration goes (issue 41 §2: what is left outside the passes).
+    for k in kernels {
+        let (passes, activations) = small_network_parts(k, 20_000, &now);
+        console_log!(
+            "BENCH small network's parts, {:<8} its 64 × 64 layer's two passes {passes:>6.2} µs; its 128 activations (libm) {activations:>6.2} µs",
+            k.name()
+        );
     }
     kernel::install(kernel::DEFAULT);
 }

@@ -3,7 +3,8 @@
 //! runs them in headless Chromium. Results go in BENCHMARKS.md.
 
 use crate::signal_map::attack::dlg::{self, DlgConfig};
-use crate::signal_map::attack::objective::Objective;
+use crate::signal_map::attack::kernel::Kernel;
+use crate::signal_map::attack::objective::{D4, Objective};
 use crate::signal_map::model::{Activation, Hidden, MlpSpec, ModelPreset};
 use crate::signal_map::trace::Standardizer;
 use whereabouts_core::geo::Metres;
@@ -32,6 +33,58 @@ pub fn architectures() -> Vec<(&'static str, MlpSpec)> {
         ("2-64-64-1 tanh (PyTorch reference shape)", tanh64),
         ("paper (2-224 ReLU-640 sigmoid-1)", paper),
     ]
+}
+
+/// Where a DLG iteration on the small network (2-64 tanh-64 sigmoid-1) spends its time, in µs:
+/// what `kernel`'s two passes over its 64 × 64 layer take (the forward pass with Ga, and the
+/// backward pass), and what its 128 activations take (64 `tanhf` and 64 `expf` with the
+/// sigmoid's division, as the objective calls them from libm), each over `reps` repetitions.
+/// The rest of an iteration (`dlg_ms_per_iteration` minus the two) is the other layers, the
+/// O(n) dual-number products and the Adam step.
+pub fn small_network_parts_us(
+    kernel: &dyn Kernel,
+    reps: usize,
+    now: &dyn Fn() -> f64,
+) -> (f64, f64) {
+    let n = 64;
+    let mut s = Stream::new(3, "bench-parts");
+    let mut draw = |k: usize| {
+        (0..k)
+            .map(|_| s.gaussian(0.0, 0.3) as f32)
+            .collect::<Vec<_>>()
+    };
+    let (rows, grows, bias) = (draw(n * n), draw(n * n), draw(n));
+    let active: Vec<usize> = (0..n).collect();
+    let compact: Vec<D4> = draw(3 * n)
+        .chunks(3)
+        .map(|v| D4 {
+            v: v[0],
+            d: [v[1], v[2], 0.0],
+        })
+        .collect();
+    let (mut z, mut ga, mut back) = (vec![D4::ZERO; n], vec![D4::ZERO; n], vec![D4::ZERO; n]);
+    let reps = reps.max(1);
+    let t0 = now();
+    for _ in 0..reps {
+        kernel.forward(
+            &rows, &grows, &bias, &bias, n, &active, &compact, &mut z, &mut ga,
+        );
+        kernel.backward(&rows, n, &z, &active, &mut back);
+    }
+    let passes = (now() - t0) * 1000.0 / reps as f64;
+    let values = draw(n);
+    let mut sink = 0.0f32;
+    let t0 = now();
+    for r in 0..reps {
+        let shift = r as f32 * 1e-6;
+        for &v in &values {
+            sink += libm::tanhf(v + shift) + 1.0 / (1.0 + libm::expf(-(v + shift)));
+        }
+    }
+    let activations = (now() - t0) * 1000.0 / reps as f64;
+    // The sums are used, so neither loop can be left out.
+    assert!(sink.is_finite() && back.iter().all(|b| b.v.is_finite()));
+    (passes, activations)
 }
 
 /// Milliseconds per DLG iteration on `spec`, over `iterations` iterations after a warm-up of
