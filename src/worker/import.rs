@@ -9,9 +9,10 @@
 //!
 //! In the site's build (`--features split`) [`run`] and the importer it reaches (CSV, GPX,
 //! GeoJSON and the time formats) are a split point of the worker's binary (src/bin/worker.rs):
-//! wasm-split moves them into a chunk of their own, fetched the first time a file is imported
-//! ([`Load`]), so a visitor who never imports does not download it (issue 41 §1; BENCHMARKS.md
-//! "Download size"). In every other build [`at_once`] has it.
+//! wasm-split moves them into a chunk of their own ([`Load`]), fetched once the lab's first
+//! results are in (the page's `ImportRequest::Prepare`, so that a file dropped later imports at
+//! once, offline too) or by the first file if it comes sooner: the first load does not hold it
+//! (issue 41 §1; BENCHMARKS.md "Download size"). In every other build [`at_once`] has it.
 
 use crate::protocol::{ImportReport, ImportResponse, ImportSettings, Response, pack};
 use std::{future::Future, pin::Pin};
