@@ -9,9 +9,9 @@
 // measured when they were last raised: a change that makes a binary bigger than its budget must
 // raise the budget in the same commit, and say why in BENCHMARKS.md. `target` is the first
 // load the project aims for (issue #41: 750 KB in all); it is reported, not enforced, until it is
-// met. What a lab fetches when it first opens (the worker's chunks of its engine,
-// src/worker/split.rs, and the page's chunks of its views, `views-<hash>/`,
-// src/shell/lab_views.rs) is reported after the first load, under a ceiling of its own (`later`).
+// met. What comes later (a lab's chunks when it first opens, the panels', secure aggregation's,
+// the importer's once the first run is done: see "What comes after the first load" below) is
+// reported after the first load, under a ceiling of its own (`later`).
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,7 +78,7 @@ console.log(
 // of its engine, src/worker/split.rs, and the page's chunks of its views, src/shell/lab_views.rs,
 // one per lab and the code two labs share), the panels that come when first opened, secure
 // aggregation's protocol, and the importer (src/worker/import.rs: asked for once the lab's
-// first results are in). Not part of the first load, but under a ceiling of its own so that it
+// first run is done). Not part of the first load, but under a ceiling of its own so that it
 // does not grow unseen.
 const later = names.filter((n) => /^(views-[0-9a-f]+\/)?(split_[a-z_]+|chunk_\d+)\.wasm$/.test(n) && !role['simd128 kernel'](n));
 const views = later.filter((f) => f.startsWith('views-'));

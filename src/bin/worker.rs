@@ -68,11 +68,7 @@ mod chunks {
 
     /// The [`whereabouts_web::worker::import::Load`] of this build.
     pub fn import() -> import::Loading {
-        Box::pin(async {
-            importer()
-                .await
-                .map_err(|e| format!("its chunk could not be loaded ({e})"))
-        })
+        Box::pin(async { importer().await.map_err(|e| e.to_string()) })
     }
 
     /// The [`whereabouts_web::worker::secure::Load`] of this build.

@@ -18,8 +18,8 @@ pub enum Request {
         file: Option<web_sys::File>,
     },
     /// Have the importer's code ready (in the site's build, fetch its chunk now), so that a
-    /// file dropped later imports at once, offline too. The page asks once its lab's first
-    /// results are in, so the fetch is not part of the first load (src/worker/import.rs).
+    /// file dropped later imports at once, offline too. The page asks once its lab's first run
+    /// is done, so the fetch is not part of the first load (src/worker/import.rs).
     Prepare,
 }
 
@@ -41,7 +41,7 @@ pub enum Response {
     },
     /// The file could not be imported: which file, where, what.
     Failed { error: ImportError },
-    /// The importer's code is here ([`Request::Prepare`]).
+    /// The importer's code is here (after [`Request::Prepare`], or before a file's import).
     Prepared,
 }
 

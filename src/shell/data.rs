@@ -3,7 +3,9 @@
 //!
 //! The shell owns it: one imported file feeds every lab. Imports run in an import worker
 //! ([`crate::worker::import`]) started with the page and kept, so a visitor who goes offline can
-//! still import; Cancel terminates it and starts another. If it cannot start, the engine worker
+//! still import (once the importer's code has come: in the site's build a chunk of the worker,
+//! which both workers are asked to fetch once the lab's first run is done, [`DataState::prepare`]);
+//! Cancel terminates it and starts another. If it cannot start, the engine worker
 //! reads the file instead (then Cancel only ignores the result). The labs keep
 //! running meanwhile, and what they show changes only when an import succeeds: a failed or
 //! cancelled import leaves the previous data and results as they were. The fixes go to the
@@ -59,15 +61,16 @@ pub struct DataState {
     /// its importer's code), "ready" (the import worker, its importer here: a file imports at
     /// once, offline too) or "engine" (the fallback); the drop zone carries it as `data-reader`.
     pub reader: RwSignal<&'static str>,
-    /// The engine worker has answered with a lab's first results: from then on the worker
-    /// that reads files is asked to have its importer ready ([`DataState::prepare`]), a fetch
+    /// The engine worker has answered that the lab's first run is done: from then on the
+    /// workers that read files are asked to have their importer ready ([`DataState::prepare`]), a fetch
     /// that is kept out of the first load (src/worker/import.rs).
     results_in: StoredValue<bool>,
-    /// The engine worker was asked to have its importer ready.
+    /// The engine worker said its importer is ready (until then each [`DataState::prepare`]
+    /// asks it again).
     engine_prepared: StoredValue<bool>,
     engine: Engine,
     /// The import worker: started with the page and kept between imports (a visitor who goes
-    /// offline can still import), replaced after a cancel. `None` once it failed to start.
+    /// offline can still import, once it has its importer), replaced after a cancel. `None` once it failed to start.
     importer: StoredValue<Option<Importer>, LocalStorage>,
     /// Numbers import workers; only the current one is heard.
     importer_serial: StoredValue<u32>,
@@ -129,6 +132,13 @@ impl DataState {
             }
         });
         state.spawn_importer();
+        // Back online: a worker whose importer could not come asks again.
+        let online = window_event_listener(leptos::ev::online, move |_| {
+            if state.reader.get_untracked() != "ready" || !state.engine_prepared.get_value() {
+                state.prepare();
+            }
+        });
+        on_cleanup(move || online.remove());
         state
     }
 
@@ -153,7 +163,7 @@ impl DataState {
         }
     }
 
-    /// Once the lab's first results are in, asks the workers that read files to have their
+    /// Once the lab's first run is done, asks the workers that read files to have their
     /// importer ready: the import worker once it has loaded, and the engine worker too (once),
     /// which reads the files if an import worker cannot start (offline after a cancel, say).
     fn prepare(&self) {
@@ -162,7 +172,6 @@ impl DataState {
         }
         let request = Request::Import(ImportRequest::Prepare);
         if !self.engine_prepared.get_value() {
-            self.engine_prepared.set_value(true);
             let _ = self.engine.send(&request);
         }
         if let Some(i) = self.importer.get_value().filter(|i| i.ready) {
@@ -339,6 +348,7 @@ impl DataState {
     fn on_engine_import(&self, response: ImportResponse) {
         // The engine worker's importer is ready: it answers no import with that.
         if response == ImportResponse::Prepared {
+            self.engine_prepared.set_value(true);
             return;
         }
         let oldest = self.engine_imports.with_value(|q| q.front().copied());
@@ -416,19 +426,21 @@ impl DataState {
     }
 }
 
-/// True for the engine worker's first answer that shows a lab's results: the Signal map's run
-/// is idle (its first rounds shown) or could not run; a Density, Linkability or Mobility
-/// message (that lab's engine has come and talks).
+/// True for an answer of the engine worker that ends the first load: the Signal map's run is
+/// idle with at least one round done (the rounds the page wants so far; an Idle before the
+/// first round is not the end of anything) or could not run; a Density, Linkability or
+/// Mobility message (that lab's engine has come and talks).
 fn first_results(response: &Response) -> bool {
     use crate::protocol::SignalResponse;
-    matches!(
-        response,
-        Response::Signal(SignalResponse::Idle { .. } | SignalResponse::Error { .. })
-            | Response::Later { .. }
-            | Response::Density(_)
-            | Response::Linkability(_)
-            | Response::Mobility(_)
-    )
+    match response {
+        Response::Signal(SignalResponse::Idle { summary, .. }) => summary.rounds > 0,
+        Response::Signal(SignalResponse::Error { .. })
+        | Response::Later { .. }
+        | Response::Density(_)
+        | Response::Linkability(_)
+        | Response::Mobility(_) => true,
+        _ => false,
+    }
 }
 
 /// A sample from this site, as a `File`; a failure in plain words (the samples are files of

@@ -10,7 +10,7 @@
 //! In the site's build (`--features split`) [`run`] and the importer it reaches (CSV, GPX,
 //! GeoJSON and the time formats) are a split point of the worker's binary (src/bin/worker.rs):
 //! wasm-split moves them into a chunk of their own ([`Load`]), fetched once the lab's first
-//! results are in (the page's `ImportRequest::Prepare`, so that a file dropped later imports at
+//! run is done (the page's `ImportRequest::Prepare`, so that a file dropped later imports at
 //! once, offline too) or by the first file if it comes sooner: the first load does not hold it
 //! (issue 41 §1; BENCHMARKS.md "Download size"). In every other build [`at_once`] has it.
 

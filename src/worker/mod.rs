@@ -452,6 +452,12 @@ impl Glue {
         wasm_bindgen_futures::spawn_local(async move {
             match glue.importer().await {
                 Ok(run) => {
+                    // The importer is here now (a `Prepare` before may have failed): the page
+                    // learns this worker can import offline too.
+                    post(
+                        &glue.scope,
+                        &Response::Import(protocol::ImportResponse::Prepared),
+                    );
                     let now = || glue.now();
                     run(&file, &settings, &now, &mut |r| post(&glue.scope, &r));
                 }

@@ -41,7 +41,7 @@ test('desktop: renders, the worker round-trips, no request leaves the origin', a
   // chunks at the top; src/shell/lab_views.rs: the page's in `views-<hash>/`), and only its own.
   // Chromium has wasm SIMD, so the worker fetches the simd128 DLG kernel's chunk at once
   // (src/worker/simd.rs). The importer's chunks (src/worker/import.rs: its own and those it
-  // shares, as wasm-split's loader names them) come once the lab's first results are in
+  // shares, as wasm-split's loader names them) come once the lab's first run is done
   // (data.test.mjs checks when).
   const loader = readFileSync(join(DIST, '__wasm_split.js'), 'utf8');
   const importer = new Set(['split_import.wasm', ...[...loader.matchAll(/\/\* ([a-z0-9_, ]+) \*\/\s*const __chunk_(\d+)/g)]

@@ -118,6 +118,9 @@ test('after one visit the site reloads and runs with the server stopped', async 
     return (await cache.keys()).map((r) => new URL(r.url).pathname);
   });
   assert.ok(cached.some((p) => p.endsWith('.wasm')) && cached.some((p) => p.endsWith('worker.js')), cached.join());
+  // The importer's chunk, which the workers fetch once the lab's first run is done, has come
+  // (src/worker/import.rs): stopping the server before would leave that fetch failing.
+  await page.waitForSelector('[data-testid="drop-zone"][data-reader="ready"]', { state: 'attached', timeout: 60000 });
   await own.close();
   const gone = await fetch(own.url).then(() => 'up', () => 'down');
   assert.equal(gone, 'down', 'the server is stopped');
