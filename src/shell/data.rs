@@ -62,15 +62,16 @@ pub struct DataState {
     /// once, offline too) or "engine" (the fallback); the drop zone carries it as `data-reader`.
     pub reader: RwSignal<&'static str>,
     /// The engine worker has answered that the lab's first run is done: from then on the
-    /// workers that read files are asked to have their importer ready ([`DataState::prepare`]), a fetch
-    /// that is kept out of the first load (src/worker/import.rs).
+    /// workers that read files are asked to have their importer ready ([`DataState::prepare`]),
+    /// a fetch that is kept out of the first load (src/worker/import.rs).
     results_in: StoredValue<bool>,
     /// The engine worker said its importer is ready (until then each [`DataState::prepare`]
     /// asks it again).
     engine_prepared: StoredValue<bool>,
     engine: Engine,
     /// The import worker: started with the page and kept between imports (a visitor who goes
-    /// offline can still import, once it has its importer), replaced after a cancel. `None` once it failed to start.
+    /// offline can still import, once it has its importer), replaced after a cancel. `None`
+    /// once it failed to start.
     importer: StoredValue<Option<Importer>, LocalStorage>,
     /// Numbers import workers; only the current one is heard.
     importer_serial: StoredValue<u32>,
@@ -164,8 +165,9 @@ impl DataState {
     }
 
     /// Once the lab's first run is done, asks the workers that read files to have their
-    /// importer ready: the import worker once it has loaded, and the engine worker too (once),
-    /// which reads the files if an import worker cannot start (offline after a cancel, say).
+    /// importer ready: the import worker once it has loaded, and the engine worker too (until
+    /// it answers `Prepared`), which reads the files if an import worker cannot start (offline
+    /// after a cancel, say).
     fn prepare(&self) {
         if !self.results_in.get_value() {
             return;
@@ -429,16 +431,13 @@ impl DataState {
 /// True for an answer of the engine worker that ends the first load: the Signal map's run is
 /// idle with at least one round done (the rounds the page wants so far; an Idle before the
 /// first round is not the end of anything) or could not run; a Density, Linkability or
-/// Mobility message (that lab's engine has come and talks).
+/// Mobility message (that lab's engine has come and talks; the page gets those families as
+/// `Later`).
 fn first_results(response: &Response) -> bool {
     use crate::protocol::SignalResponse;
     match response {
         Response::Signal(SignalResponse::Idle { summary, .. }) => summary.rounds > 0,
-        Response::Signal(SignalResponse::Error { .. })
-        | Response::Later { .. }
-        | Response::Density(_)
-        | Response::Linkability(_)
-        | Response::Mobility(_) => true,
+        Response::Signal(SignalResponse::Error { .. }) | Response::Later { .. } => true,
         _ => false,
     }
 }
